@@ -1,0 +1,19 @@
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  {ignores: ['dist/', 'node_modules/', 'oclif.manifest.json']},
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_'}],
+    },
+  },
+  {
+    files: ['src/lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {patterns: [{group: ['@oclif/*'], message: 'src/lib must not import oclif (DESIGN.md section 3)'}]}],
+    },
+  },
+)

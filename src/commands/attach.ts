@@ -1,0 +1,23 @@
+import {Args, Flags} from '@oclif/core'
+
+import {PkCommand} from '../command-base.js'
+import {runAttach} from '../lib/attach-run.js'
+
+export default class Attach extends PkCommand {
+  static override summary = 'Attach to (or, inside tmux, switch to) the verified pane of a session.'
+  static override description = `ID is a full id or a unique prefix from pk ls. The identity is checked again just before acting.
+Outside tmux: attaches a client (needs a terminal). Inside tmux on the same server: switches your client.
+Inside tmux on another server: opens a popup with a nested client; detaching closes it and you are back.`
+  static override examples = ['<%= config.bin %> attach 3f9a', '<%= config.bin %> attach 3f9a --print']
+  static override args = {
+    id: Args.string({description: 'session id or unique prefix', required: true}),
+  }
+  static override flags = {
+    print: Flags.boolean({description: 'print the tmux command instead of running it'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Attach)
+    process.exitCode = await runAttach(args.id, process.env, flags.print)
+  }
+}

@@ -1,0 +1,56 @@
+import {Args, Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {presetNames} from '../lib/agents/presets.js'
+import {runAttach} from '../lib/attach-run.js'
+import {startSession} from '../lib/bg.js'
+import {collectSessions} from '../lib/sessions.js'
+
+export default class Bg extends PkCommand {
+  static override summary = 'Start an agent or any command in a new detached tmux session and print its id.'
+  static override description = `Presets: ${presetNames().join(', ')}. Words after -- go to the agent, or are the command when no agent is named.
+The argv reaches the program exactly as given (no shell). The pane gets the caller's environment.`
+  static override examples = [
+    '<%= config.bin %> bg claude',
+    '<%= config.bin %> bg shell --name docs',
+    '<%= config.bin %> bg codex -- --model o3',
+    '<%= config.bin %> bg -- python3 -m http.server 8000',
+    '<%= config.bin %> bg --json -- bash',
+  ]
+  static override strict = false
+  static override args = {
+    agent: Args.string({description: `agent preset (${presetNames().join(', ')})`, required: false}),
+  }
+  static override flags = {
+    cwd: Flags.string({description: 'working directory (default: the current one)'}),
+    name: Flags.string({description: 'display label (also the tmux session name, made safe)'}),
+    socket: Flags.string({description: 'tmux socket name (like tmux -L) or path (like -S); default: pk'}),
+    json: Flags.boolean({description: 'print the new session as JSON'}),
+    attach: Flags.boolean({description: 'attach to the new session right away'}),
+  }
+
+  async run(): Promise<void> {
+    // Everything after the first `--` is the command, untouched by flag parsing.
+    const split = this.argv.indexOf('--')
+    const own = split === -1 ? this.argv : this.argv.slice(0, split)
+    const extra = split === -1 ? [] : this.argv.slice(split + 1)
+    const {args, flags, argv} = await this.parse(Bg, own)
+    if (argv.length > 1) this.error(`unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`, {exit: 2})
+
+    const started = await startSession({
+      agent: args.agent,
+      extraArgs: extra,
+      cwd: flags.cwd,
+      name: flags.name,
+      socket: flags.socket,
+      env: process.env,
+    })
+    if (flags.json) {
+      const row = (await collectSessions(process.env)).rows.find((r) => r.id === started.id) ?? null
+      this.printJson({schema: JSON_SCHEMA_VERSION, session: row})
+    } else {
+      process.stdout.write(started.id + '\n')
+    }
+    if (flags.attach) process.exitCode = await runAttach(started.id, process.env, false)
+  }
+}

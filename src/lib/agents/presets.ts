@@ -1,0 +1,46 @@
+import {basename} from 'node:path'
+
+/**
+ * What pk knows about an agent: how to start it and how to recognise its process from the argv the
+ * kernel reports. Recognition is for finding agents started by hand; it never pairs a record.
+ */
+export interface AgentPreset {
+  name: string
+  /** argv to launch; extra arguments after `--` are appended. */
+  command: (env: Record<string, string | undefined>) => string[]
+  /** Executable basenames that identify the agent's process (argv[0], or the script an interpreter runs). */
+  executables: string[]
+}
+
+export const PRESETS: readonly AgentPreset[] = [
+  {name: 'pi', command: () => ['pi'], executables: ['pi']},
+  {name: 'claude', command: () => ['claude'], executables: ['claude']},
+  {name: 'codex', command: () => ['codex'], executables: ['codex']},
+  {name: 'gemini', command: () => ['gemini'], executables: ['gemini']},
+  {name: 'opencode', command: () => ['opencode'], executables: ['opencode']},
+  {name: 'aider', command: () => ['aider'], executables: ['aider']},
+  // Every pane runs a shell, so a shell is never "recognised" as an agent; it is only a launch preset.
+  {name: 'shell', command: (env) => [env.SHELL || '/bin/sh'], executables: []},
+]
+
+export function findPreset(name: string): AgentPreset | undefined {
+  return PRESETS.find((p) => p.name === name)
+}
+
+export const presetNames = () => PRESETS.map((p) => p.name)
+
+const INTERPRETERS = /^(node|nodejs|bun|deno|python[\d.]*|ruby)$/
+
+/** Pure: which preset, if any, an argv belongs to. `node /usr/bin/claude` counts as claude. */
+export function recognizeAgent(argv: string[], presets: readonly AgentPreset[] = PRESETS): string | null {
+  if (argv.length === 0) return null
+  const candidates = [basename(argv[0]!)]
+  if (INTERPRETERS.test(candidates[0]!)) {
+    const script = argv.slice(1).find((a) => !a.startsWith('-'))
+    if (script !== undefined) candidates.push(basename(script).replace(/\.(c|m)?js$|\.py$/, ''))
+  }
+  for (const preset of presets) {
+    if (candidates.some((c) => preset.executables.includes(c))) return preset.name
+  }
+  return null
+}

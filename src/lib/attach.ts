@@ -1,0 +1,92 @@
+import {realpathSync} from 'node:fs'
+
+import {SessionRow} from './correlate.js'
+import {ExitCode, PkError, refusal, usageError} from './errors.js'
+import {ID_LENGTH} from './proc/identity.js'
+import {Env} from './registry/state-dir.js'
+import {collectSessions} from './sessions.js'
+import {tmuxArgv} from './tmux/exec.js'
+import {forgetSocketCache} from './tmux/servers.js'
+
+const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
+
+/** Pure: the one row an id or unique prefix names, or a typed error that says why not. */
+export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
+  const prefix = idArg.trim().toLowerCase()
+  if (!ID_PATTERN.test(prefix)) {
+    throw usageError('bad-id', `${JSON.stringify(idArg)} is not a session id: ids are 1 to ${ID_LENGTH} hex digits, as pk ls shows them`)
+  }
+  const byId = new Map<string, SessionRow>()
+  for (const row of rows) if (row.id.startsWith(prefix)) byId.set(row.id, byId.get(row.id) ?? row)
+  const matches = [...byId.values()]
+  if (matches.length === 0) throw new PkError('no-such-session', `no session with id ${prefix}; pk ls --all lists them`, ExitCode.noSuchSession)
+  if (matches.length > 1) {
+    const list = matches.map((r) => `  ${r.id}  ${r.agent ?? r.command[0] ?? ''}  ${r.cwd ?? ''}`).join('\n')
+    throw new PkError('ambiguous-id', `id prefix ${prefix} matches ${matches.length} sessions:\n${list}\nType more of the id.`, ExitCode.ambiguous)
+  }
+  return matches[0]!
+}
+
+/** Pure: may pk act on this row? Conflicts, exited and unverified sessions are refused. */
+export function checkAttachable(row: SessionRow): asserts row is SessionRow & {tmux: NonNullable<SessionRow['tmux']>; pid: number} {
+  if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`, ExitCode.ambiguous)
+  if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited; there is no pane to attach to`, ExitCode.noSuchSession)
+  if (!row.verified || row.tmux === null || row.pid === null) {
+    throw refusal('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to attach`)
+  }
+}
+
+export type AttachPlan =
+  | {mode: 'attach'; argv: string[]}
+  | {mode: 'switch'; argv: string[]}
+  | {mode: 'popup'; argv: string[]}
+
+/** Pure: quote a word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return /^[\w%@./:=+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
+
+function sameSocket(a: string, b: string): boolean {
+  if (a === b) return true
+  try {
+    return realpathSync(a) === realpathSync(b)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Pure given the environment: how to reach the pane. Outside tmux: attach a client. Inside tmux on the same
+ * server: switch this client. Inside tmux on another server: a popup on the current server holding a nested
+ * client, so the user's own session stays where it is and closing the popup (detach) returns to it.
+ */
+export function planAttach(target: {socket: string; pane: string}, env: Env): AttachPlan {
+  const focus = [['select-window', '-t', target.pane], ['select-pane', '-t', target.pane]]
+  const callerSocket = env.TMUX ? env.TMUX.split(',')[0]! : null
+  if (callerSocket === null) {
+    return {mode: 'attach', argv: tmuxArgv(target.socket, [...focus, ['attach-session', '-t', target.pane]])}
+  }
+  if (sameSocket(callerSocket, target.socket)) {
+    return {mode: 'switch', argv: tmuxArgv(target.socket, [...focus, ['switch-client', '-t', target.pane]])}
+  }
+  const nested = ['env', '-u', 'TMUX', '-u', 'TMUX_PANE', 'tmux', ...tmuxArgv(target.socket, [...focus, ['attach-session', '-t', target.pane]])]
+  const shellCommand = `exec ${nested.map(shellQuote).join(' ')}`
+  return {mode: 'popup', argv: tmuxArgv(callerSocket, [['display-popup', '-E', '-w', '90%', '-h', '90%', shellCommand]])}
+}
+
+/**
+ * Resolve, then verify again immediately before acting: panes are listed again and /proc read again. The
+ * id is derived from the process identity, so finding it again means the same process is still in a pane.
+ */
+export async function prepareAttach(idArg: string, env: Env): Promise<{row: SessionRow; plan: AttachPlan}> {
+  const first = resolveId(idArg, (await collectSessions(env)).rows)
+  checkAttachable(first)
+  forgetSocketCache()
+  const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
+  if (!again) throw new PkError('gone', `session ${first.id} ended just now`, ExitCode.noSuchSession)
+  checkAttachable(again)
+  if (again.tmux.socket !== first.tmux!.socket || again.tmux.pane !== first.tmux!.pane) {
+    throw refusal('moved', `session ${first.id} moved between checks; run pk attach again`)
+  }
+  return {row: again, plan: planAttach({socket: again.tmux.socket, pane: again.tmux.pane}, env)}
+}

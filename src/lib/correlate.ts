@@ -1,0 +1,298 @@
+import {createHash} from 'node:crypto'
+
+import {AgentPreset, recognizeAgent} from './agents/presets.js'
+import {ProcStat} from './proc/parse.js'
+import {ProcessIdentity, View, identityFromStat, identityKey, judgeLiveness, sessionIdOf} from './proc/identity.js'
+import {Problem, StoredRecord} from './registry/records.js'
+import {Pane} from './tmux/panes.js'
+import {ServerListing} from './tmux/servers.js'
+
+/**
+ * Pure pairing: tmux panes + session records + process facts -> rows and problems.
+ * Pairing uses process identity only (boot, pid namespace, pid, start time). Names, labels and a
+ * record's claims about its socket or pane are never consulted to decide which pane is whose.
+ */
+
+export type State = 'working' | 'waiting' | 'idle' | 'exited' | 'unknown'
+export type StateSource = 'hook' | 'pane' | 'process' | 'none'
+
+export interface TmuxLocation {
+  socket: string
+  session: string
+  sessionId: string
+  window: string
+  pane: string
+}
+
+export interface SessionRow {
+  id: string
+  /** `recorded`: started by pk; `detected`: an agent found in a pane; `pane`: any other pane (with --all). */
+  kind: 'recorded' | 'detected' | 'pane'
+  agent: string | null
+  label: string | null
+  state: State
+  stateSource: StateSource
+  attention: boolean
+  verified: boolean
+  /** Two or more records claim this process: nobody is trusted with it. */
+  conflict: boolean
+  pid: number | null
+  cwd: string | null
+  command: string[]
+  startedAt: string | null
+  attached: boolean
+  tmux: TmuxLocation | null
+  resume: string[] | null
+  record: string | null
+}
+
+/** Read access to process facts; the real one reads /proc, tests hand in data. */
+export interface ProcessSource {
+  stat(pid: number): ProcStat | null
+  argv(pid: number): string[] | null
+  cwd(pid: number): string | null
+  children(pid: number): number[]
+  startedAt(startTime: number): string | null
+}
+
+export interface CorrelateInput {
+  view: View
+  servers: ServerListing[]
+  records: StoredRecord[]
+  source: ProcessSource
+  presets: readonly AgentPreset[]
+}
+
+export interface Correlation {
+  rows: SessionRow[]
+  problems: Problem[]
+}
+
+const MAX_ANCESTRY = 64
+const MAX_DESCENT_DEPTH = 3
+
+interface PaneRef {
+  server: ServerListing
+  pane: Pane
+}
+
+const paneKey = (ref: PaneRef) => `${ref.server.socket}\0${ref.pane.paneId}`
+
+function location(ref: PaneRef): TmuxLocation {
+  return {
+    socket: ref.server.socket,
+    session: ref.pane.sessionName,
+    sessionId: ref.pane.sessionId,
+    window: ref.pane.windowId,
+    pane: ref.pane.paneId,
+  }
+}
+
+/** Rows with no process we can name (dead panes, panes of unverifiable servers) get an id from where they sit. */
+function placeId(socket: string, serverPid: number | null, paneId: string): string {
+  return createHash('sha256').update(`pane/${socket}/${serverPid}/${paneId}`).digest('hex').slice(0, 8)
+}
+
+export function correlate(input: CorrelateInput): Correlation {
+  const {view, source} = input
+  const rows: SessionRow[] = []
+  const problems: Problem[] = []
+
+  // Live panes of servers whose pids mean processes here, by pane pid.
+  const panesByPid = new Map<number, PaneRef>()
+  for (const server of input.servers) {
+    if (server.status !== 'ok' || !server.verified) continue
+    for (const pane of server.panes) if (!pane.dead) panesByPid.set(pane.panePid, {server, pane})
+  }
+  const claimed = new Set<string>()
+
+  const paneOf = (pid: number): PaneRef | null => {
+    let current = pid
+    for (let step = 0; step < MAX_ANCESTRY && current > 1; step++) {
+      const ref = panesByPid.get(current)
+      if (ref) return ref
+      const stat = source.stat(current)
+      if (stat === null) return null
+      current = stat.ppid
+    }
+    return null
+  }
+
+  const liveRow = (identity: ProcessIdentity, ref: PaneRef | null, base: Partial<SessionRow>): SessionRow => ({
+    id: sessionIdOf(identity),
+    kind: 'recorded',
+    agent: null,
+    label: null,
+    state: 'unknown',
+    stateSource: 'none',
+    attention: false,
+    verified: ref !== null,
+    conflict: false,
+    pid: identity.pid,
+    cwd: source.cwd(identity.pid),
+    command: source.argv(identity.pid) ?? [],
+    startedAt: source.startedAt(identity.startTime),
+    attached: ref !== null && ref.pane.attachedClients > 0,
+    tmux: ref === null ? null : location(ref),
+    resume: null,
+    record: null,
+    ...base,
+  })
+
+  // 1. Records, grouped by the process they claim.
+  const groups = new Map<string, StoredRecord[]>()
+  for (const stored of input.records) {
+    const key = identityKey(stored.record.identity)
+    groups.set(key, [...(groups.get(key) ?? []), stored])
+  }
+  for (const group of groups.values()) {
+    const {record, file} = group[0]!
+    const identity = record.identity
+    const id = sessionIdOf(identity)
+    const local = identity.bootId === view.bootId && identity.pidNs === view.pidNs
+    const liveness = judgeLiveness(view, identity, local ? source.stat(identity.pid) : null)
+    const claims = {agent: record.agent, label: record.label, record: file}
+
+    if (liveness.alive) {
+      const ref = paneOf(identity.pid)
+      if (ref) claimed.add(paneKey(ref))
+      if (group.length > 1) {
+        problems.push({
+          code: 'conflict',
+          message: `${group.length} records claim the same process (pid ${identity.pid}): ${group.map((g) => g.file).join(', ')}. Neither is trusted; remove the wrong one.`,
+          id,
+          files: group.map((g) => g.file),
+        })
+        rows.push(liveRow(identity, ref, {...claims, label: null, record: null, verified: false, conflict: true}))
+        continue
+      }
+      if (!ref) {
+        problems.push({
+          code: 'unreachable',
+          message: `session ${id} (pid ${identity.pid}) is alive but in no pane of a reachable tmux server; run pk doctor`,
+          id,
+        })
+      }
+      rows.push(liveRow(identity, ref, claims))
+      continue
+    }
+
+    if (liveness.reason === 'foreign-namespace') {
+      problems.push({
+        code: 'foreign-namespace',
+        message: `session ${id} was recorded in pid namespace ${identity.pidNs}, not this one (${view.pidNs}); its pid cannot be checked here`,
+        id,
+        file,
+      })
+    }
+    if (group.length > 1) {
+      problems.push({code: 'conflict', message: `${group.length} records claim the same process (pid ${identity.pid}): ${group.map((g) => g.file).join(', ')}`, id, files: group.map((g) => g.file)})
+    }
+    const unknown = liveness.reason === 'foreign-namespace'
+    rows.push({
+      id,
+      kind: 'recorded',
+      ...claims,
+      state: unknown ? 'unknown' : 'exited',
+      stateSource: unknown ? 'none' : 'process',
+      attention: false,
+      verified: false,
+      conflict: group.length > 1,
+      pid: identity.pid,
+      cwd: record.cwd,
+      command: record.argv,
+      startedAt: record.startedAt,
+      attached: false,
+      tmux: null,
+      resume: null,
+    })
+  }
+
+  // 2. Panes of verified servers that no record claimed: agents started by hand, or plain panes.
+  for (const server of input.servers) {
+    if (server.status !== 'ok') continue
+    if (!server.verified) {
+      problems.push({
+        code: 'unverified-server',
+        message: `tmux server at ${server.socket} cannot be verified: ${server.unverifiedReason}; its panes are shown unverified and cannot be attached`,
+        socket: server.socket,
+      })
+    }
+    for (const pane of server.panes) {
+      const ref = {server, pane}
+      if (claimed.has(paneKey(ref))) continue
+      if (!server.verified || pane.dead) {
+        rows.push({
+          id: placeId(server.socket, server.serverPid, pane.paneId),
+          kind: 'pane',
+          agent: null,
+          label: null,
+          state: pane.dead ? 'exited' : 'unknown',
+          stateSource: pane.dead ? 'process' : 'none',
+          attention: false,
+          verified: false,
+          conflict: false,
+          pid: null,
+          cwd: pane.currentPath || null,
+          command: [],
+          startedAt: null,
+          attached: pane.attachedClients > 0,
+          tmux: location(ref),
+          resume: null,
+          record: null,
+        })
+        continue
+      }
+      const paneStat = source.stat(pane.panePid)
+      if (paneStat === null) continue // exited between the listing and now
+      const agent = findAgent(source, pane.panePid, input.presets)
+      const identity = identityFromStat(view, agent?.stat ?? paneStat)
+      rows.push(liveRow(identity, ref, {kind: agent ? 'detected' : 'pane', agent: agent?.name ?? null}))
+    }
+  }
+
+  for (const server of input.servers) {
+    if (server.status === 'stale-socket') {
+      problems.push({code: 'stale-socket', message: `${server.socket}: no tmux server is listening (stale socket); pk doctor --fix removes it`, socket: server.socket})
+    } else if (server.status === 'error') {
+      problems.push({code: 'tmux-error', message: `${server.socket}: ${server.message}`, socket: server.socket})
+    }
+    if (server.rejectedLines > 0) {
+      problems.push({code: 'tmux-output', message: `${server.socket}: ${server.rejectedLines} pane line(s) from tmux were malformed and skipped`, socket: server.socket})
+    }
+  }
+
+  return {rows: sortRows(rows), problems}
+}
+
+/** Breadth-first over the pane's process and its descendants, nearest first. */
+function findAgent(source: ProcessSource, panePid: number, presets: readonly AgentPreset[]): {name: string; stat: ProcStat} | null {
+  let level = [panePid]
+  for (let depth = 0; depth <= MAX_DESCENT_DEPTH && level.length > 0; depth++) {
+    const next: number[] = []
+    for (const pid of level) {
+      const argv = source.argv(pid)
+      const name = argv ? recognizeAgent(argv, presets) : null
+      if (name) {
+        const stat = source.stat(pid)
+        if (stat) return {name, stat}
+      }
+      if (depth < MAX_DESCENT_DEPTH) next.push(...source.children(pid))
+    }
+    level = next
+  }
+  return null
+}
+
+const STATE_ORDER: Record<State, number> = {waiting: 0, working: 1, idle: 2, unknown: 3, exited: 4}
+
+/** Waiting on you first: attention, then by state, then newest first. */
+export function sortRows(rows: SessionRow[]): SessionRow[] {
+  return [...rows].sort(
+    (a, b) =>
+      Number(b.attention) - Number(a.attention) ||
+      STATE_ORDER[a.state] - STATE_ORDER[b.state] ||
+      (b.startedAt ?? '').localeCompare(a.startedAt ?? '') ||
+      a.id.localeCompare(b.id),
+  )
+}

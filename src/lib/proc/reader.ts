@@ -1,0 +1,81 @@
+import {readFileSync, readlinkSync} from 'node:fs'
+
+import {errnoCode} from '../errors.js'
+import {ProcStat, parseBootTime, parseChildren, parseCmdline, parseNamespaceLink, parseStat} from './parse.js'
+
+/** Thin readers over /proc. A process that is gone reads as null; nothing here guesses. */
+
+export const PROC_ROOT = '/proc'
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR') return null
+    throw error
+  }
+}
+
+function readlinkOrNull(path: string): string | null {
+  try {
+    return readlinkSync(path)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR') return null
+    throw error
+  }
+}
+
+export function readStat(pid: number): ProcStat | null {
+  const text = readOrNull(`${PROC_ROOT}/${pid}/stat`)
+  return text === null ? null : parseStat(text)
+}
+
+export function readCmdline(pid: number): string[] | null {
+  const text = readOrNull(`${PROC_ROOT}/${pid}/cmdline`)
+  return text === null ? null : parseCmdline(text)
+}
+
+export function readCwd(pid: number): string | null {
+  return readlinkOrNull(`${PROC_ROOT}/${pid}/cwd`)
+}
+
+/**
+ * Children of the process's main thread. Children forked by other threads are not listed here; agents
+ * spawn from their main thread, and this keeps the read to one file per process.
+ */
+export function readChildren(pid: number): number[] {
+  const text = readOrNull(`${PROC_ROOT}/${pid}/task/${pid}/children`)
+  return text === null ? [] : parseChildren(text)
+}
+
+export function readBootId(): string {
+  const text = readOrNull(`${PROC_ROOT}/sys/kernel/random/boot_id`)
+  if (text === null || text.trim() === '') throw new Error('cannot read /proc/sys/kernel/random/boot_id')
+  return text.trim()
+}
+
+/** Inode of the pid namespace `pid` lives in, as a decimal string. */
+export function readPidNamespace(pid: number | 'self' = 'self'): string | null {
+  const link = readlinkOrNull(`${PROC_ROOT}/${pid}/ns/pid`)
+  return link === null ? null : parseNamespaceLink(link)
+}
+
+let bootTimeCache: number | null | undefined
+/** Boot time in seconds since the epoch, to turn start ticks into a date. */
+export function readBootTime(): number | null {
+  if (bootTimeCache === undefined) {
+    const text = readOrNull(`${PROC_ROOT}/stat`)
+    bootTimeCache = text === null ? null : parseBootTime(text)
+  }
+  return bootTimeCache
+}
+
+/** Linux has reported process times in USER_HZ = 100 ticks per second on every mainstream architecture. */
+export const CLOCK_TICKS_PER_SECOND = 100
+
+export function startTimeToDate(startTicks: number): Date | null {
+  const boot = readBootTime()
+  return boot === null ? null : new Date((boot + startTicks / CLOCK_TICKS_PER_SECOND) * 1000)
+}

@@ -1,0 +1,164 @@
+import {closeSync, constants, fstatSync, openSync, readSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {errnoCode} from '../errors.js'
+import {ProcessIdentity, sessionIdOf} from '../proc/identity.js'
+import {unlinkQuietly, writeFileAtomic} from './atomic.js'
+import {StateDir} from './state-dir.js'
+
+export const RECORD_VERSION = 1
+const MAX_RECORD_BYTES = 1024 * 1024
+
+/**
+ * What pk knows about a session it started: the identity of the process, and claims about where it
+ * was started. Only `identity` is used to pair; everything else is shown or used as a hint.
+ */
+export interface SessionRecord {
+  version: typeof RECORD_VERSION
+  identity: ProcessIdentity
+  tmux: {socket: string; paneId: string; sessionId: string; serverPid: number}
+  cwd: string
+  argv: string[]
+  agent: string | null
+  label: string | null
+  createdAt: string
+  startedAt: string | null
+}
+
+export interface StoredRecord {
+  file: string
+  record: SessionRecord
+}
+
+export interface Problem {
+  code: string
+  message: string
+  [extra: string]: unknown
+}
+
+export type Validation = {ok: true; record: SessionRecord} | {ok: false; code: 'unknown-version' | 'invalid-record'; reason: string}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isString = (v: unknown): v is string => typeof v === 'string'
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+const isNullableString = (v: unknown) => v === null || isString(v)
+const isDate = (v: unknown) => isString(v) && !Number.isNaN(Date.parse(v))
+
+/** Pure: check a parsed record's shape field by field, naming the first field that is wrong. */
+export function validateRecord(data: unknown): Validation {
+  if (!isObject(data)) return {ok: false, code: 'invalid-record', reason: 'not a JSON object'}
+  if (data.version !== RECORD_VERSION) {
+    return {ok: false, code: 'unknown-version', reason: `version ${JSON.stringify(data.version)} is not ${RECORD_VERSION}`}
+  }
+  const bad = (field: string) => ({ok: false as const, code: 'invalid-record' as const, reason: `field ${field} is missing or malformed`})
+  const id = data.identity
+  if (!isObject(id)) return bad('identity')
+  if (!isString(id.bootId) || id.bootId === '') return bad('identity.bootId')
+  if (!isString(id.pidNs) || !/^\d+$/.test(id.pidNs)) return bad('identity.pidNs')
+  if (!isCount(id.pid) || id.pid === 0) return bad('identity.pid')
+  if (!isCount(id.startTime)) return bad('identity.startTime')
+  const tmux = data.tmux
+  if (!isObject(tmux)) return bad('tmux')
+  if (!isString(tmux.socket) || !tmux.socket.startsWith('/')) return bad('tmux.socket')
+  if (!isString(tmux.paneId) || !/^%\d+$/.test(tmux.paneId)) return bad('tmux.paneId')
+  if (!isString(tmux.sessionId) || !/^\$\d+$/.test(tmux.sessionId)) return bad('tmux.sessionId')
+  if (!isCount(tmux.serverPid)) return bad('tmux.serverPid')
+  if (!isString(data.cwd)) return bad('cwd')
+  if (!Array.isArray(data.argv) || !data.argv.every(isString)) return bad('argv')
+  if (!isNullableString(data.agent)) return bad('agent')
+  if (!isNullableString(data.label)) return bad('label')
+  if (!isDate(data.createdAt)) return bad('createdAt')
+  if (data.startedAt !== null && !isDate(data.startedAt)) return bad('startedAt')
+  const record: SessionRecord = {
+    version: RECORD_VERSION,
+    identity: {bootId: id.bootId, pidNs: id.pidNs, pid: id.pid, startTime: id.startTime},
+    tmux: {socket: tmux.socket, paneId: tmux.paneId, sessionId: tmux.sessionId, serverPid: tmux.serverPid},
+    cwd: data.cwd,
+    argv: [...data.argv] as string[],
+    agent: data.agent as string | null,
+    label: data.label as string | null,
+    createdAt: data.createdAt as string,
+    startedAt: data.startedAt as string | null,
+  }
+  return {ok: true, record}
+}
+
+/** Pure: text of a record file -> record or the problem with it. */
+export function parseRecordText(file: string, text: string): StoredRecord | Problem {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    return {code: 'corrupt-record', message: `${file}: not valid JSON (${(error as Error).message}); skipped`, file}
+  }
+  const verdict = validateRecord(data)
+  if (!verdict.ok) return {code: verdict.code, message: `${file}: ${verdict.reason}; skipped`, file}
+  return {file, record: verdict.record}
+}
+
+export const isStored = (r: StoredRecord | Problem): r is StoredRecord => !('code' in r)
+
+export const recordFileName = (record: SessionRecord) => `${sessionIdOf(record.identity)}.json`
+
+/** Read one file without following links, refusing anything but a small regular file. */
+function readRecordFile(path: string): StoredRecord | Problem {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ELOOP') return {code: 'symlinked-record', message: `${path}: is a symbolic link; pk does not follow links in its state; skipped`, file: path}
+    return {code: 'unreadable-record', message: `${path}: cannot be read (${code ?? String(error)}); skipped`, file: path}
+  }
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) return {code: 'invalid-record', message: `${path}: not a regular file; skipped`, file: path}
+    if (stats.size > MAX_RECORD_BYTES) return {code: 'invalid-record', message: `${path}: larger than ${MAX_RECORD_BYTES} bytes; skipped`, file: path}
+    const buffer = Buffer.alloc(stats.size)
+    let offset = 0
+    while (offset < buffer.length) {
+      const n = readSync(fd, buffer, offset, buffer.length - offset, offset)
+      if (n === 0) break
+      offset += n
+    }
+    return parseRecordText(path, buffer.subarray(0, offset).toString('utf8'))
+  } finally {
+    closeSync(fd)
+  }
+}
+
+export interface RecordScan {
+  records: StoredRecord[]
+  problems: Problem[]
+}
+
+/** Every record in the state directory; bad files become problems, never exceptions. */
+export function readRecords(state: StateDir | null): RecordScan {
+  const scan: RecordScan = {records: [], problems: []}
+  if (state === null) return scan
+  let names: string[]
+  try {
+    names = readdirSync(state.sessions)
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return scan
+    throw error
+  }
+  for (const name of names.sort()) {
+    if (!name.endsWith('.json') || name.startsWith('.')) continue
+    const result = readRecordFile(join(state.sessions, name))
+    if (isStored(result)) scan.records.push(result)
+    else scan.problems.push(result)
+  }
+  return scan
+}
+
+/** Create a record file; never replaces an existing file (a leftover is reported, not overwritten). */
+export function createRecord(state: StateDir, record: SessionRecord): string {
+  const path = join(state.sessions, recordFileName(record))
+  writeFileAtomic(path, JSON.stringify(record, null, 2) + '\n', 'create')
+  return path
+}
+
+export function removeRecordFile(path: string): void {
+  unlinkQuietly(path)
+}

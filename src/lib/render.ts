@@ -1,0 +1,76 @@
+import {SessionRow} from './correlate.js'
+
+/** Pure rendering of rows for people. Colour only when asked (a TTY without NO_COLOR). */
+
+const CODES = {red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, dim: 2, bold: 1} as const
+type Colour = keyof typeof CODES
+
+export function paint(enabled: boolean) {
+  return (colour: Colour, text: string) => (enabled ? `\u001B[${CODES[colour]}m${text}\u001B[0m` : text)
+}
+
+export function wantColour(stream: {isTTY?: boolean}, env: Record<string, string | undefined>): boolean {
+  return Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb'
+}
+
+/** Strip control characters so a label or path cannot move the cursor or recolour the terminal. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replaceAll(/[\u0000-\u001F\u007F-\u009F]/g, '?')
+}
+
+export function age(startedAt: string | null, now: number): string {
+  if (startedAt === null) return '-'
+  const seconds = Math.max(0, Math.round((now - Date.parse(startedAt)) / 1000))
+  if (seconds < 60) return `${seconds}s`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`
+  return `${Math.floor(seconds / 86_400)}d`
+}
+
+export function shortenHome(path: string, home: string | undefined): string {
+  if (home && home !== '/' && (path === home || path.startsWith(home + '/'))) return '~' + path.slice(home.length)
+  return path
+}
+
+const STATE_COLOUR: Record<SessionRow['state'], Colour> = {waiting: 'yellow', working: 'green', idle: 'blue', exited: 'dim', unknown: 'magenta'}
+
+function target(row: SessionRow): string {
+  if (!row.tmux) return '-'
+  const socket = row.tmux.socket.split('/').at(-1)
+  return `${socket}:${row.tmux.session} ${row.tmux.pane}`
+}
+
+export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: number; home?: string}): string {
+  const c = paint(opts.colour)
+  const header = ['ID', 'AGENT', 'STATE', 'AGE', 'CWD', 'TMUX']
+  const cells = rows.map((row) => {
+    let state: string = row.state
+    if (row.conflict) state = 'conflict'
+    else if (!row.verified && row.state !== 'exited') state = `${row.state}?`
+    return [
+      row.id,
+      printable(row.label ? `${row.agent ?? row.command[0]?.split('/').at(-1) ?? '-'} (${row.label})` : (row.agent ?? row.command[0]?.split('/').at(-1) ?? '-')),
+      (row.attention ? '! ' : '') + state,
+      age(row.startedAt, opts.now),
+      printable(row.cwd ? shortenHome(row.cwd, opts.home) : '-'),
+      printable(target(row)),
+    ]
+  })
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)))
+  const line = (r: string[], colourOf: (i: number) => Colour | null) =>
+    r
+      .map((cell, i) => {
+        const padded = i === r.length - 1 ? cell : cell.padEnd(widths[i]!)
+        const colour = colourOf(i)
+        return colour ? c(colour, padded) : padded
+      })
+      .join('  ')
+  const out = [line(header, () => 'bold')]
+  cells.forEach((r, i) => {
+    const row = rows[i]!
+    const whole: Colour | null = row.conflict ? 'red' : row.state === 'exited' ? 'dim' : null
+    out.push(line(r, (col) => whole ?? (col === 2 ? STATE_COLOUR[row.state] : null)))
+  })
+  return out.join('\n') + '\n'
+}

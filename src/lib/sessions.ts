@@ -1,0 +1,65 @@
+import {lstatSync} from 'node:fs'
+
+import {PRESETS} from './agents/presets.js'
+import {Correlation, ProcessSource, correlate} from './correlate.js'
+import {PkError} from './errors.js'
+import {ProcStat} from './proc/parse.js'
+import {View, currentView} from './proc/identity.js'
+import {readChildren, readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
+import {Problem, readRecords} from './registry/records.js'
+import {Env, openStateDirForReading} from './registry/state-dir.js'
+import {ServerListing, listServer, listSocketFiles, socketDir} from './tmux/servers.js'
+
+/** A /proc-backed source that reads each fact at most once per listing. */
+export function procSource(): ProcessSource {
+  const stats = new Map<number, ProcStat | null>()
+  const argvs = new Map<number, string[] | null>()
+  const cwds = new Map<number, string | null>()
+  const memo = <T>(cache: Map<number, T>, read: (pid: number) => T) => (pid: number) => {
+    if (!cache.has(pid)) cache.set(pid, read(pid))
+    return cache.get(pid) as T
+  }
+  return {
+    stat: memo(stats, readStat),
+    argv: memo(argvs, readCmdline),
+    cwd: memo(cwds, readCwd),
+    children: readChildren,
+    startedAt: (ticks) => startTimeToDate(ticks)?.toISOString() ?? null,
+  }
+}
+
+function isSocket(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket()
+  } catch {
+    return false
+  }
+}
+
+export interface Listing extends Correlation {
+  view: View
+  servers: ServerListing[]
+}
+
+/**
+ * Everything `pk ls` shows: one `list-panes -a` per tmux server (the socket directory's, plus any socket a
+ * record names that still exists), records from the state directory, and /proc for the listed panes only.
+ */
+export async function collectSessions(env: Env = process.env): Promise<Listing> {
+  const view = currentView()
+  const state = openStateDirForReading(env)
+  const scan = readRecords(state)
+  const sockets = new Set(listSocketFiles(socketDir(env)))
+  for (const {record} of scan.records) if (!sockets.has(record.tmux.socket) && isSocket(record.tmux.socket)) sockets.add(record.tmux.socket)
+
+  const problems: Problem[] = [...scan.problems]
+  let servers: ServerListing[] = []
+  try {
+    servers = await Promise.all([...sockets].map((socket) => listServer(socket)))
+  } catch (error) {
+    if (!(error instanceof PkError && error.code === 'tmux-missing')) throw error
+    problems.push({code: 'tmux-missing', message: error.message})
+  }
+  const result = correlate({view, servers, records: scan.records, source: procSource(), presets: PRESETS})
+  return {view, servers, rows: result.rows, problems: [...problems, ...result.problems]}
+}

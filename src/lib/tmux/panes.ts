@@ -1,0 +1,83 @@
+/** Pure: the pane list format and its parser. */
+
+/** ASCII unit separator: tmux prints control characters in names escaped (`\037`), so it cannot occur in a field. */
+export const FIELD_SEPARATOR = '\x1f'
+
+const FIELDS = [
+  'pane_id',
+  'pane_pid',
+  'pane_dead',
+  'pane_dead_status',
+  'session_id',
+  'session_attached',
+  'window_id',
+  'window_activity',
+  'pid',
+  'session_name',
+  'pane_current_command',
+  'pane_current_path',
+] as const
+
+export const PANE_FORMAT = FIELDS.map((f) => `#{${f}}`).join(FIELD_SEPARATOR)
+
+export interface Pane {
+  paneId: string
+  panePid: number
+  dead: boolean
+  deadStatus: number | null
+  sessionId: string
+  /** Number of clients attached to the pane's session. */
+  attachedClients: number
+  windowId: string
+  windowActivity: number | null
+  serverPid: number
+  /** Labels: shown, never used to pair. */
+  sessionName: string
+  currentCommand: string
+  currentPath: string
+}
+
+export interface PaneList {
+  panes: Pane[]
+  rejected: string[]
+}
+
+const intOrNull = (s: string) => (/^\d+$/.test(s) ? Number(s) : null)
+
+export function parsePaneLine(line: string): Pane | null {
+  const f = line.split(FIELD_SEPARATOR)
+  if (f.length !== FIELDS.length) return null
+  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, serverPid, sessionName, command, path] = f as [
+    string, string, string, string, string, string, string, string, string, string, string, string,
+  ]
+  if (!/^%\d+$/.test(paneId) || !/^\$\d+$/.test(sessionId) || !/^@\d+$/.test(windowId)) return null
+  const pid = intOrNull(panePid)
+  const server = intOrNull(serverPid)
+  const clients = intOrNull(attached)
+  if (pid === null || server === null || clients === null || (dead !== '0' && dead !== '1')) return null
+  return {
+    paneId,
+    panePid: pid,
+    dead: dead === '1',
+    deadStatus: intOrNull(deadStatus),
+    sessionId,
+    attachedClients: clients,
+    windowId,
+    windowActivity: intOrNull(activity),
+    serverPid: server,
+    sessionName,
+    currentCommand: command,
+    currentPath: path,
+  }
+}
+
+export function parsePaneList(text: string): PaneList {
+  const list: PaneList = {panes: [], rejected: []}
+  for (const line of text.split('\n')) {
+    if (line === '') continue
+    const pane = parsePaneLine(line)
+    if (pane) list.panes.push(pane)
+    else list.rejected.push(line)
+  }
+  return list
+}

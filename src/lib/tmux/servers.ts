@@ -1,0 +1,188 @@
+import {lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync} from 'node:fs'
+import {dirname, isAbsolute, join, resolve} from 'node:path'
+
+import {errnoCode, usageError} from '../errors.js'
+import {PROC_ROOT} from '../proc/reader.js'
+import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
+import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
+
+export type Env = Record<string, string | undefined>
+
+/** `$TMUX_TMPDIR/tmux-<uid>` (tmux's own rule), the directory that holds this user's sockets. */
+export function socketDir(env: Env = process.env): string {
+  return join(env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`)
+}
+
+export const PK_SOCKET_NAME = 'pk'
+
+/**
+ * tmux creates its socket directory for -L but not for -S, and pk always passes -S (the path it records).
+ * Made 0700, as tmux makes it: the directory is the trust boundary for the sockets in it.
+ */
+export function ensureSocketDir(socket: string, env: Env = process.env): void {
+  const dir = socketDir(env)
+  if (dirname(socket) === dir) mkdirSync(dir, {recursive: true, mode: 0o700})
+}
+
+/** A socket option is a name in the socket directory (like `tmux -L`) or, with a slash, a path (like `-S`). */
+export function resolveSocket(option: string | undefined, env: Env = process.env): string {
+  const value = option ?? PK_SOCKET_NAME
+  if (value === '' || value.includes('\0') || value.includes('\n')) throw usageError('bad-socket', `invalid tmux socket ${JSON.stringify(value)}`)
+  if (value.includes('/')) return isAbsolute(value) ? value : resolve(value)
+  return join(socketDir(env), value)
+}
+
+/** Socket files in the socket directory. No `list-sockets` exists in tmux; reading the directory is the way. */
+export function listSocketFiles(dir: string): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return []
+    throw error
+  }
+  const sockets: string[] = []
+  for (const name of names.sort()) {
+    const path = join(dir, name)
+    try {
+      if (lstatSync(path).isSocket()) sockets.push(path)
+    } catch {
+      // Vanished between readdir and lstat: not a socket any more.
+    }
+  }
+  return sockets
+}
+
+export interface ServerListing {
+  socket: string
+  /** `ok`: listed; `no-server`/`stale-socket`: nothing to list; `error`: tmux failed otherwise. */
+  status: 'ok' | TmuxFailureKind
+  message: string | null
+  serverPid: number | null
+  /**
+   * Whether the server that answered is a process of this pid namespace holding this listening socket.
+   * Only then do its pane pids mean processes here (DESIGN.md section 4).
+   */
+  verified: boolean
+  unverifiedReason: string | null
+  panes: Pane[]
+  rejectedLines: number
+}
+
+/** Pure: listening unix sockets per path, from /proc/net/unix. */
+export function parseUnixSockets(text: string): Map<string, Set<string>> {
+  const byPath = new Map<string, Set<string>>()
+  for (const line of text.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/)
+    // Num RefCount Protocol Flags Type St Inode Path
+    if (f.length < 8) continue
+    const flags = Number.parseInt(f[3]!, 16)
+    const listening = (flags & 0x10000) !== 0
+    if (!listening) continue
+    const path = f.slice(7).join(' ')
+    const set = byPath.get(path) ?? new Set<string>()
+    set.add(f[6]!)
+    byPath.set(path, set)
+  }
+  return byPath
+}
+
+/** Pure: socket inodes from the link targets of a process's fds (`socket:[123]`). */
+export function socketInodesOfFds(links: string[]): Set<string> {
+  const inodes = new Set<string>()
+  for (const link of links) {
+    const match = /^socket:\[(\d+)\]$/.exec(link)
+    if (match) inodes.add(match[1]!)
+  }
+  return inodes
+}
+
+function readFdLinks(pid: number): string[] | null {
+  let names: string[]
+  try {
+    names = readdirSync(`${PROC_ROOT}/${pid}/fd`)
+  } catch {
+    return null
+  }
+  const links: string[] = []
+  for (const name of names) {
+    try {
+      links.push(readlinkSync(`${PROC_ROOT}/${pid}/fd/${name}`))
+    } catch {
+      // fd closed meanwhile
+    }
+  }
+  return links
+}
+
+let unixSocketsCache: Map<string, Set<string>> | undefined
+function listeningSockets(): Map<string, Set<string>> {
+  if (unixSocketsCache === undefined) {
+    try {
+      unixSocketsCache = parseUnixSockets(readFileSync(`${PROC_ROOT}/net/unix`, 'utf8'))
+    } catch {
+      unixSocketsCache = new Map()
+    }
+  }
+  return unixSocketsCache
+}
+
+/** Forget cached /proc/net/unix, for callers that check again after acting. */
+export function forgetSocketCache(): void {
+  unixSocketsCache = undefined
+}
+
+/**
+ * Is `serverPid` (as the server reports it) a process here that holds the listening socket bound at
+ * `socket`? A server in another pid namespace reports a pid that names some other process here, or none.
+ */
+export function verifyServer(socket: string, serverPid: number): {verified: boolean; reason: string | null} {
+  const sockets = listeningSockets()
+  const inodes = new Set<string>([...(sockets.get(socket) ?? [])])
+  try {
+    for (const inode of sockets.get(realpathSync(socket)) ?? []) inodes.add(inode)
+  } catch {
+    // socket vanished; nothing more to add
+  }
+  if (inodes.size === 0) return {verified: false, reason: `no listening socket at ${socket} is visible in this network namespace`}
+  const links = readFdLinks(serverPid)
+  if (links === null) return {verified: false, reason: `the server reports pid ${serverPid}, which is not a process in this pid namespace`}
+  const held = socketInodesOfFds(links)
+  for (const inode of inodes) if (held.has(inode)) return {verified: true, reason: null}
+  return {verified: false, reason: `pid ${serverPid} here does not hold the listening socket ${socket}; the server lives in another pid namespace`}
+}
+
+/** One `list-panes -a` call for the whole server, then the server check. */
+export async function listServer(socket: string): Promise<ServerListing> {
+  const listing: ServerListing = {
+    socket,
+    status: 'ok',
+    message: null,
+    serverPid: null,
+    verified: false,
+    unverifiedReason: null,
+    panes: [],
+    rejectedLines: 0,
+  }
+  try {
+    const {stdout} = await runTmux(tmuxArgv(socket, [['list-panes', '-a', '-F', PANE_FORMAT]]))
+    const parsed = parsePaneList(stdout)
+    listing.panes = parsed.panes
+    listing.rejectedLines = parsed.rejected.length
+  } catch (error) {
+    if (!(error instanceof TmuxCommandError)) throw error
+    listing.status = error.kind
+    listing.message = error.message
+    return listing
+  }
+  listing.serverPid = listing.panes[0]?.serverPid ?? null
+  if (listing.serverPid === null) {
+    listing.unverifiedReason = 'the server has no panes'
+    return listing
+  }
+  const check = verifyServer(socket, listing.serverPid)
+  listing.verified = check.verified
+  listing.unverifiedReason = check.reason
+  return listing
+}
