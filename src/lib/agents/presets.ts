@@ -29,15 +29,26 @@ export function findPreset(name: string): AgentPreset | undefined {
 
 export const presetNames = () => PRESETS.map((p) => p.name)
 
-const INTERPRETERS = /^(node|nodejs|bun|deno|python[\d.]*|ruby)$/
+const INTERPRETERS = /^(node|nodejs|bun|deno|python[\d.]*|ruby|sh|bash|dash|zsh)$/
+
+/** The script an interpreter runs: its first non-option argument, unless inline code (`-c`, `-e`) comes first. */
+function scriptOf(args: string[]): string | null {
+  for (const arg of args) {
+    if (INLINE_CODE.has(arg)) return null
+    if (!arg.startsWith('-')) return arg
+  }
+  return null
+}
+
+const INLINE_CODE = new Set(['-c', '-e', '--eval', '-p', '--print', '-m'])
 
 /** Pure: which preset, if any, an argv belongs to. `node /usr/bin/claude` counts as claude. */
 export function recognizeAgent(argv: string[], presets: readonly AgentPreset[] = PRESETS): string | null {
   if (argv.length === 0) return null
   const candidates = [basename(argv[0]!)]
   if (INTERPRETERS.test(candidates[0]!)) {
-    const script = argv.slice(1).find((a) => !a.startsWith('-'))
-    if (script !== undefined) candidates.push(basename(script).replace(/\.(c|m)?js$|\.py$/, ''))
+    const script = scriptOf(argv.slice(1))
+    if (script !== null) candidates.push(basename(script).replace(/\.(c|m)?js$|\.py$/, ''))
   }
   for (const preset of presets) {
     if (candidates.some((c) => preset.executables.includes(c))) return preset.name

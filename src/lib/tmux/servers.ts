@@ -54,6 +54,14 @@ export function listSocketFiles(dir: string): string[] {
   return sockets
 }
 
+function isSocketFile(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket()
+  } catch {
+    return false
+  }
+}
+
 export interface ServerListing {
   socket: string
   /** `ok`: listed; `no-server`/`stale-socket`: nothing to list; `error`: tmux failed otherwise. */
@@ -172,7 +180,9 @@ export async function listServer(socket: string): Promise<ServerListing> {
     listing.rejectedLines = parsed.rejected.length
   } catch (error) {
     if (!(error instanceof TmuxCommandError)) throw error
-    listing.status = error.kind
+    // tmux says "no server running" both when nothing is there and when the server died (SIGKILL) and
+    // left its socket file behind: the latter is a stale socket.
+    listing.status = error.kind === 'no-server' && isSocketFile(socket) ? 'stale-socket' : error.kind
     listing.message = error.message
     return listing
   }

@@ -1,0 +1,74 @@
+import {ProcessSource} from '../../src/lib/correlate.js'
+import {ProcStat} from '../../src/lib/proc/parse.js'
+import {RECORD_VERSION, SessionRecord} from '../../src/lib/registry/records.js'
+import {Pane} from '../../src/lib/tmux/panes.js'
+import {ServerListing} from '../../src/lib/tmux/servers.js'
+
+export const VIEW = {bootId: 'boot-1', pidNs: '4026531836'}
+
+export const sampleRecord = (over: Partial<SessionRecord> = {}): SessionRecord => ({
+  version: RECORD_VERSION,
+  identity: {bootId: 'b', pidNs: '4026531836', pid: 10, startTime: 99},
+  tmux: {socket: '/tmp/tmux-0/pk', paneId: '%1', sessionId: '$1', serverPid: 5},
+  cwd: '/home/u',
+  argv: ['claude', '--flag'],
+  agent: 'claude',
+  label: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  startedAt: null,
+  ...over,
+})
+
+export interface FakeProcess {
+  pid: number
+  ppid: number
+  startTime: number
+  argv?: string[]
+  cwd?: string
+  state?: string
+}
+
+/** A process table as data, for testing correlation without /proc. */
+export function fakeSource(processes: FakeProcess[]): ProcessSource {
+  const byPid = new Map(processes.map((p) => [p.pid, p]))
+  return {
+    stat: (pid): ProcStat | null => {
+      const p = byPid.get(pid)
+      return p ? {pid, comm: (p.argv?.[0] ?? 'x').slice(0, 15), state: p.state ?? 'S', ppid: p.ppid, startTime: p.startTime} : null
+    },
+    argv: (pid) => byPid.get(pid)?.argv ?? null,
+    cwd: (pid) => byPid.get(pid)?.cwd ?? null,
+    children: (pid) => processes.filter((p) => p.ppid === pid).map((p) => p.pid),
+    startedAt: (ticks) => new Date(ticks * 10).toISOString(),
+  }
+}
+
+export function pane(over: Partial<Pane> & {paneId: string; panePid: number}): Pane {
+  return {
+    dead: false,
+    deadStatus: null,
+    sessionId: '$0',
+    attachedClients: 0,
+    windowId: '@0',
+    windowActivity: null,
+    serverPid: 5,
+    sessionName: 'main',
+    currentCommand: 'bash',
+    currentPath: '/',
+    ...over,
+  }
+}
+
+export function server(socket: string, panes: Pane[], over: Partial<ServerListing> = {}): ServerListing {
+  return {
+    socket,
+    status: 'ok',
+    message: null,
+    serverPid: 5,
+    verified: true,
+    unverifiedReason: null,
+    panes,
+    rejectedLines: 0,
+    ...over,
+  }
+}

@@ -1,0 +1,132 @@
+import {execFile, execFileSync} from 'node:child_process'
+import {mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+export const ROOT = resolve(import.meta.dirname, '..', '..')
+export const PK_BIN = join(ROOT, 'bin', 'run.js')
+const SANDBOX_PREFIX = join(realpathSync(tmpdir()), 'pk-test-')
+
+export interface RunResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/**
+ * A private world for one test: its own TMUX_TMPDIR (so every tmux server it starts has its socket in
+ * here), its own pk state directory and HOME. Every tmux and pk call goes through this object, which
+ * refuses any socket or directory outside the sandbox, so a test can never reach the user's own tmux
+ * server or pk state.
+ */
+export class Sandbox {
+  readonly root: string
+  readonly tmuxTmpdir: string
+  readonly stateDir: string
+  readonly home: string
+  readonly env: NodeJS.ProcessEnv
+
+  constructor() {
+    this.root = mkdtempSync(SANDBOX_PREFIX)
+    this.tmuxTmpdir = join(this.root, 'tmux')
+    this.stateDir = join(this.root, 'state')
+    this.home = join(this.root, 'home')
+    for (const dir of [this.tmuxTmpdir, this.home]) mkdirSync(dir, {mode: 0o700})
+    // tmux -S does not create the socket directory (and still exits 0); -L would.
+    mkdirSync(join(this.tmuxTmpdir, `tmux-${process.getuid!()}`), {mode: 0o700})
+    const env: NodeJS.ProcessEnv = {}
+    for (const [name, value] of Object.entries(process.env)) {
+      if (name === 'TMUX' || name === 'TMUX_PANE' || name.startsWith('PK_') || name === 'XDG_STATE_HOME' || name === 'NO_COLOR') continue
+      env[name] = value
+    }
+    Object.assign(env, {TMUX_TMPDIR: this.tmuxTmpdir, PK_STATE_DIR: this.stateDir, HOME: this.home, LANG: 'C.UTF-8', TERM: 'xterm-256color'})
+    this.env = env
+    this.assertPrivate(env)
+  }
+
+  /** Where tmux puts sockets for this sandbox (tmux's own rule: $TMUX_TMPDIR/tmux-<uid>). */
+  get socketDir(): string {
+    return join(this.tmuxTmpdir, `tmux-${process.getuid!()}`)
+  }
+
+  socket(name: string): string {
+    return join(this.socketDir, name)
+  }
+
+  get pkSocket(): string {
+    return this.socket('pk')
+  }
+
+  private assertPrivate(env: NodeJS.ProcessEnv): void {
+    const inside = (path: string | undefined) => path !== undefined && resolve(path).startsWith(this.root + '/')
+    if (!this.root.startsWith(SANDBOX_PREFIX)) throw new Error(`sandbox root ${this.root} is not a private test directory`)
+    const state = env.PK_STATE_DIR ?? env.XDG_STATE_HOME
+    if (!inside(env.TMUX_TMPDIR) || !inside(state) || !inside(env.HOME)) throw new Error('sandbox env escapes the sandbox')
+    if (env.TMUX !== undefined || env.TMUX_PANE !== undefined) throw new Error('sandbox env must not name a tmux client')
+  }
+
+  private assertSocket(socket: string): void {
+    if (!resolve(socket).startsWith(this.root + '/')) throw new Error(`refusing to touch tmux socket outside the sandbox: ${socket}`)
+  }
+
+  /** Run tmux against a socket inside the sandbox (synchronously; tests want the result). */
+  tmux(socket: string, ...args: string[]): string {
+    this.assertSocket(socket)
+    return execFileSync('tmux', ['-S', socket, ...args], {env: this.env, encoding: 'utf8'})
+  }
+
+  tmuxTry(socket: string, ...args: string[]): RunResult {
+    this.assertSocket(socket)
+    try {
+      return {code: 0, stdout: execFileSync('tmux', ['-S', socket, ...args], {env: this.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}), stderr: ''}
+    } catch (error) {
+      const e = error as {status: number; stdout: string; stderr: string}
+      return {code: e.status ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? ''}
+    }
+  }
+
+  /** Run the built CLI as a user would. `env` adds to (or, with undefined, removes from) the sandbox env. */
+  pk(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string} = {}): Promise<RunResult> {
+    const env = {...this.env, ...opts.env}
+    for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete env[k]
+    this.assertPrivate({...env, TMUX: undefined, TMUX_PANE: undefined})
+    return new Promise((resolvePromise) => {
+      const child = execFile(process.execPath, [PK_BIN, ...args], {env, cwd: opts.cwd ?? this.root, encoding: 'utf8'}, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        resolvePromise({code, stdout, stderr})
+      })
+      if (opts.input !== undefined) child.stdin!.end(opts.input)
+      else child.stdin!.end()
+    })
+  }
+
+  /** `pk ... --json`, parsed; fails the test with pk's stderr when it does not exit 0. */
+  async pkJson<T = unknown>(args: string[], opts: {env?: NodeJS.ProcessEnv} = {}): Promise<T> {
+    const result = await this.pk([...args, '--json'], opts)
+    if (result.code !== 0) throw new Error(`pk ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
+    return JSON.parse(result.stdout) as T
+  }
+
+  sockets(): string[] {
+    try {
+      return readdirSync(this.socketDir).map((name) => join(this.socketDir, name))
+    } catch {
+      return []
+    }
+  }
+
+  cleanup(): void {
+    for (const socket of this.sockets()) this.tmuxTry(socket, 'kill-server')
+    rmSync(this.root, {recursive: true, force: true})
+  }
+}
+
+export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 5000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value) return value as NonNullable<T>
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

@@ -1,0 +1,78 @@
+import {describe, expect, it} from 'vitest'
+
+import {judgeLiveness, sessionIdOf} from '../../src/lib/proc/identity.js'
+import {parseBootTime, parseChildren, parseCmdline, parseNamespaceLink, parseNsPids, parseStat} from '../../src/lib/proc/parse.js'
+
+const tail = '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19'.split(' ')
+function statLine(pid: number, comm: string, state: string, ppid: number, start: number): string {
+  // Fields 3.. : state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime prio nice threads itreal starttime ...
+  const fields = [state, String(ppid), ...tail.slice(0, 17), String(start), '999', '888']
+  return `${pid} (${comm}) ${fields.join(' ')}\n`
+}
+
+describe('parseStat', () => {
+  it('reads pid, ppid, state and start time', () => {
+    expect(parseStat(statLine(42, 'bash', 'S', 7, 123456))).toEqual({pid: 42, comm: 'bash', state: 'S', ppid: 7, startTime: 123456})
+  })
+
+  it.each([
+    ['spaces', 'my agent'],
+    ['parentheses', 'a) (b'],
+    ['a closing paren and fake fields', 'x) R 1 2 3'],
+    ['an empty name', ''],
+    ['only parens', ')))((('],
+  ])('keeps a command name with %s', (_, comm) => {
+    const stat = parseStat(statLine(9, comm, 'R', 1, 77))
+    expect(stat).toEqual({pid: 9, comm, state: 'R', ppid: 1, startTime: 77})
+  })
+
+  it('reads a real line from the kernel', () => {
+    const real = '1 (systemd) S 0 1 1 0 -1 4194560 48571 2473606 98 1101 112 171 4461 1588 20 0 1 0 24 171286528 3133 18446744073709551615 1 1 0 0 0 0 671173123 4096 1260 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0'
+    expect(parseStat(real)).toMatchObject({pid: 1, comm: 'systemd', ppid: 0, startTime: 24})
+  })
+
+  it.each([['', 'empty'], ['42 bash S 1', 'no parens'], ['42 (bash) S', 'too few fields'], ['x (bash) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20', 'bad pid']])(
+    'rejects %j (%s)',
+    (line) => expect(parseStat(line)).toBeNull(),
+  )
+})
+
+describe('other /proc parsers', () => {
+  it('splits cmdline on NUL, keeping empty and odd arguments', () => {
+    expect(parseCmdline('sh\0-c\0echo "a b"\nnext\0\0')).toEqual(['sh', '-c', 'echo "a b"\nnext', ''])
+    expect(parseCmdline('')).toEqual([])
+  })
+
+  it('reads namespace links, children, btime and NSpid', () => {
+    expect(parseNamespaceLink('pid:[4026531836]')).toBe('4026531836')
+    expect(parseNamespaceLink('garbage')).toBeNull()
+    expect(parseChildren('12 13 \n')).toEqual([12, 13])
+    expect(parseChildren('')).toEqual([])
+    expect(parseBootTime('cpu 1 2\nbtime 1764000000\nprocesses 5\n')).toBe(1_764_000_000)
+    expect(parseNsPids('Name:\tx\nNSpid:\t4242\t1\n')).toEqual([4242, 1])
+    expect(parseNsPids('Name:\tx\n')).toBeNull()
+  })
+})
+
+describe('process identity', () => {
+  const view = {bootId: 'boot-a', pidNs: '4026531836'}
+  const identity = {...view, pid: 100, startTime: 5000}
+  const stat = {pid: 100, comm: 'x', state: 'S', ppid: 1, startTime: 5000}
+
+  it('is alive only with the same pid, start time, boot and namespace', () => {
+    expect(judgeLiveness(view, identity, stat)).toMatchObject({alive: true})
+    expect(judgeLiveness(view, identity, {...stat, startTime: 5001})).toEqual({alive: false, reason: 'pid-reused'})
+    expect(judgeLiveness(view, identity, null)).toEqual({alive: false, reason: 'gone'})
+    expect(judgeLiveness(view, identity, {...stat, state: 'Z'})).toEqual({alive: false, reason: 'zombie'})
+    expect(judgeLiveness({...view, bootId: 'boot-b'}, identity, stat)).toEqual({alive: false, reason: 'other-boot'})
+    expect(judgeLiveness({...view, pidNs: '4026532000'}, identity, stat)).toEqual({alive: false, reason: 'foreign-namespace'})
+  })
+
+  it('derives a stable short id that changes with any part of the identity', () => {
+    const id = sessionIdOf(identity)
+    expect(id).toMatch(/^[0-9a-f]{8}$/)
+    expect(sessionIdOf({...identity})).toBe(id)
+    const others = [{pid: 101}, {startTime: 5001}, {bootId: 'boot-b'}, {pidNs: '1'}].map((change) => sessionIdOf({...identity, ...change}))
+    expect(new Set([id, ...others]).size).toBe(5)
+  })
+})

@@ -1,0 +1,82 @@
+import {describe, expect, it} from 'vitest'
+
+import {classifyTmuxFailure, escapeTmuxArg, tmuxArgv} from '../../src/lib/tmux/exec.js'
+import {FIELD_SEPARATOR, parsePaneLine, parsePaneList} from '../../src/lib/tmux/panes.js'
+import {parseUnixSockets, socketInodesOfFds} from '../../src/lib/tmux/servers.js'
+import {environmentFlags, paneTail, parseNewSession, safeSessionName} from '../../src/lib/tmux/session.js'
+
+describe('tmux argv', () => {
+  it('escapes arguments that tmux would take as a command separator', () => {
+    expect(escapeTmuxArg(';')).toBe('\\;')
+    expect(escapeTmuxArg('a;')).toBe('a\\;')
+    expect(escapeTmuxArg('a\\;')).toBe('a\\\\;')
+    expect(escapeTmuxArg('a;b')).toBe('a;b')
+    expect(tmuxArgv('/s', [['new-session', 'x;'], ['kill-server']])).toEqual(['-S', '/s', 'new-session', 'x\\;', ';', 'kill-server'])
+  })
+
+  it('tells no server, a stale socket and other errors apart', () => {
+    expect(classifyTmuxFailure('no server running on /tmp/tmux-0/x\n')).toBe('no-server')
+    expect(classifyTmuxFailure('error connecting to /tmp/tmux-0/x (No such file or directory)\n')).toBe('no-server')
+    expect(classifyTmuxFailure('error connecting to /tmp/tmux-0/x (Connection refused)\n')).toBe('stale-socket')
+    expect(classifyTmuxFailure("can't find pane: %9")).toBe('error')
+  })
+})
+
+describe('pane list', () => {
+  const line = (fields: string[]) => fields.join(FIELD_SEPARATOR)
+  const good = ['%3', '123', '0', '', '$1', '2', '@4', '1700000000', '99', 'my session', 'bash', '/home/u']
+
+  it('parses a well-formed line', () => {
+    expect(parsePaneLine(line(good))).toEqual({
+      paneId: '%3', panePid: 123, dead: false, deadStatus: null, sessionId: '$1', attachedClients: 2, windowId: '@4',
+      windowActivity: 1_700_000_000, serverPid: 99, sessionName: 'my session', currentCommand: 'bash', currentPath: '/home/u',
+    })
+  })
+
+  it('rejects lines with the wrong field count or malformed ids', () => {
+    const list = parsePaneList([line(good), line(good.slice(1)), line([...good, 'extra']), line(['3', ...good.slice(1)]), line(good.map((f, i) => (i === 1 ? 'x' : f)))].join('\n') + '\n')
+    expect(list.panes).toHaveLength(1)
+    expect(list.rejected).toHaveLength(4)
+  })
+
+  it('parses new-session output', () => {
+    expect(parseNewSession(line(['%1', '50', '$2', '40', 'x']) + '\n')).toEqual({paneId: '%1', panePid: 50, sessionId: '$2', serverPid: 40, sessionName: 'x'})
+    expect(parseNewSession('')).toBeNull()
+  })
+})
+
+describe('server verification data', () => {
+  it('finds listening sockets by path and socket inodes among fds', () => {
+    const text = [
+      'Num       RefCount Protocol Flags    Type St Inode Path',
+      '0000000000000000: 00000002 00000000 00010000 0001 01 5001 /tmp/tmux-0/pk',
+      '0000000000000000: 00000003 00000000 00000000 0001 03 5002 /tmp/tmux-0/pk',
+      '0000000000000000: 00000002 00000000 00010000 0001 01 5003 /tmp/with space/s',
+      '0000000000000000: 00000002 00000000 00010000 0001 01 5004',
+    ].join('\n')
+    const sockets = parseUnixSockets(text)
+    expect([...sockets.get('/tmp/tmux-0/pk')!]).toEqual(['5001'])
+    expect([...sockets.get('/tmp/with space/s')!]).toEqual(['5003'])
+    expect([...socketInodesOfFds(['/dev/null', 'socket:[5001]', 'pipe:[7]'])]).toEqual(['5001'])
+  })
+})
+
+describe('session helpers', () => {
+  it.each([
+    ['my "odd" name;', 'my-odd-name'],
+    ['a.b:c', 'a-b-c'],
+    ['line\nbreak', 'line-break'],
+    ['', 'pk'],
+    [';;;', 'pk'],
+    ['x'.repeat(80), 'x'.repeat(40)],
+  ])('makes %j a safe tmux name', (label, name) => expect(safeSessionName(label)).toBe(name))
+
+  it('passes the caller environment but not its tmux client', () => {
+    const flags = environmentFlags({PATH: '/bin', TMUX: '/tmp/x,1,0', TMUX_PANE: '%1', KEY: 'a;b\nc', UNSET: undefined})
+    expect(flags).toEqual(['-e', 'PATH=/bin', '-e', 'KEY=a;b\nc'])
+  })
+
+  it('drops the dead-pane banner from captured output', () => {
+    expect(paneTail('boom\n\n\nPane is dead (status 3, Sun Nov 29)\n\n')).toBe('boom')
+  })
+})
