@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs pk from this clone and runs its main job: tmux if missing, npm packages, build, `pk` on
+# PATH (npm link), then `pk ls`.
+set -euo pipefail
+cd "$(dirname "$0")"
+bash scripts/system-deps.sh
+npm ci --no-audit --no-fund
+npm run build
+npm link --no-audit --no-fund >/dev/null
+echo "pk $(pk --version) installed at $(command -v pk)" >&2
+pk ls --all

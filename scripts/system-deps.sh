@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what pk and its tests need from the system when it is missing: tmux (and unshare, from
+# util-linux, for the namespace tests). Uses apt-get as root; otherwise says what to install.
+set -euo pipefail
+
+missing=()
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
+
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing ${missing[*]} with apt-get" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "installing ${missing[*]} with sudo apt-get" >&2
+  sudo apt-get update -qq
+  sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "pk needs: ${missing[*]}. Install them with your package manager (for example: brew install tmux)." >&2
+  exit 1
+fi
