@@ -9,5 +9,6 @@ export default defineConfig({
     // Integration tests start real tmux servers; two workers match the CI machine's two cores.
     poolOptions: {forks: {maxForks: 2, minForks: 1}},
     disableConsoleIntercept: true,
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 })
