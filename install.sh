@@ -7,5 +7,5 @@ bash scripts/system-deps.sh
 npm ci --no-audit --no-fund
 npm run build
 npm link --no-audit --no-fund >/dev/null
-echo "pk $(pk --version) installed at $(command -v pk)" >&2
+echo "installed $(pk --version) at $(command -v pk)" >&2
 pk ls --all

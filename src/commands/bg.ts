@@ -37,6 +37,9 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     const {args, flags, argv} = await this.parse(Bg, own)
     if (argv.length > 1) this.error(`unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`, {exit: 2})
 
+    if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
+      this.error('--attach needs a terminal (or a tmux client); start without --attach and use pk attach --print', {exit: 1})
+    }
     const started = await startSession({
       agent: args.agent,
       extraArgs: extra,

@@ -78,6 +78,35 @@ describe('pk attach through a real terminal', () => {
   })
 })
 
+describe('in a terminal', () => {
+  it('pk bg --attach lands in the new session; pk ls draws a coloured table unless NO_COLOR', async () => {
+    const term = sb.socket('term')
+    sb.tmux(term, 'new-session', '-d', '-x', '150', '-y', '30', '-s', 'term', '--', 'env', '-u', 'TMUX', '-u', 'TMUX_PANE', 'sh', '-c', `${pkCommand('bg', '--attach', '--', 'sleep', '1000')}; exec sleep 1000`)
+    await waitFor('client on the new session', () => clientPanes(sb.pkSocket).length === 1)
+    const {sessions} = await sb.pkJson<LsJson>(['ls'])
+    expect(sessions).toHaveLength(1)
+    expect(clientPanes(sb.pkSocket)).toEqual([sessions[0]!.tmux!.pane])
+    expect(sessions[0]!.attached).toBe(true)
+
+    sb.tmux(term, 'new-window', '-t', 'term', '--', 'sh', '-c', `${pkCommand('ls')}; echo; NO_COLOR=1 ${pkCommand('ls')}; exec sleep 1000`)
+    const screen = await waitFor('two tables', () => {
+      const text = sb.tmux(term, 'capture-pane', '-p', '-e', '-t', 'term:1')
+      return text.split('ID ').length === 3 ? text : null
+    })
+    const [coloured, plain] = screen.split(/\n\s*\n/)
+    expect(coloured).toContain('\u001B[')
+    expect(coloured).toContain(sessions[0]!.id)
+    expect(plain).not.toContain('\u001B[')
+  })
+
+  it('pk bg --attach without a terminal refuses before starting anything', async () => {
+    const result = await sb.pk(['bg', '--attach', '--', 'sleep', '1000'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/needs a terminal/)
+    expect(sb.sockets()).toEqual([])
+  })
+})
+
 describe('pk attach refuses what it cannot verify', () => {
   it('needs a terminal outside tmux, and --print gives the exact command', async () => {
     const a = await bg(['--', 'sleep', '1000'])
