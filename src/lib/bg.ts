@@ -6,7 +6,7 @@ import {findPreset, presetNames} from './agents/presets.js'
 import {PkError, refusal, usageError} from './errors.js'
 import {currentView, identityFromStat, judgeLiveness, sessionIdOf} from './proc/identity.js'
 import {readStat, startTimeToDate} from './proc/reader.js'
-import {withStateLock} from './registry/lock.js'
+import {assertMayWrite, withWriteAccess} from './process-view.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from './registry/records.js'
 import {Env, openStateDirForWriting} from './registry/state-dir.js'
 import {ensureSocketDir, forgetSocketCache, resolveSocket, verifyServer} from './tmux/servers.js'
@@ -64,6 +64,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
   const cwd = checkCwd(request.cwd ?? process.cwd())
   const socket = resolveSocket(request.socket, request.env)
   const state = openStateDirForWriting(request.env)
+  assertMayWrite(state)
   const view = currentView()
   const label = request.name ?? null
 
@@ -100,7 +101,13 @@ export async function startSession(request: BgRequest): Promise<Started> {
     }
     const toWrite = record
     // Written before the grace period so an interrupted pk never leaves a session nobody knows about.
-    file = await withStateLock(state, () => createRecord(state, toWrite))
+    try {
+      file = await withWriteAccess(state, () => createRecord(state, toWrite))
+    } catch (error) {
+      // No record, no session: never leave a session behind that nobody knows about.
+      await killSession(socket, created.sessionId)
+      throw error
+    }
   }
 
   const graceMs = request.graceMs ?? DEFAULT_GRACE_MS
@@ -118,7 +125,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
       await sleep(20)
       dead = await inspectPane(socket, created.paneId).catch(() => null)
     }
-    if (file) await withStateLock(state, () => removeRecordFile(file!))
+    if (file) await withWriteAccess(state, () => removeRecordFile(file!))
     await killSession(socket, created.sessionId)
     const status = dead?.status === null || dead?.status === undefined ? 'an unknown status' : `status ${dead.status}`
     const tail = dead?.output ? `\n--- last output ---\n${dead.output}` : ''

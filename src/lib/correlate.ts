@@ -61,6 +61,8 @@ export interface CorrelateInput {
   records: StoredRecord[]
   source: ProcessSource
   presets: readonly AgentPreset[]
+  /** False when this pk does not run in the namespace that owns the records: show them, pair nothing. */
+  trustRecords?: boolean
 }
 
 export interface Correlation {
@@ -149,9 +151,13 @@ export function correlate(input: CorrelateInput): Correlation {
     const {record, file} = group[0]!
     const identity = record.identity
     const id = sessionIdOf(identity)
+    const claims = {agent: record.agent, label: record.label, record: file}
+    if (input.trustRecords === false) {
+      rows.push(fileRow(id, group.length > 1, claims, record, identity.bootId === view.bootId ? 'unknown' : 'exited'))
+      continue
+    }
     const local = identity.bootId === view.bootId && identity.pidNs === view.pidNs
     const liveness = judgeLiveness(view, identity, local ? source.stat(identity.pid) : null)
-    const claims = {agent: record.agent, label: record.label, record: file}
 
     if (liveness.alive) {
       const ref = paneOf(identity.pid)
@@ -188,24 +194,7 @@ export function correlate(input: CorrelateInput): Correlation {
     if (group.length > 1) {
       problems.push({code: 'conflict', message: `${group.length} records claim the same process (pid ${identity.pid}): ${group.map((g) => g.file).join(', ')}`, id, files: group.map((g) => g.file)})
     }
-    const unknown = liveness.reason === 'foreign-namespace'
-    rows.push({
-      id,
-      kind: 'recorded',
-      ...claims,
-      state: unknown ? 'unknown' : 'exited',
-      stateSource: unknown ? 'none' : 'process',
-      attention: false,
-      verified: false,
-      conflict: group.length > 1,
-      pid: identity.pid,
-      cwd: record.cwd,
-      command: record.argv,
-      startedAt: record.startedAt,
-      attached: false,
-      tmux: null,
-      resume: null,
-    })
+    rows.push(fileRow(id, group.length > 1, claims, record, liveness.reason === 'foreign-namespace' ? 'unknown' : 'exited'))
   }
 
   // 2. Panes of verified servers that no record claimed: agents started by hand, or plain panes.
@@ -263,6 +252,33 @@ export function correlate(input: CorrelateInput): Correlation {
   }
 
   return {rows: sortRows(rows), problems}
+}
+
+/** A row from what a record file says, for sessions that cannot be checked against a live pane. */
+function fileRow(
+  id: string,
+  conflict: boolean,
+  claims: {agent: string | null; label: string | null; record: string},
+  record: StoredRecord['record'],
+  state: 'unknown' | 'exited',
+): SessionRow {
+  return {
+    id,
+    kind: 'recorded',
+    ...claims,
+    state,
+    stateSource: state === 'exited' ? 'process' : 'none',
+    attention: false,
+    verified: false,
+    conflict,
+    pid: record.identity.pid,
+    cwd: record.cwd,
+    command: record.argv,
+    startedAt: record.startedAt,
+    attached: false,
+    tmux: null,
+    resume: null,
+  }
 }
 
 /** Breadth-first over the pane's process and its descendants, nearest first. */

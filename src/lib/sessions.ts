@@ -5,6 +5,7 @@ import {Correlation, ProcessSource, correlate} from './correlate.js'
 import {PkError} from './errors.js'
 import {ProcStat} from './proc/parse.js'
 import {View, currentView} from './proc/identity.js'
+import {readTrust} from './process-view.js'
 import {readChildren, readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
 import {Problem, readRecords} from './registry/records.js'
 import {Env, openStateDirForReading} from './registry/state-dir.js'
@@ -53,6 +54,8 @@ export async function collectSessions(env: Env = process.env): Promise<Listing> 
   for (const {record} of scan.records) if (!sockets.has(record.tmux.socket) && isSocket(record.tmux.socket)) sockets.add(record.tmux.socket)
 
   const problems: Problem[] = [...scan.problems]
+  const trust = readTrust(state)
+  if (!trust.trusted) problems.push({code: trust.code, message: trust.reason})
   let servers: ServerListing[] = []
   try {
     servers = await Promise.all([...sockets].map((socket) => listServer(socket)))
@@ -60,6 +63,6 @@ export async function collectSessions(env: Env = process.env): Promise<Listing> 
     if (!(error instanceof PkError && error.code === 'tmux-missing')) throw error
     problems.push({code: 'tmux-missing', message: error.message})
   }
-  const result = correlate({view, servers, records: scan.records, source: procSource(), presets: PRESETS})
+  const result = correlate({view, servers, records: scan.records, source: procSource(), presets: PRESETS, trustRecords: trust.trusted})
   return {view, servers, rows: result.rows, problems: [...problems, ...result.problems]}
 }

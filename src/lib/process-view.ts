@@ -1,0 +1,199 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {errnoCode, refusal} from './errors.js'
+import {parseNsPids, parseStat} from './proc/parse.js'
+import {PROC_ROOT, readBootId, readPidNamespace} from './proc/reader.js'
+import {writeFileAtomic} from './registry/atomic.js'
+import {withStateLock} from './registry/lock.js'
+import {readRecords} from './registry/records.js'
+import {StateDir} from './registry/state-dir.js'
+
+/**
+ * Which pid namespace a pk process sees the world from, and whether that is the namespace that owns the
+ * state directory. pk state is only meaningful where it was written: a pid in a container names another
+ * process, or none. So only the owning namespace writes (DESIGN.md principle 4).
+ */
+
+/** The kernel's fixed inode number for the initial pid namespace (PROC_PID_INIT_INO). */
+export const INITIAL_PID_NS = '4026531836'
+
+export interface ProcessView {
+  bootId: string
+  pidNs: string
+  /** Start time of this namespace's pid 1: tells apart two namespaces that got the same inode number. */
+  pid1StartTime: number
+}
+
+export type ViewMeasurement = {ok: true; view: ProcessView} | {ok: false; reason: string}
+
+export interface ViewFacts {
+  bootId: string | null
+  pidNs: string | null
+  nsPids: number[] | null
+  pid1StartTime: number | null
+}
+
+/** Pure: facts read from /proc -> a coherent view, or why there is none. */
+export function judgeView(facts: ViewFacts): ViewMeasurement {
+  if (facts.bootId === null) return {ok: false, reason: 'cannot read the boot id from /proc'}
+  if (facts.pidNs === null) return {ok: false, reason: 'cannot read /proc/self/ns/pid'}
+  if (facts.nsPids === null || facts.nsPids.length === 0) return {ok: false, reason: 'cannot read NSpid from /proc/self/status'}
+  if (facts.nsPids.length !== 1) {
+    return {ok: false, reason: `/proc belongs to an ancestor pid namespace (NSpid: ${facts.nsPids.join(' ')}); mount a procfs for this namespace`}
+  }
+  if (facts.pid1StartTime === null) return {ok: false, reason: 'cannot read /proc/1/stat'}
+  return {ok: true, view: {bootId: facts.bootId, pidNs: facts.pidNs, pid1StartTime: facts.pid1StartTime}}
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return null
+  }
+}
+
+export function measureView(): ViewMeasurement {
+  let bootId: string | null
+  try {
+    bootId = readBootId()
+  } catch {
+    bootId = null
+  }
+  const status = readOrNull(`${PROC_ROOT}/self/status`)
+  const pid1 = readOrNull(`${PROC_ROOT}/1/stat`)
+  return judgeView({
+    bootId,
+    pidNs: readPidNamespace('self'),
+    nsPids: status === null ? null : parseNsPids(status),
+    pid1StartTime: pid1 === null ? null : (parseStat(pid1)?.startTime ?? null),
+  })
+}
+
+export const isInitial = (view: ProcessView) => view.pidNs === INITIAL_PID_NS
+
+export const sameView = (a: ProcessView, b: ProcessView) => a.bootId === b.bootId && a.pidNs === b.pidNs && a.pid1StartTime === b.pid1StartTime
+
+export function describeView(view: ProcessView): string {
+  return `pid namespace ${view.pidNs}${isInitial(view) ? ' (the initial one)' : ''}, boot ${view.bootId.slice(0, 8)}`
+}
+
+export type OwnerDecision =
+  | {action: 'write'}
+  | {action: 'enrol'; why: string}
+  | {action: 'refuse'; reason: string}
+
+/**
+ * Pure: may a writer with `view` write to a state directory owned by `owner` (null: nobody yet) that
+ * holds `recordCount` records? The rules, in order:
+ * - the owner writes;
+ * - an unowned directory is enrolled by any writer while it is empty, and only by the initial pid
+ *   namespace once it holds records (those were written by a pk from before ownership existed, on the host);
+ * - an owner from an earlier boot is taken over by the initial namespace of this boot, and by another
+ *   namespace only if the old owner was not the initial one either (a container's own state directory);
+ * - the initial namespace takes over a directory owned by another namespace only while it holds no records;
+ * - everybody else is refused.
+ */
+export function decideWrite(view: ProcessView, owner: ProcessView | null, recordCount: number): OwnerDecision {
+  if (owner === null) {
+    if (recordCount === 0) return {action: 'enrol', why: 'first writer of an empty state directory'}
+    if (isInitial(view)) return {action: 'enrol', why: 'the initial pid namespace enrols existing records'}
+    return {
+      action: 'refuse',
+      reason: `the state directory holds ${recordCount} record(s) and no owner; only the initial pid namespace may enrol it, and this pk runs in ${describeView(view)}`,
+    }
+  }
+  if (sameView(view, owner)) return {action: 'write'}
+  if (owner.bootId !== view.bootId) {
+    if (isInitial(view)) return {action: 'enrol', why: 'the owner is from an earlier boot'}
+    if (!isInitial(owner)) return {action: 'enrol', why: "the owner is a namespace from an earlier boot; this is a container's own state"}
+    return {action: 'refuse', reason: `the state directory belongs to the initial pid namespace (from an earlier boot); this pk runs in ${describeView(view)}`}
+  }
+  if (isInitial(view) && recordCount === 0) return {action: 'enrol', why: 'the initial pid namespace takes over an empty state directory'}
+  return {action: 'refuse', reason: `the state directory belongs to ${describeView(owner)}; this pk runs in ${describeView(view)}`}
+}
+
+const OWNER_VERSION = 1
+const ownerPath = (state: StateDir) => join(state.root, 'owner.json')
+
+export type OwnerRead = {ok: true; owner: ProcessView | null} | {ok: false; reason: string}
+
+/** Pure: owner.json text -> owner view, or why it cannot be trusted. */
+export function parseOwner(text: string): OwnerRead {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch {
+    return {ok: false, reason: 'owner.json is not valid JSON'}
+  }
+  const o = data as Record<string, unknown>
+  if (typeof o !== 'object' || o === null || o.version !== OWNER_VERSION) return {ok: false, reason: 'owner.json has an unknown version'}
+  if (typeof o.bootId !== 'string' || typeof o.pidNs !== 'string' || !/^\d+$/.test(o.pidNs) || !Number.isSafeInteger(o.pid1StartTime)) {
+    return {ok: false, reason: 'owner.json is malformed'}
+  }
+  return {ok: true, owner: {bootId: o.bootId, pidNs: o.pidNs, pid1StartTime: o.pid1StartTime as number}}
+}
+
+export function readOwner(state: StateDir | null): OwnerRead {
+  if (state === null) return {ok: true, owner: null}
+  let text: string
+  try {
+    text = readFileSync(ownerPath(state), 'utf8')
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return {ok: true, owner: null}
+    return {ok: false, reason: `owner.json cannot be read (${errnoCode(error) ?? String(error)})`}
+  }
+  return parseOwner(text)
+}
+
+function writeOwner(state: StateDir, view: ProcessView): void {
+  writeFileAtomic(ownerPath(state), JSON.stringify({version: OWNER_VERSION, ...view, enrolledAt: new Date().toISOString()}, null, 2) + '\n', 'replace')
+}
+
+const FIX = 'Run pk on the host, or give this environment its own state with PK_STATE_DIR (or its own HOME).'
+
+function check(state: StateDir): {view: ProcessView; decision: OwnerDecision} {
+  const measured = measureView()
+  if (!measured.ok) throw refusal('no-view', `refusing to write pk state: ${measured.reason}. ${FIX}`)
+  const owner = readOwner(state)
+  if (!owner.ok) throw refusal('bad-owner', `refusing to write pk state: ${owner.reason} (${ownerPath(state)}). pk doctor explains; remove the file from the host to re-enrol.`)
+  const decision = decideWrite(measured.view, owner.owner, readRecords(state).records.length)
+  if (decision.action === 'refuse') throw refusal('foreign-namespace', `refusing to write pk state: ${decision.reason}. ${FIX}`)
+  return {view: measured.view, decision}
+}
+
+/** Fail fast, before any side effect (like starting a tmux session), when this pk may not write. */
+export function assertMayWrite(state: StateDir): void {
+  check(state)
+}
+
+/**
+ * Run `fn` as the owner of the state directory: checked before the lock and again under it, enrolling
+ * this view when the rules allow. Every writer goes through here.
+ */
+export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<T>): Promise<T> {
+  check(state)
+  return withStateLock(state, () => {
+    const {view, decision} = check(state)
+    if (decision.action === 'enrol') writeOwner(state, view)
+    return fn()
+  })
+}
+
+export type ReadTrust = {trusted: true} | {trusted: false; code: string; reason: string}
+
+/** For readers: may records be paired by pid from here? If not, why (reported in `problems`). */
+export function readTrust(state: StateDir | null): ReadTrust {
+  const measured = measureView()
+  if (!measured.ok) return {trusted: false, code: 'no-view', reason: `pids cannot be checked from here: ${measured.reason}`}
+  const owner = readOwner(state)
+  if (!owner.ok) return {trusted: false, code: 'bad-owner', reason: owner.reason}
+  if (owner.owner === null || sameView(owner.owner, measured.view)) return {trusted: true}
+  if (owner.owner.bootId !== measured.view.bootId) return {trusted: true} // every record is from an earlier boot: exited
+  return {
+    trusted: false,
+    code: 'foreign-namespace',
+    reason: `this pk runs in ${describeView(measured.view)}, but the state directory belongs to ${describeView(owner.owner)}; its records are shown unverified and nothing is paired by pid`,
+  }
+}
