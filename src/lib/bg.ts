@@ -31,6 +31,28 @@ export interface Started {
 
 export const DEFAULT_GRACE_MS = 400
 
+/**
+ * Exit status and last output of a pane whose process is gone. The kernel may report the process gone a
+ * moment before tmux has reaped it; and tmux 3.3 sometimes misses the SIGCHLD of a pane process that
+ * exits while it is busy, leaving a zombie and no status until the next SIGCHLD. So after a few polls pk
+ * sends the server (a verified tmux process of ours) a SIGCHLD: its handler only reaps children.
+ */
+async function deadPaneReport(socket: string, paneId: string, serverPid: number) {
+  let dead = await inspectPane(socket, paneId).catch(() => null)
+  for (let i = 0; i < 50 && dead !== null && (!dead.dead || (dead.status === null && dead.signal === null)); i++) {
+    if (i >= 3) {
+      try {
+        process.kill(serverPid, 'SIGCHLD')
+      } catch {
+        // the server is gone; inspectPane will say so
+      }
+    }
+    await sleep(20)
+    dead = await inspectPane(socket, paneId).catch(() => null)
+  }
+  return dead
+}
+
 /** Pure: the argv to launch, from a preset and/or the words after `--`. */
 export function launchArgv(agent: string | undefined, extraArgs: string[], env: Env): {argv: string[]; agent: string | null} {
   if (agent === undefined) {
@@ -119,15 +141,10 @@ export async function startSession(request: BgRequest): Promise<Started> {
   }
 
   if (!alive) {
-    // The kernel may report the process gone a moment before tmux has reaped it and marked the pane dead.
-    let dead = await inspectPane(socket, created.paneId).catch(() => null)
-    for (let i = 0; i < 25 && dead !== null && !dead.dead; i++) {
-      await sleep(20)
-      dead = await inspectPane(socket, created.paneId).catch(() => null)
-    }
+    const dead = await deadPaneReport(socket, created.paneId, created.serverPid)
     if (file) await withWriteAccess(state, () => removeRecordFile(file!))
     await killSession(socket, created.sessionId)
-    const status = dead?.status === null || dead?.status === undefined ? 'an unknown status' : `status ${dead.status}`
+    const status = typeof dead?.status === 'number' ? `status ${dead.status}` : typeof dead?.signal === 'number' ? `signal ${dead.signal}` : 'an unknown status'
     const tail = dead?.output ? `\n--- last output ---\n${dead.output}` : ''
     throw new PkError('died-at-once', `${argv[0]} exited at once with ${status}${tail}`)
   }

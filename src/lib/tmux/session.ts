@@ -84,6 +84,7 @@ export async function newSession(opts: {
 export interface DeadPane {
   dead: boolean
   status: number | null
+  signal: number | null
   output: string
 }
 
@@ -92,16 +93,17 @@ export async function inspectPane(socket: string, paneId: string, lines = 20): P
   const marker = `pk-${process.pid}-capture`
   const {stdout} = await runTmux(
     tmuxArgv(socket, [
-      ['display-message', '-p', '-t', paneId, `#{pane_dead}${FIELD_SEPARATOR}#{pane_dead_status}`],
+      ['display-message', '-p', '-t', paneId, ['#{pane_dead}', '#{pane_dead_status}', '#{pane_dead_signal}'].join(FIELD_SEPARATOR)],
       ['display-message', '-p', marker],
       ['capture-pane', '-p', '-J', '-t', paneId, '-S', `-${lines}`],
     ]),
   )
   const newline = stdout.indexOf('\n')
-  const [dead, status] = stdout.slice(0, newline).split(FIELD_SEPARATOR)
+  const [dead, status, signal] = stdout.slice(0, newline).split(FIELD_SEPARATOR)
+  const number = (text: string | undefined) => (text && /^\d+$/.test(text) ? Number(text) : null)
   const rest = stdout.slice(newline + 1)
   const output = rest.startsWith(marker + '\n') ? rest.slice(marker.length + 1) : rest
-  return {dead: dead === '1', status: status && /^\d+$/.test(status) ? Number(status) : null, output: paneTail(output)}
+  return {dead: dead === '1', status: number(status), signal: number(signal), output: paneTail(output)}
 }
 
 /** Pure: captured pane text without tmux's own "Pane is dead" banner and trailing blank lines. */
