@@ -120,6 +120,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
       label,
       createdAt: new Date().toISOString(),
       startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
+      conversationId: null,
     }
     const toWrite = record
     // Written before the grace period so an interrupted pk never leaves a session nobody knows about.

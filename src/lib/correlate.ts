@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 
-import {AgentPreset, recognizeAgent} from './agents/presets.js'
+import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
 import {ProcStat} from './proc/parse.js'
 import {ProcessIdentity, View, identityFromStat, identityKey, judgeLiveness, sessionIdOf} from './proc/identity.js'
 import {Problem, StoredRecord} from './registry/records.js'
@@ -44,6 +44,8 @@ export interface SessionRow {
   tmux: TmuxLocation | null
   resume: string[] | null
   record: string | null
+  /** Why a recorded session counts as ended: `gone`, `pid-reused`, `other-boot`, `zombie`; null otherwise. */
+  exitReason: string | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
@@ -138,6 +140,7 @@ export function correlate(input: CorrelateInput): Correlation {
     tmux: ref === null ? null : location(ref),
     resume: null,
     record: null,
+    exitReason: null,
     ...base,
   })
 
@@ -151,9 +154,9 @@ export function correlate(input: CorrelateInput): Correlation {
     const {record, file} = group[0]!
     const identity = record.identity
     const id = sessionIdOf(identity)
-    const claims = {agent: record.agent, label: record.label, record: file}
+    const claims = {agent: record.agent, label: record.label, record: file, resume: resumeArgv(record.agent, record.conversationId, input.presets)}
     if (input.trustRecords === false) {
-      rows.push(fileRow(id, group.length > 1, claims, record, identity.bootId === view.bootId ? 'unknown' : 'exited'))
+      rows.push(fileRow(id, group.length > 1, claims, record, identity.bootId === view.bootId ? null : 'other-boot'))
       continue
     }
     const local = identity.bootId === view.bootId && identity.pidNs === view.pidNs
@@ -169,7 +172,7 @@ export function correlate(input: CorrelateInput): Correlation {
           id,
           files: group.map((g) => g.file),
         })
-        rows.push(liveRow(identity, ref, {...claims, label: null, record: null, verified: false, conflict: true}))
+        rows.push(liveRow(identity, ref, {...claims, label: null, record: null, resume: null, verified: false, conflict: true}))
         continue
       }
       if (!ref) {
@@ -194,7 +197,7 @@ export function correlate(input: CorrelateInput): Correlation {
     if (group.length > 1) {
       problems.push({code: 'conflict', message: `${group.length} records claim the same process (pid ${identity.pid}): ${group.map((g) => g.file).join(', ')}`, id, files: group.map((g) => g.file)})
     }
-    rows.push(fileRow(id, group.length > 1, claims, record, liveness.reason === 'foreign-namespace' ? 'unknown' : 'exited'))
+    rows.push(fileRow(id, group.length > 1, claims, record, liveness.reason === 'foreign-namespace' ? null : liveness.reason))
   }
 
   // 2. Panes of verified servers that no record claimed: agents started by hand, or plain panes.
@@ -229,6 +232,7 @@ export function correlate(input: CorrelateInput): Correlation {
           tmux: location(ref),
           resume: null,
           record: null,
+          exitReason: null,
         })
         continue
       }
@@ -241,9 +245,9 @@ export function correlate(input: CorrelateInput): Correlation {
   }
 
   for (const server of input.servers) {
-    if (server.status === 'stale-socket') {
-      problems.push({code: 'stale-socket', message: `${server.socket}: no tmux server is listening (stale socket); pk doctor --fix removes it`, socket: server.socket})
-    } else if (server.status === 'error') {
+    // A stale socket (no server listening) is what tmux 3.3 leaves after every server exit: harmless, so
+    // not a listing problem; pk doctor and pk prune deal with it.
+    if (server.status === 'error') {
       problems.push({code: 'tmux-error', message: `${server.socket}: ${server.message}`, socket: server.socket})
     }
     if (server.rejectedLines > 0) {
@@ -258,14 +262,16 @@ export function correlate(input: CorrelateInput): Correlation {
 function fileRow(
   id: string,
   conflict: boolean,
-  claims: {agent: string | null; label: string | null; record: string},
+  claims: {agent: string | null; label: string | null; record: string; resume: string[] | null},
   record: StoredRecord['record'],
-  state: 'unknown' | 'exited',
+  exitReason: string | null,
 ): SessionRow {
+  const state = exitReason === null ? 'unknown' : 'exited'
   return {
     id,
     kind: 'recorded',
     ...claims,
+    exitReason,
     state,
     stateSource: state === 'exited' ? 'process' : 'none',
     attention: false,
@@ -277,7 +283,6 @@ function fileRow(
     startedAt: record.startedAt,
     attached: false,
     tmux: null,
-    resume: null,
   }
 }
 

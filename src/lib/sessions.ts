@@ -7,7 +7,7 @@ import {ProcStat} from './proc/parse.js'
 import {View, currentView} from './proc/identity.js'
 import {readTrust} from './process-view.js'
 import {readChildren, readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
-import {Problem, readRecords} from './registry/records.js'
+import {Problem, StoredRecord, readRecords} from './registry/records.js'
 import {Env, openStateDirForReading} from './registry/state-dir.js'
 import {ServerListing, listServer, listSocketFiles, socketDir} from './tmux/servers.js'
 
@@ -40,6 +40,7 @@ function isSocket(path: string): boolean {
 export interface Listing extends Correlation {
   view: View
   servers: ServerListing[]
+  records: StoredRecord[]
 }
 
 /**
@@ -64,5 +65,5 @@ export async function collectSessions(env: Env = process.env): Promise<Listing> 
     problems.push({code: 'tmux-missing', message: error.message})
   }
   const result = correlate({view, servers, records: scan.records, source: procSource(), presets: PRESETS, trustRecords: trust.trusted})
-  return {view, servers, rows: result.rows, problems: [...problems, ...result.problems]}
+  return {view, servers, records: scan.records, rows: result.rows, problems: [...problems, ...result.problems]}
 }

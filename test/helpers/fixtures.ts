@@ -16,6 +16,7 @@ export const sampleRecord = (over: Partial<SessionRecord> = {}): SessionRecord =
   label: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   startedAt: null,
+  conversationId: null,
   ...over,
 })
 

@@ -64,12 +64,19 @@ describe('one writer namespace', () => {
     const read = runInNamespace(String.raw`
 set +e
 pk bg -- sleep 1000 > "$out/bg.out" 2> "$out/bg.err"; echo $? > "$out/bg.rc"
+pk prune --yes > /dev/null 2> "$out/prune.err"; echo $? > "$out/prune.rc"
+pk prune --dry-run > /dev/null 2>&1; echo $? > "$out/prune-dry.rc"
+pk doctor --fix > /dev/null 2>&1; echo $? > "$out/doctor-fix.rc"
 tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/pk" list-panes -a -F '#{pane_pid}' > "$out/panes" 2>/dev/null
 `)
     expect(read('bg.rc')).toBe('5')
     expect(read('bg.err')).toMatch(/belongs to pid namespace 4026531836 \(the initial one\)/)
     expect(read('bg.err')).toMatch(/PK_STATE_DIR/)
     expect(read('bg.out')).toBe('')
+    expect(read('prune.rc')).toBe('5')
+    expect(read('prune.err')).toMatch(/belongs to pid namespace/)
+    expect(read('prune-dry.rc')).toBe('5')
+    expect(read('doctor-fix.rc')).toBe('5')
     expect(snapshot(sb.stateDir)).toEqual(before)
     // Refused before anything started: the host's pk server still has just the host's one session.
     expect(sb.tmux(sb.pkSocket, 'list-panes', '-a', '-F', '#{pane_id}').trim().split('\n')).toHaveLength(1)
@@ -92,6 +99,7 @@ echo "$got" > "$out/twin-pid"
 pk ls --all --json > "$out/ls.json"
 set +e
 pk attach "$HOST_ID" --print > /dev/null 2> "$out/attach.err"; echo $? > "$out/attach.rc"
+pk prune --yes > /dev/null 2>&1; echo $? > "$out/prune.rc"
 `,
       {TARGET: String(host.pid), HOST_ID: host.id},
     )
@@ -109,6 +117,8 @@ pk attach "$HOST_ID" --print > /dev/null 2> "$out/attach.err"; echo $? > "$out/a
     // The host's own server is reachable through the shared socket directory, but unverifiable from here.
     expect(ls.sessions.filter((s) => s.tmux?.socket === sb.pkSocket).every((s) => !s.verified)).toBe(true)
     expect(read('attach.rc')).toBe('5')
+    expect(read('prune.rc')).toBe('5')
+    expect(readdirSync(join(sb.stateDir, 'sessions'))).toEqual([`${host.id}.json`])
   })
 
   nsIt('a private state directory inside a namespace works normally', async () => {

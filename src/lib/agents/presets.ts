@@ -10,14 +10,16 @@ export interface AgentPreset {
   command: (env: Record<string, string | undefined>) => string[]
   /** Executable basenames that identify the agent's process (argv[0], or the script an interpreter runs). */
   executables: string[]
+  /** argv that resumes a conversation by its id, when the agent can. */
+  resume?: (conversationId: string) => string[]
 }
 
 export const PRESETS: readonly AgentPreset[] = [
-  {name: 'pi', command: () => ['pi'], executables: ['pi']},
-  {name: 'claude', command: () => ['claude'], executables: ['claude']},
-  {name: 'codex', command: () => ['codex'], executables: ['codex']},
-  {name: 'gemini', command: () => ['gemini'], executables: ['gemini']},
-  {name: 'opencode', command: () => ['opencode'], executables: ['opencode']},
+  {name: 'pi', command: () => ['pi'], executables: ['pi'], resume: (id) => ['pi', '--session', id]},
+  {name: 'claude', command: () => ['claude'], executables: ['claude'], resume: (id) => ['claude', '--resume', id]},
+  {name: 'codex', command: () => ['codex'], executables: ['codex'], resume: (id) => ['codex', 'resume', id]},
+  {name: 'gemini', command: () => ['gemini'], executables: ['gemini'], resume: (id) => ['gemini', '--resume', id]},
+  {name: 'opencode', command: () => ['opencode'], executables: ['opencode'], resume: (id) => ['opencode', '--session', id]},
   {name: 'aider', command: () => ['aider'], executables: ['aider']},
   // Every pane runs a shell, so a shell is never "recognised" as an agent; it is only a launch preset.
   {name: 'shell', command: (env) => [env.SHELL || '/bin/sh'], executables: []},
@@ -41,6 +43,12 @@ function scriptOf(args: string[]): string | null {
 }
 
 const INLINE_CODE = new Set(['-c', '-e', '--eval', '-p', '--print', '-m'])
+
+/** Pure: the argv that resumes a recorded conversation, or null when there is none or the agent cannot. */
+export function resumeArgv(agent: string | null, conversationId: string | null, presets: readonly AgentPreset[] = PRESETS): string[] | null {
+  if (agent === null || conversationId === null) return null
+  return presets.find((p) => p.name === agent)?.resume?.(conversationId) ?? null
+}
 
 /** Pure: which preset, if any, an argv belongs to. `node /usr/bin/claude` counts as claude. */
 export function recognizeAgent(argv: string[], presets: readonly AgentPreset[] = PRESETS): string | null {

@@ -23,6 +23,8 @@ export interface SessionRecord {
   label: string | null
   createdAt: string
   startedAt: string | null
+  /** The agent's own conversation id, once a hook reported it: what `resume` needs. Optional in files. */
+  conversationId: string | null
 }
 
 export interface StoredRecord {
@@ -69,6 +71,7 @@ export function validateRecord(data: unknown): Validation {
   if (!isNullableString(data.label)) return bad('label')
   if (!isDate(data.createdAt)) return bad('createdAt')
   if (data.startedAt !== null && !isDate(data.startedAt)) return bad('startedAt')
+  if (data.conversationId !== undefined && !isNullableString(data.conversationId)) return bad('conversationId')
   const record: SessionRecord = {
     version: RECORD_VERSION,
     identity: {bootId: id.bootId, pidNs: id.pidNs, pid: id.pid, startTime: id.startTime},
@@ -79,6 +82,7 @@ export function validateRecord(data: unknown): Validation {
     label: data.label as string | null,
     createdAt: data.createdAt as string,
     startedAt: data.startedAt as string | null,
+    conversationId: (data.conversationId as string | null | undefined) ?? null,
   }
   return {ok: true, record}
 }

@@ -1,0 +1,67 @@
+import {Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {CheckResult, Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
+import {assertMayWrite} from '../lib/process-view.js'
+import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
+import {paint, wantColour} from '../lib/render.js'
+
+const MARK: Record<CheckResult['status'], string> = {pass: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip'}
+
+export default class Doctor extends PkCommand {
+  static override summary = 'Check tmux, sockets, the state directory and namespace ownership; say how to fix what is wrong.'
+  static override description = `Checks: tmux, socket-dir, stale-sockets, orphaned-servers, pid-namespace, state-dir, server-env.
+--fix applies only fixes that lose nothing (remove stale sockets, recreate orphaned sockets with SIGUSR1,
+tighten modes, move unreadable records to quarantine/), reports each, and checks again.
+Exit 1 when any check fails, 0 otherwise (warnings allowed).`
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix', '<%= config.bin %> doctor --json | jq ".checks[] | select(.status != \\"pass\\")"']
+  static override flags = {
+    json: Flags.boolean({description: 'print the diagnosis as JSON, nothing else on stdout'}),
+    fix: Flags.boolean({description: 'apply the fixes that lose nothing, then check again'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Doctor)
+    const env = process.env
+    if (flags.fix) assertMayWrite(stateLayout(resolveStateDir(env)))
+    const diagnosis = flags.fix ? await diagnoseAndFix(env) : await diagnose(env)
+    if (flags.json) {
+      this.printJson({schema: JSON_SCHEMA_VERSION, ok: !failed(diagnosis), checks: diagnosis.checks, fixes: diagnosis.fixes})
+    } else if (process.stdout.isTTY) {
+      await renderWithListr(diagnosis)
+    } else {
+      renderPlain(diagnosis, false)
+    }
+    process.exitCode = failed(diagnosis) ? 1 : 0
+  }
+}
+
+function renderPlain(diagnosis: Diagnosis, colour: boolean): void {
+  const c = paint(colour)
+  for (const fix of diagnosis.fixes) process.stdout.write(`fixed ${fix}\n`)
+  for (const check of diagnosis.checks) {
+    const mark = check.status === 'fail' ? c('red', MARK.fail) : check.status === 'warn' ? c('yellow', MARK.warn) : MARK[check.status]
+    process.stdout.write(`${mark} ${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}\n`)
+  }
+}
+
+/** On a terminal, the checks as a listr2 task list: one task per check, fixes as their own tasks first. */
+async function renderWithListr(diagnosis: Diagnosis): Promise<void> {
+  if (!wantColour(process.stdout, process.env)) return renderPlain(diagnosis, false)
+  const {Listr} = await import('listr2')
+  const tasks = new Listr(
+    [
+      ...diagnosis.fixes.map((fix) => ({title: `fixed: ${fix}`, task: () => {}})),
+      ...diagnosis.checks.map((check) => ({
+        title: `${check.id}: ${check.message}`,
+        task: (_: unknown, task: {skip: (m: string) => void; title: string; output: string}) => {
+          if (check.status === 'fail') throw new Error(`${check.id}: ${check.message}${check.fix ? `\n  fix: ${check.fix}` : ''}`)
+          if (check.status === 'warn') task.skip(`${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}`)
+          if (check.status === 'skip') task.skip(`${check.id}: ${check.message}`)
+        },
+      })),
+    ],
+    {concurrent: false, exitOnError: false, rendererOptions: {collapseErrors: false, collapseSkips: false}},
+  )
+  await tasks.run().catch(() => {})
+}

@@ -1,0 +1,67 @@
+import {Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {PkError, usageError} from '../lib/errors.js'
+import {assertMayWrite} from '../lib/process-view.js'
+import {PruneItem, executePrune, planPrune} from '../lib/prune.js'
+import {openStateDirForReading} from '../lib/registry/state-dir.js'
+import {collectSessions} from '../lib/sessions.js'
+
+export default class Prune extends PkCommand {
+  static override summary = 'Remove records of dead sessions, the dead panes they left, and stale sockets.'
+  static override description = `Never touches a live session. Records that can resume a conversation are kept unless --include-resumable.
+Conflicting records are reported, never resolved by deleting one side. On a terminal it shows the plan and asks;
+without one it needs --yes or --dry-run.`
+  static override examples = ['<%= config.bin %> prune --dry-run', '<%= config.bin %> prune --yes --json', '<%= config.bin %> prune --include-resumable']
+  static override flags = {
+    'dry-run': Flags.boolean({description: 'show what would be removed; change nothing'}),
+    yes: Flags.boolean({char: 'y', description: 'do not ask'}),
+    json: Flags.boolean({description: 'print what was (or would be) removed as JSON'}),
+    'include-resumable': Flags.boolean({description: 'also remove exited records that could resume a conversation'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Prune)
+    const dryRun = flags['dry-run']
+    const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
+    if (!dryRun && !flags.yes && !interactive) throw usageError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
+
+    const state = openStateDirForReading(process.env)
+    // Even a dry run is refused from a foreign namespace: its plan would be about other processes.
+    if (state) assertMayWrite(state)
+    const listing = await collectSessions(process.env)
+    const plan = planPrune(listing, {includeResumable: flags['include-resumable']})
+
+    let removed: PruneItem[] = []
+    if (!dryRun && plan.remove.length > 0) {
+      if (!flags.yes && interactive) {
+        printPlan(plan.remove, 'would remove')
+        if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
+      }
+      removed = await executePrune(plan, state, listing.view)
+    }
+    const listed = dryRun ? plan.remove : removed
+    if (flags.json) {
+      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: listed, kept: plan.keep, problems: listing.problems})
+      return
+    }
+    if (listed.length === 0) process.stdout.write('nothing to prune\n')
+    else printPlan(listed, dryRun ? 'would remove' : 'removed')
+    for (const kept of plan.keep) process.stdout.write(`kept ${kept.id} (${kept.reason})${kept.record ? `: ${kept.record}` : ''}\n`)
+    for (const problem of listing.problems) process.stderr.write(`pk: ${problem.code}: ${problem.message}\n`)
+  }
+}
+
+function printPlan(items: PruneItem[], verb: string): void {
+  for (const item of items) process.stdout.write(`${verb} ${item.kind} ${item.id ?? ''}${item.id ? ' ' : ''}(${item.reason}): ${item.target}\n`)
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const {createInterface} = await import('node:readline/promises')
+  const rl = createInterface({input: process.stdin, output: process.stdout})
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim())
+  } finally {
+    rl.close()
+  }
+}

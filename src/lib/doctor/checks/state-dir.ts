@@ -1,0 +1,74 @@
+import {chmodSync, lstatSync, mkdirSync, renameSync} from 'node:fs'
+import {basename, join} from 'node:path'
+
+import {withWriteAccess} from '../../process-view.js'
+import {stateLayout} from '../../registry/state-dir.js'
+import {Check} from '../types.js'
+
+const LOOSE_MODE = /writable by group or others/
+
+export const stateDirCheck: Check = {
+  id: 'state-dir',
+  title: 'state directory and records are sound',
+  judge(facts) {
+    const {state} = facts
+    if (!state.exists) return {status: 'pass', message: `${state.path} does not exist yet (created 0700 on first write)`, fix: null, fixable: false}
+    const failures: string[] = []
+    const warnings: string[] = []
+    let fixable = false
+    for (const verdict of [state.verdict, state.sessionsVerdict]) {
+      if (verdict && !verdict.ok) {
+        failures.push(verdict.problem!)
+        if (LOOSE_MODE.test(verdict.problem!)) fixable = true
+      }
+    }
+    if (facts.recordProblems.length > 0) {
+      failures.push(`${facts.recordProblems.length} unreadable record(s): ${facts.recordProblems.map((p) => `${basename(String(p.file))} (${p.code})`).join(', ')}`)
+      fixable = true
+    }
+    for (const conflict of facts.conflicts) failures.push(conflict.message)
+    if (facts.earlierBoot.length > 0) warnings.push(`${facts.earlierBoot.length} record(s) from an earlier boot (exited; pk prune removes them)`)
+    const summary = `${facts.records.length} record(s) in ${state.path}`
+    if (failures.length > 0) {
+      return {
+        status: 'fail',
+        message: [...failures, ...warnings].join('; '),
+        fix:
+          (fixable ? 'pk doctor --fix tightens modes and moves unreadable records to quarantine/ (nothing is deleted)' : '') +
+          (facts.conflicts.length > 0 ? `${fixable ? '; ' : ''}conflicts: remove the record that is wrong by hand (pk never guesses)` : ''),
+        fixable,
+      }
+    }
+    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: 'pk prune', fixable: false}
+    return {status: 'pass', message: summary, fix: null, fixable: false}
+  },
+  async fix(facts) {
+    const done: string[] = []
+    const layout = stateLayout(facts.state.path)
+    for (const [dir, verdict] of [[layout.root, facts.state.verdict], [layout.sessions, facts.state.sessionsVerdict]] as const) {
+      if (verdict && !verdict.ok && LOOSE_MODE.test(verdict.problem!)) {
+        chmodSync(dir, 0o700)
+        done.push(`chmod 700 ${dir}`)
+      }
+    }
+    const bad = facts.recordProblems.filter((p) => typeof p.file === 'string')
+    if (bad.length > 0) {
+      const quarantine = join(layout.root, 'quarantine')
+      await withWriteAccess(layout, () => {
+        mkdirSync(quarantine, {recursive: true, mode: 0o700})
+        for (const problem of bad) {
+          const file = String(problem.file)
+          try {
+            lstatSync(file)
+          } catch {
+            continue
+          }
+          const target = join(quarantine, `${new Date().toISOString().replaceAll(':', '-')}-${basename(file)}`)
+          renameSync(file, target)
+          done.push(`moved ${file} to ${target} (${problem.code})`)
+        }
+      })
+    }
+    return done
+  },
+}

@@ -1,0 +1,39 @@
+import {Env} from '../registry/state-dir.js'
+import {orphanedServersCheck} from './checks/orphaned-servers.js'
+import {pidNamespaceCheck} from './checks/pid-namespace.js'
+import {serverEnvCheck} from './checks/server-env.js'
+import {socketDirCheck} from './checks/socket-dir.js'
+import {staleSocketsCheck} from './checks/stale-sockets.js'
+import {stateDirCheck} from './checks/state-dir.js'
+import {tmuxCheck} from './checks/tmux.js'
+import {gatherFacts} from './facts.js'
+import {Check, CheckResult, DoctorFacts} from './types.js'
+
+export const CHECKS: readonly Check[] = [tmuxCheck, socketDirCheck, staleSocketsCheck, orphanedServersCheck, pidNamespaceCheck, stateDirCheck, serverEnvCheck]
+
+export function judgeAll(facts: DoctorFacts): CheckResult[] {
+  return CHECKS.map((check) => ({id: check.id, title: check.title, ...check.judge(facts)}))
+}
+
+export interface Diagnosis {
+  checks: CheckResult[]
+  fixes: string[]
+}
+
+export async function diagnose(env: Env): Promise<Diagnosis> {
+  return {checks: judgeAll(await gatherFacts(env)), fixes: []}
+}
+
+/** Apply every lossless fix that a fixable check offers, then diagnose again. */
+export async function diagnoseAndFix(env: Env): Promise<Diagnosis> {
+  const facts = await gatherFacts(env)
+  const fixes: string[] = []
+  for (const result of judgeAll(facts)) {
+    const check = CHECKS.find((c) => c.id === result.id)!
+    if (result.fixable && check.fix) fixes.push(...(await check.fix(facts)))
+  }
+  return {checks: judgeAll(await gatherFacts(env)), fixes}
+}
+
+export const failed = (d: Diagnosis) => d.checks.some((c) => c.status === 'fail')
+export type {CheckResult} from './types.js'

@@ -1,0 +1,45 @@
+import {Problem, StoredRecord} from '../registry/records.js'
+import {StateDirVerdict} from '../registry/state-dir.js'
+import {ServerListing} from '../tmux/servers.js'
+import {OrphanServer} from './orphans.js'
+
+export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip'
+
+/** What one check found. `fix` says what to do, for a person; null when nothing needs doing. */
+export interface CheckResult {
+  id: string
+  title: string
+  status: CheckStatus
+  message: string
+  fix: string | null
+  /** `pk doctor --fix` can repair this without losing anything. */
+  fixable: boolean
+}
+
+/** Facts gathered once, shared by every check. */
+export interface DoctorFacts {
+  env: Record<string, string | undefined>
+  uid: number
+  tmuxVersion: {ok: true; version: string} | {ok: false; reason: string}
+  socketDir: {path: string; exists: boolean; uid: number | null; mode: number | null; fsType: number | null}
+  sockets: {path: string; uid: number; mode: number}[]
+  servers: ServerListing[]
+  serverAccess: Map<string, string[]>
+  serverPaths: Map<string, string | null>
+  orphans: OrphanServer[]
+  state: {path: string; exists: boolean; verdict: StateDirVerdict | null; sessionsVerdict: StateDirVerdict | null}
+  records: StoredRecord[]
+  recordProblems: Problem[]
+  conflicts: Problem[]
+  earlierBoot: StoredRecord[]
+  view: import('../process-view.js').ViewMeasurement
+  owner: import('../process-view.js').OwnerRead
+}
+
+export interface Check {
+  id: string
+  title: string
+  judge(facts: DoctorFacts): Omit<CheckResult, 'id' | 'title'>
+  /** Apply the lossless fix; returns one line per change made. */
+  fix?(facts: DoctorFacts): Promise<string[]>
+}

@@ -1,0 +1,130 @@
+import {readFileSync} from 'node:fs'
+
+import {judgeLiveness} from './proc/identity.js'
+import {readStat} from './proc/reader.js'
+import {withWriteAccess} from './process-view.js'
+import {unlinkQuietly} from './registry/atomic.js'
+import {StoredRecord, isStored, parseRecordText} from './registry/records.js'
+import {StateDir} from './registry/state-dir.js'
+import {Listing} from './sessions.js'
+import {runTmux, tmuxArgv} from './tmux/exec.js'
+import {forgetSocketCache, listServer} from './tmux/servers.js'
+
+export interface PruneItem {
+  kind: 'record' | 'pane' | 'socket'
+  /** Record file, `socket pane` for panes, or socket path. */
+  target: string
+  id: string | null
+  reason: string
+}
+
+export interface KeptItem {
+  id: string
+  record: string | null
+  reason: 'resumable' | 'conflict' | 'live'
+}
+
+export interface PrunePlan {
+  remove: PruneItem[]
+  keep: KeptItem[]
+}
+
+const REASONS: Record<string, string> = {
+  gone: 'process gone',
+  'pid-reused': 'its pid now belongs to another process',
+  'other-boot': 'from an earlier boot',
+  zombie: 'process exited',
+}
+
+/**
+ * Pure: what prune would remove from a listing. Only records whose process is verifiably over (gone,
+ * pid reused, earlier boot), the dead panes those sessions left, and stale sockets. Conflicts are kept
+ * and reported, never settled by deleting one side; resumable records are kept unless asked.
+ */
+export function planPrune(listing: Pick<Listing, 'rows' | 'servers' | 'records'>, opts: {includeResumable: boolean}): PrunePlan {
+  const plan: PrunePlan = {remove: [], keep: []}
+  const byFile = new Map<string, StoredRecord>(listing.records.map((r) => [r.file, r]))
+  const removedRecords: StoredRecord[] = []
+  for (const row of listing.rows) {
+    if (row.kind !== 'recorded') continue
+    if (row.conflict) {
+      plan.keep.push({id: row.id, record: row.record, reason: 'conflict'})
+      continue
+    }
+    if (row.state !== 'exited' || row.exitReason === null || row.record === null) continue
+    if (row.resume !== null && !opts.includeResumable) {
+      plan.keep.push({id: row.id, record: row.record, reason: 'resumable'})
+      continue
+    }
+    plan.remove.push({kind: 'record', target: row.record, id: row.id, reason: REASONS[row.exitReason] ?? row.exitReason})
+    const stored = byFile.get(row.record)
+    if (stored) removedRecords.push(stored)
+  }
+  for (const server of listing.servers) {
+    if (server.status === 'stale-socket') {
+      plan.remove.push({kind: 'socket', target: server.socket, id: null, reason: 'no server listening (stale socket)'})
+      continue
+    }
+    if (server.status !== 'ok' || !server.verified) continue
+    for (const pane of server.panes) {
+      if (!pane.dead) continue
+      // The dead pane pk's session left: same server instance (pane ids are never reused within one),
+      // same pane id, and tmux still names the recorded pid as the pane's process.
+      const owner = removedRecords.find(
+        ({record}) =>
+          record.tmux.socket === server.socket && record.tmux.serverPid === server.serverPid && record.tmux.paneId === pane.paneId && record.identity.pid === pane.panePid,
+      )
+      if (owner) {
+        plan.remove.push({kind: 'pane', target: `${server.socket} ${pane.paneId}`, id: null, reason: `dead pane of ${owner.file.split('/').at(-1)!.replace(/\.json$/, '')}`})
+      }
+    }
+  }
+  return plan
+}
+
+/** Remove what the plan says, checking each item again right before: nothing live is ever touched. */
+export async function executePrune(plan: PrunePlan, state: StateDir | null, view: Listing['view']): Promise<PruneItem[]> {
+  const done: PruneItem[] = []
+  const work = async () => {
+    for (const item of plan.remove) {
+      if (item.kind === 'record') {
+        const now = parseRecordText(item.target, readText(item.target) ?? '')
+        if (!isStored(now)) continue
+        const identity = now.record.identity
+        const local = identity.bootId === view.bootId && identity.pidNs === view.pidNs
+        if (judgeLiveness(view, identity, local ? readStat(identity.pid) : null).alive) continue
+        unlinkQuietly(item.target)
+        done.push(item)
+      } else if (item.kind === 'pane') {
+        const [socket, paneId] = splitPaneTarget(item.target)
+        // if-shell -F is evaluated inside the server: the pane is killed only if it is (still) dead.
+        const ok = await runTmux(tmuxArgv(socket, [['if-shell', '-F', '-t', paneId, '#{pane_dead}', `kill-pane -t ${paneId}`]])).then(
+          () => true,
+          () => false,
+        )
+        if (ok) done.push(item)
+      } else {
+        forgetSocketCache()
+        if ((await listServer(item.target)).status !== 'stale-socket') continue
+        unlinkQuietly(item.target)
+        done.push(item)
+      }
+    }
+  }
+  if (state) await withWriteAccess(state, work)
+  else await work()
+  return done
+}
+
+function splitPaneTarget(target: string): [string, string] {
+  const at = target.lastIndexOf(' ')
+  return [target.slice(0, at), target.slice(at + 1)]
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return null
+  }
+}
