@@ -4,6 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/attach-run.js'
 import {startSession} from '../lib/bg.js'
+import {loadConfig} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
 
 export default class Bg extends PkCommand {
@@ -27,6 +28,9 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     socket: Flags.string({description: 'tmux socket name (like tmux -L) or path (like -S); default: pk'}),
     json: Flags.boolean({description: 'print the new session as JSON'}),
     attach: Flags.boolean({description: 'attach to the new session right away'}),
+    handoff: Flags.boolean({description: "from inside an agent: continue its conversation in a new session, then end the agent (Pi's /bg)"}),
+    conversation: Flags.string({description: 'with --handoff: the conversation id (default: what its hook reported)', dependsOn: ['handoff']}),
+    'agent-name': Flags.string({description: 'with --handoff: which agent is calling', dependsOn: ['handoff']}),
   }
 
   async run(): Promise<void> {
@@ -40,13 +44,23 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
       this.error('--attach needs a terminal (or a tmux client); start without --attach and use pk attach --print', {exit: 1})
     }
+    if (flags.handoff) {
+      if (args.agent !== undefined || extra.length > 0) this.error('--handoff takes no agent or command: it resumes the calling agent', {exit: 2})
+      const {handoff} = await import('../lib/handoff.js')
+      const moved = await handoff({env: process.env, conversationId: flags.conversation, agentName: flags['agent-name']})
+      process.stdout.write(moved.id + '\n')
+      return
+    }
+    const {config, presets} = await loadConfig(process.cwd(), process.env)
     const started = await startSession({
       agent: args.agent,
       extraArgs: extra,
       cwd: flags.cwd,
       name: flags.name,
-      socket: flags.socket,
+      socket: flags.socket ?? config.socket,
       env: process.env,
+      presets,
+      defaultAgent: config.defaultAgent,
     })
     if (flags.json) {
       const row = (await collectSessions(process.env)).rows.find((r) => r.id === started.id) ?? null

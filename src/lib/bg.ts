@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {findPreset, presetNames} from './agents/presets.js'
+import {AgentPreset, BUILTIN_PRESETS, findPreset, launchCommand, presetNames, recognizeAgent} from './agents/presets.js'
 import {PkError, refusal, usageError} from './errors.js'
 import {currentView, identityFromStat, judgeLiveness, sessionIdOf} from './proc/identity.js'
 import {readStat, startTimeToDate} from './proc/reader.js'
@@ -21,6 +21,12 @@ export interface BgRequest {
   env: Env
   /** How long a command must stay alive to count as started. */
   graceMs?: number
+  /** Presets as configured (built-ins when absent). */
+  presets?: readonly AgentPreset[]
+  /** Preset to start when neither an agent nor a command is given (config `defaultAgent`). */
+  defaultAgent?: string
+  /** The conversation this session continues (handoff), recorded so no second process takes it. */
+  conversationId?: string
 }
 
 export interface Started {
@@ -54,14 +60,22 @@ async function deadPaneReport(socket: string, paneId: string, serverPid: number)
 }
 
 /** Pure: the argv to launch, from a preset and/or the words after `--`. */
-export function launchArgv(agent: string | undefined, extraArgs: string[], env: Env): {argv: string[]; agent: string | null} {
-  if (agent === undefined) {
-    if (extraArgs.length === 0) throw usageError('no-command', `nothing to start: give an agent (${presetNames().join(', ')}) or a command after --`)
-    return {argv: extraArgs, agent: null}
+export function launchArgv(
+  agent: string | undefined,
+  extraArgs: string[],
+  env: Env,
+  presets: readonly AgentPreset[] = BUILTIN_PRESETS,
+  defaultAgent?: string,
+): {argv: string[]; agent: string | null} {
+  const name = agent ?? (extraArgs.length === 0 ? defaultAgent : undefined)
+  if (name === undefined) {
+    if (extraArgs.length === 0) throw usageError('no-command', `nothing to start: give an agent (${presetNames(presets).join(', ')}) or a command after --`)
+    // `pk bg -- claude --resume x` is still claude: recognised the same way as agents started by hand.
+    return {argv: extraArgs, agent: recognizeAgent(extraArgs, presets)}
   }
-  const preset = findPreset(agent)
-  if (!preset) throw usageError('unknown-agent', `unknown agent ${JSON.stringify(agent)}; presets: ${presetNames().join(', ')}. To run any command: pk bg -- COMMAND ARGS`)
-  return {argv: [...preset.command(env), ...extraArgs], agent: preset.name}
+  const preset = findPreset(name, presets)
+  if (!preset) throw usageError('unknown-agent', `unknown agent ${JSON.stringify(name)}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`)
+  return {argv: [...launchCommand(preset, env), ...extraArgs], agent: preset.name}
 }
 
 function checkCwd(cwd: string): string {
@@ -82,7 +96,7 @@ function checkCwd(cwd: string): string {
  * record and no session behind.
  */
 export async function startSession(request: BgRequest): Promise<Started> {
-  const {argv, agent} = launchArgv(request.agent, request.extraArgs, request.env)
+  const {argv, agent} = launchArgv(request.agent, request.extraArgs, request.env, request.presets, request.defaultAgent)
   const cwd = checkCwd(request.cwd ?? process.cwd())
   const socket = resolveSocket(request.socket, request.env)
   const state = openStateDirForWriting(request.env)
@@ -120,7 +134,8 @@ export async function startSession(request: BgRequest): Promise<Started> {
       label,
       createdAt: new Date().toISOString(),
       startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
-      conversationId: null,
+      conversationId: request.conversationId ?? null,
+      status: null,
     }
     const toWrite = record
     // Written before the grace period so an interrupted pk never leaves a session nobody knows about.

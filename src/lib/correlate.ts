@@ -22,6 +22,8 @@ export interface TmuxLocation {
   sessionId: string
   window: string
   pane: string
+  /** When a client last attached to the session (seconds since the epoch), or null. */
+  lastAttached: number | null
 }
 
 export interface SessionRow {
@@ -89,6 +91,7 @@ function location(ref: PaneRef): TmuxLocation {
     sessionId: ref.pane.sessionId,
     window: ref.pane.windowId,
     pane: ref.pane.paneId,
+    lastAttached: ref.pane.lastAttached,
   }
 }
 

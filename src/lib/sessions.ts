@@ -1,7 +1,10 @@
 import {lstatSync} from 'node:fs'
 
-import {PRESETS} from './agents/presets.js'
-import {Correlation, ProcessSource, correlate} from './correlate.js'
+import {AgentPreset} from './agents/presets.js'
+import {loadConfig} from './config.js'
+import {Correlation, ProcessSource, SessionRow, correlate} from './correlate.js'
+import {applyStatus, captureKey, needsCapture} from './status.js'
+import {capturePanes} from './tmux/capture.js'
 import {PkError} from './errors.js'
 import {ProcStat} from './proc/parse.js'
 import {View, currentView} from './proc/identity.js'
@@ -64,6 +67,26 @@ export async function collectSessions(env: Env = process.env): Promise<Listing> 
     if (!(error instanceof PkError && error.code === 'tmux-missing')) throw error
     problems.push({code: 'tmux-missing', message: error.message})
   }
-  const result = correlate({view, servers, records: scan.records, source: procSource(), presets: PRESETS, trustRecords: trust.trusted})
-  return {view, servers, records: scan.records, rows: result.rows, problems: [...problems, ...result.problems]}
+  const {presets} = await loadConfig(process.cwd(), env)
+  const result = correlate({view, servers, records: scan.records, source: procSource(), presets, trustRecords: trust.trusted})
+  const rows = await withStatus(result.rows, scan.records, presets)
+  return {view, servers, records: scan.records, rows, problems: [...problems, ...result.problems]}
+}
+
+/** One capture call per server, covering only the agent panes that need one. */
+async function withStatus(rows: SessionRow[], stored: StoredRecord[], presets: readonly AgentPreset[]): Promise<SessionRow[]> {
+  const now = Date.now()
+  const records = new Map(stored.map((s) => [s.file, s.record]))
+  const wanted = new Map<string, string[]>()
+  for (const row of rows) {
+    if (!needsCapture(row, row.record ? (records.get(row.record) ?? null) : null, presets, now)) continue
+    wanted.set(row.tmux!.socket, [...(wanted.get(row.tmux!.socket) ?? []), row.tmux!.pane])
+  }
+  const captures = new Map<string, string>()
+  await Promise.all(
+    [...wanted].map(async ([socket, panes]) => {
+      for (const [pane, screen] of await capturePanes(socket, panes).catch(() => new Map<string, string>())) captures.set(captureKey(socket, pane), screen)
+    }),
+  )
+  return applyStatus({rows, records, captures, presets, now})
 }

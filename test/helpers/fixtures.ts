@@ -17,6 +17,7 @@ export const sampleRecord = (over: Partial<SessionRecord> = {}): SessionRecord =
   createdAt: '2026-01-01T00:00:00.000Z',
   startedAt: null,
   conversationId: null,
+  status: null,
   ...over,
 })
 
@@ -52,6 +53,7 @@ export function pane(over: Partial<Pane> & {paneId: string; panePid: number}): P
     attachedClients: 0,
     windowId: '@0',
     windowActivity: null,
+    lastAttached: null,
     serverPid: 5,
     sessionName: 'main',
     currentCommand: 'bash',

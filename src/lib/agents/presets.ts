@@ -1,37 +1,128 @@
 import {basename} from 'node:path'
 
+import {PaneRule} from './pane-rules.js'
+
 /**
- * What pk knows about an agent: how to start it and how to recognise its process from the argv the
- * kernel reports. Recognition is for finding agents started by hand; it never pairs a record.
+ * What pk knows about an agent: how to start it, how to resume a conversation, how to recognise its
+ * process from the argv the kernel reports, what its screen looks like in each state (pane rules), and
+ * which hook system it offers. Recognition finds agents started by hand; it never pairs a record.
  */
 export interface AgentPreset {
   name: string
   /** argv to launch; extra arguments after `--` are appended. */
-  command: (env: Record<string, string | undefined>) => string[]
+  command: string[]
   /** Executable basenames that identify the agent's process (argv[0], or the script an interpreter runs). */
   executables: string[]
-  /** argv that resumes a conversation by its id, when the agent can. */
-  resume?: (conversationId: string) => string[]
+  /** argv that resumes a conversation; `{id}` stands for the conversation id. */
+  resume: string[] | null
+  /** Checked in order over the bottom lines of the pane; the first match says the state. */
+  paneRules: PaneRule[]
+  /** How the agent reports its own state to `pk hook` (`pk setup AGENT` installs it), or null. */
+  hooks: string | null
 }
 
-export const PRESETS: readonly AgentPreset[] = [
-  {name: 'pi', command: () => ['pi'], executables: ['pi'], resume: (id) => ['pi', '--session', id]},
-  {name: 'claude', command: () => ['claude'], executables: ['claude'], resume: (id) => ['claude', '--resume', id]},
-  {name: 'codex', command: () => ['codex'], executables: ['codex'], resume: (id) => ['codex', 'resume', id]},
-  {name: 'gemini', command: () => ['gemini'], executables: ['gemini'], resume: (id) => ['gemini', '--resume', id]},
-  {name: 'opencode', command: () => ['opencode'], executables: ['opencode'], resume: (id) => ['opencode', '--session', id]},
-  {name: 'aider', command: () => ['aider'], executables: ['aider']},
+/**
+ * Pane rules for claude and pi come from real screens (test/fixtures/panes); the others follow the
+ * agents' documented screens and can be corrected in config without a release.
+ */
+export const BUILTIN_PRESETS: readonly AgentPreset[] = [
+  {
+    name: 'pi',
+    command: ['pi'],
+    executables: ['pi'],
+    resume: ['pi', '--session', '{id}'],
+    paneRules: [
+      {state: 'working', pattern: String.raw`Working\.\.\.`},
+      {state: 'idle', pattern: String.raw`^\S*\d+(\.\d+)?%/\S+`},
+    ],
+    hooks: 'extension: ~/.pi/agent/extensions/pk.js reports session_start, agent_start, agent_end, session_shutdown, and adds /bg',
+  },
+  {
+    name: 'claude',
+    command: ['claude'],
+    executables: ['claude'],
+    resume: ['claude', '--resume', '{id}'],
+    paneRules: [
+      {state: 'working', pattern: String.raw`esc to interrupt`},
+      {state: 'waiting', pattern: String.raw`Do you want to|Enter to confirm|Press Enter to continue|Syntax theme:|^\s*❯\s\d+\.\s`},
+      {state: 'idle', pattern: String.raw`^❯\s|\? for shortcuts`},
+    ],
+    hooks: 'hooks in ~/.claude/settings.json: UserPromptSubmit, PreToolUse, PostToolUse (working), Notification, PermissionRequest (waiting), Stop (idle), SessionEnd (exited)',
+  },
+  {
+    name: 'codex',
+    command: ['codex'],
+    executables: ['codex'],
+    resume: ['codex', 'resume', '{id}'],
+    paneRules: [
+      {state: 'working', pattern: String.raw`esc to interrupt`},
+      {state: 'waiting', pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed`},
+      {state: 'idle', pattern: String.raw`⏎ send|send message|newline`},
+    ],
+    hooks: 'notify program in ~/.codex/config.toml (agent-turn-complete: idle)',
+  },
+  {
+    name: 'gemini',
+    command: ['gemini'],
+    executables: ['gemini'],
+    resume: ['gemini', '--resume', '{id}'],
+    paneRules: [
+      {state: 'working', pattern: String.raw`esc to cancel`},
+      {state: 'waiting', pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation`},
+      {state: 'idle', pattern: String.raw`Type your message`},
+    ],
+    hooks: null,
+  },
+  {
+    name: 'opencode',
+    command: ['opencode'],
+    executables: ['opencode'],
+    resume: ['opencode', '--session', '{id}'],
+    paneRules: [
+      {state: 'working', pattern: String.raw`esc interrupt|esc to interrupt`},
+      {state: 'waiting', pattern: String.raw`Permission required|Allow once`},
+      {state: 'idle', pattern: String.raw`ctrl\+p commands|enter send`},
+    ],
+    hooks: null,
+  },
+  {
+    name: 'aider',
+    command: ['aider'],
+    executables: ['aider'],
+    resume: null,
+    paneRules: [
+      {state: 'waiting', pattern: String.raw`\(Y\)es/\(N\)o`},
+      {state: 'idle', pattern: String.raw`^(\w+)?> ?$`},
+    ],
+    hooks: null,
+  },
   // Every pane runs a shell, so a shell is never "recognised" as an agent; it is only a launch preset.
-  {name: 'shell', command: (env) => [env.SHELL || '/bin/sh'], executables: []},
+  {name: 'shell', command: ['$SHELL'], executables: [], resume: null, paneRules: [], hooks: null},
 ]
 
-export function findPreset(name: string): AgentPreset | undefined {
-  return PRESETS.find((p) => p.name === name)
+/** Back-compat name for code that only needs the built-ins. */
+export const PRESETS = BUILTIN_PRESETS
+
+export function findPreset(name: string, presets: readonly AgentPreset[] = BUILTIN_PRESETS): AgentPreset | undefined {
+  return presets.find((p) => p.name === name)
 }
 
-export const presetNames = () => PRESETS.map((p) => p.name)
+export const presetNames = (presets: readonly AgentPreset[] = BUILTIN_PRESETS) => presets.map((p) => p.name)
+
+/** Pure: a preset's launch argv, with `$SHELL` standing for the user's shell. */
+export function launchCommand(preset: AgentPreset, env: Record<string, string | undefined>): string[] {
+  return preset.command.map((word) => (word === '$SHELL' ? env.SHELL || '/bin/sh' : word))
+}
+
+/** Pure: the argv that resumes a recorded conversation, or null when there is none or the agent cannot. */
+export function resumeArgv(agent: string | null, conversationId: string | null, presets: readonly AgentPreset[] = BUILTIN_PRESETS): string[] | null {
+  if (agent === null || conversationId === null) return null
+  const template = presets.find((p) => p.name === agent)?.resume
+  return template ? template.map((word) => word.replaceAll('{id}', conversationId)) : null
+}
 
 const INTERPRETERS = /^(node|nodejs|bun|deno|python[\d.]*|ruby|sh|bash|dash|zsh)$/
+const INLINE_CODE = new Set(['-c', '-e', '--eval', '-p', '--print', '-m'])
 
 /** The script an interpreter runs: its first non-option argument, unless inline code (`-c`, `-e`) comes first. */
 function scriptOf(args: string[]): string | null {
@@ -42,16 +133,8 @@ function scriptOf(args: string[]): string | null {
   return null
 }
 
-const INLINE_CODE = new Set(['-c', '-e', '--eval', '-p', '--print', '-m'])
-
-/** Pure: the argv that resumes a recorded conversation, or null when there is none or the agent cannot. */
-export function resumeArgv(agent: string | null, conversationId: string | null, presets: readonly AgentPreset[] = PRESETS): string[] | null {
-  if (agent === null || conversationId === null) return null
-  return presets.find((p) => p.name === agent)?.resume?.(conversationId) ?? null
-}
-
 /** Pure: which preset, if any, an argv belongs to. `node /usr/bin/claude` counts as claude. */
-export function recognizeAgent(argv: string[], presets: readonly AgentPreset[] = PRESETS): string | null {
+export function recognizeAgent(argv: string[], presets: readonly AgentPreset[] = BUILTIN_PRESETS): string | null {
   if (argv.length === 0) return null
   const candidates = [basename(argv[0]!)]
   if (INTERPRETERS.test(candidates[0]!)) {

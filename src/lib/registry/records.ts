@@ -25,6 +25,17 @@ export interface SessionRecord {
   startedAt: string | null
   /** The agent's own conversation id, once a hook reported it: what `resume` needs. Optional in files. */
   conversationId: string | null
+  /** Optional in files. */
+  status: HookStatus | null
+}
+
+/** The last state an agent's own hook reported, with when and which event. */
+export interface HookStatus {
+  state: 'working' | 'waiting' | 'idle' | 'exited'
+  at: string
+  event: string
+  /** The event ended a turn (the agent finished and waits for the user). */
+  turnEnded: boolean
 }
 
 export interface StoredRecord {
@@ -72,6 +83,14 @@ export function validateRecord(data: unknown): Validation {
   if (!isDate(data.createdAt)) return bad('createdAt')
   if (data.startedAt !== null && !isDate(data.startedAt)) return bad('startedAt')
   if (data.conversationId !== undefined && !isNullableString(data.conversationId)) return bad('conversationId')
+  const status = data.status
+  if (status !== undefined && status !== null) {
+    if (!isObject(status)) return bad('status')
+    if (!['working', 'waiting', 'idle', 'exited'].includes(status.state as string)) return bad('status.state')
+    if (!isDate(status.at)) return bad('status.at')
+    if (!isString(status.event)) return bad('status.event')
+    if (typeof status.turnEnded !== 'boolean') return bad('status.turnEnded')
+  }
   const record: SessionRecord = {
     version: RECORD_VERSION,
     identity: {bootId: id.bootId, pidNs: id.pidNs, pid: id.pid, startTime: id.startTime},
@@ -83,6 +102,9 @@ export function validateRecord(data: unknown): Validation {
     createdAt: data.createdAt as string,
     startedAt: data.startedAt as string | null,
     conversationId: (data.conversationId as string | null | undefined) ?? null,
+    status: isObject(status)
+      ? {state: status.state as HookStatus['state'], at: status.at as string, event: status.event as string, turnEnded: status.turnEnded as boolean}
+      : null,
   }
   return {ok: true, record}
 }
@@ -161,6 +183,11 @@ export function createRecord(state: StateDir, record: SessionRecord): string {
   const path = join(state.sessions, recordFileName(record))
   writeFileAtomic(path, JSON.stringify(record, null, 2) + '\n', 'create')
   return path
+}
+
+/** Replace a record in place (an update by its owner: hook states, conversation ids). */
+export function replaceRecord(path: string, record: SessionRecord): void {
+  writeFileAtomic(path, JSON.stringify(record, null, 2) + '\n', 'replace')
 }
 
 export function removeRecordFile(path: string): void {

@@ -27,6 +27,8 @@ export class TmuxCommandError extends PkError {
     readonly kind: TmuxFailureKind,
     readonly stderr: string,
     message: string,
+    /** What tmux printed before failing: output of the commands that ran. */
+    readonly stdout: string = '',
   ) {
     super(`tmux-${kind}`, message)
   }
@@ -64,7 +66,7 @@ export function runTmux(argv: string[], env: NodeJS.ProcessEnv = clientEnv()): P
       if (errnoCode(error) === 'ENOENT') return reject(tmuxMissing())
       const kind = classifyTmuxFailure(stderr)
       const detail = stderr.trim() || error.message
-      reject(new TmuxCommandError(kind, stderr, `tmux ${argv[2] ?? ''}: ${detail}`))
+      reject(new TmuxCommandError(kind, stderr, `tmux ${argv[2] ?? ''}: ${detail}`, stdout))
     })
   })
 }

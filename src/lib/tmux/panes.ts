@@ -12,6 +12,7 @@ const FIELDS = [
   'session_attached',
   'window_id',
   'window_activity',
+  'session_last_attached',
   'pid',
   'session_name',
   'pane_current_command',
@@ -30,6 +31,8 @@ export interface Pane {
   attachedClients: number
   windowId: string
   windowActivity: number | null
+  /** When a client last attached to the pane's session (seconds since the epoch), or null. */
+  lastAttached: number | null
   serverPid: number
   /** Labels: shown, never used to pair. */
   sessionName: string
@@ -47,8 +50,8 @@ const intOrNull = (s: string) => (/^\d+$/.test(s) ? Number(s) : null)
 export function parsePaneLine(line: string): Pane | null {
   const f = line.split(FIELD_SEPARATOR)
   if (f.length !== FIELDS.length) return null
-  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, serverPid, sessionName, command, path] = f as [
-    string, string, string, string, string, string, string, string, string, string, string, string,
+  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, serverPid, sessionName, command, path] = f as [
+    string, string, string, string, string, string, string, string, string, string, string, string, string,
   ]
   if (!/^%\d+$/.test(paneId) || !/^\$\d+$/.test(sessionId) || !/^@\d+$/.test(windowId)) return null
   const pid = intOrNull(panePid)
@@ -64,6 +67,7 @@ export function parsePaneLine(line: string): Pane | null {
     attachedClients: clients,
     windowId,
     windowActivity: intOrNull(activity),
+    lastAttached: intOrNull(lastAttached),
     serverPid: server,
     sessionName,
     currentCommand: command,

@@ -1,0 +1,59 @@
+import {Args, Flags} from '@oclif/core'
+
+import {PkCommand} from '../command-base.js'
+import {PkError} from '../lib/errors.js'
+import {logHookError, recordHook} from '../lib/hook.js'
+
+/** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
+async function readStdin(timeoutMs: number): Promise<string> {
+  if (process.stdin.isTTY) return ''
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const done = () => {
+      clearTimeout(timer)
+      process.stdin.pause()
+      resolve(Buffer.concat(chunks).toString('utf8'))
+    }
+    const timer = setTimeout(done, timeoutMs)
+    process.stdin.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      size += chunk.length
+      if (size > 1024 * 1024) done()
+    })
+    process.stdin.on('end', done)
+    process.stdin.on('error', done)
+  })
+}
+
+export default class Hook extends PkCommand {
+  static override summary = "Record an agent's state, called from the agent's own hook system."
+  static override description = `Claude Code: JSON on stdin. Codex notify and the Pi extension: JSON as the last argument.
+Finds its session by walking its process ancestry to a recorded session or a tmux pane, never by
+an environment variable. Always exits 0 so it cannot break the agent; its errors go to hook.log
+in the state directory. pk setup AGENT installs the integration.`
+  static override examples = [`echo '{"hook_event_name":"Notification","session_id":"abc"}' | <%= config.bin %> hook claude`, `<%= config.bin %> hook codex '{"type":"agent-turn-complete","thread-id":"t1"}'`]
+  static override strict = false
+  static override args = {
+    agent: Args.string({description: 'which agent is calling (claude, codex, pi, or a preset name)', required: true}),
+  }
+  static override flags = {
+    json: Flags.boolean({description: 'print what was recorded (for debugging)'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, argv, flags} = await this.parse(Hook)
+    const positional = argv.slice(1).map(String)
+    try {
+      const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(2000)
+      const outcome = await recordHook(args.agent, payload, process.env)
+      if (flags.json) this.printJson(outcome)
+    } catch (error) {
+      // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.
+      if (error instanceof PkError && error.exitCode === 5) process.stderr.write(`pk hook: ${error.message}\n`)
+      else logHookError(process.env, args.agent, error)
+      if (flags.json) this.printJson({recorded: false, id: null, reason: error instanceof Error ? error.message : String(error)})
+    }
+    process.exitCode = 0
+  }
+}

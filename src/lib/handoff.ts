@@ -1,0 +1,107 @@
+import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
+import {startSession} from './bg.js'
+import {loadConfig} from './config.js'
+import {ExitCode, PkError} from './errors.js'
+import {ancestry} from './hook.js'
+import {View, currentView, judgeLiveness} from './proc/identity.js'
+import {readCmdline, readCwd, readStat} from './proc/reader.js'
+import {assertMayWrite} from './process-view.js'
+import {StoredRecord, readRecords} from './registry/records.js'
+import {Env, openStateDirForWriting} from './registry/state-dir.js'
+import {collectSessions} from './sessions.js'
+import {killSession} from './tmux/session.js'
+
+export interface Caller {
+  pid: number
+  startTime: number
+  agent: string
+  record: StoredRecord | null
+}
+
+/**
+ * Pure: the agent that called `pk bg --handoff`, nearest first among our ancestors: a recorded session
+ * process, or a process the presets recognise (the named agent, when one is given).
+ */
+export function findCaller(opts: {
+  chain: {pid: number; startTime: number}[]
+  view: View
+  records: StoredRecord[]
+  argv: (pid: number) => string[] | null
+  presets: readonly AgentPreset[]
+  agentName?: string
+}): Caller | null {
+  for (const link of opts.chain) {
+    const stored = opts.records.find(
+      (r) =>
+        r.record.identity.pid === link.pid && r.record.identity.startTime === link.startTime && r.record.identity.bootId === opts.view.bootId && r.record.identity.pidNs === opts.view.pidNs,
+    )
+    const argv = opts.argv(link.pid)
+    const recognised = argv ? recognizeAgent(argv, opts.presets) : null
+    const agent = stored?.record.agent ?? recognised
+    if (agent && (opts.agentName === undefined || agent === opts.agentName)) return {pid: link.pid, startTime: link.startTime, agent, record: stored ?? null}
+  }
+  return null
+}
+
+export interface HandoffResult {
+  id: string
+  caller: number
+}
+
+/**
+ * Move the calling agent's conversation into a new tmux session: resume it there, check that the new
+ * process is alive and paired by identity, and only then end the caller (SIGTERM). If any step fails
+ * the caller keeps running and the error says why. One live process per conversation.
+ */
+export async function handoff(opts: {env: Env; conversationId?: string; agentName?: string; graceMs?: number}): Promise<HandoffResult> {
+  const {env} = opts
+  const state = openStateDirForWriting(env)
+  assertMayWrite(state)
+  const view = currentView()
+  const {presets, config} = await loadConfig(process.cwd(), env)
+  const caller = findCaller({
+    chain: ancestry(process.ppid, readStat),
+    view,
+    records: readRecords(state).records,
+    argv: readCmdline,
+    presets,
+    agentName: opts.agentName,
+  })
+  if (!caller) throw new PkError('no-caller', 'pk bg --handoff runs from inside an agent (its /bg command); no agent process was found among its ancestors')
+  const conversationId = opts.conversationId ?? caller.record?.record.conversationId ?? null
+  if (!conversationId) {
+    throw new PkError('no-conversation', `no conversation id is known for this ${caller.agent} session: pass --conversation ID, or install its hooks (pk setup ${caller.agent})`)
+  }
+  const argv = resumeArgv(caller.agent, conversationId, presets)
+  if (!argv) throw new PkError('no-resume', `${caller.agent} cannot resume a conversation by id; nothing to hand off to`)
+
+  const listing = await collectSessions(env)
+  const conversations = new Map(listing.records.map((r) => [r.file, r.record.conversationId]))
+  const holders = listing.rows.filter(
+    (row) => row.pid !== caller.pid && row.state !== 'exited' && row.record !== null && row.verified && conversations.get(row.record) === conversationId,
+  )
+  if (holders.length > 0) {
+    throw new PkError('conversation-taken', `conversation ${conversationId} is already live in session ${holders.map((h) => h.id).join(', ')}; attach to it instead`, ExitCode.ambiguous)
+  }
+
+  const started = await startSession({
+    agent: undefined,
+    extraArgs: argv,
+    cwd: readCwd(caller.pid) ?? process.cwd(),
+    name: undefined,
+    socket: config.socket,
+    env,
+    presets,
+    conversationId,
+    graceMs: opts.graceMs,
+  })
+  const row = (await collectSessions(env)).rows.find((r) => r.id === started.id)
+  if (!row || !row.verified || row.state === 'exited') {
+    await killSession(started.record.tmux.socket, started.record.tmux.sessionId)
+    throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not stay alive and paired; the original keeps running`)
+  }
+  // End the caller only if it is still the very process we found (same pid and start time).
+  const stillCaller = judgeLiveness(view, {...view, pid: caller.pid, startTime: caller.startTime}, readStat(caller.pid))
+  if (stillCaller.alive) process.kill(caller.pid, 'SIGTERM')
+  return {id: started.id, caller: caller.pid}
+}

@@ -1,0 +1,212 @@
+import {appendFileSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {AgentPreset, recognizeAgent} from './agents/presets.js'
+import {loadConfig} from './config.js'
+import {PkError} from './errors.js'
+import {ProcessIdentity, View, currentView, identityFromStat, judgeLiveness, sessionIdOf} from './proc/identity.js'
+import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
+import {withWriteAccess} from './process-view.js'
+import {HookStatus, RECORD_VERSION, SessionRecord, StoredRecord, createRecord, isStored, parseRecordText, readRecords, replaceRecord} from './registry/records.js'
+import {Env, openStateDirForReading, openStateDirForWriting} from './registry/state-dir.js'
+import {Pane} from './tmux/panes.js'
+import {ServerListing, listServer, listSocketFiles, socketDir} from './tmux/servers.js'
+
+/** What one hook call reports, whatever the agent's payload style. */
+export interface HookReport {
+  state: HookStatus['state']
+  event: string
+  conversationId: string | null
+  turnEnded: boolean
+}
+
+const CLAUDE_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean}> = {
+  SessionStart: {state: 'idle'},
+  UserPromptSubmit: {state: 'working'},
+  PreToolUse: {state: 'working'},
+  PostToolUse: {state: 'working'},
+  PreCompact: {state: 'working'},
+  Notification: {state: 'waiting'},
+  PermissionRequest: {state: 'waiting'},
+  Stop: {state: 'idle', turnEnded: true},
+  SessionEnd: {state: 'exited'},
+}
+
+const PI_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean}> = {
+  session_start: {state: 'idle'},
+  agent_start: {state: 'working'},
+  agent_end: {state: 'idle', turnEnded: true},
+  session_shutdown: {state: 'exited'},
+}
+
+const asObject = (text: string): Record<string, unknown> | null => {
+  try {
+    const data = JSON.parse(text)
+    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null)
+
+/**
+ * Pure: an agent's hook payload -> what to record, or null for events that say nothing about state.
+ * Claude Code sends JSON on stdin; Codex's `notify` passes JSON as the last argument; pk's Pi extension
+ * passes `{event, sessionId}` as the last argument.
+ */
+export function parseHookPayload(agent: string, payload: string): HookReport | null {
+  const data = asObject(payload)
+  if (data === null) throw new PkError('bad-payload', `${agent} hook payload is not a JSON object`)
+  if (agent === 'claude') {
+    const event = str(data.hook_event_name)
+    const mapped = event ? CLAUDE_EVENTS[event] : undefined
+    if (!event || !mapped) return null
+    return {state: mapped.state, event, conversationId: str(data.session_id), turnEnded: mapped.turnEnded ?? false}
+  }
+  if (agent === 'codex') {
+    if (data.type !== 'agent-turn-complete') return null
+    return {state: 'idle', event: 'agent-turn-complete', conversationId: str(data['thread-id']) ?? str(data.thread_id), turnEnded: true}
+  }
+  if (agent === 'pi') {
+    const event = str(data.event)
+    const mapped = event ? PI_EVENTS[event] : undefined
+    if (!event || !mapped) return null
+    return {state: mapped.state, event, conversationId: str(data.sessionId), turnEnded: mapped.turnEnded ?? false}
+  }
+  // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`.
+  const state = str(data.state)
+  if (state !== 'working' && state !== 'waiting' && state !== 'idle' && state !== 'exited') return null
+  return {state, event: str(data.event) ?? state, conversationId: str(data.conversationId), turnEnded: data.turnEnded === true}
+}
+
+/** Pure: the hook's ancestors, nearest first, as far as /proc (given as data) goes. */
+export function ancestry(startPid: number, stat: (pid: number) => {ppid: number; startTime: number} | null, limit = 64): {pid: number; startTime: number}[] {
+  const chain: {pid: number; startTime: number}[] = []
+  let pid = startPid
+  while (pid > 1 && chain.length < limit) {
+    const s = stat(pid)
+    if (!s) break
+    chain.push({pid, startTime: s.startTime})
+    pid = s.ppid
+  }
+  return chain
+}
+
+export type HookTarget =
+  | {kind: 'record'; stored: StoredRecord}
+  | {kind: 'pane'; agentPid: number; server: ServerListing; pane: Pane}
+  | {kind: 'none'}
+
+/**
+ * Pure: walk up from the hook to the first process that is a recorded session (same pid and start
+ * time) or a tmux pane's process. For a pane, the agent is the nearest ancestor the presets recognise,
+ * else the pane's child on the way, else the pane process itself.
+ */
+export function findHookTarget(opts: {
+  chain: {pid: number; startTime: number}[]
+  view: View
+  records: StoredRecord[]
+  panesByPid: Map<number, {server: ServerListing; pane: Pane}>
+  argv: (pid: number) => string[] | null
+  presets: readonly AgentPreset[]
+  agent: string
+}): HookTarget {
+  const {chain, view} = opts
+  for (let i = 0; i < chain.length; i++) {
+    const link = chain[i]!
+    const stored = opts.records.find(
+      (r) => r.record.identity.pid === link.pid && r.record.identity.startTime === link.startTime && r.record.identity.bootId === view.bootId && r.record.identity.pidNs === view.pidNs,
+    )
+    if (stored) return {kind: 'record', stored}
+    const ref = opts.panesByPid.get(link.pid)
+    if (ref) {
+      const below = chain.slice(0, i + 1)
+      const recognised = below.find((l) => {
+        const argv = opts.argv(l.pid)
+        return argv !== null && recognizeAgent(argv, opts.presets) === opts.agent
+      })
+      const agentPid = recognised?.pid ?? (i > 0 ? chain[i - 1]!.pid : link.pid)
+      return {kind: 'pane', agentPid, server: ref.server, pane: ref.pane}
+    }
+  }
+  return {kind: 'none'}
+}
+
+export interface HookOutcome {
+  recorded: boolean
+  id: string | null
+  reason: string
+}
+
+/**
+ * Record what the agent's hook reported, on the session the hook runs in (found by process ancestry,
+ * never by an environment variable or token). Exits quietly when the hook runs outside tmux.
+ */
+export async function recordHook(agent: string, payload: string, env: Env, startPid: number = process.ppid): Promise<HookOutcome> {
+  const report = parseHookPayload(agent, payload)
+  if (report === null) return {recorded: false, id: null, reason: 'event carries no state'}
+  const view = currentView()
+  const chain = ancestry(startPid, readStat)
+  const {presets} = await loadConfig(process.cwd(), env)
+  let scan = readRecords(openStateDirForReading(env))
+  let target = findHookTarget({chain, view, records: scan.records, panesByPid: new Map(), argv: readCmdline, presets, agent})
+  if (target.kind === 'none') {
+    // Not a recorded session: look for a tmux pane on the way up (one list-panes per server).
+    const sockets = listSocketFiles(socketDir(env))
+    const servers = await Promise.all(sockets.map((s) => listServer(s)))
+    const panesByPid = new Map<number, {server: ServerListing; pane: Pane}>()
+    for (const server of servers) if (server.status === 'ok' && server.verified) for (const pane of server.panes) if (!pane.dead) panesByPid.set(pane.panePid, {server, pane})
+    target = findHookTarget({chain, view, records: scan.records, panesByPid, argv: readCmdline, presets, agent})
+  }
+  if (target.kind === 'none') return {recorded: false, id: null, reason: 'no tmux pane in the hook process ancestry; nothing recorded'}
+
+  const state = openStateDirForWriting(env)
+  const status: HookStatus = {state: report.state, at: new Date().toISOString(), event: report.event, turnEnded: report.turnEnded}
+  return withWriteAccess(state, () => {
+    // Read again under the lock, so two hooks firing at once do not lose each other's update.
+    scan = readRecords(state)
+    if (target.kind === 'record') {
+      const text = readFileSync(target.stored.file, 'utf8')
+      const now = parseRecordText(target.stored.file, text)
+      if (!isStored(now)) return {recorded: false, id: null, reason: 'the record changed under us and is no longer valid'}
+      const updated: SessionRecord = {...now.record, agent: now.record.agent ?? agent, status, conversationId: report.conversationId ?? now.record.conversationId}
+      replaceRecord(now.file, updated)
+      return {recorded: true, id: sessionIdOf(updated.identity), reason: `updated ${now.file}`}
+    }
+    if (target.kind !== 'pane') return {recorded: false, id: null, reason: 'unreachable'}
+    const stat = readStat(target.agentPid)
+    if (!stat) return {recorded: false, id: null, reason: 'the agent process is gone'}
+    const identity: ProcessIdentity = identityFromStat(view, stat)
+    const existing = scan.records.find((r) => judgeLiveness(view, r.record.identity, stat).alive && r.record.identity.pid === identity.pid)
+    if (existing) {
+      replaceRecord(existing.file, {...existing.record, status, conversationId: report.conversationId ?? existing.record.conversationId})
+      return {recorded: true, id: sessionIdOf(identity), reason: `updated ${existing.file}`}
+    }
+    const record: SessionRecord = {
+      version: RECORD_VERSION,
+      identity,
+      tmux: {socket: target.server.socket, paneId: target.pane.paneId, sessionId: target.pane.sessionId, serverPid: target.pane.serverPid},
+      cwd: readCwd(identity.pid) ?? '/',
+      argv: readCmdline(identity.pid) ?? [],
+      agent,
+      label: null,
+      createdAt: new Date().toISOString(),
+      startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
+      conversationId: report.conversationId,
+      status,
+    }
+    const file = createRecord(state, record)
+    return {recorded: true, id: sessionIdOf(identity), reason: `recorded ${file}`}
+  })
+}
+
+/** A hook must never break the agent: its own errors go to hook.log in the state directory. */
+export function logHookError(env: Env, agent: string, error: unknown): void {
+  try {
+    const state = openStateDirForReading(env)
+    if (!state) return
+    appendFileSync(join(state.root, 'hook.log'), `${new Date().toISOString()} ${agent}: ${error instanceof Error ? error.message : String(error)}\n`, {mode: 0o600})
+  } catch {
+    // nowhere safe to log: stay silent rather than disturb the agent
+  }
+}

@@ -1,0 +1,44 @@
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {writeFileAtomic} from '../registry/atomic.js'
+
+/** pk's own package root (where bin/ and assets/ are), from this module's location in dist/lib/setup. */
+export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+
+/** The argv that runs this pk, with absolute paths, so an agent's hook finds it whatever its PATH. */
+export function pkArgv(): string[] {
+  return [process.execPath, join(PACKAGE_ROOT, 'bin', 'run.js')]
+}
+
+/** One file setup wants to change. `after` null means: nothing to do (with `note` saying why). */
+export interface SetupChange {
+  agent: string
+  file: string
+  before: string | null
+  after: string
+  changed: boolean
+  notes: string[]
+}
+
+export function readIfExists(path: string): string | null {
+  return existsSync(path) ? readFileSync(path, 'utf8') : null
+}
+
+/** Write a change: a backup of the old file first (never overwritten), then an atomic replace. */
+export function applyChange(change: SetupChange, now = new Date()): string | null {
+  if (!change.changed) return null
+  mkdirSync(dirname(change.file), {recursive: true, mode: 0o700})
+  let backup: string | null = null
+  let mode: number | null = null
+  if (change.before !== null) {
+    mode = statSync(change.file).mode & 0o777
+    backup = `${change.file}.pk-backup-${now.toISOString().replaceAll(':', '-')}`
+    copyFileSync(change.file, backup)
+  }
+  writeFileAtomic(change.file, change.after, 'replace')
+  // Keep the file's mode: a settings file others may read stays readable.
+  if (mode !== null) chmodSync(change.file, mode)
+  return backup
+}

@@ -1,0 +1,17 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {PACKAGE_ROOT, SetupChange} from './common.js'
+
+/** Pure: the shipped extension with pk's argv filled in. */
+export function renderPiExtension(template: string, pk: string[]): string {
+  return template.replace('__PK_ARGV__', JSON.stringify(pk))
+}
+
+export function planPi(before: string | null, file: string, pk: string[]): SetupChange {
+  const after = renderPiExtension(readFileSync(join(PACKAGE_ROOT, 'assets', 'pi-extension.js'), 'utf8'), pk)
+  const changed = before !== after
+  return {agent: 'pi', file, before, after, changed, notes: changed ? ['extension: state reports and /bg'] : ['pk extension already installed']}
+}
+
+export const piExtensionFile = (home: string, env: Record<string, string | undefined>) => join(env.PI_CODING_AGENT_DIR || join(home, '.pi', 'agent'), 'extensions', 'pk.js')

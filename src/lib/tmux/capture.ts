@@ -1,0 +1,46 @@
+import {randomBytes} from 'node:crypto'
+
+import {TmuxCommandError, runTmux, tmuxArgv} from './exec.js'
+
+/** Pure: split one tmux call's output into each pane's screen, by the marker line printed before it. */
+export function splitCaptures(stdout: string, nonce: string): Map<string, string> {
+  const screens = new Map<string, string>()
+  const marker = new RegExp(`^@@pk-capture ${nonce} (%\\d+)@@$`)
+  let current: string | null = null
+  let lines: string[] = []
+  const flush = () => {
+    if (current !== null) screens.set(current, lines.join('\n'))
+  }
+  for (const line of stdout.split('\n')) {
+    const match = marker.exec(line)
+    if (match) {
+      flush()
+      current = match[1]!
+      lines = []
+    } else if (current !== null) {
+      lines.push(line)
+    }
+  }
+  flush()
+  return screens
+}
+
+/**
+ * The visible screen of every given pane in ONE tmux call (commands separated by `;`, each capture
+ * preceded by a marker line). A pane that vanished meanwhile stops the sequence there: the screens
+ * before it are still returned, the rest are simply missing.
+ */
+export async function capturePanes(socket: string, paneIds: string[]): Promise<Map<string, string>> {
+  if (paneIds.length === 0) return new Map()
+  const nonce = randomBytes(6).toString('hex')
+  const commands = paneIds.flatMap((paneId) => [
+    ['display-message', '-p', `@@pk-capture ${nonce} ${paneId}@@`],
+    ['capture-pane', '-p', '-J', '-t', paneId],
+  ])
+  try {
+    return splitCaptures((await runTmux(tmuxArgv(socket, commands))).stdout, nonce)
+  } catch (error) {
+    if (error instanceof TmuxCommandError) return splitCaptures(error.stdout, nonce)
+    throw error
+  }
+}

@@ -1,0 +1,55 @@
+import {parse} from 'smol-toml'
+import {describe, expect, it} from 'vitest'
+
+import {isPkClaudeCommand, planClaude} from '../../src/lib/setup/claude.js'
+import {planCodex} from '../../src/lib/setup/codex.js'
+import {renderPiExtension} from '../../src/lib/setup/pi.js'
+
+const PK = ['/usr/bin/node', '/opt/pk/bin/run.js']
+const toml = (text: string) => parse(text) as Record<string, unknown>
+
+describe('pk setup claude (pure plan)', () => {
+  it('adds pk hooks, keeps other settings and hooks, and is idempotent', () => {
+    const before = JSON.stringify({model: 'opus', hooks: {Stop: [{hooks: [{type: 'command', command: 'say done'}]}], PreToolUse: [{matcher: 'Bash', hooks: [{type: 'command', command: 'audit'}]}]}})
+    const first = planClaude(before, 'settings.json', PK)
+    expect(first.changed).toBe(true)
+    const after = JSON.parse(first.after)
+    expect(after.model).toBe('opus')
+    expect(after.hooks.Stop).toEqual([{hooks: [{type: 'command', command: 'say done'}]}, {hooks: [{type: 'command', command: '/usr/bin/node /opt/pk/bin/run.js hook claude', timeout: 10}]}])
+    expect(after.hooks.PreToolUse[0]).toEqual({matcher: 'Bash', hooks: [{type: 'command', command: 'audit'}]})
+    expect(after.hooks.PreToolUse[1].matcher).toBe('*')
+    expect(Object.keys(after.hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit'])
+    expect(planClaude(first.after, 'settings.json', PK).changed).toBe(false)
+  })
+  it('replaces an older pk install path instead of adding a second hook', () => {
+    const old = planClaude(null, 'settings.json', ['/old/node', '/old/pk/bin/run.js']).after
+    const moved = JSON.parse(planClaude(old, 'settings.json', PK).after)
+    expect(moved.hooks.Stop).toHaveLength(1)
+    expect(moved.hooks.Stop[0].hooks[0].command).toContain('/opt/pk/bin/run.js')
+    expect(isPkClaudeCommand('pk hook claude')).toBe(true)
+    expect(isPkClaudeCommand('say hook claude please')).toBe(false)
+  })
+  it('refuses to touch a file that is not JSON', () => {
+    expect(() => planClaude('{oops', 'settings.json', PK)).toThrow(/not valid JSON/)
+  })
+})
+
+describe('pk setup codex (pure plan)', () => {
+  it('adds a top-level notify before the first table, keeping comments', () => {
+    const before = '# mine\nmodel = "o3"\n\n[profiles.fast]\nmodel = "o4-mini"\n'
+    const plan = planCodex(before, 'config.toml', PK, toml)
+    expect(plan.after).toContain('# mine\n')
+    expect(toml(plan.after)).toEqual({model: 'o3', notify: [...PK, 'hook', 'codex'], profiles: {fast: {model: 'o4-mini'}}})
+    expect(planCodex(plan.after, 'config.toml', PK, toml).changed).toBe(false)
+    expect(toml(planCodex(null, 'config.toml', PK, toml).after)).toEqual({notify: [...PK, 'hook', 'codex']})
+  })
+  it("never replaces the user's own notify program", () => {
+    expect(() => planCodex('notify = ["terminal-notifier"]\n', 'config.toml', PK, toml)).toThrow(/already has notify/)
+  })
+})
+
+describe('pk setup pi', () => {
+  it('fills pk into the shipped extension', () => {
+    expect(renderPiExtension('const PK = __PK_ARGV__', PK)).toBe('const PK = ["/usr/bin/node","/opt/pk/bin/run.js"]')
+  })
+})
