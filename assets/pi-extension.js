@@ -3,6 +3,7 @@
 // /bg, which moves this conversation into a background tmux session and then ends this Pi.
 import {execFile} from 'node:child_process'
 
+/* global __PK_ARGV__ */
 // Filled in by `pk setup pi`: the argv that runs pk (node and pk's bin/run.js).
 const PK = __PK_ARGV__
 

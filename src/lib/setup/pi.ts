@@ -5,7 +5,7 @@ import {PACKAGE_ROOT, SetupChange} from './common.js'
 
 /** Pure: the shipped extension with pk's argv filled in. */
 export function renderPiExtension(template: string, pk: string[]): string {
-  return template.replace('__PK_ARGV__', JSON.stringify(pk))
+  return template.replace('= __PK_ARGV__', `= ${JSON.stringify(pk)}`)
 }
 
 export function planPi(before: string | null, file: string, pk: string[]): SetupChange {
