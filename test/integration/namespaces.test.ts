@@ -61,14 +61,20 @@ describe('one writer namespace', () => {
     expect(owner.pidNs).toBe(INITIAL_PID_NS)
     const before = snapshot(sb.stateDir)
 
-    const read = runInNamespace(String.raw`
+    const read = runInNamespace(
+      String.raw`
 set +e
 pk bg -- sleep 1000 > "$out/bg.out" 2> "$out/bg.err"; echo $? > "$out/bg.rc"
 pk prune --yes > /dev/null 2> "$out/prune.err"; echo $? > "$out/prune.rc"
 pk prune --dry-run > /dev/null 2>&1; echo $? > "$out/prune-dry.rc"
 pk doctor --fix > /dev/null 2>&1; echo $? > "$out/doctor-fix.rc"
+# A hook inside a pane of this namespace: it finds its pane, then must be refused before writing.
+tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/ns-hook" new-session -d -- sh -c 'printf %s "$PAYLOAD" | "$NODE" "$PK_BIN" hook claude --json > "$OUT/hook.out" 2> "$OUT/hook.err"; echo $? > "$OUT/hook.rc"; exec sleep 1000'
+for i in $(seq 100); do [ -e "$out/hook.rc" ] && break; sleep 0.1; done
 tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/pk" list-panes -a -F '#{pane_pid}' > "$out/panes" 2>/dev/null
-`)
+`,
+      {PAYLOAD: JSON.stringify({hook_event_name: 'Notification', session_id: 'ns'})},
+    )
     expect(read('bg.rc')).toBe('5')
     expect(read('bg.err')).toMatch(/belongs to pid namespace 4026531836 \(the initial one\)/)
     expect(read('bg.err')).toMatch(/PK_STATE_DIR/)
@@ -77,6 +83,9 @@ tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/pk" list-panes -a -F '#{pane_pid}' > "$out/p
     expect(read('prune.err')).toMatch(/belongs to pid namespace/)
     expect(read('prune-dry.rc')).toBe('5')
     expect(read('doctor-fix.rc')).toBe('5')
+    expect(read('hook.rc')).toBe('0')
+    expect(read('hook.err')).toMatch(/refusing to write pk state/)
+    expect(JSON.parse(read('hook.out'))).toMatchObject({recorded: false})
     expect(snapshot(sb.stateDir)).toEqual(before)
     // Refused before anything started: the host's pk server still has just the host's one session.
     expect(sb.tmux(sb.pkSocket, 'list-panes', '-a', '-F', '#{pane_id}').trim().split('\n')).toHaveLength(1)
@@ -143,7 +152,8 @@ pk ls --json > "$out/ls.json"
     writeFileSync(ownerFile, JSON.stringify({...owner, bootId: 'an-earlier-boot'}))
     writeFileSync(join(sb.stateDir, 'sessions', 'old.json'), JSON.stringify({...record, identity: {...record.identity, bootId: 'an-earlier-boot'}}))
 
-    const read = runInNamespace(String.raw`
+    const read = runInNamespace(
+      String.raw`
 set +e
 pk bg -- sleep 1000 2> "$out/bg.err"; echo $? > "$out/bg.rc"
 `)

@@ -39,7 +39,9 @@ describe('parseStat', () => {
 
 describe('other /proc parsers', () => {
   it('splits cmdline on NUL, keeping empty and odd arguments', () => {
-    expect(parseCmdline('sh\0-c\0echo "a b"\nnext\0\0')).toEqual(['sh', '-c', 'echo "a b"\nnext', ''])
+    expect(parseCmdline('sh\0-c\0echo "a b"\nnext\0\0')).toEqual(['sh', '-c', 'echo "a b"\nnext'])
+    expect(parseCmdline('pi\0\0\0\0')).toEqual(['pi'])
+    expect(parseCmdline('a\0\0b\0')).toEqual(['a', '', 'b'])
     expect(parseCmdline('')).toEqual([])
   })
 

@@ -29,11 +29,14 @@ export function parseStat(text: string): ProcStat | null {
   return {pid, comm: text.slice(open + 1, close), state, ppid, startTime}
 }
 
-/** /proc/<pid>/cmdline: NUL-separated argv with a trailing NUL. */
+/**
+ * /proc/<pid>/cmdline: NUL-separated argv. Trailing empty strings are dropped: a process that sets its
+ * title (node's process.title, as pi does) leaves its old argv as NUL padding, indistinguishable from
+ * empty trailing arguments.
+ */
 export function parseCmdline(text: string): string[] {
-  if (text === '') return []
   const parts = text.split('\0')
-  if (parts.at(-1) === '') parts.pop()
+  while (parts.length > 0 && parts.at(-1) === '') parts.pop()
   return parts
 }
 

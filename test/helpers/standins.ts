@@ -1,0 +1,39 @@
+import {mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {PK_BIN} from './sandbox.js'
+
+/**
+ * Stand-in agents: small node programs named like the real ones, which call `pk hook` the way each real
+ * agent does (Claude Code: a shell command with JSON on stdin; Codex notify and pk's Pi extension: the
+ * program run directly with JSON as its last argument), then stay alive like an agent at its prompt.
+ * Arguments: JSON payloads to report, in order.
+ */
+const STANDIN = String.raw`#!/usr/bin/env node
+const {spawnSync} = require('node:child_process')
+const path = require('node:path')
+const name = path.basename(process.argv[1])
+const pk = [process.execPath, PK_BIN]
+const quote = (s) => "'" + s.replaceAll("'", "'\\''") + "'"
+process.on('SIGTERM', () => {
+  if (process.env.STANDIN_OUT) require('node:fs').writeFileSync(process.env.STANDIN_OUT + '/terminated-' + process.pid, 'SIGTERM')
+  process.exit(0)
+})
+if (process.env.STANDIN_FAIL_RESUME && process.argv.includes('--session')) process.exit(3)
+for (const payload of process.argv.slice(2).filter((a) => a.startsWith('{'))) {
+  if (name === 'claude') spawnSync('sh', ['-c', pk.map(quote).join(' ') + ' hook claude'], {input: payload, stdio: ['pipe', 'ignore', 'inherit']})
+  else spawnSync(pk[0], [pk[1], 'hook', name, payload], {stdio: ['ignore', 'ignore', 'inherit']})
+}
+if (process.env.STANDIN_HANDOFF && !process.argv.includes('--session')) {
+  const r = spawnSync(pk[0], [pk[1], 'bg', '--handoff', ...process.env.STANDIN_HANDOFF.split(' ').filter(Boolean)], {encoding: 'utf8'})
+  require('node:fs').writeFileSync(process.env.STANDIN_OUT + '/handoff.json', JSON.stringify({status: r.status, stdout: r.stdout, stderr: r.stderr}))
+}
+setInterval(() => {}, 1000)
+`
+
+export function installStandins(root: string): string {
+  const bin = join(root, 'standin-bin')
+  mkdirSync(bin, {recursive: true})
+  for (const name of ['claude', 'codex', 'pi']) writeFileSync(join(bin, name), STANDIN.replace('PK_BIN', JSON.stringify(PK_BIN)), {mode: 0o755})
+  return bin
+}

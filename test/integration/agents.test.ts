@@ -1,0 +1,233 @@
+import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../src/lib/correlate.js'
+import {Sandbox, waitFor} from '../helpers/sandbox.js'
+import {installStandins} from '../helpers/standins.js'
+
+interface LsJson {
+  sessions: SessionRow[]
+  problems: {code: string; message: string}[]
+}
+
+let sb: Sandbox
+let bin: string
+let env: NodeJS.ProcessEnv
+beforeEach(() => {
+  sb = new Sandbox()
+  bin = installStandins(sb.root)
+  env = {PATH: `${bin}:${process.env.PATH}`, STANDIN_OUT: sb.root}
+})
+afterEach(() => sb.cleanup())
+
+async function bg(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  const result = await sb.pk(['bg', ...args], {env: {...env, ...extraEnv}})
+  expect(result.code, result.stderr).toBe(0)
+  return result.stdout.trim()
+}
+
+async function sessionWhen(id: string, test: (row: SessionRow) => boolean): Promise<SessionRow> {
+  return waitFor(`session ${id}`, async () => {
+    const row = (await sb.pkJson<LsJson>(['ls', '--all'], {env})).sessions.find((s) => s.id === id)
+    return row && test(row) ? row : null
+  }, 15_000)
+}
+
+const claude = (event: string, session = 'conv-claude') => JSON.stringify({hook_event_name: event, session_id: session, cwd: '/'})
+
+describe('pk hook through a real process tree', () => {
+  it('Claude Code style (a shell, JSON on stdin): waiting from the Notification hook, with resume', async () => {
+    const id = await bg(['claude', '--', claude('SessionStart'), claude('UserPromptSubmit'), claude('Notification')])
+    const row = await sessionWhen(id, (r) => r.state === 'waiting')
+    expect(row).toMatchObject({agent: 'claude', stateSource: 'hook', attention: true, resume: ['claude', '--resume', 'conv-claude']})
+    const text = await sb.pk(['ls'], {env})
+    expect(text.stdout).toMatch(new RegExp(`${id}\\s+claude\\s+! waiting`))
+  })
+
+  it('Codex notify style (JSON as the last argument): a finished turn is idle and asks for attention', async () => {
+    const id = await bg(['codex', '--', JSON.stringify({type: 'agent-turn-complete', 'thread-id': 'th-1', 'turn-id': '7'})])
+    const row = await sessionWhen(id, (r) => r.stateSource === 'hook')
+    expect(row).toMatchObject({state: 'idle', attention: true, resume: ['codex', 'resume', 'th-1']})
+  })
+
+  it('Pi extension style: working, then the turn ends', async () => {
+    const id = await bg(['pi', '--', JSON.stringify({event: 'agent_start', sessionId: 'pi-1'})])
+    expect(await sessionWhen(id, (r) => r.stateSource === 'hook')).toMatchObject({state: 'working', attention: false})
+    // The same process reports again (a second stand-in call from inside the pane's process tree).
+    const record = readdirSync(join(sb.stateDir, 'sessions'))[0]!
+    expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', record), 'utf8')).conversationId).toBe('pi-1')
+  })
+
+  it('an agent started by hand in tmux becomes a recorded session when its hook first fires', async () => {
+    const other = sb.socket('default')
+    sb.tmux(other, 'new-session', '-d', '-s', 'mine', '-e', `PATH=${env.PATH}`, '-e', `PK_STATE_DIR=${sb.stateDir}`, '-e', `TMUX_TMPDIR=${sb.tmuxTmpdir}`, '--', 'bash', '--norc', '--noprofile')
+    sb.tmux(other, 'send-keys', '-t', 'mine', `${bin}/claude '${claude('PermissionRequest', 'by-hand')}'`, 'Enter')
+    const row = await waitFor('recorded by hook', async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.kind === 'recorded' && s.stateSource === 'hook'), 15_000)
+    expect(row).toMatchObject({agent: 'claude', state: 'waiting', verified: true, tmux: {socket: other, session: 'mine'}, resume: ['claude', '--resume', 'by-hand']})
+    // The record names the agent process (the stand-in), not the shell the pane runs.
+    const panePid = Number(sb.tmux(other, 'display-message', '-p', '-t', 'mine', '#{pane_pid}').trim())
+    expect(row.pid).not.toBe(panePid)
+    expect(readFileSync(`/proc/${row.pid}/cmdline`, 'utf8')).toContain('claude')
+  })
+
+  it('a hook whose ancestry reaches no pane records nothing, and never fails', async () => {
+    const outside = await sb.pk(['hook', 'claude', '--json'], {input: claude('Notification')})
+    expect(outside.code).toBe(0)
+    expect(JSON.parse(outside.stdout)).toMatchObject({recorded: false, reason: expect.stringMatching(/no tmux pane/)})
+    expect(existsSync(join(sb.stateDir, 'sessions')) ? readdirSync(join(sb.stateDir, 'sessions')) : []).toEqual([])
+
+    mkdirSync(sb.stateDir, {recursive: true, mode: 0o700})
+    const broken = await sb.pk(['hook', 'claude'], {input: 'this is not json'})
+    expect(broken.code).toBe(0)
+    expect(broken.stdout).toBe('')
+    expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/claude: claude hook payload is not a JSON object/)
+    const ignored = await sb.pk(['hook', 'claude', '--json'], {input: claude('SubagentStop')})
+    expect(JSON.parse(ignored.stdout)).toMatchObject({recorded: false, reason: 'event carries no state'})
+  })
+})
+
+describe('pane rules in pk ls', () => {
+  it('reads a working agent off its screen when no hook reported, with one capture call', async () => {
+    // A stand-in whose screen says what Claude Code's says while it works.
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "✻ Thinking…\\n\\n  esc to interrupt\\n"\nexec sleep 1000\n', {mode: 0o755})
+    const id = await bg(['claude'])
+    const row = await sessionWhen(id, (r) => r.stateSource === 'pane')
+    expect(row).toMatchObject({state: 'working', attention: false})
+    const plain = await bg(['--', 'sleep', '1000'])
+    expect((await sessionWhen(plain, () => true)).stateSource).toBe('none')
+  })
+})
+
+describe('pk setup on real files', () => {
+  it('claude: idempotent, backs up, keeps foreign settings; --print changes nothing', async () => {
+    const file = join(sb.home, '.claude', 'settings.json')
+    mkdirSync(join(sb.home, '.claude'))
+    const mine = {theme: 'dark', hooks: {Stop: [{hooks: [{type: 'command', command: 'notify-send done'}]}]}}
+    writeFileSync(file, JSON.stringify(mine), {mode: 0o644})
+
+    const printed = await sb.pk(['setup', 'claude', '--print'])
+    expect(printed.stdout).toContain('hook claude')
+    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(mine))
+
+    const first = await sb.pk(['setup', 'claude'])
+    expect(first.code, first.stderr).toBe(0)
+    const backups = readdirSync(join(sb.home, '.claude')).filter((f) => f.includes('pk-backup'))
+    expect(backups).toHaveLength(1)
+    expect(readFileSync(join(sb.home, '.claude', backups[0]!), 'utf8')).toBe(JSON.stringify(mine))
+    const after = JSON.parse(readFileSync(file, 'utf8'))
+    expect(after.theme).toBe('dark')
+    expect(after.hooks.Stop[0]).toEqual(mine.hooks.Stop[0])
+    expect(after.hooks.Notification[0].hooks[0].command).toMatch(/run\.js'? hook claude$/)
+    const snapshot = readFileSync(file, 'utf8')
+
+    const second = await sb.pk(['setup', 'claude'])
+    expect(second.stdout).toMatch(/already installed/)
+    expect(readFileSync(file, 'utf8')).toBe(snapshot)
+    expect(readdirSync(join(sb.home, '.claude')).filter((f) => f.includes('pk-backup'))).toHaveLength(1)
+  })
+
+  it('codex: adds notify, keeps the rest; refuses to replace a notify of your own', async () => {
+    const file = join(sb.home, '.codex', 'config.toml')
+    mkdirSync(join(sb.home, '.codex'))
+    writeFileSync(file, '# my settings\nmodel = "o3"\n\n[profiles.fast]\nmodel = "o4-mini"\n')
+    expect((await sb.pk(['setup', 'codex'])).code).toBe(0)
+    const text = readFileSync(file, 'utf8')
+    expect(text).toMatch(/^# my settings\nmodel = "o3"\n\nnotify = \[".*","hook","codex"\]\n\n\[profiles\.fast\]\nmodel = "o4-mini"\n$/)
+    expect((await sb.pk(['setup', 'codex'])).stdout).toMatch(/already installed/)
+    expect(readFileSync(file, 'utf8')).toBe(text)
+
+    writeFileSync(file, 'notify = ["terminal-notifier", "-title", "codex"]\n')
+    const refused = await sb.pk(['setup', 'codex'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/already has notify/)
+    expect(readFileSync(file, 'utf8')).toBe('notify = ["terminal-notifier", "-title", "codex"]\n')
+  })
+
+  it('pi: places the extension, idempotently; unknown agents are a usage error', async () => {
+    expect((await sb.pk(['setup', 'pi'])).code).toBe(0)
+    const file = join(sb.home, '.pi', 'agent', 'extensions', 'pk.js')
+    const text = readFileSync(file, 'utf8')
+    expect(text).toContain("registerCommand('bg'")
+    expect(text).toMatch(/const PK = \[".*run\.js"\]/)
+    expect((await sb.pk(['setup', 'pi'])).stdout).toMatch(/already installed/)
+    expect((await sb.pk(['setup', 'gemini'])).code).toBe(2)
+  })
+})
+
+describe('pk bg --handoff (what /bg runs)', () => {
+  it('resumes the conversation in a new session, checks it, then ends the caller', async () => {
+    const id = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-7 --agent-name pi'})
+    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    expect(result.status, result.stderr).toBe(0)
+    const newId = result.stdout.trim()
+    const moved = await sessionWhen(newId, (r) => r.verified)
+    expect(moved).toMatchObject({agent: 'pi', command: ['node', expect.stringMatching(/pi$/), '--session', 'conv-7'], resume: ['pi', '--session', 'conv-7']})
+    await waitFor('caller terminated', () => readdirSync(sb.root).some((f) => f.startsWith('terminated-')))
+    expect((await sessionWhen(id, (r) => r.state === 'exited')).state).toBe('exited')
+  })
+
+  it('refuses a second live process for one conversation, and keeps the caller running', async () => {
+    await bg(['--', 'pi', '--session', 'conv-8'], {})
+    const records = readdirSync(join(sb.stateDir, 'sessions'))
+    const file = join(sb.stateDir, 'sessions', records[0]!)
+    writeFileSync(file, JSON.stringify({...JSON.parse(readFileSync(file, 'utf8')), conversationId: 'conv-8'}))
+    const caller = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-8'})
+    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    expect(result.status).toBe(4)
+    expect(result.stderr).toMatch(/conversation conv-8 is already live/)
+    expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
+    expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
+  })
+
+  it('keeps the caller when the resumed agent dies at once, or no conversation is known', async () => {
+    const caller = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-9', STANDIN_FAIL_RESUME: '1'})
+    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/exited at once with status 3/)
+    expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
+    expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
+
+    const noConversation = await sb.pk(['bg', '--handoff'], {env})
+    expect(noConversation.code).toBe(1)
+    expect(noConversation.stderr).toMatch(/from inside an agent/)
+  })
+})
+
+describe('config', () => {
+  const places: [string, string][] = [
+    ['package.json', JSON.stringify({name: 'app', pk: {socket: 'from-config'}})],
+    ['.pkrc', '{"socket": "from-config"}'],
+    ['.pkrc.json', '{"socket": "from-config"}'],
+    ['.pkrc.yaml', 'socket: from-config\n'],
+    ['pk.config.js', 'export default {socket: "from-config"}\n'],
+    ['pk.config.mjs', 'export default {socket: "from-config"}\n'],
+  ]
+  it.each(places)('is found in %s', async (name, text) => {
+    const dir = join(sb.home, 'project', 'sub')
+    mkdirSync(dir, {recursive: true})
+    writeFileSync(join(sb.home, 'project', name), text)
+    const result = await sb.pk(['bg', '--json', '--', 'sleep', '1000'], {cwd: dir})
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout).session.tmux.socket).toBe(sb.socket('from-config'))
+  })
+
+  it('is found in ~/.config/pk/, and adds presets used by bg and ls', async () => {
+    mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+    writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({defaultAgent: 'napper', agents: {napper: {command: ['sleep', '1000'], executables: ['sleep']}}}))
+    const result = await sb.pk(['bg', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout).session).toMatchObject({agent: 'napper', command: ['sleep', '1000']})
+  })
+
+  it('rejects invalid config with exit 2, naming the file and the key', async () => {
+    writeFileSync(join(sb.home, '.pkrc.json'), JSON.stringify({agents: {claude: {paneRules: [{state: 'busy', pattern: 'x'}]}}}))
+    const result = await sb.pk(['ls'], {cwd: sb.home})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`invalid config in ${join(sb.home, '.pkrc.json')}: agents.claude.paneRules[0].state: must be working, waiting or idle`)
+    writeFileSync(join(sb.home, '.pkrc.json'), '{"socket": ')
+    const broken = await sb.pk(['ls'], {cwd: sb.home})
+    expect(broken.code).toBe(2)
+    expect(broken.stderr).toMatch(/\.pkrc\.json/)
+  })
+})
