@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {SessionRow} from '../lib/correlate.js'
+import {isListedByDefault} from '../lib/correlate.js'
 import {renderTable, wantColour} from '../lib/render.js'
 import {collectSessions} from '../lib/sessions.js'
+import {shortSummary, watchSessions} from '../lib/watch.js'
 
 export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'
@@ -13,12 +14,21 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
   static override flags = {
     json: Flags.boolean({description: 'print {schema, sessions, problems} as JSON'}),
     all: Flags.boolean({char: 'a', description: 'also list plain panes and exited records'}),
+    watch: Flags.boolean({description: 'with --json: keep running; a snapshot, then one event per change (NDJSON)', dependsOn: ['json']}),
+    format: Flags.string({description: 'table (default) or short: one line for a tmux status bar', options: ['table', 'short'], default: 'table'}),
+    color: Flags.boolean({description: 'with --format short: tmux colour codes (#[fg=...])'}),
+    interval: Flags.integer({description: 'with --watch: seconds between polls', default: 1, min: 1, hidden: true}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Ls)
+    if (flags.watch) return this.watch(flags.all, flags.interval)
     const listing = await collectSessions(process.env)
-    const rows = listing.rows.filter((row) => flags.all || isShownByDefault(row))
+    const rows = listing.rows.filter((row) => flags.all || isListedByDefault(row))
+    if (flags.format === 'short') {
+      process.stdout.write(shortSummary(rows, flags.color) + '\n')
+      return
+    }
     if (flags.json) {
       this.printJson({schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems})
       return
@@ -30,8 +40,25 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     }
     for (const problem of listing.problems) process.stderr.write(`pk: ${problem.code}: ${problem.message}\n`)
   }
-}
 
-function isShownByDefault(row: SessionRow): boolean {
-  return row.kind !== 'pane' && row.state !== 'exited'
+  /** NDJSON until SIGINT, SIGTERM or a closed pipe; all three end cleanly with exit 0. */
+  private async watch(all: boolean, intervalSeconds: number): Promise<void> {
+    const controller = new AbortController()
+    const stop = () => controller.abort()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') stop()
+    })
+    await watchSessions({
+      env: process.env,
+      intervalMs: intervalSeconds * 1000,
+      filter: (row) => all || isListedByDefault(row),
+      emit: (event) => {
+        if (!controller.signal.aborted) process.stdout.write(JSON.stringify(event) + '\n')
+      },
+      signal: controller.signal,
+    })
+    process.exitCode = 0
+  }
 }

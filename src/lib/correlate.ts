@@ -24,6 +24,8 @@ export interface TmuxLocation {
   pane: string
   /** When a client last attached to the session (seconds since the epoch), or null. */
   lastAttached: number | null
+  /** Last activity in the pane's window (seconds since the epoch), or null. */
+  activity: number | null
 }
 
 export interface SessionRow {
@@ -92,6 +94,7 @@ function location(ref: PaneRef): TmuxLocation {
     window: ref.pane.windowId,
     pane: ref.pane.paneId,
     lastAttached: ref.pane.lastAttached,
+    activity: ref.pane.windowActivity,
   }
 }
 
@@ -307,6 +310,9 @@ function findAgent(source: ProcessSource, panePid: number, presets: readonly Age
   }
   return null
 }
+
+/** What `pk ls` (and the dashboard, and watch) show without --all: agent sessions that have not exited. */
+export const isListedByDefault = (row: SessionRow) => row.kind !== 'pane' && row.state !== 'exited'
 
 const STATE_ORDER: Record<State, number> = {waiting: 0, working: 1, idle: 2, unknown: 3, exited: 4}
 

@@ -6,6 +6,8 @@ export const ExitCode = {
   noSuchSession: 3,
   ambiguous: 4,
   refused: 5,
+  /** `pk wait` ran out of time (the convention of timeout(1)). */
+  timeout: 124,
 } as const
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]

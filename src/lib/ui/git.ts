@@ -1,0 +1,47 @@
+import {readFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+
+/** Pure: the branch named by a .git/HEAD file, or a short commit for a detached HEAD. */
+export function parseGitHead(text: string): string | null {
+  const ref = /^ref: refs\/heads\/(.+)$/m.exec(text)
+  if (ref) return ref[1]!.trim()
+  const sha = /^([0-9a-f]{40})$/m.exec(text.trim())
+  return sha ? sha[1]!.slice(0, 7) : null
+}
+
+const cache = new Map<string, string | null>()
+
+/** The git branch of a directory, read from .git/HEAD upward (no git process per session). */
+export function gitBranch(cwd: string | null): string | null {
+  if (cwd === null) return null
+  if (cache.has(cwd)) return cache.get(cwd)!
+  let dir = cwd
+  let branch: string | null = null
+  for (;;) {
+    try {
+      let head = join(dir, '.git', 'HEAD')
+      let text: string
+      try {
+        text = readFileSync(head, 'utf8')
+      } catch {
+        // A worktree or submodule: .git is a file pointing at the real git directory.
+        const pointer = /^gitdir: (.+)$/m.exec(readFileSync(join(dir, '.git'), 'utf8'))
+        if (!pointer) throw new Error('no .git')
+        head = join(pointer[1]!.startsWith('/') ? pointer[1]! : join(dir, pointer[1]!), 'HEAD')
+        text = readFileSync(head, 'utf8')
+      }
+      branch = parseGitHead(text)
+      break
+    } catch {
+      const parent = dirname(dir)
+      if (parent === dir) break
+      dir = parent
+    }
+  }
+  cache.set(cwd, branch)
+  return branch
+}
+
+export function forgetGitCache(): void {
+  cache.clear()
+}

@@ -1,0 +1,129 @@
+import {SessionRow} from '../correlate.js'
+import {Problem} from '../registry/records.js'
+import {age, paint, printable, shortenHome} from '../render.js'
+
+/** Pure dashboard state and rendering: everything the screen shows is a function of this. */
+export interface UiState {
+  rows: SessionRow[]
+  problems: Problem[]
+  /** Id of the selected session, kept across refreshes. */
+  selected: string | null
+  filter: string
+  /** Typing a filter after `/`. */
+  filtering: boolean
+  message: string | null
+}
+
+export function visibleRows(state: UiState): SessionRow[] {
+  const needle = state.filter.toLowerCase()
+  if (needle === '') return state.rows
+  return state.rows.filter((row) =>
+    [row.id, row.agent ?? '', row.label ?? '', row.state, row.cwd ?? '', row.tmux?.session ?? '', row.command.join(' ')].some((field) => field.toLowerCase().includes(needle)),
+  )
+}
+
+/** Keep the selection on the same session; fall back to the first row when it went away. */
+export function reconcileSelection(state: UiState): UiState {
+  const rows = visibleRows(state)
+  if (rows.some((r) => r.id === state.selected)) return state
+  return {...state, selected: rows[0]?.id ?? null}
+}
+
+export function moveSelection(state: UiState, delta: number): UiState {
+  const rows = visibleRows(state)
+  if (rows.length === 0) return {...state, selected: null}
+  const index = Math.max(0, rows.findIndex((r) => r.id === state.selected))
+  const next = Math.min(rows.length - 1, Math.max(0, index + delta))
+  return {...state, selected: rows[next]!.id}
+}
+
+const clip = (text: string, width: number) => (text.length <= width ? text.padEnd(width) : text.slice(0, Math.max(0, width - 1)) + '…')
+
+export interface Layout {
+  width: number
+  height: number
+  colour: boolean
+  now: number
+  home?: string
+  branchOf: (cwd: string | null) => string | null
+}
+
+/** The whole screen as lines, exactly `height` of them, none wider than `width`. */
+export function renderScreen(state: UiState, layout: Layout): string[] {
+  const {width, height} = layout
+  const c = paint(layout.colour)
+  if (width < 30 || height < 6) return [clip('pk: terminal too small', width), ...Array(Math.max(0, height - 1)).fill('')]
+  const rows = visibleRows(state)
+  const waiting = state.rows.filter((r) => r.attention).length
+  const title = `pk — ${state.rows.length} session(s)${waiting ? `, ${waiting} waiting on you` : ''}${state.filter ? `  filter: ${state.filter}` : ''}`
+  const lines: string[] = [c('bold', clip(title, width))]
+  const columns = [
+    {name: 'ID', width: 8},
+    {name: 'AGENT', width: 14},
+    {name: 'STATE', width: 16},
+    {name: 'AGE', width: 4},
+    {name: 'ACTIVE', width: 6},
+    {name: 'BRANCH', width: 14},
+  ]
+  const fixed = columns.reduce((n, col) => n + col.width + 1, 0) + 2
+  const cwdWidth = Math.max(0, width - fixed)
+  lines.push(c('dim', clip('  ' + columns.map((col) => col.name.padEnd(col.width)).join(' ') + ' ' + 'CWD', width)))
+
+  const footer = footerLines(state, width, c)
+  const listHeight = height - lines.length - footer.length
+  const selectedIndex = Math.max(0, rows.findIndex((r) => r.id === state.selected))
+  const first = Math.min(Math.max(0, selectedIndex - listHeight + 1), Math.max(0, rows.length - listHeight))
+  for (const row of rows.slice(first, first + listHeight)) {
+    const selected = row.id === state.selected
+    const stateText = (row.attention ? '! ' : '') + (row.conflict ? 'conflict' : `${row.state}${row.verified || row.state === 'exited' ? '' : '?'}`) + (row.stateSource === 'none' ? '' : ` (${row.stateSource})`)
+    const activity = row.tmux?.activity ? age(new Date(row.tmux.activity * 1000).toISOString(), layout.now) : '-'
+    const cells = [
+      row.id,
+      printable((row.agent ?? row.command[0]?.split('/').at(-1) ?? '-') + (row.label ? `:${row.label}` : '')),
+      stateText,
+      age(row.startedAt, layout.now),
+      activity,
+      printable(layout.branchOf(row.cwd) ?? '-'),
+    ]
+    let text = (selected ? '> ' : '  ') + cells.map((cell, i) => clip(cell, columns[i]!.width)).join(' ') + ' ' + clip(printable(row.cwd ? shortenHome(row.cwd, layout.home) : '-'), cwdWidth)
+    text = clip(text, width)
+    if (selected) text = layout.colour ? `\u001B[7m${text}\u001B[0m` : text
+    else if (row.attention) text = c('yellow', text)
+    else if (row.state === 'exited') text = c('dim', text)
+    lines.push(text)
+  }
+  if (rows.length === 0) lines.push(clip(state.filter ? '  no session matches the filter' : '  no agent sessions — start one with: pk bg shell', width))
+  while (lines.length < height - footer.length) lines.push('')
+  return [...lines.slice(0, height - footer.length), ...footer]
+}
+
+function footerLines(state: UiState, width: number, c: ReturnType<typeof paint>): string[] {
+  const out: string[] = []
+  for (const problem of state.problems.slice(0, 2)) out.push(c('red', clip(`! ${problem.code}: ${printable(problem.message)}`, width)))
+  if (state.problems.length > 2) out.push(c('red', clip(`! and ${state.problems.length - 2} more problem(s): pk ls`, width)))
+  if (state.message) out.push(clip(printable(state.message), width))
+  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · / filter · r refresh · q quit', width)))
+  return out
+}
+
+/** Pure: split terminal input into keys: CSI sequences (arrows), ESC-letter pairs, and single characters. */
+export function splitKeys(input: string): string[] {
+  const keys: string[] = []
+  let i = 0
+  while (i < input.length) {
+    if (input[i] === '\u001B' && input[i + 1] === '[') {
+      let j = i + 2
+      while (j < input.length && !/[\x40-\x7E]/.test(input[j]!)) j++
+      keys.push(input.slice(i, j + 1))
+      i = j + 1
+    } else if (input[i] === '\u001B' && input[i + 1] === 'O' && i + 2 < input.length) {
+      // SS3 arrows (application cursor mode): ESC O A is up.
+      keys.push('\u001B[' + input[i + 2])
+      i += 3
+    } else {
+      keys.push(input[i]!)
+      i++
+    }
+  }
+  return keys
+}

@@ -1,0 +1,91 @@
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {SessionRow, State} from './correlate.js'
+import {resolveId} from './attach.js'
+import {ExitCode, PkError} from './errors.js'
+import {Env} from './registry/state-dir.js'
+import {collectSessions} from './sessions.js'
+import {forgetSocketCache} from './tmux/servers.js'
+
+export type WatchEvent =
+  | {type: 'snapshot'; schema: 1; sessions: SessionRow[]; problems: unknown[]}
+  | {type: 'added' | 'changed'; session: SessionRow}
+  | {type: 'removed'; id: string}
+  | {type: 'heartbeat'}
+
+/** What counts as a change: everything but the window's last-activity clock, which ticks with any output. */
+const comparable = (row: SessionRow) => JSON.stringify({...row, tmux: row.tmux ? {...row.tmux, activity: null} : null})
+
+/** Pure: events that turn the previous listing into the next, one per session. */
+export function diffRows(previous: SessionRow[], next: SessionRow[]): WatchEvent[] {
+  const before = new Map(previous.map((r) => [r.id, r]))
+  const after = new Map(next.map((r) => [r.id, r]))
+  const events: WatchEvent[] = []
+  for (const row of next) {
+    const old = before.get(row.id)
+    if (!old) events.push({type: 'added', session: row})
+    else if (comparable(old) !== comparable(row)) events.push({type: 'changed', session: row})
+  }
+  for (const row of previous) if (!after.has(row.id)) events.push({type: 'removed', id: row.id})
+  return events
+}
+
+/**
+ * A quiet stream still writes now and then: a write is the only way a writer learns that its reader
+ * (say `| head -1`) has gone, so a heartbeat lets pk end on a closed pipe instead of running forever.
+ */
+export const HEARTBEAT_MS = 5000
+
+/** Poll and emit: a snapshot first, then only what changed. Stops when `signal` aborts. */
+export async function watchSessions(opts: {env: Env; intervalMs: number; filter: (row: SessionRow) => boolean; emit: (event: WatchEvent) => void; signal: AbortSignal}): Promise<void> {
+  let previous: SessionRow[] | null = null
+  let lastEmit = Date.now()
+  while (!opts.signal.aborted) {
+    forgetSocketCache()
+    const listing = await collectSessions(opts.env)
+    const rows = listing.rows.filter(opts.filter)
+    const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: 1, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
+    if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})
+    for (const event of events) opts.emit(event)
+    if (events.length > 0) lastEmit = Date.now()
+    previous = rows
+    await sleep(opts.intervalMs, undefined, {signal: opts.signal}).catch(() => {})
+  }
+}
+
+/** Pure: one line for a tmux status bar, like `1 needs you · 2 waiting · 3 working`. */
+export function shortSummary(rows: SessionRow[], tmuxColours = false): string {
+  const order: State[] = ['waiting', 'working', 'idle', 'unknown']
+  const colour: Record<string, string> = {waiting: 'yellow', working: 'green', idle: 'blue', unknown: 'magenta'}
+  const parts: string[] = []
+  const attention = rows.filter((r) => r.attention).length
+  if (attention > 0) parts.push(tmuxColours ? `#[fg=red,bold]${attention} need you#[default]` : `${attention} need you`)
+  for (const state of order) {
+    const n = rows.filter((r) => r.state === state).length
+    if (n > 0) parts.push(tmuxColours ? `#[fg=${colour[state]}]${n} ${state}#[default]` : `${n} ${state}`)
+  }
+  return parts.length === 0 ? 'no agents' : parts.join(' · ')
+}
+
+export type WaitTarget = 'waiting' | 'idle' | 'exited'
+
+/**
+ * Block until the session reaches `target`. Exit 0 when it does, 124 on timeout, 3 when the session
+ * disappears (for `exited`, disappearing is reaching it: an agent started by hand leaves no record).
+ */
+export async function waitForState(opts: {env: Env; idArg: string; target: WaitTarget; timeoutMs: number | null; intervalMs: number}): Promise<SessionRow | null> {
+  const first = resolveId(opts.idArg, (await collectSessions(opts.env)).rows)
+  const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
+  for (;;) {
+    forgetSocketCache()
+    const row = (await collectSessions(opts.env)).rows.find((r) => r.id === first.id)
+    if (!row) {
+      if (opts.target === 'exited') return null
+      throw new PkError('gone', `session ${first.id} went away before it was ${opts.target}`, ExitCode.noSuchSession)
+    }
+    if (row.state === opts.target) return row
+    if (row.state === 'exited') throw new PkError('gone', `session ${first.id} exited before it was ${opts.target}`, ExitCode.noSuchSession)
+    if (Date.now() >= deadline) throw new PkError('timeout', `session ${first.id} is still ${row.state} after ${(opts.timeoutMs ?? 0) / 1000} s`, ExitCode.timeout)
+    await sleep(Math.min(opts.intervalMs, Math.max(0, deadline - Date.now())))
+  }
+}

@@ -1,0 +1,82 @@
+import {describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../src/lib/correlate.js'
+import {parseGitHead} from '../../src/lib/ui/git.js'
+import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../src/lib/ui/view.js'
+import {diffRows, shortSummary} from '../../src/lib/watch.js'
+
+const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
+  id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
+  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-29T10:00:00Z', attached: false, resume: null, record: null, exitReason: null,
+  tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, activity: null}, ...over,
+})
+const base = (rows: SessionRow[], over: Partial<UiState> = {}): UiState => ({rows, problems: [], selected: rows[0]?.id ?? null, filter: '', filtering: false, message: null, ...over})
+const layout = {width: 100, height: 12, colour: false, now: Date.parse('2026-11-29T12:00:00Z'), home: '/home/u', branchOf: () => 'main'}
+
+describe('dashboard view', () => {
+  const rows = [row('aaaa1111', {attention: true, state: 'waiting'}), row('bbbb2222', {agent: 'codex', cwd: '/srv/api'}), row('cccc3333', {label: 'docs'})]
+
+  it('moves, filters, and keeps the selection on the same session', () => {
+    let state = base(rows)
+    state = moveSelection(state, 1)
+    expect(state.selected).toBe('bbbb2222')
+    state = moveSelection(state, 5)
+    expect(state.selected).toBe('cccc3333')
+    state = moveSelection(state, -9)
+    expect(state.selected).toBe('aaaa1111')
+    const filtered = reconcileSelection({...base(rows), filter: 'codex'})
+    expect(visibleRows(filtered).map((r) => r.id)).toEqual(['bbbb2222'])
+    expect(filtered.selected).toBe('bbbb2222')
+    // A refresh that reorders rows keeps the selected id; one that drops it falls back to the first.
+    expect(reconcileSelection({...base([rows[2]!, rows[1]!]), selected: 'bbbb2222'}).selected).toBe('bbbb2222')
+    expect(reconcileSelection({...base([rows[2]!]), selected: 'bbbb2222'}).selected).toBe('cccc3333')
+  })
+
+  it('renders exactly the terminal size, without colour when not asked', () => {
+    const lines = renderScreen(base(rows), layout)
+    expect(lines).toHaveLength(12)
+    expect(lines.every((l) => l.length <= 100)).toBe(true)
+    expect(lines.join('\n')).not.toContain('\u001B[')
+    expect(lines[0]).toBe('pk — 3 session(s), 1 waiting on you'.padEnd(100))
+    expect(lines.find((l) => l.includes('aaaa1111'))).toMatch(/^> aaaa1111 claude +! waiting \(hook\) +2h +- +main +~\/app/)
+    expect(lines.at(-1)).toContain('q quit')
+  })
+
+  it('scrolls to keep the selection visible, copes with tiny terminals, shows problems in the footer', () => {
+    const many = Array.from({length: 30}, (_, i) => row(`id${String(i).padStart(6, '0')}`))
+    const lines = renderScreen(base(many, {selected: 'id000029'}), layout)
+    expect(lines.some((l) => l.startsWith('> id000029'))).toBe(true)
+    expect(renderScreen(base(many), {...layout, width: 20, height: 4})).toEqual(['pk: terminal too sm…', '', '', ''])
+    const withProblem = renderScreen(base(rows, {problems: [{code: 'conflict', message: 'two records claim pid 9'}]}), layout)
+    expect(withProblem.at(-2)).toContain('! conflict: two records claim pid 9')
+    expect(renderScreen(base(rows), {...layout, colour: true}).join('')).toContain('\u001B[7m')
+  })
+
+  it('splits typed input into keys', () => {
+    expect(splitKeys('\u001B[Ajk\r')).toEqual(['\u001B[A', 'j', 'k', '\r'])
+    expect(splitKeys('\u001Bq')).toEqual(['\u001B', 'q'])
+    expect(splitKeys('\u001BOB')).toEqual(['\u001B[B'])
+  })
+
+  it('reads the branch from .git/HEAD', () => {
+    expect(parseGitHead('ref: refs/heads/feature/x\n')).toBe('feature/x')
+    expect(parseGitHead('0123456789abcdef0123456789abcdef01234567\n')).toBe('0123456')
+    expect(parseGitHead('garbage')).toBeNull()
+  })
+})
+
+describe('watch events and the short format', () => {
+  it('emits added, changed and removed, one per session, ignoring activity ticks', () => {
+    const a = row('a')
+    const b = row('b')
+    const tick = {...a, tmux: {...a.tmux!, activity: 99}}
+    expect(diffRows([a], [tick])).toEqual([])
+    expect(diffRows([a], [{...a, state: 'waiting'}, b])).toEqual([{type: 'changed', session: {...a, state: 'waiting'}}, {type: 'added', session: b}])
+    expect(diffRows([a, b], [b])).toEqual([{type: 'removed', id: 'a'}])
+  })
+  it('summarises for a status bar', () => {
+    expect(shortSummary([row('a', {state: 'waiting', attention: true}), row('b', {state: 'waiting'}), row('c')])).toBe('1 need you · 2 waiting · 1 working')
+    expect(shortSummary([])).toBe('no agents')
+    expect(shortSummary([row('c')], true)).toBe('#[fg=green]1 working#[default]')
+  })
+})
