@@ -11,6 +11,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['bin/**/*.js', 'assets/**/*.js'],
+    languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly'}},
+  },
+  {
     files: ['src/lib/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {patterns: [{group: ['@oclif/*'], message: 'src/lib must not import oclif (DESIGN.md section 3)'}]}],

@@ -116,6 +116,7 @@ export async function runDashboard(env: Env): Promise<void> {
       if (key === '\r' || key === '\n') state = {...state, filtering: false}
       else if (key === '\u001B') state = {...state, filtering: false, filter: ''}
       else if (key === '\u007F' || key === '\b') state = {...state, filter: state.filter.slice(0, -1)}
+      // eslint-disable-next-line no-control-regex -- a printable key is exactly what is not a control character
       else if (/^[^\u0000-\u001F\u007F]$/u.test(key)) state = {...state, filter: state.filter + key}
       state = reconcileSelection(state)
       return draw()
