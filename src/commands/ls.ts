@@ -1,10 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {PkCommand} from '../command-base.js'
 import {isListedByDefault} from '../lib/correlate.js'
-import {renderTable, wantColour} from '../lib/render.js'
-import {collectSessions} from '../lib/sessions.js'
-import {shortSummary, watchSessions} from '../lib/watch.js'
+import {runLs} from '../lib/ls-run.js'
+import {watchSessions} from '../lib/watch.js'
 
 export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'
@@ -23,22 +22,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
   async run(): Promise<void> {
     const {flags} = await this.parse(Ls)
     if (flags.watch) return this.watch(flags.all, flags.interval)
-    const listing = await collectSessions(process.env)
-    const rows = listing.rows.filter((row) => flags.all || isListedByDefault(row))
-    if (flags.format === 'short') {
-      process.stdout.write(shortSummary(rows, flags.color) + '\n')
-      return
-    }
-    if (flags.json) {
-      this.printJson({schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems})
-      return
-    }
-    if (rows.length > 0) {
-      process.stdout.write(renderTable(rows, {colour: wantColour(process.stdout, process.env), now: Date.now(), home: process.env.HOME}))
-    } else if (process.stdout.isTTY) {
-      process.stderr.write(`no agent sessions${flags.all ? '' : ' (pk ls --all shows every pane)'}; start one with: pk bg shell\n`)
-    }
-    for (const problem of listing.problems) process.stderr.write(`pk: ${problem.code}: ${problem.message}\n`)
+    await runLs({json: flags.json, all: flags.all, format: flags.format as 'table' | 'short', color: flags.color})
   }
 
   /** NDJSON until SIGINT, SIGTERM or a closed pipe; all three end cleanly with exit 0. */

@@ -135,9 +135,11 @@ export function mightHaveConfig(cwd: string, home: string, globalDir: string): b
     if (names.includes('.config') && existsSync(join(dir, '.config', 'pkrc'))) return true
     if (names.includes('package.json')) {
       try {
-        if (/"pk"\s*:/.test(readFileSync(join(dir, 'package.json'), 'utf8'))) return true
+        const text = readFileSync(join(dir, 'package.json'), 'utf8')
+        // Cheap test first; parse only when a "pk" key may be there (a bin named pk is not config).
+        if (/"pk"\s*:/.test(text) && Object.hasOwn(JSON.parse(text) as object, 'pk')) return true
       } catch {
-        // unreadable package.json: cosmiconfig would fail on it too; not ours to report
+        // unreadable or invalid package.json: cosmiconfig would stop on it; that is the package's business
       }
     }
     if (dir === home) return false

@@ -231,7 +231,7 @@ export function correlate(input: CorrelateInput): Correlation {
           verified: false,
           conflict: false,
           pid: null,
-          cwd: pane.currentPath || null,
+          cwd: null,
           command: [],
           startedAt: null,
           attached: pane.attachedClients > 0,
@@ -316,13 +316,16 @@ export const isListedByDefault = (row: SessionRow) => row.kind !== 'pane' && row
 
 const STATE_ORDER: Record<State, number> = {waiting: 0, working: 1, idle: 2, unknown: 3, exited: 4}
 
+/** Plain code-unit order: ISO dates and hex ids sort right without the cost of locale collation. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
 /** Waiting on you first: attention, then by state, then newest first. */
 export function sortRows(rows: SessionRow[]): SessionRow[] {
   return [...rows].sort(
     (a, b) =>
       Number(b.attention) - Number(a.attention) ||
       STATE_ORDER[a.state] - STATE_ORDER[b.state] ||
-      (b.startedAt ?? '').localeCompare(a.startedAt ?? '') ||
-      a.id.localeCompare(b.id),
+      compare(b.startedAt ?? '', a.startedAt ?? '') ||
+      compare(a.id, b.id),
   )
 }

@@ -53,20 +53,20 @@ export interface Listing extends Correlation {
 export async function collectSessions(env: Env = process.env): Promise<Listing> {
   const view = currentView()
   const state = openStateDirForReading(env)
+  // Start tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
+  const pending = new Map<string, Promise<ServerListing | PkError>>()
+  const list = (socket: string) => pending.set(socket, listServer(socket).catch((error: unknown) => (error instanceof PkError && error.code === 'tmux-missing' ? error : Promise.reject(error))))
+  for (const socket of listSocketFiles(socketDir(env))) list(socket)
   const scan = readRecords(state)
-  const sockets = new Set(listSocketFiles(socketDir(env)))
-  for (const {record} of scan.records) if (!sockets.has(record.tmux.socket) && isSocket(record.tmux.socket)) sockets.add(record.tmux.socket)
+  for (const {record} of scan.records) if (!pending.has(record.tmux.socket) && isSocket(record.tmux.socket)) list(record.tmux.socket)
 
   const problems: Problem[] = [...scan.problems]
   const trust = readTrust(state)
   if (!trust.trusted) problems.push({code: trust.code, message: trust.reason})
-  let servers: ServerListing[] = []
-  try {
-    servers = await Promise.all([...sockets].map((socket) => listServer(socket)))
-  } catch (error) {
-    if (!(error instanceof PkError && error.code === 'tmux-missing')) throw error
-    problems.push({code: 'tmux-missing', message: error.message})
-  }
+  const settled = await Promise.all(pending.values())
+  const servers = settled.filter((s): s is ServerListing => !(s instanceof PkError))
+  const missing = settled.find((s): s is PkError => s instanceof PkError)
+  if (missing) problems.push({code: 'tmux-missing', message: missing.message})
   const {presets} = await loadConfig(process.cwd(), env)
   const result = correlate({view, servers, records: scan.records, source: procSource(), presets, trustRecords: trust.trusted})
   const rows = await withStatus(result.rows, scan.records, presets)

@@ -56,8 +56,6 @@ export function pane(over: Partial<Pane> & {paneId: string; panePid: number}): P
     lastAttached: null,
     serverPid: 5,
     sessionName: 'main',
-    currentCommand: 'bash',
-    currentPath: '/',
     ...over,
   }
 }

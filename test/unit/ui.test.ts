@@ -80,3 +80,14 @@ describe('watch events and the short format', () => {
     expect(shortSummary([row('c')], true)).toBe('#[fg=green]1 working#[default]')
   })
 })
+
+describe('fast path flags', async () => {
+  const {parseLsFlags} = await import('../../src/fast-path.js')
+  it('takes only the flags it knows, and leaves the rest to oclif', () => {
+    expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false})
+    expect(parseLsFlags(['--json', '-a'])).toEqual({json: true, all: true, format: 'table', color: false})
+    expect(parseLsFlags(['--format', 'short', '--color'])).toEqual({json: false, all: false, format: 'short', color: true})
+    expect(parseLsFlags(['--format=short'])).toMatchObject({format: 'short'})
+    for (const argv of [['--watch'], ['--help'], ['--format'], ['--format', 'long'], ['extra'], ['--json=false']]) expect(parseLsFlags(argv)).toBeNull()
+  })
+})

@@ -1,8 +1,9 @@
-import {closeSync, constants, fstatSync, openSync, readSync, readdirSync} from 'node:fs'
+import {constants, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode} from '../errors.js'
 import {ProcessIdentity, sessionIdOf} from '../proc/identity.js'
+import {readSmallFile} from '../proc/reader.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
 import {StateDir} from './state-dir.js'
 
@@ -126,31 +127,19 @@ export const isStored = (r: StoredRecord | Problem): r is StoredRecord => !('cod
 
 export const recordFileName = (record: SessionRecord) => `${sessionIdOf(record.identity)}.json`
 
-/** Read one file without following links, refusing anything but a small regular file. */
+/** Read one file without following links (O_NOFOLLOW), nor blocking on a FIFO (O_NONBLOCK), at most 1 MiB. */
 function readRecordFile(path: string): StoredRecord | Problem {
-  let fd: number
+  let text: string
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    text = readSmallFile(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK, MAX_RECORD_BYTES)
   } catch (error) {
     const code = errnoCode(error)
     if (code === 'ELOOP') return {code: 'symlinked-record', message: `${path}: is a symbolic link; pk does not follow links in its state; skipped`, file: path}
+    if (error instanceof RangeError) return {code: 'invalid-record', message: `${path}: larger than ${MAX_RECORD_BYTES} bytes; skipped`, file: path}
+    if (code === 'EISDIR' || code === 'EAGAIN') return {code: 'invalid-record', message: `${path}: not a regular file; skipped`, file: path}
     return {code: 'unreadable-record', message: `${path}: cannot be read (${code ?? String(error)}); skipped`, file: path}
   }
-  try {
-    const stats = fstatSync(fd)
-    if (!stats.isFile()) return {code: 'invalid-record', message: `${path}: not a regular file; skipped`, file: path}
-    if (stats.size > MAX_RECORD_BYTES) return {code: 'invalid-record', message: `${path}: larger than ${MAX_RECORD_BYTES} bytes; skipped`, file: path}
-    const buffer = Buffer.alloc(stats.size)
-    let offset = 0
-    while (offset < buffer.length) {
-      const n = readSync(fd, buffer, offset, buffer.length - offset, offset)
-      if (n === 0) break
-      offset += n
-    }
-    return parseRecordText(path, buffer.subarray(0, offset).toString('utf8'))
-  } finally {
-    closeSync(fd)
-  }
+  return parseRecordText(path, text)
 }
 
 export interface RecordScan {

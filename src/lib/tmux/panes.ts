@@ -15,8 +15,6 @@ const FIELDS = [
   'session_last_attached',
   'pid',
   'session_name',
-  'pane_current_command',
-  'pane_current_path',
 ] as const
 
 export const PANE_FORMAT = FIELDS.map((f) => `#{${f}}`).join(FIELD_SEPARATOR)
@@ -34,10 +32,11 @@ export interface Pane {
   /** When a client last attached to the pane's session (seconds since the epoch), or null. */
   lastAttached: number | null
   serverPid: number
-  /** Labels: shown, never used to pair. */
+  /**
+   * A label: shown, never used to pair. (pane_current_command and pane_current_path are not asked for:
+   * tmux works them out per pane from /proc, which doubles the cost of listing a thousand panes.)
+   */
   sessionName: string
-  currentCommand: string
-  currentPath: string
 }
 
 export interface PaneList {
@@ -50,8 +49,8 @@ const intOrNull = (s: string) => (/^\d+$/.test(s) ? Number(s) : null)
 export function parsePaneLine(line: string): Pane | null {
   const f = line.split(FIELD_SEPARATOR)
   if (f.length !== FIELDS.length) return null
-  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, serverPid, sessionName, command, path] = f as [
-    string, string, string, string, string, string, string, string, string, string, string, string, string,
+  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, serverPid, sessionName] = f as [
+    string, string, string, string, string, string, string, string, string, string, string,
   ]
   if (!/^%\d+$/.test(paneId) || !/^\$\d+$/.test(sessionId) || !/^@\d+$/.test(windowId)) return null
   const pid = intOrNull(panePid)
@@ -70,8 +69,6 @@ export function parsePaneLine(line: string): Pane | null {
     lastAttached: intOrNull(lastAttached),
     serverPid: server,
     sessionName,
-    currentCommand: command,
-    currentPath: path,
   }
 }
 

@@ -106,22 +106,29 @@ export function socketInodesOfFds(links: string[]): Set<string> {
   return inodes
 }
 
-function readFdLinks(pid: number): string[] | null {
+/**
+ * Whether process `pid` holds one of `inodes`, or null when the process is not visible here. The fds are
+ * read lowest first and the search stops at the first hit: a tmux server opens its listening socket
+ * early, before the one or two fds each pane and client adds, so a server with 1000 panes costs a few
+ * readlinks, not a thousand.
+ */
+function holdsSocket(pid: number, inodes: Set<string>): boolean | null {
   let names: string[]
   try {
     names = readdirSync(`${PROC_ROOT}/${pid}/fd`)
   } catch {
     return null
   }
-  const links: string[] = []
-  for (const name of names) {
+  for (const name of names.map(Number).sort((a, b) => a - b)) {
+    let link: string
     try {
-      links.push(readlinkSync(`${PROC_ROOT}/${pid}/fd/${name}`))
+      link = readlinkSync(`${PROC_ROOT}/${pid}/fd/${name}`)
     } catch {
-      // fd closed meanwhile
+      continue // fd closed meanwhile
     }
+    for (const inode of socketInodesOfFds([link])) if (inodes.has(inode)) return true
   }
-  return links
+  return false
 }
 
 let unixSocketsCache: Map<string, Set<string>> | undefined
@@ -154,10 +161,9 @@ export function verifyServer(socket: string, serverPid: number): {verified: bool
     // socket vanished; nothing more to add
   }
   if (inodes.size === 0) return {verified: false, reason: `no listening socket at ${socket} is visible in this network namespace`}
-  const links = readFdLinks(serverPid)
-  if (links === null) return {verified: false, reason: `the server reports pid ${serverPid}, which is not a process in this pid namespace`}
-  const held = socketInodesOfFds(links)
-  for (const inode of inodes) if (held.has(inode)) return {verified: true, reason: null}
+  const held = holdsSocket(serverPid, inodes)
+  if (held === null) return {verified: false, reason: `the server reports pid ${serverPid}, which is not a process in this pid namespace`}
+  if (held) return {verified: true, reason: null}
   return {verified: false, reason: `pid ${serverPid} here does not hold the listening socket ${socket}; the server lives in another pid namespace`}
 }
 

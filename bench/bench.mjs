@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// pk's speed budget, as ratios to `node -e 0` measured in the same run (DESIGN.md section 7, issue 7).
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --strict]
+// It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
+// private state directory, measures, and removes everything again, also when interrupted.
+import {execFileSync, spawnSync} from 'node:child_process'
+import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {cpus, tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const PK = join(ROOT, 'bin', 'run.js')
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i === -1 ? fallback : process.argv[i + 1]
+}
+const RUNS = Number(arg('runs', '15'))
+const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
+const STRICT = process.argv.includes('--strict')
+const BUDGET = {version: 2.3, ls: {10: 2.7, 100: 2.7, 1000: 3.5}, agentExtra: 0.5}
+
+const {createRecord, RECORD_VERSION} = await import(join(ROOT, 'dist/lib/registry/records.js'))
+const {currentView} = await import(join(ROOT, 'dist/lib/proc/identity.js'))
+const {readStat} = await import(join(ROOT, 'dist/lib/proc/reader.js'))
+
+const roots = []
+function cleanup() {
+  for (const root of roots.splice(0)) {
+    spawnSync('tmux', ['-S', join(root, 'tmux', `tmux-${process.getuid()}`, 'pk'), 'kill-server'], {stdio: 'ignore'})
+    rmSync(root, {recursive: true, force: true})
+  }
+}
+process.on('exit', cleanup)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    cleanup()
+    process.exit(130)
+  })
+}
+
+/** N sessions on a private server (chained new-session calls, 100 per tmux run), with pk records. */
+function world(n, agent) {
+  const root = mkdtempSync(join(tmpdir(), 'pk-bench-'))
+  roots.push(root)
+  const tmuxDir = join(root, 'tmux', `tmux-${process.getuid()}`)
+  mkdirSync(tmuxDir, {recursive: true, mode: 0o700})
+  chmodSync(join(root, 'tmux'), 0o700)
+  const stateDir = join(root, 'state')
+  mkdirSync(join(stateDir, 'sessions'), {recursive: true, mode: 0o700})
+  const socket = join(tmuxDir, 'pk')
+  const bin = join(root, 'bin')
+  mkdirSync(bin)
+  // A stand-in agent the claude preset recognises (sh running a script named claude), showing a working screen.
+  writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "✻ Thinking\\n  esc to interrupt\\n"\nwhile :; do sleep 100000; done\n', {mode: 0o755})
+  const command = agent ? ['sh', join(bin, 'claude')] : ['sleep', '100000']
+  for (let start = 0; start < n; start += 100) {
+    const argv = ['-S', socket]
+    for (let i = start; i < Math.min(n, start + 100); i++) argv.push(...(argv.length > 2 ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, '-x', '80', '-y', '24', '--', ...command)
+    execFileSync('tmux', argv)
+  }
+  const view = currentView()
+  const panes = n === 0 ? [] : execFileSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid} #{session_id} #{pid}'], {encoding: 'utf8'}).trim().split('\n')
+  for (const line of panes) {
+    const [paneId, pid, sessionId, serverPid] = line.split(' ')
+    const stat = readStat(Number(pid))
+    createRecord({root: stateDir, sessions: join(stateDir, 'sessions')}, {
+      version: RECORD_VERSION,
+      identity: {...view, pid: Number(pid), startTime: stat.startTime},
+      tmux: {socket, paneId, sessionId, serverPid: Number(serverPid)},
+      cwd: root, argv: command, agent: agent ? 'claude' : null, label: null,
+      createdAt: new Date().toISOString(), startedAt: null, conversationId: null, status: null,
+    })
+  }
+  const env = {...process.env, TMUX_TMPDIR: join(root, 'tmux'), PK_STATE_DIR: stateDir, HOME: root}
+  delete env.TMUX
+  delete env.TMUX_PANE
+  return {root, env, socket, panes: panes.length}
+}
+
+const time = (argv, env) => {
+  const start = process.hrtime.bigint()
+  const r = spawnSync(argv[0], argv.slice(1), {env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28})
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed: ${r.stderr}`)
+  return Number(process.hrtime.bigint() - start) / 1e6
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** Alternate the commands run by run, so drift in machine load hits all of them alike. */
+function measure(commands, env) {
+  const samples = commands.map(() => [])
+  for (let i = 0; i < RUNS; i++) commands.forEach((argv, j) => samples[j].push(time(argv, env)))
+  return samples.map(median)
+}
+
+/** tmux invocations of one `pk ls --json`, counted by a tmux shim first on PATH. */
+function spawnedChildren(env) {
+  const shim = mkdtempSync(join(tmpdir(), 'pk-bench-shim-'))
+  roots.push(shim)
+  const log = join(shim, 'calls')
+  const real = execFileSync('sh', ['-c', 'command -v tmux'], {encoding: 'utf8'}).trim()
+  writeFileSync(join(shim, 'tmux'), `#!/bin/sh\necho x >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
+  writeFileSync(log, '')
+  time([process.execPath, PK, 'ls', '--json'], {...env, PATH: `${shim}:${env.PATH}`})
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean).length
+}
+
+/** Peak resident memory of one `pk ls --json`, reported by the process itself at exit. */
+function peakMemory(env) {
+  const dir = mkdtempSync(join(tmpdir(), 'pk-bench-rss-'))
+  roots.push(dir)
+  const out = join(dir, 'rss')
+  writeFileSync(join(dir, 'rss.cjs'), `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)))\n`)
+  time([process.execPath, '--require', join(dir, 'rss.cjs'), PK, 'ls', '--json'], env)
+  return Number(readFileSync(out, 'utf8')) / 1024
+}
+
+const rows = []
+const verdicts = []
+const check = (what, ratio, budget) => {
+  const ok = ratio <= budget
+  verdicts.push(ok)
+  return `${ratio.toFixed(2)}x (budget ${budget}x) ${ok ? 'ok' : 'OVER'}`
+}
+
+console.log(`pk benchmark: node ${process.version}, ${cpus().length} cores, ${RUNS} runs each, medians`)
+const base = world(0, false)
+const importOf = (path) => [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(path)})`]
+const [node0, oclif, pkCode, version] = measure(
+  [[process.execPath, '-e', '0'], importOf(join(ROOT, 'node_modules/@oclif/core/lib/index.js')), importOf(join(ROOT, 'dist/fast-path.js')), [process.execPath, PK, '--version']],
+  base.env,
+)
+console.log(`node -e 0: ${node0.toFixed(1)} ms; loading @oclif/core: ${oclif.toFixed(1)} ms (${(oclif / node0).toFixed(2)}x, skipped by pk ls and pk --version); loading pk's ls code: ${pkCode.toFixed(1)} ms`)
+console.log(`pk --version: ${version.toFixed(1)} ms = ${check('version', version / node0, BUDGET.version)}`)
+
+const cases = [...SIZES.map((n) => ({n, agent: false})), ...(SIZES.includes(100) ? [{n: 100, agent: true}] : [])]
+for (const {n, agent} of cases) {
+  const w = world(n, agent)
+  const [node, ls] = measure([[process.execPath, '-e', '0'], [process.execPath, PK, 'ls', '--json']], w.env)
+  const budget = (BUDGET.ls[n] ?? 3.5) + (agent ? BUDGET.agentExtra : 0)
+  const children = spawnedChildren(w.env)
+  const rss = peakMemory(w.env)
+  const label = `${n} sessions${agent ? ' (agent panes, with captures)' : ''}`
+  console.log(`pk ls --json, ${label}: ${ls.toFixed(1)} ms = ${check('ls', ls / node, budget)}; ${children} child process(es) (budget ${agent ? 2 : 1}); peak RSS ${rss.toFixed(0)} MB`)
+  console.log(`  where the time goes: node start ${node.toFixed(0)} ms, loading pk's code ~${(pkCode - node0).toFixed(0)} ms, pk's own work (tmux, /proc, records, JSON) ~${Math.max(0, ls - node - (pkCode - node0)).toFixed(0)} ms`)
+  verdicts.push(children <= (agent ? 2 : 1))
+  rows.push({label, ratio: ls / node, children, rss})
+  cleanup()
+}
+cleanup()
+const pass = verdicts.every(Boolean)
+console.log(pass ? 'every ratio inside the budget' : 'OVER BUDGET somewhere (see above)')
+process.exit(STRICT && !pass ? 1 : 0)

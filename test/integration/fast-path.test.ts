@@ -1,0 +1,55 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {Sandbox, waitFor} from '../helpers/sandbox.js'
+
+let sb: Sandbox
+beforeEach(() => {
+  sb = new Sandbox()
+})
+afterEach(() => sb.cleanup())
+
+describe('pk ls spawns one tmux per server, plus one capture call per server with agent panes', () => {
+  it('counts tmux invocations through a shim, whatever the number of sessions', async () => {
+    const bin = join(sb.root, 'agents')
+    const shim = join(sb.root, 'shim')
+    const {mkdirSync, readFileSync} = await import('node:fs')
+    mkdirSync(bin)
+    mkdirSync(shim)
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "esc to interrupt\\n"\nwhile :; do sleep 1000; done\n', {mode: 0o755})
+    for (const socket of [sb.pkSocket, sb.socket('other')]) {
+      for (let i = 0; i < 3; i++) sb.tmux(socket, 'new-session', '-d', '--', 'sh', join(bin, 'claude'))
+      sb.tmux(socket, 'new-session', '-d', '--', 'sleep', '1000')
+    }
+    const {execFileSync} = await import('node:child_process')
+    const real = execFileSync('sh', ['-c', 'command -v tmux'], {encoding: 'utf8'}).trim()
+    const log = join(sb.root, 'tmux-calls')
+    writeFileSync(join(shim, 'tmux'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
+    const rows = await waitFor('agents seen working', async () => {
+      writeFileSync(log, '')
+      const result = await sb.pk(['ls', '--json'], {env: {PATH: `${shim}:${process.env.PATH}`}})
+      const sessions = JSON.parse(result.stdout).sessions as {state: string; stateSource: string}[]
+      return sessions.length === 6 && sessions.every((s) => s.state === 'working' && s.stateSource === 'pane') ? sessions : null
+    }, 10_000)
+    expect(rows).toHaveLength(6)
+    const calls = readFileSync(log, 'utf8').trim().split('\n')
+    expect(calls.filter((c) => c.includes('list-panes'))).toHaveLength(2)
+    expect(calls.filter((c) => c.includes('capture-pane'))).toHaveLength(2)
+    expect(calls).toHaveLength(4)
+  })
+})
+
+describe('the fast path', () => {
+  it('prints exactly what the oclif command prints', async () => {
+    sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'sleep', '1000')
+    await sb.pk(['bg', '--', 'sleep', '1001'])
+    const fast = await sb.pk(['ls', '--all', '--json'])
+    // --interval is a flag the fast path does not know, so this argv goes through oclif.
+    const viaOclif = await sb.pk(['ls', '--all', '--json', '--interval', '1'])
+    expect(fast.code).toBe(0)
+    expect(fast.stdout).toBe(viaOclif.stdout)
+    expect((await sb.pk(['--version'])).stdout).toMatch(/^pk\/\d+\.\d+\.\d+ linux-\w+ node-v\d+/)
+    expect((await sb.pk(['ls', '--nope'])).code).toBe(2)
+  })
+})
