@@ -11,8 +11,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'assets/**/*.js'],
-    languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly'}},
+    files: ['bin/**/*.js', 'assets/**/*.js', 'bench/**/*.mjs'],
+    languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly', Buffer: 'readonly'}},
   },
   {
     files: ['src/lib/**/*.ts'],
