@@ -172,8 +172,8 @@ pk bg -- sleep 1000 2> "$out/bg.err"; echo $? > "$out/bg.rc"
     const before = snapshot(sb.stateDir)
     const result = (await import('node:child_process')).spawnSync(
       'unshare',
-      ['--pid', '--fork', 'bash', '-c', `"${process.execPath}" "${PK_BIN}" bg -- sleep 1; echo "rc=$?"`],
-      {env: sb.env, encoding: 'utf8'},
+      ['--pid', '--fork', '--kill-child', 'bash', '-c', `"${process.execPath}" "${PK_BIN}" bg -- sleep 1; echo "rc=$?"`],
+      {env: sb.env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL'},
     )
     expect(result.stdout).toContain('rc=5')
     expect(result.stderr).toMatch(/ancestor pid namespace/)

@@ -28,7 +28,9 @@ tmux -S "$sock" new-session -d -s keeper -- sleep 1000
 old=$(tmux -S "$sock" list-panes -a -F '#{pane_pid} #{session_name}' | awk '$2 != "keeper" {print $1}')
 echo "$old" > "$out/old-pid"
 kill -9 "$old"
-while [ -e "/proc/$old" ]; do sleep 0.05; done
+# The pid is free only once tmux has reaped the child; tmux 3.3 can miss a SIGCHLD, so nudge it.
+server=$(tmux -S "$sock" display-message -p '#{pid}')
+for i in $(seq 200); do [ -e "/proc/$old" ] || break; kill -CHLD "$server" 2>/dev/null || true; sleep 0.05; done
 staged=no
 for attempt in 1 2 3 4 5 6 7 8; do
   # The tmux client takes the next pid, the pane the one after: so aim two below.
