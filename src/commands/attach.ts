@@ -7,17 +7,25 @@ export default class Attach extends PkCommand {
   static override summary = 'Attach to (or, inside tmux, switch to) the verified pane of a session.'
   static override description = `ID is a full id or a unique prefix from pk ls. The identity is checked again just before acting.
 Outside tmux: attaches a client (needs a terminal). Inside tmux on the same server: switches your client.
-Inside tmux on another server: opens a popup with a nested client; detaching closes it and you are back.`
-  static override examples = ['<%= config.bin %> attach 3f9a', '<%= config.bin %> attach 3f9a --print']
+Inside tmux on another server: opens a popup with a nested client; detaching closes it and you are back.
+HOST/ID (from pk ls --fleet): runs ssh -t to that host's pk attach ID, which verifies there.`
+  static override examples = ['<%= config.bin %> attach 3f9a', '<%= config.bin %> attach 3f9a --print', '<%= config.bin %> attach box/3f9a']
   static override args = {
-    id: Args.string({description: 'session id or unique prefix', required: true}),
+    id: Args.string({description: 'session id or unique prefix, or HOST/ID', required: true}),
   }
   static override flags = {
-    print: Flags.boolean({description: 'print the tmux command instead of running it'}),
+    print: Flags.boolean({description: 'print the tmux (or ssh) command instead of running it'}),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Attach)
-    process.exitCode = await runAttach(args.id, process.env, flags.print)
+    const {splitFleetId} = await import('../lib/fleet.js')
+    const {host, id} = splitFleetId(args.id)
+    if (host === null) {
+      process.exitCode = await runAttach(args.id, process.env, flags.print)
+      return
+    }
+    const {runRemoteAttach} = await import('../lib/attach-run.js')
+    process.exitCode = await runRemoteAttach(host, id, process.env, flags.print)
   }
 }

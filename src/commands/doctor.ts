@@ -18,21 +18,30 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
   static override flags = {
     json: Flags.boolean({description: 'print the diagnosis as JSON, nothing else on stdout'}),
     fix: Flags.boolean({description: 'apply the fixes that lose nothing, then check again'}),
+    fleet: Flags.boolean({description: 'also run doctor on every configured host (over ssh) and report per host'}),
+    host: Flags.string({description: 'also run doctor on this host; repeatable', multiple: true}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
     const env = process.env
     if (flags.fix) assertMayWrite(stateLayout(resolveStateDir(env)))
-    const diagnosis = flags.fix ? await diagnoseAndFix(env) : await diagnose(env)
+    const {loadConfig} = await import('../lib/config.js')
+    const {doctorHosts, resolveHosts} = await import('../lib/fleet.js')
+    const hosts = flags.fleet || flags.host ? resolveHosts((await loadConfig()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, env) : []
+    const [diagnosis, remote] = await Promise.all([flags.fix ? diagnoseAndFix(env) : diagnose(env), doctorHosts(hosts)])
+    const ok = !failed(diagnosis) && remote.every((h) => h.ok)
     if (flags.json) {
-      this.printJson({schema: JSON_SCHEMA_VERSION, ok: !failed(diagnosis), checks: diagnosis.checks, fixes: diagnosis.fixes})
-    } else if (process.stdout.isTTY) {
-      await renderWithListr(diagnosis)
+      this.printJson({schema: JSON_SCHEMA_VERSION, ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(hosts.length > 0 ? {hosts: remote} : {})})
     } else {
-      renderPlain(diagnosis, false)
+      if (process.stdout.isTTY && hosts.length === 0) await renderWithListr(diagnosis)
+      else renderPlain(diagnosis, false)
+      for (const host of remote) {
+        process.stdout.write(`== ${host.host}: ${host.problem ? `FAIL ${host.problem.message}` : host.ok ? 'ok' : 'FAIL'}\n`)
+        for (const check of host.checks as CheckResult[]) process.stdout.write(`${MARK[check.status]} ${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}\n`)
+      }
     }
-    process.exitCode = failed(diagnosis) ? 1 : 0
+    process.exitCode = ok ? 0 : 1
   }
 }
 

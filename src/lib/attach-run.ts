@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process'
 
-import {prepareAttach, shellQuote} from './attach.js'
+import {checkIdForm, prepareAttach, shellQuote} from './attach.js'
 import {PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
 import {clientEnv, tmuxMissing} from './tmux/exec.js'
@@ -22,5 +22,25 @@ export async function runAttach(idArg: string, env: Env, print: boolean): Promis
     if ((result.error as NodeJS.ErrnoException).code === 'ENOENT') throw tmuxMissing()
     throw result.error
   }
+  return result.status ?? 1
+}
+
+
+/** `pk attach HOST/ID`: the host's own pk verifies and attaches, through `ssh -t`. */
+export async function runRemoteAttach(hostName: string, idArg: string, env: Env, print: boolean): Promise<number> {
+  const id = checkIdForm(idArg)
+  const {loadConfig} = await import('./config.js')
+  const {findHost, remoteAttachArgv} = await import('./fleet.js')
+  const host = findHost((await loadConfig(process.cwd(), env)).config, hostName, env)
+  const argv = remoteAttachArgv(host, id, false)
+  if (print) {
+    process.stdout.write(['ssh', ...argv].map(shellQuote).join(' ') + '\n')
+    return 0
+  }
+  if (!(process.stdin.isTTY && process.stdout.isTTY)) {
+    throw new PkError('no-terminal', 'pk attach needs a terminal (stdin and stdout must be a TTY); use --print to get the ssh command')
+  }
+  const result = spawnSync('ssh', argv, {stdio: 'inherit'})
+  if (result.error) throw result.error
   return result.status ?? 1
 }

@@ -10,12 +10,18 @@ import {forgetSocketCache} from './tmux/servers.js'
 
 const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
 
-/** Pure: the one row an id or unique prefix names, or a typed error that says why not. */
-export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
+/** Pure: an id or prefix in its normal form, or a usage error (exit 2) for anything else. */
+export function checkIdForm(idArg: string): string {
   const prefix = idArg.trim().toLowerCase()
   if (!ID_PATTERN.test(prefix)) {
     throw usageError('bad-id', `${JSON.stringify(idArg)} is not a session id: ids are 1 to ${ID_LENGTH} hex digits, as pk ls shows them`)
   }
+  return prefix
+}
+
+/** Pure: the one row an id or unique prefix names, or a typed error that says why not. */
+export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
+  const prefix = checkIdForm(idArg)
   const byId = new Map<string, SessionRow>()
   for (const row of rows) if (row.id.startsWith(prefix)) byId.set(row.id, byId.get(row.id) ?? row)
   const matches = [...byId.values()]

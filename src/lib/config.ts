@@ -18,6 +18,21 @@ export interface PkConfig {
   defaultAgent?: string
   /** Presets to add, or fields of built-in presets to override. */
   agents?: Record<string, Partial<Omit<AgentPreset, 'name'>>>
+  /** Other machines whose sessions `--fleet` and `--host` show, reached with OpenSSH. */
+  hosts?: HostConfig[]
+}
+
+export interface HostConfig {
+  /** Short name: rows from this host get ids `NAME/ID`. */
+  name: string
+  /** What to hand to ssh: `user@host`, an alias from ~/.ssh/config, or `ssh://user@host:port`. */
+  destination: string
+  /** How to run pk there, as a shell command prefix (default `pk`). */
+  pk?: string
+  /** Extra ssh arguments, for example ["-J", "bastion"] or ["-i", "~/.ssh/work"]. */
+  options?: string[]
+  /** Seconds to wait for this host before calling it unreachable (default 10). */
+  timeout?: number
 }
 
 export interface LoadedConfig {
@@ -38,7 +53,7 @@ export function validateConfig(data: unknown, file: string): PkConfig {
   const fail = (key: string, message: string) => usageError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
   if (data === null || data === undefined) return {}
   if (!isObject(data)) throw fail('(top level)', 'must be an object')
-  const known = new Set(['socket', 'defaultAgent', 'agents'])
+  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts'])
   for (const key of Object.keys(data)) if (!known.has(key)) throw fail(key, `unknown key (known: ${[...known].join(', ')})`)
   if (data.socket !== undefined && (typeof data.socket !== 'string' || data.socket === '')) throw fail('socket', 'must be a non-empty string')
   if (data.defaultAgent !== undefined && typeof data.defaultAgent !== 'string') throw fail('defaultAgent', 'must be a string')
@@ -78,6 +93,7 @@ export function validateConfig(data: unknown, file: string): PkConfig {
     }
   }
   const config: PkConfig = {}
+  if (data.hosts !== undefined) config.hosts = validateHosts(data.hosts, fail)
   if (data.socket !== undefined) config.socket = data.socket as string
   if (data.defaultAgent !== undefined) config.defaultAgent = data.defaultAgent as string
   if (data.agents !== undefined) config.agents = agents
@@ -89,6 +105,30 @@ export function validateConfig(data: unknown, file: string): PkConfig {
     if (preset.command.length === 0) throw fail(`agents.${preset.name}.command`, 'a new preset needs a command')
   }
   return config
+}
+
+function validateHosts(raw: unknown, fail: (key: string, message: string) => Error): HostConfig[] {
+  if (!Array.isArray(raw)) throw fail('hosts', 'must be an array of {name, destination, pk?, options?}')
+  const names = new Set<string>()
+  return raw.map((host, i) => {
+    const at = `hosts[${i}]`
+    if (!isObject(host)) throw fail(at, 'must be an object {name, destination, pk?, options?}')
+    for (const key of Object.keys(host)) if (!['name', 'destination', 'pk', 'options', 'timeout'].includes(key)) throw fail(`${at}.${key}`, 'unknown key (known: name, destination, pk, options, timeout)')
+    if (host.timeout !== undefined && (typeof host.timeout !== 'number' || !(host.timeout > 0) || host.timeout > 600)) throw fail(`${at}.timeout`, 'must be a number of seconds, more than 0 and at most 600')
+    if (typeof host.name !== 'string' || !/^[A-Za-z0-9][\w.-]*$/.test(host.name) || host.name === 'local') throw fail(`${at}.name`, 'must be a name of letters, digits, ., _ and - (not "local")')
+    if (names.has(host.name)) throw fail(`${at}.name`, `${host.name} is named twice`)
+    names.add(host.name)
+    if (typeof host.destination !== 'string' || host.destination === '' || host.destination.startsWith('-')) throw fail(`${at}.destination`, 'must be an ssh destination (user@host, an alias, or ssh://user@host:port)')
+    if (host.pk !== undefined && (typeof host.pk !== 'string' || host.pk.trim() === '')) throw fail(`${at}.pk`, 'must be a non-empty command')
+    if (host.options !== undefined && !isStringArray(host.options)) throw fail(`${at}.options`, 'must be an array of ssh arguments')
+    return {
+      name: host.name,
+      destination: host.destination,
+      ...(host.pk === undefined ? {} : {pk: host.pk as string}),
+      ...(host.options === undefined ? {} : {options: host.options as string[]}),
+      ...(host.timeout === undefined ? {} : {timeout: host.timeout as number}),
+    }
+  })
 }
 
 function validateRule(rule: unknown, fail: (key: string, message: string) => Error): PaneRule {

@@ -50,7 +50,7 @@ describe('doctor checks, judged from facts', () => {
   })
 
   it('parses server-access lists and finds agents on a PATH', () => {
-    expect(parseServerAccess('nobody (W)\nalice (R)\n\n')).toEqual(['nobody (W)', 'alice (R)'])
+    expect(parseServerAccess('nobody (W)\nalice (R)\nme (W)\n\n', 'me')).toEqual(['nobody (W)', 'alice (R)'])
     expect(agentsOnPath('/a:/b', (p) => p === '/b/claude' || p === '/a/codex')).toEqual(new Map([['codex', '/a/codex'], ['claude', '/b/claude']]))
   })
 

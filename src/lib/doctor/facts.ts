@@ -1,4 +1,5 @@
 import {lstatSync, readFileSync, statfsSync} from 'node:fs'
+import {userInfo} from 'node:os'
 
 import {PRESETS} from '../agents/presets.js'
 import {PkError, errnoCode} from '../errors.js'
@@ -31,12 +32,12 @@ async function tmuxVersion(): Promise<DoctorFacts['tmuxVersion']> {
   })
 }
 
-/** Pure: `nobody (W)` lines of `server-access -l`. */
-export function parseServerAccess(text: string): string[] {
+/** Pure: `nobody (W)` lines of `server-access -l`, except the server's owner (who tmux lists too). */
+export function parseServerAccess(text: string, owner: string): string[] {
   return text
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => /^\S+ \((R|W)\)$/.test(l))
+    .filter((l) => /^\S+ \((R|W)\)$/.test(l) && l.split(' ')[0] !== owner)
 }
 
 /** Gather every fact the checks judge, reading tmux, /proc and the state directory once. */
@@ -83,7 +84,7 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
         .map(async (s) => {
           const out = await runTmux(tmuxArgv(s.socket, [['server-access', '-l'], ['show-environment', '-g', 'PATH']])).catch(() => null)
           const lines = out?.stdout.split('\n') ?? []
-          serverAccess.set(s.socket, parseServerAccess(lines.join('\n')))
+          serverAccess.set(s.socket, parseServerAccess(lines.join('\n'), userInfo().username))
           const pathLine = lines.find((l) => l.startsWith('PATH='))
           serverPaths.set(s.socket, pathLine ? pathLine.slice(5) : null)
         }),

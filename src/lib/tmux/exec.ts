@@ -58,10 +58,14 @@ export interface TmuxResult {
   stderr: string
 }
 
-/** Run tmux with an argv array (never a shell). Rejects with a typed error that says what went wrong. */
+/**
+ * Run tmux with an argv array (never a shell). Rejects with a typed error that says what went wrong.
+ * `-u`: without a UTF-8 locale (cron, a non-interactive ssh) tmux writes control characters in its
+ * output as `_`, which would turn pk's field separator into an ordinary character.
+ */
 export function runTmux(argv: string[], env: NodeJS.ProcessEnv = clientEnv()): Promise<TmuxResult> {
   return new Promise((resolve, reject) => {
-    execFile('tmux', argv, {env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8'}, (error, stdout, stderr) => {
+    execFile('tmux', ['-u', ...argv], {env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8'}, (error, stdout, stderr) => {
       if (!error) return resolve({stdout, stderr})
       if (errnoCode(error) === 'ENOENT') return reject(tmuxMissing())
       const kind = classifyTmuxFailure(stderr)

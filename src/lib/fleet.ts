@@ -1,0 +1,227 @@
+import {spawn} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {lstatSync, mkdirSync} from 'node:fs'
+import {createInterface} from 'node:readline'
+
+import {shellQuote} from './attach.js'
+import {HostConfig, PkConfig} from './config.js'
+import {SessionRow} from './correlate.js'
+import {ExitCode, PkError, refusal, usageError} from './errors.js'
+import {Problem} from './registry/records.js'
+
+/**
+ * pk across machines with OpenSSH as the only transport: each host runs its own pk, which is the only
+ * authority on its sessions; this side merges and tags, never changes a host's rows.
+ */
+
+/** Set on the remote side: a pk reached through the fleet never fans out again. */
+export const FLEET_GUARD = 'PK_FLEET_DEPTH'
+export const DEFAULT_HOST_TIMEOUT_MS = 10_000
+
+export interface FleetRow extends SessionRow {
+  /** The host the row came from, or null for this machine. */
+  host: string | null
+}
+
+/** Pure: which hosts a command talks to. `--fleet` is every configured host; `--host` names some. */
+export function resolveHosts(config: PkConfig, opts: {fleet: boolean; hosts: string[]}, env: Record<string, string | undefined>): HostConfig[] {
+  if (!opts.fleet && opts.hosts.length === 0) return []
+  if (env[FLEET_GUARD]) throw refusal('fleet-recursion', 'this pk was started by another pk over ssh; it does not fan out to hosts again')
+  const configured = config.hosts ?? []
+  if (opts.fleet && opts.hosts.length === 0) {
+    if (configured.length === 0) throw usageError('no-hosts', '--fleet needs hosts in the config (hosts: [{name, destination}])')
+    return configured
+  }
+  return opts.hosts.map((name) => {
+    const found = configured.find((h) => h.name === name)
+    if (found) return found
+    // Not configured: the name is the ssh destination itself (an alias from ~/.ssh/config, user@host).
+    if (name === '' || name.startsWith('-')) throw usageError('bad-host', `unknown host ${JSON.stringify(name)}: configure it (hosts) or give an ssh destination`)
+    return {name, destination: name}
+  })
+}
+
+/** Pure: `HOST/ID` -> its parts; a bare id is local. */
+export function splitFleetId(idArg: string): {host: string | null; id: string} {
+  const at = idArg.lastIndexOf('/')
+  return at === -1 ? {host: null, id: idArg} : {host: idArg.slice(0, at), id: idArg.slice(at + 1)}
+}
+
+/** Connection reuse: one master connection per host, its socket in a private directory. */
+function controlDir(): string {
+  const dir = `/tmp/pk-ssh-${process.getuid!()}`
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  const stats = lstatSync(dir)
+  if (!stats.isDirectory() || stats.uid !== process.getuid!() || (stats.mode & 0o077) !== 0) {
+    throw refusal('unsafe-ssh-dir', `${dir} must be a directory of yours with mode 0700 (ssh control sockets live there)`)
+  }
+  return dir
+}
+
+/** Pure: the ssh argv that runs `pk ARGS` on a host, batch mode unless a terminal is wanted. */
+export function sshArgv(host: HostConfig, pkArgs: string[], opts: {tty: boolean; controlDir: string; connectTimeoutS: number}): string[] {
+  const remote = `${FLEET_GUARD}=1 ${host.pk ?? 'pk'} ${pkArgs.map(shellQuote).join(' ')}`
+  // One master per host entry, not per ssh's %C: two entries for one user@host with other options
+  // (another key, a jump host) must not share a connection.
+  const entry = createHash('sha256').update(JSON.stringify([host.destination, host.options ?? []])).digest('hex').slice(0, 12)
+  return [
+    ...(opts.tty ? ['-t'] : ['-T', '-o', 'BatchMode=yes']),
+    '-o', `ConnectTimeout=${opts.connectTimeoutS}`,
+    '-o', 'ControlMaster=auto',
+    '-o', `ControlPath=${opts.controlDir}/${entry}-%C`,
+    '-o', 'ControlPersist=60',
+    ...(host.options ?? []),
+    '--',
+    host.destination,
+    remote,
+  ]
+}
+
+export interface RemoteResult {
+  code: number | null
+  stdout: string
+  stderr: string
+  timedOut: boolean
+}
+
+/** Run pk on a host; a host that does not answer in time is killed, never waited on. */
+export function runRemote(host: HostConfig, pkArgs: string[], timeoutMs: number): Promise<RemoteResult> {
+  const argv = sshArgv(host, pkArgs, {tty: false, controlDir: controlDir(), connectTimeoutS: Math.max(1, Math.ceil(timeoutMs / 1000))})
+  return new Promise((resolve) => {
+    const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    let timedOut = false
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, timeoutMs)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      resolve({code: null, stdout, stderr: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'ssh is not installed' : error.message, timedOut})
+    })
+    // Done when ssh has exited and its stdout is drained. Not on 'close': with ControlPersist, the
+    // master that ssh leaves in the background keeps our stderr pipe open for its lifetime.
+    let exitCode: number | null | undefined
+    let drained = false
+    const finish = () => {
+      if (exitCode === undefined || !drained) return
+      clearTimeout(timer)
+      // Let go of the pipe the background master holds, or this process could not exit before it does.
+      child.stderr.destroy()
+      resolve({code: exitCode, stdout, stderr, timedOut})
+    }
+    child.stdout.on('end', () => {
+      drained = true
+      finish()
+    })
+    child.on('exit', (code) => {
+      exitCode = code
+      setTimeout(finish, 0)
+    })
+  })
+}
+
+/** Pure: a failed remote call as a problem a person can act on. */
+export function remoteProblem(host: HostConfig, result: RemoteResult, timeoutMs: number): Problem {
+  const detail = result.stderr.trim().split('\n').filter(Boolean).at(-1) ?? `exit ${result.code}`
+  if (result.timedOut) return {code: 'host-unreachable', host: host.name, message: `${host.name}: no answer within ${timeoutMs / 1000} s (${host.destination})`}
+  if (result.code === 255 || result.code === null) return {code: 'host-unreachable', host: host.name, message: `${host.name}: ${detail}`}
+  if (result.code === 127 || /command not found|No such file or directory/.test(result.stderr)) {
+    return {code: 'host-no-pk', host: host.name, message: `${host.name}: pk is not installed there, or not on the PATH of a non-interactive ssh session; set hosts[].pk (${detail})`}
+  }
+  return {code: 'host-pk-failed', host: host.name, message: `${host.name}: pk there exited ${result.code}: ${detail}`}
+}
+
+/** Pure: a remote `pk ls --json` answer, checked, with rows tagged by host. */
+export function parseRemoteListing(host: HostConfig, stdout: string): {rows: FleetRow[]; problems: Problem[]} | Problem {
+  let data: {schema?: unknown; sessions?: unknown; problems?: unknown}
+  try {
+    data = JSON.parse(stdout)
+  } catch {
+    return {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there did not answer with JSON; it may be too old for pk ls --json`}
+  }
+  if (data.schema !== 1 || !Array.isArray(data.sessions)) {
+    return {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there speaks schema ${JSON.stringify(data.schema)}, this pk reads schema 1; upgrade one of them`}
+  }
+  const rows = (data.sessions as SessionRow[]).map((row) => ({...row, id: `${host.name}/${row.id}`, host: host.name}))
+  const problems = (Array.isArray(data.problems) ? (data.problems as Problem[]) : []).map((p) => ({...p, host: host.name, message: `${host.name}: ${p.message}`}))
+  return {rows, problems}
+}
+
+const timeoutOf = (host: HostConfig) => (host.timeout === undefined ? DEFAULT_HOST_TIMEOUT_MS : host.timeout * 1000)
+
+/** Every host's listing at once; a failing host costs at most the timeout and becomes a problem. */
+export async function listHosts(hosts: HostConfig[], all: boolean): Promise<{rows: FleetRow[]; problems: Problem[]}> {
+  const results = await Promise.all(
+    hosts.map(async (host) => {
+      const timeoutMs = timeoutOf(host)
+      const result = await runRemote(host, ['ls', '--json', ...(all ? ['--all'] : [])], timeoutMs)
+      if (result.code !== 0) return {rows: [], problems: [remoteProblem(host, result, timeoutMs)]}
+      const parsed = parseRemoteListing(host, result.stdout)
+      return 'code' in parsed ? {rows: [], problems: [parsed as Problem]} : parsed
+    }),
+  )
+  return {rows: results.flatMap((r) => r.rows), problems: results.flatMap((r) => r.problems)}
+}
+
+/** `pk doctor --json` on each host. */
+export async function doctorHosts(hosts: HostConfig[]): Promise<{host: string; ok: boolean; checks: unknown[]; problem: Problem | null}[]> {
+  return Promise.all(
+    hosts.map(async (host) => {
+      const timeoutMs = timeoutOf(host)
+      const result = await runRemote(host, ['doctor', '--json'], timeoutMs)
+      // doctor exits 1 when a check fails; its JSON is still the answer.
+      if (result.code === 0 || result.code === 1) {
+        try {
+          const data = JSON.parse(result.stdout) as {ok: boolean; checks: unknown[]}
+          return {host: host.name, ok: data.ok, checks: data.checks, problem: null}
+        } catch {
+          // fall through to a problem
+        }
+      }
+      return {host: host.name, ok: false, checks: [], problem: remoteProblem(host, result, timeoutMs)}
+    }),
+  )
+}
+
+/** Attach to a session on another host: `ssh -t` runs that host's `pk attach`, which verifies there. */
+export function remoteAttachArgv(host: HostConfig, id: string, print: boolean): string[] {
+  return sshArgv(host, ['attach', id, ...(print ? ['--print'] : [])], {tty: !print, controlDir: controlDir(), connectTimeoutS: 10})
+}
+
+export function findHost(config: PkConfig, name: string, env: Record<string, string | undefined>): HostConfig {
+  const [host] = resolveHosts(config, {fleet: false, hosts: [name]}, env)
+  if (!host) throw new PkError('no-such-host', `no host ${name}`, ExitCode.noSuchSession)
+  return host
+}
+
+/** Stream a host's `pk ls --watch --json`, tagging each event; ends when the connection does. */
+export function watchHost(host: HostConfig, all: boolean, emit: (event: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
+  const argv = sshArgv(host, ['ls', '--watch', '--json', ...(all ? ['--all'] : [])], {tty: false, controlDir: controlDir(), connectTimeoutS: 10})
+  return new Promise((resolve) => {
+    const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    signal.addEventListener('abort', () => child.kill('SIGTERM'), {once: true})
+    createInterface({input: child.stdout}).on('line', (line) => {
+      let event: Record<string, unknown>
+      try {
+        event = JSON.parse(line)
+      } catch {
+        return
+      }
+      const tag = (row: SessionRow) => ({...row, id: `${host.name}/${row.id}`, host: host.name})
+      if (Array.isArray(event.sessions)) event.sessions = (event.sessions as SessionRow[]).map(tag)
+      if (event.session) event.session = tag(event.session as SessionRow)
+      if (typeof event.id === 'string') event.id = `${host.name}/${event.id}`
+      emit({...event, host: host.name})
+    })
+    child.on('close', (code) => {
+      if (!signal.aborted) emit({type: 'problem', host: host.name, problem: remoteProblem(host, {code, stdout: '', stderr, timedOut: false}, 0)})
+      resolve()
+    })
+  })
+}
