@@ -3,9 +3,18 @@ import {mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync} from 'node:fs
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
+import type {SessionRow} from '../../src/lib/correlate.js'
+
 export const ROOT = resolve(import.meta.dirname, '..', '..')
 export const PK_BIN = join(ROOT, 'bin', 'run.js')
 const SANDBOX_PREFIX = join(realpathSync(tmpdir()), 'pk-test-')
+
+/** `pk ls --json`, as tests read it. */
+export interface LsJson {
+  schema: number
+  sessions: SessionRow[]
+  problems: {code: string; message: string; [key: string]: unknown}[]
+}
 
 export interface RunResult {
   code: number
@@ -105,6 +114,13 @@ export class Sandbox {
     const result = await this.pk([...args, '--json'], opts)
     if (result.code !== 0) throw new Error(`pk ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
     return JSON.parse(result.stdout) as T
+  }
+
+  /** `pk bg --json ARGS`: the new session's row; fails the test with pk's stderr otherwise. */
+  async bgRow(args: string[], opts: {env?: NodeJS.ProcessEnv} = {}): Promise<SessionRow> {
+    const result = await this.pk(['bg', '--json', ...args], opts)
+    if (result.code !== 0) throw new Error(`pk bg ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
+    return (JSON.parse(result.stdout) as {session: SessionRow}).session
   }
 
   sockets(): string[] {

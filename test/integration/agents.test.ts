@@ -3,13 +3,8 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/correlate.js'
-import {Sandbox, waitFor} from '../helpers/sandbox.js'
+import {Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
 import {installStandins} from '../helpers/standins.js'
-
-interface LsJson {
-  sessions: SessionRow[]
-  problems: {code: string; message: string}[]
-}
 
 let sb: Sandbox
 let bin: string

@@ -5,12 +5,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {shellQuote} from '../../src/lib/attach.js'
 import {SessionRow} from '../../src/lib/correlate.js'
 import {currentView, sessionIdOf} from '../../src/lib/proc/identity.js'
-import {PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
-
-interface LsJson {
-  sessions: SessionRow[]
-  problems: {code: string; message: string; [k: string]: unknown}[]
-}
+import {PK_BIN, Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
 
 let sb: Sandbox
 beforeEach(() => {
@@ -18,11 +13,7 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-async function bg(args: string[]): Promise<SessionRow> {
-  const result = await sb.pk(['bg', '--json', ...args])
-  if (result.code !== 0) throw new Error(`pk bg failed (${result.code}): ${result.stderr}`)
-  return (JSON.parse(result.stdout) as {session: SessionRow}).session
-}
+const bg = (args: string[]) => sb.bgRow(args)
 
 const pkCommand = (...args: string[]) => [process.execPath, PK_BIN, ...args].map(shellQuote).join(' ')
 

@@ -3,13 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/correlate.js'
-import {Sandbox, waitFor} from '../helpers/sandbox.js'
-
-interface LsJson {
-  schema: number
-  sessions: SessionRow[]
-  problems: {code: string; message: string; [k: string]: unknown}[]
-}
+import {Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
 
 let sb: Sandbox
 beforeEach(() => {

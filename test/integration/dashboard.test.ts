@@ -14,11 +14,7 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-async function bg(...args: string[]): Promise<SessionRow> {
-  const result = await sb.pk(['bg', '--json', ...args])
-  expect(result.code, result.stderr).toBe(0)
-  return (JSON.parse(result.stdout) as {session: SessionRow}).session
-}
+const bg = (...args: string[]) => sb.bgRow(args)
 
 const pkCommand = (...args: string[]) => [process.execPath, PK_BIN, ...args].map(shellQuote).join(' ')
 

@@ -20,11 +20,7 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-async function bg(...args: string[]): Promise<SessionRow> {
-  const result = await sb.pk(['bg', '--json', ...args])
-  expect(result.code, result.stderr).toBe(0)
-  return (JSON.parse(result.stdout) as {session: SessionRow}).session
-}
+const bg = (...args: string[]) => sb.bgRow(args)
 
 async function doctor(...args: string[]): Promise<{code: number; json: DoctorJson}> {
   const result = await sb.pk(['doctor', '--json', ...args])

@@ -5,16 +5,11 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {SessionRow} from '../../src/lib/correlate.js'
 import {INITIAL_PID_NS} from '../../src/lib/process-view.js'
 import {inNewPidNamespace, unshareUnavailable} from '../helpers/namespaces.js'
-import {PK_BIN, Sandbox} from '../helpers/sandbox.js'
+import {PK_BIN, Sandbox, LsJson} from '../helpers/sandbox.js'
 
 const skipReason = unshareUnavailable()
 if (skipReason) console.warn(`skipping namespace tests: ${skipReason}`)
 const nsIt = it.skipIf(skipReason !== null)
-
-interface LsJson {
-  sessions: SessionRow[]
-  problems: {code: string; message: string}[]
-}
 
 let sb: Sandbox
 beforeEach(() => {
