@@ -57,7 +57,7 @@ async function deadPaneReport(socket: string, paneId: string, serverPid: number)
     dead = await inspectPane(socket, paneId).catch(() => null)
   }
   // tmux may learn of the exit before it has read the last output from the pty: give it a moment.
-  for (let i = 0; i < 10 && dead !== null && dead.output === ''; i++) {
+  for (let i = 0; i < 50 && dead !== null && dead.output === ''; i++) {
     await sleep(20)
     dead = await inspectPane(socket, paneId).catch(() => dead)
   }
