@@ -183,9 +183,19 @@ describe('pk bg --handoff (what /bg runs)', () => {
     expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
     expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
 
-    const noConversation = await sb.pk(['bg', '--handoff'], {env})
-    expect(noConversation.code).toBe(1)
-    expect(noConversation.stderr).toMatch(/from inside an agent/)
+    const outsideAgent = await sb.pk(['bg', '--handoff'], {env})
+    expect(outsideAgent.code).toBe(1)
+    expect(outsideAgent.stderr).toMatch(/from inside an agent/)
+  })
+
+  it('refuses when no conversation id is known, and the caller keeps running', async () => {
+    // An agent whose hook never reported a conversation, asked to hand off without --conversation.
+    const caller = await bg(['pi'], {STANDIN_HANDOFF: ' '})
+    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/no conversation id is known for this pi session/)
+    expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
+    expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
   })
 })
 
