@@ -1,9 +1,19 @@
 #!/usr/bin/env node
-// Bare `pk` on a terminal opens the dashboard; elsewhere it prints help as usual.
+import {readFileSync} from 'node:fs'
+
 const args = process.argv.slice(2)
+
+// `pk --version` as oclif prints it, without loading anything else.
+if (args.length === 1 && args[0] === '--version') {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  process.stdout.write(`${pkg.name}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
+  process.exit(0)
+}
+
+// Bare `pk` on a terminal opens the dashboard; elsewhere it prints help as usual.
 if (args.length === 0 && process.stdin.isTTY && process.stdout.isTTY) process.argv.push('ui')
 
-// The hot path (`pk ls`, `pk --version`) skips loading oclif; everything else goes through it.
+// The hot path (`pk ls`) skips loading oclif; everything else goes through it.
 const {tryFastPath} = await import('../dist/fast-path.js')
 if (!(await tryFastPath(process.argv.slice(2)))) {
   const {execute} = await import('@oclif/core')

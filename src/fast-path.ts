@@ -1,21 +1,12 @@
-import {readFileSync} from 'node:fs'
-import {dirname, join} from 'node:path'
-import {fileURLToPath} from 'node:url'
-
 import {PkError} from './lib/errors.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
- * loading oclif alone costs twice what starting node does (issue 7's budget). So `pk --version` and `pk
- * ls` with only its simple flags are served here, by the same lib code the oclif command runs; any
+ * loading oclif alone costs twice what starting node does (issue 7's budget). So `pk ls` with only its
+ * simple flags is served here (and `pk --version` by bin/run.js itself), by the same lib code the oclif command runs; any
  * other argv (help, unknown or misspelt flags, --watch) goes to oclif, which owns parsing and errors.
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {
-  if (argv.length === 1 && argv[0] === '--version') {
-    const pkg = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as {name: string; version: string}
-    process.stdout.write(`${pkg.name}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
-    return true
-  }
   if (argv[0] !== 'ls') return false
   const opts = parseLsFlags(argv.slice(1))
   if (opts === null) return false
