@@ -12,7 +12,7 @@ export default tseslint.config(
   },
   {
     files: ['bin/**/*.js', 'assets/**/*.js', 'bench/**/*.mjs'],
-    languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly', Buffer: 'readonly'}},
+    languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly', Buffer: 'readonly', URL: 'readonly'}},
   },
   {
     files: ['src/lib/**/*.ts'],
