@@ -98,8 +98,9 @@ describe('server-env check', async () => {
   it('warns when a server PATH lacks an agent your PATH has', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pk-env-'))
     mkdirSync(join(dir, 'mine'))
+    mkdirSync(join(dir, 'old'))
     writeFileSync(join(dir, 'mine', 'claude'), '')
-    const drift = serverEnvCheck.judge(facts({env: {PATH: join(dir, 'mine')}, serverPaths: new Map([['/s/pk', '/usr/bin']])}))
+    const drift = serverEnvCheck.judge(facts({env: {PATH: join(dir, 'mine')}, serverPaths: new Map([['/s/pk', join(dir, 'old')]])}))
     expect(drift).toMatchObject({status: 'warn', message: expect.stringMatching(/\/s\/pk: PATH lacks claude/)})
     expect(serverEnvCheck.judge(facts({env: {PATH: join(dir, 'mine')}, serverPaths: new Map([['/s/pk', join(dir, 'mine')]])})).status).toBe('pass')
   })
