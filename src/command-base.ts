@@ -18,4 +18,4 @@ export abstract class PkCommand extends Command {
   }
 }
 
-export const JSON_SCHEMA_VERSION = 1
+export {JSON_SCHEMA_VERSION} from './lib/correlate.js'

@@ -32,7 +32,7 @@ export async function runRemoteAttach(hostName: string, idArg: string, env: Env,
   const {loadConfig} = await import('./config.js')
   const {findHost, remoteAttachArgv} = await import('./fleet.js')
   const host = findHost((await loadConfig(process.cwd(), env)).config, hostName, env)
-  const argv = remoteAttachArgv(host, id, false)
+  const argv = remoteAttachArgv(host, id)
   if (print) {
     process.stdout.write(['ssh', ...argv].map(shellQuote).join(' ') + '\n')
     return 0

@@ -13,6 +13,9 @@ import {ServerListing} from './tmux/servers.js'
  * record's claims about its socket or pane are never consulted to decide which pane is whose.
  */
 
+/** Version of every --json shape (DESIGN.md section 2): adding fields keeps it, renaming or removing bumps it. */
+export const JSON_SCHEMA_VERSION = 1
+
 export type State = 'working' | 'waiting' | 'idle' | 'exited' | 'unknown'
 export type StateSource = 'hook' | 'pane' | 'process' | 'none'
 

@@ -5,7 +5,7 @@ import {createInterface} from 'node:readline'
 
 import {shellQuote} from './attach.js'
 import {HostConfig, PkConfig} from './config.js'
-import {SessionRow} from './correlate.js'
+import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {ExitCode, PkError, refusal, usageError} from './errors.js'
 import {Problem} from './registry/records.js'
 
@@ -143,8 +143,8 @@ export function parseRemoteListing(host: HostConfig, stdout: string): {rows: Fle
   } catch {
     return {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there did not answer with JSON; it may be too old for pk ls --json`}
   }
-  if (data.schema !== 1 || !Array.isArray(data.sessions)) {
-    return {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there speaks schema ${JSON.stringify(data.schema)}, this pk reads schema 1; upgrade one of them`}
+  if (data.schema !== JSON_SCHEMA_VERSION || !Array.isArray(data.sessions)) {
+    return {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there speaks schema ${JSON.stringify(data.schema)}, this pk reads schema ${JSON_SCHEMA_VERSION}; upgrade one of them`}
   }
   const rows = (data.sessions as SessionRow[]).map((row) => ({...row, id: `${host.name}/${row.id}`, host: host.name}))
   const problems = (Array.isArray(data.problems) ? (data.problems as Problem[]) : []).map((p) => ({...p, host: host.name, message: `${host.name}: ${p.message}`}))
@@ -188,8 +188,8 @@ export async function doctorHosts(hosts: HostConfig[]): Promise<{host: string; o
 }
 
 /** Attach to a session on another host: `ssh -t` runs that host's `pk attach`, which verifies there. */
-export function remoteAttachArgv(host: HostConfig, id: string, print: boolean): string[] {
-  return sshArgv(host, ['attach', id, ...(print ? ['--print'] : [])], {tty: !print, controlDir: controlDir(), connectTimeoutS: 10})
+export function remoteAttachArgv(host: HostConfig, id: string): string[] {
+  return sshArgv(host, ['attach', id], {tty: true, controlDir: controlDir(), connectTimeoutS: 10})
 }
 
 export function findHost(config: PkConfig, name: string, env: Record<string, string | undefined>): HostConfig {

@@ -1,4 +1,5 @@
-import {isListedByDefault} from './correlate.js'
+import {JSON_SCHEMA_VERSION, SessionRow, isListedByDefault} from './correlate.js'
+import {Problem} from './registry/records.js'
 import {renderTable, wantColour} from './render.js'
 import {collectSessions} from './sessions.js'
 import {shortSummary} from './watch.js'
@@ -13,13 +14,17 @@ export interface LsOptions {
 /** `pk ls` once: JSON, a table, or the short line. Shared by the oclif command and the fast path. */
 export async function runLs(opts: LsOptions, env: Record<string, string | undefined> = process.env): Promise<void> {
   const listing = await collectSessions(env)
-  const rows = listing.rows.filter((row) => opts.all || isListedByDefault(row))
+  printListing(listing.rows.filter((row) => opts.all || isListedByDefault(row)), listing.problems, opts, env)
+}
+
+/** Print rows as the options ask; problems go to stderr except in JSON, where they are part of the object. */
+export function printListing(rows: SessionRow[], problems: Problem[], opts: LsOptions, env: Record<string, string | undefined> = process.env): void {
   if (opts.format === 'short') {
     process.stdout.write(shortSummary(rows, opts.color) + '\n')
     return
   }
   if (opts.json) {
-    process.stdout.write(JSON.stringify({schema: 1, sessions: rows, problems: listing.problems}, null, 2) + '\n')
+    process.stdout.write(JSON.stringify({schema: JSON_SCHEMA_VERSION, sessions: rows, problems}, null, 2) + '\n')
     return
   }
   if (rows.length > 0) {
@@ -27,5 +32,5 @@ export async function runLs(opts: LsOptions, env: Record<string, string | undefi
   } else if (process.stdout.isTTY) {
     process.stderr.write(`no agent sessions${opts.all ? '' : ' (pk ls --all shows every pane)'}; start one with: pk bg shell\n`)
   }
-  for (const problem of listing.problems) process.stderr.write(`pk: ${problem.code}: ${problem.message}\n`)
+  for (const problem of problems) process.stderr.write(`pk: ${problem.code}: ${problem.message}\n`)
 }

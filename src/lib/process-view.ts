@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {errnoCode, refusal} from './errors.js'
 import {parseNsPids, parseStat} from './proc/parse.js'
-import {PROC_ROOT, readBootId, readPidNamespace} from './proc/reader.js'
+import {PROC_ROOT, readBootId, readOrNull, readPidNamespace} from './proc/reader.js'
 import {writeFileAtomic} from './registry/atomic.js'
 import {withStateLock} from './registry/lock.js'
 import {readRecords} from './registry/records.js'
@@ -44,14 +44,6 @@ export function judgeView(facts: ViewFacts): ViewMeasurement {
   }
   if (facts.pid1StartTime === null) return {ok: false, reason: 'cannot read /proc/1/stat'}
   return {ok: true, view: {bootId: facts.bootId, pidNs: facts.pidNs, pid1StartTime: facts.pid1StartTime}}
-}
-
-function readOrNull(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch {
-    return null
-  }
 }
 
 export function measureView(): ViewMeasurement {

@@ -1,6 +1,6 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {SessionRow, State} from './correlate.js'
+import {JSON_SCHEMA_VERSION, SessionRow, State} from './correlate.js'
 import {resolveId} from './attach.js'
 import {ExitCode, PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
@@ -8,7 +8,7 @@ import {collectSessions} from './sessions.js'
 import {forgetSocketCache} from './tmux/servers.js'
 
 export type WatchEvent =
-  | {type: 'snapshot'; schema: 1; sessions: SessionRow[]; problems: unknown[]}
+  | {type: 'snapshot'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
   | {type: 'added' | 'changed'; session: SessionRow}
   | {type: 'removed'; id: string}
   | {type: 'heartbeat'}
@@ -44,7 +44,7 @@ export async function watchSessions(opts: {env: Env; intervalMs: number; filter:
     forgetSocketCache()
     const listing = await collectSessions(opts.env)
     const rows = listing.rows.filter(opts.filter)
-    const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: 1, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
+    const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
     if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})
     for (const event of events) opts.emit(event)
     if (events.length > 0) lastEmit = Date.now()

@@ -38,7 +38,8 @@ export function readSmallFile(path: string, flags: number = constants.O_RDONLY, 
   }
 }
 
-function readOrNull(path: string): string | null {
+/** A /proc file's text, or null when it is gone or not ours to read. */
+export function readOrNull(path: string): string | null {
   try {
     return readSmallFile(path)
   } catch (error) {
