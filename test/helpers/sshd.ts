@@ -119,7 +119,8 @@ export async function startSshWorld(scratch: string): Promise<SshWorld> {
   const pk = pkForOthers(scratch)
   const remotePk = `${process.execPath} ${pk}`
   const asUser = (user: string, argv: string[]) =>
-    execFileSync('runuser', ['-u', user, '--', 'env', '-i', `HOME=/home/${user}`, `PATH=${process.env.PATH}`, 'LANG=C.UTF-8', ...argv], {encoding: 'utf8'})
+    // In the user's home, as a login would be: the test's own directory may be closed to other users.
+    execFileSync('runuser', ['-u', user, '--', 'env', '-i', `HOME=/home/${user}`, `PATH=${process.env.PATH}`, 'LANG=C.UTF-8', ...argv], {encoding: 'utf8', cwd: `/home/${user}`})
   return {
     port,
     options,
