@@ -47,7 +47,8 @@ function pkForOthers(scratch: string): string {
   } catch {
     const copy = join(scratch, 'pk')
     for (const part of ['bin', 'dist', 'assets', 'node_modules', 'package.json', 'oclif.manifest.json']) cpSync(join(ROOT, part), join(copy, part), {recursive: true})
-    execFileSync('chmod', ['-R', 'a+rX', scratch])
+    // Only the copy: the ssh keys next to it must stay private, or sshd refuses its host key.
+    execFileSync('chmod', ['-R', 'a+rX', copy])
     return join(copy, 'bin', 'run.js')
   }
 }
