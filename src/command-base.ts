@@ -1,16 +1,15 @@
 import {Command} from '@oclif/core'
 
-import {PkError} from './lib/errors.js'
+import {PkError, describeError} from './lib/errors.js'
 
 /** Maps pk's typed errors to a one-line message on stderr and the documented exit code. */
 export abstract class PkCommand extends Command {
-  protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
-    if (error instanceof PkError) {
-      process.stderr.write(`pk: ${error.message}\n`)
-      process.exitCode = error.exitCode
-      return
-    }
-    return super.catch(error)
+  protected override async catch(error: Error & {exitCode?: number; oclif?: unknown}): Promise<unknown> {
+    // oclif's own errors (bad flags, missing arguments) keep oclif's wording and exit code 2.
+    if (!(error instanceof PkError) && (error.oclif !== undefined || process.env.PK_DEBUG)) return super.catch(error)
+    const {message, exitCode} = describeError(error)
+    process.stderr.write(`pk: ${message}\n`)
+    process.exitCode = exitCode
   }
 
   protected printJson(value: unknown): void {

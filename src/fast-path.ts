@@ -1,4 +1,4 @@
-import {PkError} from './lib/errors.js'
+import {PkError, describeError} from './lib/errors.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
@@ -14,9 +14,10 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
     const {runLs} = await import('./lib/ls-run.js')
     await runLs(opts)
   } catch (error) {
-    if (!(error instanceof PkError)) throw error
-    process.stderr.write(`pk: ${error.message}\n`)
-    process.exitCode = error.exitCode
+    if (process.env.PK_DEBUG && !(error instanceof PkError)) throw error
+    const {message, exitCode} = describeError(error)
+    process.stderr.write(`pk: ${message}\n`)
+    process.exitCode = exitCode
   }
   return true
 }

@@ -10,7 +10,7 @@ const MARK: Record<CheckResult['status'], string> = {pass: 'ok  ', warn: 'warn',
 
 export default class Doctor extends PkCommand {
   static override summary = 'Check tmux, sockets, the state directory and namespace ownership; say how to fix what is wrong.'
-  static override description = `Checks: tmux, socket-dir, stale-sockets, orphaned-servers, pid-namespace, state-dir, server-env.
+  static override description = `Checks: tmux, socket-dir, servers, stale-sockets, orphaned-servers, pid-namespace, state-dir, server-env.
 --fix applies only fixes that lose nothing (remove stale sockets, recreate orphaned sockets with SIGUSR1,
 tighten modes, move unreadable records to quarantine/), reports each, and checks again.
 Exit 1 when any check fails, 0 otherwise (warnings allowed).`

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/errors.js'
-import {logHookError, recordHook} from '../lib/hook.js'
+import {HOOK_DEADLINE_MS, logHookError, recordHook} from '../lib/hook.js'
 
 /** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
 async function readStdin(timeoutMs: number): Promise<string> {
@@ -42,10 +42,14 @@ in the state directory. pk setup AGENT installs the integration.`
   }
 
   async run(): Promise<void> {
+    // The agent waits for this process: end it at the deadline whatever is still pending (a stuck lock,
+    // a stopped server, stdin that never closes). Writes are atomic, so stopping mid-way tears nothing.
+    const left = () => Math.max(0, HOOK_DEADLINE_MS - performance.now())
+    setTimeout(() => process.exit(0), left()).unref()
     const {args, argv, flags} = await this.parse(Hook)
     const positional = argv.slice(1).map(String)
     try {
-      const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(2000)
+      const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
       const outcome = await recordHook(args.agent, payload, process.env)
       if (flags.json) this.printJson(outcome)
     } catch (error) {

@@ -5,7 +5,7 @@ import {ExitCode, PkError, refusal, usageError} from './errors.js'
 import {ID_LENGTH} from './proc/identity.js'
 import {Env} from './registry/state-dir.js'
 import {collectSessions} from './sessions.js'
-import {tmuxArgv} from './tmux/exec.js'
+import {tmuxArgv, tmuxMissing} from './tmux/exec.js'
 import {forgetSocketCache} from './tmux/servers.js'
 
 const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
@@ -22,9 +22,11 @@ export function checkIdForm(idArg: string): string {
 /** Pure: the one row an id or unique prefix names, or a typed error that says why not. */
 export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
   const prefix = checkIdForm(idArg)
-  const byId = new Map<string, SessionRow>()
-  for (const row of rows) if (row.id.startsWith(prefix)) byId.set(row.id, byId.get(row.id) ?? row)
-  const matches = [...byId.values()]
+  const byId = new Map<string, SessionRow[]>()
+  for (const row of rows) if (row.id.startsWith(prefix)) byId.set(row.id, [...(byId.get(row.id) ?? []), row])
+  const twice = [...byId.values()].find((same) => same.length > 1)
+  if (twice) throw new PkError('conflict', `session ${twice[0]!.id} appears more than once (two panes or records claim one process); pk will not guess which is right`, ExitCode.ambiguous)
+  const matches = [...byId.values()].map((same) => same[0]!)
   if (matches.length === 0) throw new PkError('no-such-session', `no session with id ${prefix}; pk ls --all lists them`, ExitCode.noSuchSession)
   if (matches.length > 1) {
     const list = matches.map((r) => `  ${r.id}  ${r.agent ?? r.command[0] ?? ''}  ${r.cwd ?? ''}`).join('\n')
@@ -85,7 +87,10 @@ export function planAttach(target: {socket: string; pane: string}, env: Env): At
  * id is derived from the process identity, so finding it again means the same process is still in a pane.
  */
 export async function prepareAttach(idArg: string, env: Env): Promise<{row: SessionRow; plan: AttachPlan}> {
-  const first = resolveId(idArg, (await collectSessions(env)).rows)
+  const listing = await collectSessions(env)
+  // Without tmux nothing can be verified, and that is what to say.
+  if (listing.problems.some((p) => p.code === 'tmux-missing')) throw tmuxMissing()
+  const first = resolveId(idArg, listing.rows)
   checkAttachable(first)
   forgetSocketCache()
   const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)

@@ -1,16 +1,19 @@
-import {statSync} from 'node:fs'
-import {basename, resolve} from 'node:path'
+import {accessSync, constants, statSync} from 'node:fs'
+import {constants as osConstants} from 'node:os'
+import {basename, join, resolve} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {AgentPreset, BUILTIN_PRESETS, findPreset, launchCommand, presetNames, recognizeAgent} from './agents/presets.js'
-import {PkError, refusal, usageError} from './errors.js'
+import {PkError, errnoCode, refusal, usageError} from './errors.js'
 import {currentView, identityFromStat, judgeLiveness, sessionIdOf} from './proc/identity.js'
-import {readStat, startTimeToDate} from './proc/reader.js'
+import {catches} from './proc/parse.js'
+import {readCaughtSignals, readStat, startTimeToDate} from './proc/reader.js'
 import {assertMayWrite, withWriteAccess} from './process-view.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from './registry/records.js'
 import {Env, openStateDirForWriting} from './registry/state-dir.js'
-import {ensureSocketDir, forgetSocketCache, resolveSocket, verifyServer} from './tmux/servers.js'
+import {checkSocketPath, ensureSocketDir, forgetSocketCache, resolveSocket, verifyServer} from './tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from './tmux/session.js'
+import {ProcessIdentity, View} from './proc/identity.js'
 
 export interface BgRequest {
   agent: string | undefined
@@ -88,11 +91,50 @@ function checkCwd(cwd: string): string {
   let isDir = false
   try {
     isDir = statSync(path).isDirectory()
-  } catch {
-    // reported below
+  } catch (error) {
+    if (errnoCode(error) === 'EACCES') throw usageError('bad-cwd', `working directory ${path} cannot be entered (permission denied on the way there)`)
   }
   if (!isDir) throw usageError('bad-cwd', `working directory ${path} does not exist or is not a directory`)
+  try {
+    accessSync(path, constants.X_OK)
+  } catch {
+    // tmux would quietly start the command in HOME instead, while the record claimed this directory.
+    throw usageError('bad-cwd', `working directory ${path} cannot be entered (permission denied)`)
+  }
   return path
+}
+
+/** The sleep program the gate times out with, found here because the pane's PATH is the caller's. */
+function findSleep(env: Env): string {
+  const dirs = ['/usr/bin', '/bin', ...(env.PATH ?? '').split(':').filter((d) => d.startsWith('/'))]
+  for (const dir of dirs) {
+    try {
+      accessSync(join(dir, 'sleep'), constants.X_OK)
+      return join(dir, 'sleep')
+    } catch {
+      // not here
+    }
+  }
+  throw new PkError('no-sleep', 'cannot find the sleep program (coreutils) in /usr/bin, /bin or PATH')
+}
+
+/**
+ * Let the gate exec the command: once the gate has its SIGUSR1 handler in place (a kernel fact,
+ * SigCgt in /proc/PID/status; before that the signal would kill it) and is still the recorded process.
+ */
+async function openGate(view: View, identity: ProcessIdentity): Promise<boolean> {
+  const usr1 = osConstants.signals.SIGUSR1
+  const deadline = Date.now() + 5000
+  while (Date.now() < deadline) {
+    if (!judgeLiveness(view, identity, readStat(identity.pid)).alive) return false
+    const mask = readCaughtSignals(identity.pid)
+    if (mask !== null && catches(mask, usr1)) {
+      process.kill(identity.pid, 'SIGUSR1')
+      return true
+    }
+    await sleep(5)
+  }
+  return false
 }
 
 /**
@@ -104,6 +146,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
   const {argv, agent} = launchArgv(request.agent, request.extraArgs, request.env, request.presets, request.defaultAgent)
   const cwd = checkCwd(request.cwd ?? process.cwd())
   const socket = resolveSocket(request.socket, request.env)
+  checkSocketPath(socket)
   const state = openStateDirForWriting(request.env)
   assertMayWrite(state)
   const view = currentView()
@@ -116,62 +159,68 @@ export async function startSession(request: BgRequest): Promise<Started> {
     cwd,
     argv,
     env: request.env,
+    sleepProgram: findSleep(process.env),
   })
+  const abandon = async (error: Error, file: string | null = null): Promise<never> => {
+    if (file) await withWriteAccess(state, () => removeRecordFile(file))
+    await killSession(socket, created.sessionId)
+    throw error
+  }
 
   const server = verifyServer(socket, created.serverPid)
   if (!server.verified) {
-    await killSession(socket, created.sessionId)
-    throw refusal('unverified-server', `the tmux server at ${socket} cannot be verified from here (${server.reason}); refusing to record a session on it`)
+    return abandon(refusal('unverified-server', `the tmux server at ${socket} cannot be verified from here (${server.reason}); refusing to record a session on it`))
   }
-
+  // The pane's process is the gate, a child of the verified server, waiting for its go.
   const stat = readStat(created.panePid)
-  const identity = stat ? identityFromStat(view, stat) : null
-  let file: string | null = null
-  let record: SessionRecord | null = null
-  if (identity) {
-    record = {
-      version: RECORD_VERSION,
-      identity,
-      tmux: {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid},
-      cwd,
-      argv,
-      agent,
-      label,
-      createdAt: new Date().toISOString(),
-      startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
-      conversationId: request.conversationId ?? null,
-      status: null,
-    }
-    const toWrite = record
-    // Written before the grace period so an interrupted pk never leaves a session nobody knows about.
-    try {
-      file = await withWriteAccess(state, () => createRecord(state, toWrite))
-    } catch (error) {
-      // No record, no session: never leave a session behind that nobody knows about.
-      await killSession(socket, created.sessionId)
-      throw error
-    }
+  if (stat === null || stat.ppid !== created.serverPid) {
+    return abandon(new PkError('gate-lost', `the new pane's process (pid ${created.panePid}) ended or is not the tmux server's child; nothing was started`))
   }
+  const identity = identityFromStat(view, stat)
+  const record: SessionRecord = {
+    version: RECORD_VERSION,
+    identity,
+    tmux: {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid},
+    cwd,
+    argv,
+    agent,
+    label,
+    createdAt: new Date().toISOString(),
+    startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
+    conversationId: request.conversationId ?? null,
+    status: null,
+  }
+  // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
+  let file: string
+  try {
+    file = await withWriteAccess(state, () => createRecord(state, record))
+  } catch (error) {
+    return abandon(error as Error)
+  }
+  try {
+    // Until the grace period is over a pane whose command exits stays, with its status and output.
+    await setRemainOnExit(socket, created.paneId, 'on')
+  } catch (error) {
+    return abandon(error as Error, file)
+  }
+  let alive = await openGate(view, identity)
 
   const graceMs = request.graceMs ?? DEFAULT_GRACE_MS
   const deadline = Date.now() + graceMs
-  let alive = identity !== null
   while (alive && Date.now() < deadline) {
     await sleep(20)
-    alive = judgeLiveness(view, identity!, readStat(identity!.pid)).alive
+    alive = judgeLiveness(view, identity, readStat(identity.pid)).alive
   }
 
   if (!alive) {
     const dead = await deadPaneReport(socket, created.paneId, created.serverPid)
-    if (file) await withWriteAccess(state, () => removeRecordFile(file!))
-    await killSession(socket, created.sessionId)
     const status = typeof dead?.status === 'number' ? `status ${dead.status}` : typeof dead?.signal === 'number' ? `signal ${dead.signal}` : 'an unknown status'
     const tail = dead?.output ? `\n--- last output ---\n${dead.output}` : ''
-    throw new PkError('died-at-once', `${argv[0]} exited at once with ${status}${tail}`)
+    return abandon(new PkError('died-at-once', `${argv[0]} exited at once with ${status}${tail}`), file)
   }
 
   // A clean exit later closes the pane as tmux normally does; a crash keeps it for pk ls and prune.
   await setRemainOnExit(socket, created.paneId, 'failed').catch(() => {})
   forgetSocketCache()
-  return {id: sessionIdOf(identity!), record: record!, file: file!}
+  return {id: sessionIdOf(identity), record, file}
 }

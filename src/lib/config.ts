@@ -1,15 +1,17 @@
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {readdirSync, statSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 
 import {AgentPreset, BUILTIN_PRESETS} from './agents/presets.js'
 import {PaneRule} from './agents/pane-rules.js'
 import {usageError} from './errors.js'
+import {readRegularFile} from './registry/files.js'
 
 /**
- * Optional configuration, found by cosmiconfig: the `pk` key of package.json, .pkrc, .pkrc.json,
- * .pkrc.yaml, pk.config.js/.mjs and friends in the current directory and its parents up to HOME, then
- * ~/.config/pk/config(.json|.yaml|.js|...). Nothing is required; everything is validated.
+ * Optional configuration: the user's own file in ~/.config/pk/ (config, config.json, .yaml, .js, ...)
+ * and, layered over it, the nearest project's data file (the `pk` key of package.json, .pkrc, .pkrc.json,
+ * .pkrc.yaml, .config/pkrc.*) in the current directory or a parent up to HOME. Nothing is required;
+ * everything is validated.
  */
 export interface PkConfig {
   /** Default tmux socket for `pk bg` (a name like `-L`, or a path). */
@@ -48,8 +50,8 @@ type Env = Record<string, string | undefined>
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
 
-/** Pure: check a config object; the error names the file and the key. */
-export function validateConfig(data: unknown, file: string): PkConfig {
+/** Pure: check a config object (layered over `base`); the error names the file and the key. */
+export function validateConfig(data: unknown, file: string, base: PkConfig = {}): PkConfig {
   const fail = (key: string, message: string) => usageError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
   if (data === null || data === undefined) return {}
   if (!isObject(data)) throw fail('(top level)', 'must be an object')
@@ -97,7 +99,8 @@ export function validateConfig(data: unknown, file: string): PkConfig {
   if (data.socket !== undefined) config.socket = data.socket as string
   if (data.defaultAgent !== undefined) config.defaultAgent = data.defaultAgent as string
   if (data.agents !== undefined) config.agents = agents
-  const presets = mergePresets(config)
+  // Checked as it will be used: over the config it is layered on (a project's over the user's).
+  const presets = mergePresets(layerConfigs(base, config))
   if (config.defaultAgent !== undefined && !presets.some((p) => p.name === config.defaultAgent)) {
     throw fail('defaultAgent', `no preset named ${JSON.stringify(config.defaultAgent)} (presets: ${presets.map((p) => p.name).join(', ')})`)
   }
@@ -155,66 +158,160 @@ export function mergePresets(config: PkConfig): AgentPreset[] {
   return presets
 }
 
-const LOCAL_NAMES = /^(\.pkrc(\.(json|ya?ml|js|cjs|mjs|ts))?|pk\.config\.(js|cjs|mjs|ts))$/
-
 /**
- * Whether any config file could exist, checked without loading cosmiconfig (which costs more than a
- * whole `pk ls` should): the same places cosmiconfig searches, by name only.
+ * Where a project's config may be, nearest directory first, in cosmiconfig's order: data only (JSON,
+ * YAML, a `pk` key in package.json). A project's config is read, never run: opening an untrusted
+ * repository must not run its code, and `pk hook` runs in the agent's project directory.
  */
-export function mightHaveConfig(cwd: string, home: string, globalDir: string): boolean {
-  if (existsSync(globalDir)) return true
+export const PROJECT_PLACES = ['package.json', '.pkrc', '.pkrc.json', '.pkrc.yaml', '.pkrc.yml', '.config/pkrc', '.config/pkrc.json', '.config/pkrc.yaml', '.config/pkrc.yml'] as const
+
+/** The user's own config in `$XDG_CONFIG_HOME/pk/` (else `~/.config/pk/`): the one place that may hold code. */
+export const USER_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const
+
+/** Keys a project's config may not set: each names a program pk would run (or a host it would run on). */
+const USER_ONLY = 'agents.*.command, agents.*.resume and hosts'
+
+const isRegularFile = (path: string) => {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** A regular file's text, read without blocking (a FIFO in a repository never hangs pk). */
+function readConfigText(path: string): string {
+  try {
+    return readRegularFile(path, 1024 * 1024, true)
+  } catch (error) {
+    throw usageError('bad-config', `cannot read config ${path}: ${(error as Error).message}`)
+  }
+}
+
+/** The nearest project config file (and its text), from `cwd` up to `home` (or the root). */
+export function findProjectConfig(cwd: string, home: string): {file: string; text: string} | null {
   let dir = resolve(cwd)
   for (;;) {
-    let names: string[] = []
+    let names: Set<string>
     try {
-      names = readdirSync(dir)
+      names = new Set(readdirSync(dir))
     } catch {
-      names = []
+      names = new Set()
     }
-    if (names.some((n) => LOCAL_NAMES.test(n))) return true
-    if (names.includes('.config') && existsSync(join(dir, '.config', 'pkrc'))) return true
-    if (names.includes('package.json')) {
-      try {
-        const text = readFileSync(join(dir, 'package.json'), 'utf8')
-        // Cheap test first; parse only when a "pk" key may be there (a bin named pk is not config).
-        if (/"pk"\s*:/.test(text) && Object.hasOwn(JSON.parse(text) as object, 'pk')) return true
-      } catch {
-        // unreadable or invalid package.json: cosmiconfig would stop on it; that is the package's business
+    for (const place of PROJECT_PLACES) {
+      const [first] = place.split('/')
+      if (!names.has(first!)) continue
+      const file = join(dir, place)
+      if (!isRegularFile(file)) continue
+      const text = readConfigText(file)
+      // Cheap test first; parse only when a "pk" key may be there (a bin named pk is not config).
+      if (place === 'package.json') {
+        if (!/"pk"\s*:/.test(text)) continue
+        try {
+          if (!Object.hasOwn(JSON.parse(text) as object, 'pk')) continue
+        } catch {
+          continue // an invalid package.json is the package's business, not pk config
+        }
       }
+      return {file, text}
     }
-    if (dir === home) return false
+    if (dir === home) return null
     const parent = dirname(dir)
-    if (parent === dir) return false
+    if (parent === dir) return null
     dir = parent
   }
 }
 
+/** The user's config file, if any. Code there must be the user's own: owned by them, writable by nobody else. */
+export function findUserConfig(dir: string, uid: number = process.getuid!()): string | null {
+  for (const place of USER_PLACES) {
+    const file = join(dir, place)
+    if (!isRegularFile(file)) continue
+    if (/\.(c|m)?(js|ts)$/.test(place)) {
+      const stats = statSync(file)
+      if ((stats.uid !== uid && stats.uid !== 0) || (stats.mode & 0o022) !== 0) {
+        throw usageError('bad-config', `refusing to run ${file}: it must be owned by you and writable by nobody else (chmod go-w)`)
+      }
+    }
+    return file
+  }
+  return null
+}
+
+/** Parse a data config file (JSON or YAML by its name); package.json gives its `pk` key. */
+async function parseDataConfig(file: string, text: string): Promise<unknown> {
+  try {
+    if (file.endsWith('package.json')) return (JSON.parse(text) as {pk?: unknown}).pk
+    if (file.endsWith('.json')) return JSON.parse(text)
+    if (text.trim() === '') return null
+    // YAML (and files without an extension, which may be JSON or YAML) through cosmiconfig's own loader.
+    const {defaultLoaders} = await import('cosmiconfig')
+    return await defaultLoaders['.yaml'](file, text)
+  } catch (error) {
+    throw usageError('bad-config', `cannot read config ${file}: ${(error as Error).message}`)
+  }
+}
+
+/** Load the user's config file: data as data, code (JS/TS) through cosmiconfig's loaders. */
+async function loadUserConfig(file: string): Promise<unknown> {
+  const extension = /\.(c|m)?(js|ts)$/.exec(file)?.[0]
+  if (extension === undefined) return parseDataConfig(file, readConfigText(file))
+  const {defaultLoaders} = await import('cosmiconfig')
+  try {
+    return await (defaultLoaders as Record<string, (path: string, text: string) => unknown>)[extension]!(file, readConfigText(file))
+  } catch (error) {
+    throw usageError('bad-config', `cannot load config ${file}: ${(error as Error).message}`)
+  }
+}
+
+/** Pure: refuse the keys a project's config may not set, naming the file and the key. */
+export function checkProjectConfig(config: PkConfig, file: string): void {
+  const fail = (key: string) => usageError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`)
+  if (config.hosts !== undefined) throw fail('hosts')
+  for (const [name, preset] of Object.entries(config.agents ?? {})) {
+    if (preset.command !== undefined) throw fail(`agents.${name}.command`)
+    if (preset.resume !== undefined) throw fail(`agents.${name}.resume`)
+  }
+}
+
+/** Pure: the project's config over the user's: top-level keys replaced, presets merged field by field. */
+export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
+  const merged: PkConfig = {...user, ...project}
+  if (user.agents !== undefined || project.agents !== undefined) {
+    const agents: NonNullable<PkConfig['agents']> = {...user.agents}
+    for (const [name, preset] of Object.entries(project.agents ?? {})) agents[name] = {...agents[name], ...preset}
+    merged.agents = agents
+  }
+  if (user.hosts !== undefined) merged.hosts = user.hosts
+  return merged
+}
+
 const cache = new Map<string, LoadedConfig>()
 
-/** Load and validate config once per process; commands that need none never call this. */
+/**
+ * Load and validate config once per process: the user's own (any format cosmiconfig loads, code
+ * included) with the nearest project's (data only) layered over it. Commands that need none never call this.
+ */
 export async function loadConfig(cwd: string = process.cwd(), env: Env = process.env): Promise<LoadedConfig> {
   const home = env.HOME || homedir()
-  const globalDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pk')
-  const key = `${cwd}\0${home}\0${globalDir}`
+  const userDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pk')
+  const key = `${cwd}\0${home}\0${userDir}`
   const cached = cache.get(key)
   if (cached) return cached
-  if (!mightHaveConfig(cwd, home, globalDir)) {
+  const userFile = findUserConfig(userDir)
+  const project = findProjectConfig(cwd, home)
+  if (userFile === null && project === null) {
     cache.set(key, EMPTY)
     return EMPTY
   }
-  const {cosmiconfig} = await import('cosmiconfig')
-  let result: {config: unknown; filepath: string; isEmpty?: boolean} | null
-  try {
-    result = await cosmiconfig('pk', {searchStrategy: 'global', stopDir: home}).search(cwd)
-  } catch (error) {
-    throw usageError('bad-config', `cannot read config: ${(error as Error).message}`)
+  const user = userFile === null ? {} : validateConfig(await loadUserConfig(userFile), userFile)
+  let projectConfig: PkConfig = {}
+  if (project !== null) {
+    projectConfig = validateConfig(await parseDataConfig(project.file, project.text), project.file, user)
+    checkProjectConfig(projectConfig, project.file)
   }
-  if (!result) {
-    cache.set(key, EMPTY)
-    return EMPTY
-  }
-  const config = validateConfig(result.config, result.filepath)
-  const loaded = {config, file: result.filepath, presets: mergePresets(config)}
+  const config = layerConfigs(user, projectConfig)
+  const loaded = {config, file: project?.file ?? userFile, presets: mergePresets(config)}
   cache.set(key, loaded)
   return loaded
 }

@@ -53,6 +53,12 @@ export interface SessionRow {
   record: string | null
   /** Why a recorded session counts as ended: `gone`, `pid-reused`, `other-boot`, `zombie`; null otherwise. */
   exitReason: string | null
+  /**
+   * What says which agent this is: `record` (pk started it as that preset, or its hook said so), `exe`
+   * (the executable the kernel reports), `argv` (only the command line, which a process can rewrite:
+   * a script run by node or python, or a renamed process); null when no agent is named.
+   */
+  agentSource: 'record' | 'exe' | 'argv' | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
@@ -62,6 +68,8 @@ export interface ProcessSource {
   cwd(pid: number): string | null
   children(pid: number): number[]
   startedAt(startTime: number): string | null
+  /** The executable's path (/proc/PID/exe), or null when it cannot be read. */
+  exe(pid: number): string | null
 }
 
 export interface CorrelateInput {
@@ -112,10 +120,18 @@ export function correlate(input: CorrelateInput): Correlation {
   const problems: Problem[] = []
 
   // Live panes of servers whose pids mean processes here, by pane pid.
+  // A pane pid counts only when the kernel says it is a child of the verified server (tmux forks every
+  // pane's process itself): a server cannot lend its panes another process by reporting its pid.
   const panesByPid = new Map<number, PaneRef>()
+  const strangers = new Set<string>()
   for (const server of input.servers) {
     if (server.status !== 'ok' || !server.verified) continue
-    for (const pane of server.panes) if (!pane.dead) panesByPid.set(pane.panePid, {server, pane})
+    for (const pane of server.panes) {
+      if (pane.dead) continue
+      const stat = source.stat(pane.panePid)
+      if (stat !== null && stat.ppid === server.serverPid) panesByPid.set(pane.panePid, {server, pane})
+      else if (stat !== null) strangers.add(paneKey({server, pane}))
+    }
   }
   const claimed = new Set<string>()
 
@@ -150,6 +166,7 @@ export function correlate(input: CorrelateInput): Correlation {
     resume: null,
     record: null,
     exitReason: null,
+    agentSource: null,
     ...base,
   })
 
@@ -163,7 +180,7 @@ export function correlate(input: CorrelateInput): Correlation {
     const {record, file} = group[0]!
     const identity = record.identity
     const id = sessionIdOf(identity)
-    const claims = {agent: record.agent, label: record.label, record: file, resume: resumeArgv(record.agent, record.conversationId, input.presets)}
+    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume: resumeArgv(record.agent, record.conversationId, input.presets)}
     if (input.trustRecords === false) {
       rows.push(fileRow(id, group.length > 1, claims, record, identity.bootId === view.bootId ? null : 'other-boot'))
       continue
@@ -222,7 +239,15 @@ export function correlate(input: CorrelateInput): Correlation {
     for (const pane of server.panes) {
       const ref = {server, pane}
       if (claimed.has(paneKey(ref))) continue
-      if (!server.verified || pane.dead) {
+      const stranger = strangers.has(paneKey(ref))
+      if (stranger) {
+        problems.push({
+          code: 'foreign-pane',
+          message: `tmux server at ${server.socket} lists pane ${pane.paneId} with pid ${pane.panePid}, which is not its child here; it is shown unverified and never paired`,
+          socket: server.socket,
+        })
+      }
+      if (!server.verified || pane.dead || stranger) {
         rows.push({
           id: placeId(server.socket, server.serverPid, pane.paneId),
           kind: 'pane',
@@ -242,6 +267,7 @@ export function correlate(input: CorrelateInput): Correlation {
           resume: null,
           record: null,
           exitReason: null,
+          agentSource: null,
         })
         continue
       }
@@ -249,7 +275,7 @@ export function correlate(input: CorrelateInput): Correlation {
       if (paneStat === null) continue // exited between the listing and now
       const agent = findAgent(source, pane.panePid, input.presets)
       const identity = identityFromStat(view, agent?.stat ?? paneStat)
-      rows.push(liveRow(identity, ref, {kind: agent ? 'detected' : 'pane', agent: agent?.name ?? null}))
+      rows.push(liveRow(identity, ref, {kind: agent ? 'detected' : 'pane', agent: agent?.name ?? null, agentSource: agent?.by ?? null}))
     }
   }
 
@@ -259,19 +285,34 @@ export function correlate(input: CorrelateInput): Correlation {
     if (server.status === 'error') {
       problems.push({code: 'tmux-error', message: `${server.socket}: ${server.message}`, socket: server.socket})
     }
+    if (server.status === 'unresponsive') {
+      problems.push({code: 'server-unresponsive', message: `${server.message}; its sessions are not listed (a server stopped with SIGSTOP resumes with kill -CONT)`, socket: server.socket})
+    }
+    if (server.status === 'access-denied') {
+      problems.push({code: 'server-access-denied', message: `${server.socket}: the server refused pk (access not allowed); its sessions are not listed`, socket: server.socket})
+    }
     if (server.rejectedLines > 0) {
       problems.push({code: 'tmux-output', message: `${server.socket}: ${server.rejectedLines} pane line(s) from tmux were malformed and skipped`, socket: server.socket})
     }
   }
 
-  return {rows: sortRows(rows), problems}
+  return {rows: sortRows(failDuplicates(rows, problems)), problems}
+}
+
+/** An id is one process: if two rows carry it, neither is trusted (both become conflicts). */
+function failDuplicates(rows: SessionRow[], problems: Problem[]): SessionRow[] {
+  const counts = new Map<string, number>()
+  for (const row of rows) counts.set(row.id, (counts.get(row.id) ?? 0) + 1)
+  const twice = new Set([...counts].filter(([, n]) => n > 1).map(([id]) => id))
+  for (const id of twice) problems.push({code: 'conflict', message: `session ${id} appears ${counts.get(id)} times (two panes or records claim one process); neither is trusted`, id})
+  return twice.size === 0 ? rows : rows.map((row) => (twice.has(row.id) ? {...row, conflict: true, verified: false} : row))
 }
 
 /** A row from what a record file says, for sessions that cannot be checked against a live pane. */
 function fileRow(
   id: string,
   conflict: boolean,
-  claims: {agent: string | null; label: string | null; record: string; resume: string[] | null},
+  claims: {agent: string | null; agentSource: 'record' | null; label: string | null; record: string; resume: string[] | null},
   record: StoredRecord['record'],
   exitReason: string | null,
 ): SessionRow {
@@ -295,8 +336,12 @@ function fileRow(
   }
 }
 
-/** Breadth-first over the pane's process and its descendants, nearest first. */
-function findAgent(source: ProcessSource, panePid: number, presets: readonly AgentPreset[]): {name: string; stat: ProcStat} | null {
+/**
+ * Breadth-first over the pane's process and its descendants, nearest first. A match by the command line
+ * is confirmed against the executable the kernel reports where it can be (`by: 'exe'`); otherwise it
+ * stays a claim of the command line (`by: 'argv'`).
+ */
+function findAgent(source: ProcessSource, panePid: number, presets: readonly AgentPreset[]): {name: string; stat: ProcStat; by: 'exe' | 'argv'} | null {
   let level = [panePid]
   for (let depth = 0; depth <= MAX_DESCENT_DEPTH && level.length > 0; depth++) {
     const next: number[] = []
@@ -305,7 +350,9 @@ function findAgent(source: ProcessSource, panePid: number, presets: readonly Age
       const name = argv ? recognizeAgent(argv, presets) : null
       if (name) {
         const stat = source.stat(pid)
-        if (stat) return {name, stat}
+        const exe = source.exe(pid)
+        const byExe = exe !== null && recognizeAgent([exe.replace(/ \(deleted\)$/, '')], presets) === name
+        if (stat) return {name, stat, by: byExe ? 'exe' : 'argv'}
       }
       if (depth < MAX_DESCENT_DEPTH) next.push(...source.children(pid))
     }

@@ -33,3 +33,32 @@ export const refusal = (code: string, message: string) => new PkError(code, mess
 export function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String((error as {code: unknown}).code) : undefined
 }
+
+const SYSTEM_ADVICE: Record<string, string> = {
+  ENOSPC: 'no space left on the device; free some space and try again',
+  EDQUOT: 'your disk quota is used up; free some space and try again',
+  EROFS: 'the file system is read-only; point PK_STATE_DIR (or TMUX_TMPDIR) at a writable directory',
+  EACCES: 'permission denied; check the owner and mode of the path',
+  EPERM: 'operation not permitted; check the owner and mode of the path',
+  EMFILE: 'too many open files; raise the limit (ulimit -n) or close some',
+  ENFILE: 'the system has too many open files; try again later',
+  EIO: 'an input/output error from the device',
+  EEXIST: 'something already exists there',
+  ENOTDIR: 'a part of the path is not a directory',
+}
+
+/**
+ * Any error as one plain line and an exit code: pk's own errors as they are, system errors (errno) as
+ * what failed, where, and what to do. Scripts and people never see a stack trace for these.
+ */
+export function describeError(error: unknown): {message: string; exitCode: ExitCodeValue} {
+  if (error instanceof PkError) return {message: error.message, exitCode: error.exitCode}
+  const code = errnoCode(error)
+  if (code !== undefined && typeof error === 'object' && error !== null && 'syscall' in error) {
+    const e = error as {syscall?: string; path?: string; message: string}
+    const advice = SYSTEM_ADVICE[code] ?? e.message
+    return {message: `${e.syscall ?? 'a system call'} ${e.path ?? ''} failed (${code}): ${advice}`.replace('  ', ' '), exitCode: ExitCode.failure}
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return {message: `${message} (this is a bug in pk; run with PK_DEBUG=1 for details)`, exitCode: ExitCode.failure}
+}

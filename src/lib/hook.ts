@@ -1,4 +1,3 @@
-import {appendFileSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {AgentPreset, recognizeAgent} from './agents/presets.js'
@@ -6,11 +5,17 @@ import {loadConfig} from './config.js'
 import {PkError} from './errors.js'
 import {ProcessIdentity, View, currentView, identityFromStat, judgeLiveness, sessionIdOf} from './proc/identity.js'
 import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
-import {withWriteAccess} from './process-view.js'
+import {mayWrite, withWriteAccess} from './process-view.js'
+import {appendRegularFile, readRegularFile} from './registry/files.js'
 import {HookStatus, RECORD_VERSION, SessionRecord, StoredRecord, createRecord, isStored, parseRecordText, readRecords, replaceRecord} from './registry/records.js'
 import {Env, openStateDirForReading, openStateDirForWriting} from './registry/state-dir.js'
 import {Pane} from './tmux/panes.js'
 import {ServerListing, listServer, listSocketFiles, socketDir} from './tmux/servers.js'
+
+/** A hook runs inside the agent: one stuck tmux server may cost it this much, no more. */
+export const HOOK_TMUX_DEADLINE_MS = 300
+/** The whole `pk hook` process ends within this long after it started, whatever happens. */
+export const HOOK_DEADLINE_MS = 900
 
 /** What one hook call reports, whatever the agent's payload style. */
 export interface HookReport {
@@ -153,7 +158,7 @@ export async function recordHook(agent: string, payload: string, env: Env, start
   if (target.kind === 'none') {
     // Not a recorded session: look for a tmux pane on the way up (one list-panes per server).
     const sockets = listSocketFiles(socketDir(env))
-    const servers = await Promise.all(sockets.map((s) => listServer(s)))
+    const servers = await Promise.all(sockets.map((s) => listServer(s, HOOK_TMUX_DEADLINE_MS)))
     const panesByPid = new Map<number, {server: ServerListing; pane: Pane}>()
     for (const server of servers) if (server.status === 'ok' && server.verified) for (const pane of server.panes) if (!pane.dead) panesByPid.set(pane.panePid, {server, pane})
     target = findHookTarget({chain, view, records: scan.records, panesByPid, argv: readCmdline, presets, agent})
@@ -166,7 +171,7 @@ export async function recordHook(agent: string, payload: string, env: Env, start
     // Read again under the lock, so two hooks firing at once do not lose each other's update.
     scan = readRecords(state)
     if (target.kind === 'record') {
-      const text = readFileSync(target.stored.file, 'utf8')
+      const text = readRegularFile(target.stored.file)
       const now = parseRecordText(target.stored.file, text)
       if (!isStored(now)) return {recorded: false, id: null, reason: 'the record changed under us and is no longer valid'}
       const updated: SessionRecord = {...now.record, agent: now.record.agent ?? agent, status, conversationId: report.conversationId ?? now.record.conversationId}
@@ -200,12 +205,16 @@ export async function recordHook(agent: string, payload: string, env: Env, start
   })
 }
 
-/** A hook must never break the agent: its own errors go to hook.log in the state directory. */
+/**
+ * A hook must never break the agent: its own errors go to hook.log in the state directory, but only
+ * from a pk that may write there (a refused writer writes nothing at all), and never into a FIFO or
+ * through a link.
+ */
 export function logHookError(env: Env, agent: string, error: unknown): void {
   try {
     const state = openStateDirForReading(env)
-    if (!state) return
-    appendFileSync(join(state.root, 'hook.log'), `${new Date().toISOString()} ${agent}: ${error instanceof Error ? error.message : String(error)}\n`, {mode: 0o600})
+    if (!state || !mayWrite(state)) return
+    appendRegularFile(join(state.root, 'hook.log'), `${new Date().toISOString()} ${agent}: ${error instanceof Error ? error.message : String(error)}\n`)
   } catch {
     // nowhere safe to log: stay silent rather than disturb the agent
   }

@@ -1,10 +1,10 @@
-import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode, refusal} from './errors.js'
 import {parseNsPids, parseStat} from './proc/parse.js'
 import {PROC_ROOT, readBootId, readOrNull, readPidNamespace} from './proc/reader.js'
 import {writeFileAtomic} from './registry/atomic.js'
+import {NotRegularFileError, readRegularFile} from './registry/files.js'
 import {withStateLock} from './registry/lock.js'
 import {readRecords} from './registry/records.js'
 import {StateDir} from './registry/state-dir.js'
@@ -131,10 +131,11 @@ export function readOwner(state: StateDir | null): OwnerRead {
   if (state === null) return {ok: true, owner: null}
   let text: string
   try {
-    text = readFileSync(ownerPath(state), 'utf8')
+    text = readRegularFile(ownerPath(state), 64 * 1024)
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return {ok: true, owner: null}
-    return {ok: false, reason: `owner.json cannot be read (${errnoCode(error) ?? String(error)})`}
+    if (error instanceof NotRegularFileError) return {ok: false, reason: `owner.json is ${error.what}, not a regular file`}
+    return {ok: false, reason: `owner.json cannot be read (${error instanceof RangeError ? 'too large' : (errnoCode(error) ?? String(error))})`}
   }
   return parseOwner(text)
 }
@@ -153,6 +154,16 @@ function check(state: StateDir): {view: ProcessView; decision: OwnerDecision} {
   const decision = decideWrite(measured.view, owner.owner, readRecords(state).records.length)
   if (decision.action === 'refuse') throw refusal('foreign-namespace', `refusing to write pk state: ${decision.reason}. ${FIX}`)
   return {view: measured.view, decision}
+}
+
+/** Whether this pk may write the state directory now (without saying why not). */
+export function mayWrite(state: StateDir): boolean {
+  try {
+    check(state)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Fail fast, before any side effect (like starting a tmux session), when this pk may not write. */

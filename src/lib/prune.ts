@@ -1,14 +1,13 @@
-import {readFileSync} from 'node:fs'
-
 import {judgeLiveness} from './proc/identity.js'
 import {readStat} from './proc/reader.js'
 import {withWriteAccess} from './process-view.js'
 import {unlinkQuietly} from './registry/atomic.js'
+import {readRegularFile} from './registry/files.js'
 import {StoredRecord, isStored, parseRecordText} from './registry/records.js'
 import {StateDir} from './registry/state-dir.js'
 import {Listing} from './sessions.js'
 import {runTmux, tmuxArgv} from './tmux/exec.js'
-import {forgetSocketCache, listServer} from './tmux/servers.js'
+import {removeStaleSocket} from './tmux/servers.js'
 
 export interface PruneItem {
   kind: 'record' | 'pane' | 'socket'
@@ -104,10 +103,7 @@ export async function executePrune(plan: PrunePlan, state: StateDir | null, view
         )
         if (ok) done.push(item)
       } else {
-        forgetSocketCache()
-        if ((await listServer(item.target)).status !== 'stale-socket') continue
-        unlinkQuietly(item.target)
-        done.push(item)
+        if ((await removeStaleSocket(item.target)) === 'removed') done.push(item)
       }
     }
   }
@@ -123,7 +119,7 @@ function splitPaneTarget(target: string): [string, string] {
 
 function readText(path: string): string | null {
   try {
-    return readFileSync(path, 'utf8')
+    return readRegularFile(path)
   } catch {
     return null
   }

@@ -9,7 +9,7 @@ import {PkError} from './errors.js'
 import {ProcStat} from './proc/parse.js'
 import {View, currentView} from './proc/identity.js'
 import {readTrust} from './process-view.js'
-import {readChildren, readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
+import {readChildren, readCmdline, readCwd, readExe, readStat, startTimeToDate} from './proc/reader.js'
 import {Problem, StoredRecord, readRecords} from './registry/records.js'
 import {Env, openStateDirForReading} from './registry/state-dir.js'
 import {ServerListing, listServer, listSocketFiles, socketDir} from './tmux/servers.js'
@@ -28,6 +28,7 @@ export function procSource(): ProcessSource {
     argv: memo(argvs, readCmdline),
     cwd: memo(cwds, readCwd),
     children: readChildren,
+    exe: readExe,
     startedAt: (ticks) => startTimeToDate(ticks)?.toISOString() ?? null,
   }
 }
@@ -64,7 +65,9 @@ export async function collectSessions(env: Env = process.env): Promise<Listing> 
   const trust = readTrust(state)
   if (!trust.trusted) problems.push({code: trust.code, message: trust.reason})
   const settled = await Promise.all(pending.values())
-  const servers = settled.filter((s): s is ServerListing => !(s instanceof PkError))
+  let servers = settled.filter((s): s is ServerListing => !(s instanceof PkError))
+  // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
+  if (!trust.trusted && trust.code === 'no-view') servers = servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason}))
   const missing = settled.find((s): s is PkError => s instanceof PkError)
   if (missing) problems.push({code: 'tmux-missing', message: missing.message})
   const {presets} = await loadConfig(process.cwd(), env)

@@ -75,6 +75,10 @@ export type WaitTarget = 'waiting' | 'idle' | 'exited'
  */
 export async function waitForState(opts: {env: Env; idArg: string; target: WaitTarget; timeoutMs: number | null; intervalMs: number}): Promise<SessionRow | null> {
   const first = resolveId(opts.idArg, (await collectSessions(opts.env)).rows)
+  const refuseConflict = (row: SessionRow) => {
+    if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`, ExitCode.ambiguous)
+  }
+  refuseConflict(first)
   const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
   for (;;) {
     forgetSocketCache()
@@ -83,6 +87,7 @@ export async function waitForState(opts: {env: Env; idArg: string; target: WaitT
       if (opts.target === 'exited') return null
       throw new PkError('gone', `session ${first.id} went away before it was ${opts.target}`, ExitCode.noSuchSession)
     }
+    refuseConflict(row)
     if (row.state === opts.target) return row
     if (row.state === 'exited') throw new PkError('gone', `session ${first.id} exited before it was ${opts.target}`, ExitCode.noSuchSession)
     if (Date.now() >= deadline) throw new PkError('timeout', `session ${first.id} is still ${row.state} after ${(opts.timeoutMs ?? 0) / 1000} s`, ExitCode.timeout)

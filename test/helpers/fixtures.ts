@@ -28,6 +28,7 @@ export interface FakeProcess {
   argv?: string[]
   cwd?: string
   state?: string
+  exe?: string
 }
 
 /** A process table as data, for testing correlation without /proc. */
@@ -40,6 +41,7 @@ export function fakeSource(processes: FakeProcess[]): ProcessSource {
     },
     argv: (pid) => byPid.get(pid)?.argv ?? null,
     cwd: (pid) => byPid.get(pid)?.cwd ?? null,
+    exe: (pid) => byPid.get(pid)?.exe ?? null,
     children: (pid) => processes.filter((p) => p.ppid === pid).map((p) => p.pid),
     startedAt: (ticks) => new Date(ticks * 10).toISOString(),
   }

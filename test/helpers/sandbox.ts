@@ -45,7 +45,7 @@ export class Sandbox {
     mkdirSync(join(this.tmuxTmpdir, `tmux-${process.getuid!()}`), {mode: 0o700})
     const env: NodeJS.ProcessEnv = {}
     for (const [name, value] of Object.entries(process.env)) {
-      if (name === 'TMUX' || name === 'TMUX_PANE' || name.startsWith('PK_') || name === 'XDG_STATE_HOME' || name === 'NO_COLOR') continue
+      if (name === 'TMUX' || name === 'TMUX_PANE' || name.startsWith('PK_') || name.startsWith('XDG_') || name === 'NO_COLOR') continue
       env[name] = value
     }
     Object.assign(env, {TMUX_TMPDIR: this.tmuxTmpdir, PK_STATE_DIR: this.stateDir, HOME: this.home, LANG: 'C.UTF-8', TERM: 'xterm-256color'})

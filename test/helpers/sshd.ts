@@ -1,9 +1,9 @@
 import {ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
-import {accessSync, chmodSync, chownSync, constants, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 
-import {PK_BIN, ROOT} from './sandbox.js'
+import {pkForUser} from './others.js'
 
 /** Test users that play remote hosts. Only users with this prefix are ever created or cleaned. */
 export const HOST_USERS = ['pktesthost1', 'pktesthost2'] as const
@@ -35,22 +35,6 @@ function resetUser(user: string): void {
   spawnSync('pkill', ['-KILL', '-u', user])
   rmSync(`/tmp/tmux-${uidOf(user)}`, {recursive: true, force: true})
   rmSync(join('/home', user, '.local'), {recursive: true, force: true})
-}
-
-/** The pk that host users run: this checkout if they can read it, else a copy they can. */
-function pkForOthers(scratch: string): string {
-  try {
-    for (let dir = ROOT; dir !== '/'; dir = join(dir, '..')) accessSync(dir, constants.X_OK)
-    execFileSync('runuser', ['-u', HOST_USERS[0], '--', 'test', '-r', PK_BIN])
-    execFileSync('runuser', ['-u', HOST_USERS[0], '--', 'test', '-r', join(ROOT, 'node_modules', '@oclif', 'core', 'package.json')])
-    return PK_BIN
-  } catch {
-    const copy = join(scratch, 'pk')
-    for (const part of ['bin', 'dist', 'assets', 'node_modules', 'package.json', 'oclif.manifest.json']) cpSync(join(ROOT, part), join(copy, part), {recursive: true})
-    // Only the copy: the ssh keys next to it must stay private, or sshd refuses its host key.
-    execFileSync('chmod', ['-R', 'a+rX', copy])
-    return join(copy, 'bin', 'run.js')
-  }
 }
 
 export interface SshWorld {
@@ -117,7 +101,7 @@ export async function startSshWorld(scratch: string): Promise<SshWorld> {
     if (i > 50) throw new Error(`sshd did not come up: ${probe.stderr}`)
     await new Promise((r) => setTimeout(r, 100))
   }
-  const pk = pkForOthers(scratch)
+  const pk = pkForUser(HOST_USERS[0], scratch)
   const remotePk = `${process.execPath} ${pk}`
   const asUser = (user: string, argv: string[]) =>
     // In the user's home, as a login would be: the test's own directory may be closed to other users.

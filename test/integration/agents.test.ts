@@ -1,5 +1,6 @@
-import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {execFileSync} from 'node:child_process'
+import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/correlate.js'
@@ -205,16 +206,66 @@ describe('config', () => {
     ['.pkrc', '{"socket": "from-config"}'],
     ['.pkrc.json', '{"socket": "from-config"}'],
     ['.pkrc.yaml', 'socket: from-config\n'],
-    ['pk.config.js', 'export default {socket: "from-config"}\n'],
-    ['pk.config.mjs', 'export default {socket: "from-config"}\n'],
+    ['.config/pkrc.json', '{"socket": "from-config"}'],
+    ['.config/pkrc.yml', 'socket: from-config\n'],
   ]
   it.each(places)('is found in %s', async (name, text) => {
     const dir = join(sb.home, 'project', 'sub')
     mkdirSync(dir, {recursive: true})
+    mkdirSync(dirname(join(sb.home, 'project', name)), {recursive: true})
     writeFileSync(join(sb.home, 'project', name), text)
     const result = await sb.pk(['bg', '--json', '--', 'sleep', '1000'], {cwd: dir})
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout).session.tmux.socket).toBe(sb.socket('from-config'))
+  })
+
+  it("never runs a project's code: executable config in a project is not loaded", async () => {
+    const project = join(sb.home, 'project')
+    const marker = join(sb.root, 'config-ran')
+    mkdirSync(join(project, '.config'), {recursive: true})
+    const code = `import {writeFileSync} from 'node:fs'\nwriteFileSync(${JSON.stringify(marker)}, 'ran')\nexport default {socket: 'from-code'}\n`
+    for (const name of ['pk.config.js', 'pk.config.mjs', '.pkrc.js', '.pkrc.mjs', '.config/pkrc.js']) writeFileSync(join(project, name), code)
+    // cosmiconfig's own meta config would be loaded (and run) from the current directory too.
+    writeFileSync(join(project, '.config', 'config.js'), code)
+    writeFileSync(join(project, '.config', 'config.mjs'), code)
+    for (const args of [['ls', '--json'], ['bg', '--json', '--', 'sleep', '1000'], ['hook', 'claude', '{"hook_event_name":"Stop"}'], ['doctor', '--json']]) {
+      await sb.pk(args, {cwd: project})
+    }
+    expect(existsSync(marker)).toBe(false)
+    expect(sb.sockets()).not.toContain(sb.socket('from-code'))
+  })
+
+  it('runs code config only from your own config directory, and layers a project over it', async () => {
+    const dir = join(sb.home, '.config', 'pk')
+    mkdirSync(dir, {recursive: true})
+    writeFileSync(join(dir, 'config.mjs'), 'export default {socket: "from-user", agents: {napper: {command: ["sleep", "1000"], executables: ["sleep"]}}}\n')
+    const plain = await sb.pk(['bg', '--json', 'napper'])
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(JSON.parse(plain.stdout).session.tmux.socket).toBe(sb.socket('from-user'))
+    const project = join(sb.home, 'project')
+    mkdirSync(project, {recursive: true})
+    writeFileSync(join(project, '.pkrc.json'), JSON.stringify({socket: 'from-project', defaultAgent: 'napper'}))
+    const layered = await sb.pk(['bg', '--json'], {cwd: project})
+    expect(layered.code, layered.stderr).toBe(0)
+    expect(JSON.parse(layered.stdout).session).toMatchObject({agent: 'napper', tmux: {socket: sb.socket('from-project')}})
+    // A project may not name the program a preset runs.
+    writeFileSync(join(project, '.pkrc.json'), JSON.stringify({agents: {claude: {command: ['sh', '-c', 'touch pwned']}}}))
+    const hostile = await sb.pk(['ls'], {cwd: project})
+    expect(hostile.code).toBe(2)
+    expect(hostile.stderr).toMatch(/agents\.claude\.command: a project's config cannot set/)
+    // Code others can change is not run.
+    chmodSync(join(dir, 'config.mjs'), 0o666)
+    const loose = await sb.pk(['ls'])
+    expect(loose.code).toBe(2)
+    expect(loose.stderr).toMatch(/refusing to run .*config\.mjs/)
+  })
+
+  it('a FIFO where a config file should be never hangs pk', async () => {
+    const project = join(sb.home, 'project')
+    mkdirSync(project, {recursive: true})
+    execFileSync('mkfifo', [join(project, 'package.json'), join(project, '.pkrc')])
+    const result = await sb.pk(['ls', '--json'], {cwd: project})
+    expect(result.code, result.stderr).toBe(0)
   })
 
   it('is found in ~/.config/pk/, and adds presets used by bg and ls', async () => {

@@ -48,11 +48,11 @@ describe('pk doctor', () => {
     const {code, json} = await doctor()
     expect(code).toBe(0)
     expect(json.schema).toBe(1)
-    expect(json.checks.map((c) => c.id)).toEqual(['tmux', 'socket-dir', 'stale-sockets', 'orphaned-servers', 'pid-namespace', 'state-dir', 'server-env'])
+    expect(json.checks.map((c) => c.id)).toEqual(['tmux', 'socket-dir', 'servers', 'stale-sockets', 'orphaned-servers', 'pid-namespace', 'state-dir', 'server-env'])
     expect(json.checks.filter((c) => c.status !== 'pass')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(7)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(8)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
   })
 

@@ -49,6 +49,27 @@ async function hostBg(): Promise<SessionRow> {
   return (JSON.parse(result.stdout) as {session: SessionRow}).session
 }
 
+describe('no view of its own namespace', () => {
+  nsIt('without its own /proc (unshare -p -f, no --mount-proc) pk verifies nothing and attaches nowhere', async () => {
+    const host = await hostBg()
+    const script = String.raw`
+set +e
+"$NODE" "$PK_BIN" ls --json > "$OUT/ls.json" 2> "$OUT/ls.err"; echo $? > "$OUT/ls.rc"
+"$NODE" "$PK_BIN" attach "$ID" --print > /dev/null 2> "$OUT/attach.err"; echo $? > "$OUT/attach.rc"
+`
+    const {spawnSync} = await import('node:child_process')
+    const result = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'bash', '-c', script], {env: {...sb.env, NODE: process.execPath, PK_BIN, OUT: sb.root, ID: host.id}, encoding: 'utf8', timeout: 60_000})
+    expect(result.status, result.stderr).toBe(0)
+    const read = (name: string) => readFileSync(join(sb.root, name), 'utf8').trim()
+    expect(read('ls.rc')).toBe('0')
+    const json = JSON.parse(read('ls.json')) as LsJson
+    expect(json.sessions.length).toBeGreaterThan(0)
+    expect(json.sessions.every((s) => !s.verified)).toBe(true)
+    expect(json.problems).toContainEqual(expect.objectContaining({code: 'no-view'}))
+    expect(read('attach.rc')).toBe('5')
+  })
+})
+
 describe('one writer namespace', () => {
   nsIt('a writer in another pid namespace is refused and every state file stays byte-identical', async () => {
     await hostBg()
@@ -67,6 +88,8 @@ pk doctor --fix > /dev/null 2>&1; echo $? > "$out/doctor-fix.rc"
 tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/ns-hook" new-session -d -- sh -c 'printf %s "$PAYLOAD" | "$NODE" "$PK_BIN" hook claude --json > "$OUT/hook.out" 2> "$OUT/hook.err"; echo $? > "$OUT/hook.rc"; exec sleep 1000'
 for i in $(seq 100); do [ -e "$out/hook.rc" ] && break; sleep 0.1; done
 tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/pk" list-panes -a -F '#{pane_pid}' > "$out/panes" 2>/dev/null
+# A payload that fails to parse would be logged to hook.log by a writer; a refused one writes nothing.
+pk hook claude 'not json' > /dev/null 2>&1; echo $? > "$out/hook-bad.rc"
 `,
       {PAYLOAD: JSON.stringify({hook_event_name: 'Notification', session_id: 'ns'})},
     )
@@ -79,6 +102,7 @@ tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/pk" list-panes -a -F '#{pane_pid}' > "$out/p
     expect(read('prune-dry.rc')).toBe('5')
     expect(read('doctor-fix.rc')).toBe('5')
     expect(read('hook.rc')).toBe('0')
+    expect(read('hook-bad.rc')).toBe('0')
     expect(read('hook.err')).toMatch(/refusing to write pk state/)
     expect(JSON.parse(read('hook.out'))).toMatchObject({recorded: false})
     expect(snapshot(sb.stateDir)).toEqual(before)

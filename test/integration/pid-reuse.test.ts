@@ -33,8 +33,11 @@ server=$(tmux -S "$sock" display-message -p '#{pid}')
 for i in $(seq 200); do [ -e "/proc/$old" ] || break; kill -CHLD "$server" 2>/dev/null || true; sleep 0.05; done
 staged=no
 for attempt in 1 2 3 4 5 6 7 8; do
-  # The tmux client takes the next pid, the pane the one after: so aim two below.
-  echo $((old - 2)) > /proc/sys/kernel/ns_last_pid
+  # The tmux client takes the next free pid, the pane the next free one after it: aim just below the
+  # nearest free pid under the old one, so the client lands there and the pane on the old pid.
+  free=$((old - 1))
+  while [ -e "/proc/$free" ] && [ "$free" -gt 2 ]; do free=$((free - 1)); done
+  echo $((free - 1)) > /proc/sys/kernel/ns_last_pid
   tmux -S "$sock" new-session -d -s "reuse$attempt" -- sleep 1000
   got=$(tmux -S "$sock" display-message -p -t "reuse$attempt" '#{pane_pid}')
   if [ "$got" = "$old" ]; then staged=yes; break; fi

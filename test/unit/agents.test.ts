@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {applyPaneRules, bottomLines} from '../../src/lib/agents/pane-rules.js'
 import {BUILTIN_PRESETS, findPreset, resumeArgv} from '../../src/lib/agents/presets.js'
-import {mergePresets, validateConfig} from '../../src/lib/config.js'
+import {PROJECT_PLACES, USER_PLACES, checkProjectConfig, layerConfigs, mergePresets, validateConfig} from '../../src/lib/config.js'
 import {ancestry, findHookTarget, parseHookPayload} from '../../src/lib/hook.js'
 import {findCaller} from '../../src/lib/handoff.js'
 import {SessionRow} from '../../src/lib/correlate.js'
@@ -90,7 +90,7 @@ describe('status', () => {
   const now = Date.parse('2026-11-29T12:00:00Z')
   const row = (over: Partial<SessionRow> = {}): SessionRow => ({
     id: 'a', kind: 'recorded', agent: 'claude', label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
-    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null,
+    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null,
     tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, activity: null}, ...over,
   })
   const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({state, at: new Date(now - ago).toISOString(), event: 'e', turnEnded})
@@ -152,5 +152,25 @@ describe('config', () => {
     [[1, 2], /\(top level\): must be an object/],
   ])('rejects %j naming the file and key', (data, message) => {
     expect(() => validateConfig(data, '/c/.pkrc')).toThrow(message)
+  })
+})
+
+describe('config places', () => {
+  it("searches cosmiconfig's places: a project's data files only, and all of the user's own", async () => {
+    const {getDefaultSearchPlaces, globalConfigSearchPlaces} = await import('cosmiconfig')
+    expect([...PROJECT_PLACES]).toEqual(getDefaultSearchPlaces('pk').filter((p) => !/\.(c|m)?(js|ts)$/.test(p)))
+    expect([...USER_PLACES]).toEqual(globalConfigSearchPlaces)
+  })
+
+  it("refuses a project's config that names programs, and layers a project over the user's config", () => {
+    expect(() => checkProjectConfig({agents: {claude: {command: ['x']}}}, '/p/.pkrc')).toThrow(/agents\.claude\.command/)
+    expect(() => checkProjectConfig({agents: {claude: {resume: ['x', '{id}']}}}, '/p/.pkrc')).toThrow(/agents\.claude\.resume/)
+    expect(() => checkProjectConfig({hosts: [{name: 'a', destination: 'b'}]}, '/p/.pkrc')).toThrow(/hosts/)
+    expect(() => checkProjectConfig({socket: 'x', agents: {claude: {paneRules: []}}}, '/p/.pkrc')).not.toThrow()
+    const user = {socket: 'mine', hosts: [{name: 'a', destination: 'b'}], agents: {mine: {command: ['m'], executables: ['m']}}}
+    const layered = layerConfigs(user, {socket: 'project', agents: {mine: {paneRules: [{state: 'idle' as const, pattern: '>'}]}}})
+    expect(layered).toEqual({socket: 'project', hosts: user.hosts, agents: {mine: {command: ['m'], executables: ['m'], paneRules: [{state: 'idle', pattern: '>'}]}}})
+    // A project may pick the user's own preset as its default.
+    expect(validateConfig({defaultAgent: 'mine'}, '/p/.pkrc', user)).toEqual({defaultAgent: 'mine'})
   })
 })

@@ -8,7 +8,7 @@ import {PkError} from '../../src/lib/errors.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: null, label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/', command: ['x'], startedAt: null, attached: false, resume: null, record: null, exitReason: null,
+  pid: 1, cwd: '/', command: ['x'], startedAt: null, attached: false, resume: null, record: null, exitReason: null, agentSource: null,
   tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, activity: null}, ...over,
 })
 
@@ -29,6 +29,11 @@ describe('resolveId', () => {
   })
   it.each([['', 2], ['xyz', 2], ['abc123456', 2], ['../x', 2], ['ab\n', 4], ['ab', 4], ['0', 3]])('%j exits %i', (id, code) => {
     expect(exitOf(() => resolveId(id, rows))).toBe(code)
+  })
+  it('refuses an id that two rows carry (exit 4), whichever one comes first', () => {
+    const twice = [row('abc12345', {tmux: null}), row('abc12345')]
+    expect(exitOf(() => resolveId('abc12345', twice))).toBe(4)
+    expect(exitOf(() => resolveId('abc', [...twice].reverse()))).toBe(4)
   })
   it('lists the candidates of an ambiguous prefix', () => {
     expect(() => resolveId('ab', rows)).toThrow(/abc12345[\s\S]*abd00000/)

@@ -52,6 +52,43 @@ describe('correlate', () => {
     expect(later.id).toBe(sessionIdOf(ident(300, 3000)))
   })
 
+  it("pairs only panes whose process the kernel says is the server's child: a second server cannot take a session", () => {
+    // A crafted server (its pid here holds a copy of its socket) lists the recorded pid 100 as its pane.
+    const crafted = server('/tmp/tmux-0/zzz', [pane({paneId: '%7', panePid: 100, serverPid: 66, sessionName: 'trap'})], {serverPid: 66})
+    const {rows, problems} = run(procs, panes, [stored('a.json', 100, 1000)], [server(SOCK, panes), crafted])
+    const row = rows.find((r) => r.kind === 'recorded')!
+    expect(row).toMatchObject({verified: true, tmux: {socket: SOCK, pane: '%1'}})
+    expect(problems).toContainEqual(expect.objectContaining({code: 'foreign-pane', socket: '/tmp/tmux-0/zzz'}))
+    expect(rows.find((r) => r.tmux?.pane === '%7')).toMatchObject({kind: 'pane', verified: false})
+    // Alone, the crafted server still pairs nothing.
+    const alone = run(procs, panes, [stored('a.json', 100, 1000)], [crafted])
+    expect(alone.rows.find((r) => r.kind === 'recorded')).toMatchObject({verified: false, tmux: null})
+  })
+
+  it('fails closed when one id appears on two rows', () => {
+    // Two servers both claim to be the parent of pid 200 (only one can be): both rows become conflicts.
+    const twin = server('/tmp/tmux-0/twin', [pane({paneId: '%9', panePid: 200})])
+    const {rows, problems} = run(procs, panes, [], [server(SOCK, panes), twin])
+    const same = rows.filter((r) => r.id === sessionIdOf(ident(200, 2000)))
+    expect(same).toHaveLength(2)
+    for (const row of same) expect(row).toMatchObject({conflict: true, verified: false})
+    expect(problems).toContainEqual(expect.objectContaining({code: 'conflict', id: sessionIdOf(ident(200, 2000))}))
+  })
+
+  it('says whether an agent was recognised by its executable or only by its command line', () => {
+    const tree = [
+      ...procs,
+      {pid: 300, ppid: 100, startTime: 3000, argv: ['claude'], exe: '/opt/claude/bin/claude'},
+      {pid: 400, ppid: 200, startTime: 4000, argv: ['node', '/usr/lib/node_modules/x/bin/gemini'], exe: '/usr/bin/node'},
+    ]
+    const {rows} = run(tree, panes, [])
+    expect(rows.find((r) => r.pid === 300)).toMatchObject({agent: 'claude', agentSource: 'exe'})
+    expect(rows.find((r) => r.pid === 400)).toMatchObject({agent: 'gemini', agentSource: 'argv'})
+    // A process that only calls itself claude (process.title) is claude by its command line alone.
+    const renamed = [...procs, {pid: 300, ppid: 100, startTime: 3000, argv: ['claude'], exe: '/usr/bin/python3'}]
+    expect(run(renamed, panes, []).rows.find((r) => r.pid === 300)).toMatchObject({agent: 'claude', agentSource: 'argv'})
+  })
+
   it('trusts neither of two records that claim one process', () => {
     const {rows, problems} = run(procs, panes, [stored('a.json', 100, 1000), stored('b.json', 100, 1000)])
     expect(problems).toEqual([expect.objectContaining({code: 'conflict', files: ['a.json', 'b.json']})])

@@ -56,14 +56,19 @@ describe('doctor checks, judged from facts', () => {
 
   it('finds listening inodes that no socket file leads to', () => {
     const listening = new Map([['/s/pk', new Set(['1', '2'])], ['/elsewhere', new Set(['3'])]])
-    expect(orphanInodes(listening, (p) => p.startsWith('/s/'), new Map([['/s/pk', new Set(['2'])]]))).toEqual([{path: '/s/pk', inode: '1'}])
+    const exists = (p: string) => p !== '/s/gone'
+    expect(orphanInodes(listening, (p) => p.startsWith('/s/'), new Map([['/s/pk', new Set(['2'])]]), exists)).toEqual([{path: '/s/pk', inode: '1', reason: 'socket-taken'}])
+    // No verified server answered at the path: which listener the file leads to is unknown, so none is an orphan.
+    expect(orphanInodes(listening, (p) => p.startsWith('/s/'), new Map(), exists)).toEqual([])
+    expect(orphanInodes(new Map([['/s/one', new Set(['7'])]]), () => true, new Map(), exists)).toEqual([])
+    expect(orphanInodes(new Map([['/s/gone', new Set(['8'])]]), () => true, new Map(), exists)).toEqual([{path: '/s/gone', inode: '8', reason: 'socket-missing'}])
   })
 })
 
 describe('planPrune', () => {
   const row = (over: Partial<SessionRow>): SessionRow => ({
     id: 'a', kind: 'recorded', agent: null, label: null, state: 'exited', stateSource: 'process', attention: false, verified: false, conflict: false,
-    pid: 10, cwd: '/', command: [], startedAt: null, attached: false, tmux: null, resume: null, record: '/st/a.json', exitReason: 'gone', ...over,
+    pid: 10, cwd: '/', command: [], startedAt: null, attached: false, tmux: null, resume: null, record: '/st/a.json', exitReason: 'gone', agentSource: null, ...over,
   })
   const record = sampleRecord({identity: {bootId: 'b', pidNs: '1', pid: 10, startTime: 1}, tmux: {socket: '/s/pk', paneId: '%3', sessionId: '$1', serverPid: 5}})
 

@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
-import {classifyTmuxFailure, escapeTmuxArg, tmuxArgv} from '../../src/lib/tmux/exec.js'
+import {classifyTmuxFailure, escapeTmuxArg, tmuxArgv, tmuxConfigWord, tmuxScript} from '../../src/lib/tmux/exec.js'
 import {FIELD_SEPARATOR, parsePaneLine, parsePaneList} from '../../src/lib/tmux/panes.js'
 import {parseUnixSockets, socketInodesOfFds} from '../../src/lib/tmux/servers.js'
-import {environmentFlags, paneTail, parseNewSession, safeSessionName} from '../../src/lib/tmux/session.js'
+import {candidateNames, environmentFlags, formatLiteral, paneTail, parseEnvironmentNames, parseNewSession, safeSessionName, variablesToUnset} from '../../src/lib/tmux/session.js'
 
 describe('tmux argv', () => {
   it('escapes arguments that tmux would take as a command separator', () => {
@@ -19,6 +19,14 @@ describe('tmux argv', () => {
     expect(classifyTmuxFailure('error connecting to /tmp/tmux-0/x (No such file or directory)\n')).toBe('no-server')
     expect(classifyTmuxFailure('error connecting to /tmp/tmux-0/x (Connection refused)\n')).toBe('stale-socket')
     expect(classifyTmuxFailure("can't find pane: %9")).toBe('error')
+    expect(classifyTmuxFailure('access not allowed')).toBe('access-denied')
+  })
+
+  it('writes words of tmux config that stand for exactly their text', () => {
+    expect(tmuxConfigWord('abc-_/.09')).toBe('"abc-_/.09"')
+    expect(tmuxConfigWord(`a'b"c$D#{e};\n%5 ~`)).toBe(String.raw`"a\047b\042c\044D\043\173e\175\073\012\0455\040\176"`)
+    expect(tmuxConfigWord('é')).toBe(String.raw`"\303\251"`)
+    expect(tmuxScript([['new-session', '-d'], ['kill-server']])).toBe('"new-session" "-d"\n"kill-server"\n')
   })
 })
 
@@ -74,6 +82,18 @@ describe('session helpers', () => {
   it('passes the caller environment but not its tmux client', () => {
     const flags = environmentFlags({PATH: '/bin', TMUX: '/tmp/x,1,0', TMUX_PANE: '%1', KEY: 'a;b\nc', UNSET: undefined})
     expect(flags).toEqual(['-e', 'PATH=/bin', '-e', 'KEY=a;b\nc'])
+  })
+
+  it('removes from the pane what only the server environment has', () => {
+    expect(parseEnvironmentNames('PATH=/bin\n-GONE\nODD=a=b\n\n')).toEqual(['PATH', 'ODD'])
+    expect(variablesToUnset(['PATH', 'SECRET', 'TMUX', 'bad-name', 'LINES'], {PATH: '/bin', LINES: '40'})).toEqual(['SECRET', 'LINES'])
+  })
+
+  it('never runs out of session names, and keeps # literal in a start directory', () => {
+    const names = candidateNames('claude', () => 'abc123')
+    expect(names.slice(0, 3)).toEqual(['claude', 'claude-2', 'claude-3'])
+    expect(names.at(-1)).toBe('claude-abc123')
+    expect(formatLiteral('/tmp/#(touch x)/#{pane_id}')).toBe('/tmp/##(touch x)/##{pane_id}')
   })
 
   it('drops the dead-pane banner from captured output', () => {

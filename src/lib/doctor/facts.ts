@@ -8,7 +8,7 @@ import {PROC_ROOT, readStat} from '../proc/reader.js'
 import {measureView, readOwner} from '../process-view.js'
 import {Problem, StoredRecord, readRecords} from '../registry/records.js'
 import {Env, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
-import {runTmux, tmuxArgv} from '../tmux/exec.js'
+import {TMUX_DEADLINE_MS, runTmux, tmuxArgv} from '../tmux/exec.js'
 import {forgetSocketCache, listServer, listSocketFiles, socketDir} from '../tmux/servers.js'
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
@@ -25,7 +25,7 @@ function statOrNull(path: string) {
 async function tmuxVersion(): Promise<DoctorFacts['tmuxVersion']> {
   const {execFile} = await import('node:child_process')
   return new Promise((resolve) => {
-    execFile('tmux', ['-V'], {encoding: 'utf8'}, (error, stdout) => {
+    execFile('tmux', ['-V'], {encoding: 'utf8', timeout: TMUX_DEADLINE_MS, killSignal: 'SIGKILL'}, (error, stdout) => {
       if (error) resolve({ok: false, reason: errnoCode(error) === 'ENOENT' ? 'tmux is not installed or not on PATH' : error.message})
       else resolve({ok: true, version: stdout.trim()})
     })

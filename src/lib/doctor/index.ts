@@ -2,6 +2,7 @@ import {Env} from '../registry/state-dir.js'
 import {orphanedServersCheck} from './checks/orphaned-servers.js'
 import {pidNamespaceCheck} from './checks/pid-namespace.js'
 import {serverEnvCheck} from './checks/server-env.js'
+import {serversCheck} from './checks/servers.js'
 import {socketDirCheck} from './checks/socket-dir.js'
 import {staleSocketsCheck} from './checks/stale-sockets.js'
 import {stateDirCheck} from './checks/state-dir.js'
@@ -9,7 +10,7 @@ import {tmuxCheck} from './checks/tmux.js'
 import {gatherFacts} from './facts.js'
 import {Check, CheckResult, DoctorFacts} from './types.js'
 
-export const CHECKS: readonly Check[] = [tmuxCheck, socketDirCheck, staleSocketsCheck, orphanedServersCheck, pidNamespaceCheck, stateDirCheck, serverEnvCheck]
+export const CHECKS: readonly Check[] = [tmuxCheck, socketDirCheck, serversCheck, staleSocketsCheck, orphanedServersCheck, pidNamespaceCheck, stateDirCheck, serverEnvCheck]
 
 export function judgeAll(facts: DoctorFacts): CheckResult[] {
   return CHECKS.map((check) => ({id: check.id, title: check.title, ...check.judge(facts)}))

@@ -1,7 +1,7 @@
-import {existsSync, readdirSync, readlinkSync, statSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 
-import {PROC_ROOT, readChildren} from '../proc/reader.js'
-import {parseUnixSockets, socketInodesOfFds} from '../tmux/servers.js'
+import {readChildren} from '../proc/reader.js'
+import {parseUnixSockets, socketHolders} from '../tmux/servers.js'
 
 /** A tmux server that still runs, with its panes, but whose socket file is gone or taken by another server. */
 export interface OrphanServer {
@@ -13,45 +13,36 @@ export interface OrphanServer {
   recordedPanes: number
 }
 
-/** Pure: which listening inodes at which paths are not the ones the live socket file leads to. */
-export function orphanInodes(listening: Map<string, Set<string>>, isCandidatePath: (path: string) => boolean, currentInodes: Map<string, Set<string>>): {path: string; inode: string}[] {
-  const out: {path: string; inode: string}[] = []
+/**
+ * Pure: listening inodes at candidate paths that no socket file leads to any more. With the file gone,
+ * every listener there is orphaned. With the file there and one listener, that listener is the file's.
+ * With several, only the server that answers at the path (`current`, its inodes) tells which is the
+ * file's; when none answered or it could not be verified (`current` has no entry), nothing is claimed.
+ */
+export function orphanInodes(
+  listening: Map<string, Set<string>>,
+  isCandidatePath: (path: string) => boolean,
+  current: Map<string, Set<string>>,
+  fileExists: (path: string) => boolean,
+): {path: string; inode: string; reason: OrphanServer['reason']}[] {
+  const out: {path: string; inode: string; reason: OrphanServer['reason']}[] = []
   for (const [path, inodes] of listening) {
     if (!isCandidatePath(path)) continue
-    const current = currentInodes.get(path) ?? new Set<string>()
-    for (const inode of inodes) if (!current.has(inode)) out.push({path, inode})
+    if (!fileExists(path)) {
+      for (const inode of inodes) out.push({path, inode, reason: 'socket-missing'})
+      continue
+    }
+    const live = current.get(path)
+    if (inodes.size < 2 || live === undefined) continue
+    for (const inode of inodes) if (!live.has(inode)) out.push({path, inode, reason: 'socket-taken'})
   }
   return out
 }
 
-/** Every process of `uid`, with the socket inodes it holds. */
-function socketHolders(uid: number, wanted: Set<string>): Map<string, number> {
-  const holders = new Map<string, number>()
-  for (const name of readdirSync(PROC_ROOT)) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      if (statSync(`${PROC_ROOT}/${name}`).uid !== uid) continue
-      const fds = readdirSync(`${PROC_ROOT}/${name}/fd`)
-      const links: string[] = []
-      for (const fd of fds) {
-        try {
-          links.push(readlinkSync(`${PROC_ROOT}/${name}/fd/${fd}`))
-        } catch {
-          // closed meanwhile
-        }
-      }
-      for (const inode of socketInodesOfFds(links)) if (wanted.has(inode)) holders.set(inode, Number(name))
-    } catch {
-      // process gone or not ours to read
-    }
-  }
-  return holders
-}
-
 /**
  * Orphaned servers: listening sockets in the socket directory (or named by records) that no socket
- * file leads to any more. `currentServerPids` maps each reachable socket path to the pid of the server
- * that answers there; its inodes are the live ones.
+ * file leads to any more. `currentServerPids` maps each socket path where a verified server answered to
+ * its pid; its inodes are the live ones.
  */
 export function findOrphans(opts: {
   uid: number
@@ -72,17 +63,11 @@ export function findOrphans(opts: {
     current.set(path, inodes)
   }
   const orphans: OrphanServer[] = []
-  for (const {path, inode} of orphanInodes(listening, opts.isCandidatePath, current)) {
+  for (const {path, inode, reason} of orphanInodes(listening, opts.isCandidatePath, current, existsSync)) {
     const pid = holders.get(inode)
     if (pid === undefined) continue
     const panes = readChildren(pid)
-    orphans.push({
-      pid,
-      socket: path,
-      reason: existsSync(path) ? 'socket-taken' : 'socket-missing',
-      panes: panes.length,
-      recordedPanes: panes.filter((p) => opts.recordedPids.has(p)).length,
-    })
+    orphans.push({pid, socket: path, reason, panes: panes.length, recordedPanes: panes.filter((p) => opts.recordedPids.has(p)).length})
   }
   return orphans
 }

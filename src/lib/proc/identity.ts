@@ -1,5 +1,6 @@
 import {createHash} from 'node:crypto'
 
+import {PkError} from '../errors.js'
 import {ProcStat} from './parse.js'
 import {readBootId, readPidNamespace, readStat} from './reader.js'
 
@@ -22,7 +23,7 @@ export interface View {
 
 export function currentView(): View {
   const pidNs = readPidNamespace('self')
-  if (pidNs === null) throw new Error('cannot read /proc/self/ns/pid')
+  if (pidNs === null) throw new PkError('no-view', 'cannot read /proc/self/ns/pid; pk needs /proc to tell which processes are whose. Run pk where /proc is mounted and readable.')
   return {bootId: readBootId(), pidNs}
 }
 

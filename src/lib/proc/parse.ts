@@ -71,3 +71,12 @@ export function parseNsPids(statusText: string): number[] | null {
 function isWholeNumber(n: number): boolean {
   return Number.isSafeInteger(n) && n >= 0
 }
+
+/** The `SigCgt:` mask of /proc/<pid>/status: the signals the process has a handler for. */
+export function parseCaughtSignals(statusText: string): bigint | null {
+  const match = /^SigCgt:\s*([0-9a-fA-F]+)$/m.exec(statusText)
+  return match ? BigInt(`0x${match[1]}`) : null
+}
+
+/** Pure: whether a SigCgt mask includes signal number `signal` (bit signal - 1). */
+export const catches = (mask: bigint, signal: number) => ((mask >> BigInt(signal - 1)) & 1n) === 1n

@@ -1,7 +1,7 @@
 import {closeSync, constants, openSync, readSync, readlinkSync} from 'node:fs'
 
-import {errnoCode} from '../errors.js'
-import {ProcStat, parseBootTime, parseChildren, parseCmdline, parseNamespaceLink, parseStat} from './parse.js'
+import {PkError, errnoCode} from '../errors.js'
+import {ProcStat, parseBootTime, parseCaughtSignals, parseChildren, parseCmdline, parseNamespaceLink, parseStat} from './parse.js'
 
 /** Thin readers over /proc. A process that is gone reads as null; nothing here guesses. */
 
@@ -69,6 +69,16 @@ export function readCmdline(pid: number): string[] | null {
   return text === null ? null : parseCmdline(text)
 }
 
+/** The signals `pid` has a handler for, or null when it is gone. */
+export function readCaughtSignals(pid: number): bigint | null {
+  const text = readOrNull(`${PROC_ROOT}/${pid}/status`)
+  return text === null ? null : parseCaughtSignals(text)
+}
+
+export function readExe(pid: number): string | null {
+  return readlinkOrNull(`${PROC_ROOT}/${pid}/exe`)
+}
+
 export function readCwd(pid: number): string | null {
   return readlinkOrNull(`${PROC_ROOT}/${pid}/cwd`)
 }
@@ -84,7 +94,9 @@ export function readChildren(pid: number): number[] {
 
 export function readBootId(): string {
   const text = readOrNull(`${PROC_ROOT}/sys/kernel/random/boot_id`)
-  if (text === null || text.trim() === '') throw new Error('cannot read /proc/sys/kernel/random/boot_id')
+  if (text === null || text.trim() === '') {
+    throw new PkError('no-boot-id', `cannot read ${PROC_ROOT}/sys/kernel/random/boot_id; pk needs it to tell sessions of this boot from older ones. Run pk where /proc is mounted and readable (a Linux host, or a container with procfs).`)
+  }
   return text.trim()
 }
 

@@ -19,9 +19,13 @@ export function writeFileAtomic(path: string, content: string, mode: 'replace' |
     let offset = 0
     while (offset < buffer.length) offset += writeSync(fd, buffer, offset)
     fsyncSync(fd)
-  } finally {
+  } catch (error) {
+    // A full disk fails the write or the fsync: no half-written temp file stays behind.
     closeSync(fd)
+    unlinkQuietly(temp)
+    throw error
   }
+  closeSync(fd)
   try {
     if (mode === 'replace') renameSync(temp, path)
     else linkSync(temp, path)

@@ -1,10 +1,10 @@
-import {constants, readdirSync} from 'node:fs'
+import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode} from '../errors.js'
 import {ProcessIdentity, sessionIdOf} from '../proc/identity.js'
-import {readSmallFile} from '../proc/reader.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
+import {NotRegularFileError, readRegularFile} from './files.js'
 import {StateDir} from './state-dir.js'
 
 export const RECORD_VERSION = 1
@@ -119,7 +119,14 @@ export function parseRecordText(file: string, text: string): StoredRecord | Prob
     return {code: 'corrupt-record', message: `${file}: not valid JSON (${(error as Error).message}); skipped`, file}
   }
   const verdict = validateRecord(data)
-  if (!verdict.ok) return {code: verdict.code, message: `${file}: ${verdict.reason}; skipped`, file}
+  if (!verdict.ok) {
+    // A newer pk's record is somebody's live session: skipped here, but never to be quarantined.
+    const version = (data as {version?: unknown}).version
+    if (typeof version === 'number' && version > RECORD_VERSION) {
+      return {code: verdict.code, message: `${file}: written by a newer pk (record version ${version}); skipped, left alone`, file, newer: true}
+    }
+    return {code: verdict.code, message: `${file}: ${verdict.reason}; skipped`, file}
+  }
   return {file, record: verdict.record}
 }
 
@@ -127,17 +134,18 @@ export const isStored = (r: StoredRecord | Problem): r is StoredRecord => !('cod
 
 export const recordFileName = (record: SessionRecord) => `${sessionIdOf(record.identity)}.json`
 
-/** Read one file without following links (O_NOFOLLOW), nor blocking on a FIFO (O_NONBLOCK), at most 1 MiB. */
+/** Read one file without following links, nor blocking on a FIFO, at most 1 MiB. */
 function readRecordFile(path: string): StoredRecord | Problem {
   let text: string
   try {
-    text = readSmallFile(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK, MAX_RECORD_BYTES)
+    text = readRegularFile(path, MAX_RECORD_BYTES)
   } catch (error) {
-    const code = errnoCode(error)
-    if (code === 'ELOOP') return {code: 'symlinked-record', message: `${path}: is a symbolic link; pk does not follow links in its state; skipped`, file: path}
+    if (error instanceof NotRegularFileError) {
+      if (error.what === 'a symbolic link') return {code: 'symlinked-record', message: `${path}: is a symbolic link; pk does not follow links in its state; skipped`, file: path}
+      return {code: 'invalid-record', message: `${path}: ${error.what}, not a regular file; skipped`, file: path}
+    }
     if (error instanceof RangeError) return {code: 'invalid-record', message: `${path}: larger than ${MAX_RECORD_BYTES} bytes; skipped`, file: path}
-    if (code === 'EISDIR' || code === 'EAGAIN') return {code: 'invalid-record', message: `${path}: not a regular file; skipped`, file: path}
-    return {code: 'unreadable-record', message: `${path}: cannot be read (${code ?? String(error)}); skipped`, file: path}
+    return {code: 'unreadable-record', message: `${path}: cannot be read (${errnoCode(error) ?? String(error)}); skipped`, file: path}
   }
   return parseRecordText(path, text)
 }

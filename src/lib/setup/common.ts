@@ -1,8 +1,9 @@
-import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, statSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {writeFileAtomic} from '../registry/atomic.js'
+import {readRegularFile} from '../registry/files.js'
 
 /** pk's own package root (where bin/ and assets/ are), from this module's location in dist/lib/setup. */
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -23,7 +24,7 @@ export interface SetupChange {
 }
 
 export function readIfExists(path: string): string | null {
-  return existsSync(path) ? readFileSync(path, 'utf8') : null
+  return existsSync(path) ? readRegularFile(path, 16 * 1024 * 1024, true) : null
 }
 
 /** Write a change: a backup of the old file first (never overwritten), then an atomic replace. */

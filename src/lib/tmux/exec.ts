@@ -20,7 +20,26 @@ export function tmuxArgv(socket: string, commands: string[][]): string[] {
   return argv
 }
 
-export type TmuxFailureKind = 'no-server' | 'stale-socket' | 'error'
+/**
+ * Pure: one word of tmux's command language (what `source-file` reads) that stands for exactly `text`.
+ * Every byte outside a small safe set is written as an octal escape inside double quotes, so nothing in
+ * the text is a quote, a variable (`$X`, `~`), a format (`#{}`), a separator (`;`) or a line end to tmux.
+ */
+export function tmuxConfigWord(text: string): string {
+  let out = '"'
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const safe = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x2d || byte === 0x5f || byte === 0x2f || byte === 0x2e
+    out += safe ? String.fromCharCode(byte) : `\\${byte.toString(8).padStart(3, '0')}`
+  }
+  return out + '"'
+}
+
+/** Pure: commands as the text of a tmux config file, one command a line, every word quoted. */
+export function tmuxScript(commands: string[][]): string {
+  return commands.map((command) => command.map(tmuxConfigWord).join(' ') + '\n').join('')
+}
+
+export type TmuxFailureKind = 'no-server' | 'stale-socket' | 'unresponsive' | 'access-denied' | 'error'
 
 export class TmuxCommandError extends PkError {
   constructor(
@@ -39,6 +58,7 @@ export function classifyTmuxFailure(stderr: string): TmuxFailureKind {
   if (/no server running on /.test(stderr)) return 'no-server'
   if (/error connecting to .*\(No such file or directory\)/.test(stderr)) return 'no-server'
   if (/error connecting to .*\(Connection refused\)/.test(stderr)) return 'stale-socket'
+  if (/access not allowed|error connecting to .*\(Permission denied\)/.test(stderr)) return 'access-denied'
   return 'error'
 }
 
@@ -59,18 +79,47 @@ export interface TmuxResult {
 }
 
 /**
- * Run tmux with an argv array (never a shell). Rejects with a typed error that says what went wrong.
- * `-u`: without a UTF-8 locale (cron, a non-interactive ssh) tmux writes control characters in its
- * output as `_`, which would turn pk's field separator into an ordinary character.
+ * How long one tmux call may take. A stopped (SIGSTOP) or wedged server makes every client block
+ * forever, so every call has a deadline and the client is killed when it passes. Listing a thousand
+ * panes or capturing a hundred takes well under a tenth of this.
  */
-export function runTmux(argv: string[], env: NodeJS.ProcessEnv = clientEnv()): Promise<TmuxResult> {
+export const TMUX_DEADLINE_MS = 2000
+
+export interface RunTmuxOptions {
+  env?: NodeJS.ProcessEnv
+  /** Text for tmux's standard input (what `source-file -` reads): a pipe, never a command line. */
+  input?: string
+  deadlineMs?: number
+}
+
+/**
+ * Run tmux with an argv array (never a shell), within a deadline. Rejects with a typed error that says
+ * what went wrong. `-u`: without a UTF-8 locale (cron, a non-interactive ssh) tmux writes control
+ * characters in its output as `_`, which would turn pk's field separator into an ordinary character.
+ */
+export function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promise<TmuxResult> {
+  const deadlineMs = opts.deadlineMs ?? TMUX_DEADLINE_MS
   return new Promise((resolve, reject) => {
-    execFile('tmux', ['-u', ...argv], {env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8'}, (error, stdout, stderr) => {
-      if (!error) return resolve({stdout, stderr})
-      if (errnoCode(error) === 'ENOENT') return reject(tmuxMissing())
-      const kind = classifyTmuxFailure(stderr)
-      const detail = stderr.trim() || error.message
-      reject(new TmuxCommandError(kind, stderr, `tmux ${argv[2] ?? ''}: ${detail}`, stdout))
-    })
+    const child = execFile(
+      'tmux',
+      ['-u', ...argv],
+      {env: opts.env ?? clientEnv(), maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', timeout: deadlineMs, killSignal: 'SIGKILL'},
+      (error, stdout, stderr) => {
+        const socket = argv[0] === '-S' ? argv[1] : undefined
+        // A server that does not let this user in says so on stderr and still exits 0 (tmux 3.3).
+        if (!error && /^access not allowed/m.test(stderr)) return reject(new TmuxCommandError('access-denied', stderr, `the tmux server at ${socket ?? '(default)'} does not let you in (access not allowed)`, stdout))
+        if (!error) return resolve({stdout, stderr})
+        if (errnoCode(error) === 'ENOENT') return reject(tmuxMissing())
+        if ((error as {killed?: boolean}).killed) {
+          return reject(new TmuxCommandError('unresponsive', stderr, `the tmux server at ${socket ?? '(default)'} did not answer within ${deadlineMs / 1000} s (stopped or wedged); pk gave up on it`, stdout))
+        }
+        const kind = classifyTmuxFailure(stderr)
+        const detail = stderr.trim() || error.message
+        reject(new TmuxCommandError(kind, stderr, `tmux ${argv[2] ?? ''}: ${detail}`, stdout))
+      },
+    )
+    // A client that exits before reading its input must not turn into an unhandled EPIPE.
+    child.stdin?.on('error', () => {})
+    child.stdin?.end(opts.input ?? '')
   })
 }

@@ -1,8 +1,9 @@
-import {lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync, unlinkSync} from 'node:fs'
+import {setTimeout as sleep} from 'node:timers/promises'
 import {dirname, isAbsolute, join, resolve} from 'node:path'
 
-import {errnoCode, usageError} from '../errors.js'
-import {PROC_ROOT} from '../proc/reader.js'
+import {errnoCode, refusal, usageError} from '../errors.js'
+import {PROC_ROOT, readPidNamespace} from '../proc/reader.js'
 import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
 import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
 
@@ -30,6 +31,27 @@ export function resolveSocket(option: string | undefined, env: Env = process.env
   if (value === '' || value.includes('\0') || value.includes('\n')) throw usageError('bad-socket', `invalid tmux socket ${JSON.stringify(value)}`)
   if (value.includes('/')) return isAbsolute(value) ? value : resolve(value)
   return join(socketDir(env), value)
+}
+
+/**
+ * A socket path pk is about to hand to a tmux that may start a server there. tmux unlinks whatever is at
+ * the path before it listens, so an existing path must be a socket, and one of this user's: pk never
+ * replaces a file, and never starts sessions in another user's server (not even as root, where that
+ * would hand the server's owner root's environment).
+ */
+export function checkSocketPath(socket: string, uid: number = process.getuid!()): void {
+  let stats
+  try {
+    stats = lstatSync(socket)
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return
+    throw refusal('bad-socket', `cannot check the tmux socket ${socket} (${errnoCode(error) ?? String(error)})`)
+  }
+  if (!stats.isSocket()) {
+    const what = stats.isSymbolicLink() ? 'a symbolic link' : stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a file'
+    throw usageError('not-a-socket', `${socket} is ${what}, not a tmux socket; pk leaves it alone (tmux would delete it). Choose another --socket.`)
+  }
+  if (stats.uid !== uid) throw refusal('foreign-socket', `${socket} belongs to uid ${stats.uid}, not to you (uid ${uid}); pk does not start sessions in another user's tmux server`)
 }
 
 /** Socket files in the socket directory. No `list-sockets` exists in tmux; reading the directory is the way. */
@@ -161,6 +183,12 @@ export function verifyServer(socket: string, serverPid: number): {verified: bool
     // socket vanished; nothing more to add
   }
   if (inodes.size === 0) return {verified: false, reason: `no listening socket at ${socket} is visible in this network namespace`}
+  // A process in another pid namespace can hold a copy of the socket (pidfd_getfd); only a server in
+  // this namespace reports pane pids that mean processes here.
+  const ownNs = readPidNamespace('self')
+  const serverNs = readPidNamespace(serverPid)
+  if (serverNs === null) return {verified: false, reason: `the server reports pid ${serverPid}, which is not a process in this pid namespace`}
+  if (serverNs !== ownNs) return {verified: false, reason: `pid ${serverPid} lives in pid namespace ${serverNs}, not this one (${ownNs})`}
   const held = holdsSocket(serverPid, inodes)
   if (held === null) return {verified: false, reason: `the server reports pid ${serverPid}, which is not a process in this pid namespace`}
   if (held) return {verified: true, reason: null}
@@ -168,7 +196,7 @@ export function verifyServer(socket: string, serverPid: number): {verified: bool
 }
 
 /** One `list-panes -a` call for the whole server, then the server check. */
-export async function listServer(socket: string): Promise<ServerListing> {
+export async function listServer(socket: string, deadlineMs?: number): Promise<ServerListing> {
   const listing: ServerListing = {
     socket,
     status: 'ok',
@@ -180,7 +208,7 @@ export async function listServer(socket: string): Promise<ServerListing> {
     rejectedLines: 0,
   }
   try {
-    const {stdout} = await runTmux(tmuxArgv(socket, [['list-panes', '-a', '-F', PANE_FORMAT]]))
+    const {stdout} = await runTmux(tmuxArgv(socket, [['list-panes', '-a', '-F', PANE_FORMAT]]), {deadlineMs})
     const parsed = parsePaneList(stdout)
     listing.panes = parsed.panes
     listing.rejectedLines = parsed.rejected.length
@@ -201,4 +229,68 @@ export async function listServer(socket: string): Promise<ServerListing> {
   listing.verified = check.verified
   listing.unverifiedReason = check.reason
   return listing
+}
+
+/** Every process of `uid` that holds one of `wanted` (socket inodes), by inode. */
+export function socketHolders(uid: number, wanted: Set<string>): Map<string, number> {
+  const holders = new Map<string, number>()
+  for (const name of readdirSync(PROC_ROOT)) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (statSync(`${PROC_ROOT}/${name}`).uid !== uid) continue
+      const fds = readdirSync(`${PROC_ROOT}/${name}/fd`)
+      const links: string[] = []
+      for (const fd of fds) {
+        try {
+          links.push(readlinkSync(`${PROC_ROOT}/${name}/fd/${fd}`))
+        } catch {
+          // closed meanwhile
+        }
+      }
+      for (const inode of socketInodesOfFds(links)) if (wanted.has(inode)) holders.set(inode, Number(name))
+    } catch {
+      // process gone or not ours to read
+    }
+  }
+  return holders
+}
+
+/** Listening sockets bound at `path` right now (read afresh, no cache). */
+function listenersAt(path: string): Set<string> {
+  try {
+    return parseUnixSockets(readFileSync(`${PROC_ROOT}/net/unix`, 'utf8')).get(path) ?? new Set()
+  } catch {
+    return new Set()
+  }
+}
+
+export type StaleRemoval = 'removed' | 'live' | 'recovered' | 'lost'
+
+/**
+ * Remove a socket file no server listens on, without ever costing a live server its socket. Checked
+ * right before (no listener bound at the path, and tmux is refused there); and because a server can
+ * still start in between and bind a new socket at the path, checked again right after: a listener at
+ * the path whose file is gone gets SIGUSR1, on which tmux makes its socket again.
+ * `beforeUnlink` exists for tests, to start that server at the worst moment.
+ */
+export async function removeStaleSocket(socket: string, beforeUnlink?: () => Promise<void> | void): Promise<StaleRemoval> {
+  if (listenersAt(socket).size > 0) return 'live'
+  if ((await listServer(socket)).status !== 'stale-socket') return 'live'
+  await beforeUnlink?.()
+  try {
+    unlinkSync(socket)
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error
+  }
+  const late = listenersAt(socket)
+  if (late.size === 0 || existsSync(socket)) return 'removed'
+  for (const pid of new Set(socketHolders(process.getuid!(), late).values())) {
+    try {
+      process.kill(pid, 'SIGUSR1')
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (let i = 0; i < 100 && !existsSync(socket); i++) await sleep(20)
+  return existsSync(socket) ? 'recovered' : 'lost'
 }

@@ -1,5 +1,7 @@
+import {randomBytes} from 'node:crypto'
+
 import {PkError} from '../errors.js'
-import {TmuxCommandError, runTmux, tmuxArgv} from './exec.js'
+import {TmuxCommandError, runTmux, tmuxArgv, tmuxScript} from './exec.js'
 import {FIELD_SEPARATOR} from './panes.js'
 
 /** Pure: a label made safe as a tmux session name (tmux itself mangles `.` and `:`; we keep it plain). */
@@ -16,18 +18,73 @@ export function safeSessionName(label: string): string {
 /** Variables that describe the caller's terminal or tmux client, not what the agent needs. */
 const NOT_PASSED = new Set(['TMUX', 'TMUX_PANE', 'COLUMNS', 'LINES', '_'])
 
-/**
- * Pure: `-e NAME=value` for the caller's environment. New panes inherit the tmux *server's* environment,
- * so without this an agent would miss the caller's PATH, API keys or virtualenv.
- */
-export function environmentFlags(env: Record<string, string | undefined>): string[] {
-  const flags: string[] = []
+/** Pure: the caller's environment as it should reach the pane. */
+export function paneEnvironment(env: Record<string, string | undefined>): [string, string][] {
+  const pairs: [string, string][] = []
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || NOT_PASSED.has(name) || name === '' || name.includes('=')) continue
-    flags.push('-e', `${name}=${value}`)
+    if (value === undefined || NOT_PASSED.has(name) || name === '' || name.includes('=') || name.includes('\0') || value.includes('\0')) continue
+    pairs.push([name, value])
   }
-  return flags
+  return pairs
 }
+
+/** Pure: `-e NAME=value` words for new-session. They go to tmux through a pipe, never on a command line. */
+export function environmentFlags(env: Record<string, string | undefined>): string[] {
+  return paneEnvironment(env).flatMap(([name, value]) => ['-e', `${name}=${value}`])
+}
+
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/**
+ * Pure: variables the pane would inherit from the server's global environment that the caller does not
+ * have, so the gate can remove them and the agent gets the caller's environment exactly. (Only names a
+ * shell can unset; tmux sets TMUX and TMUX_PANE itself.)
+ */
+export function variablesToUnset(globalNames: string[], env: Record<string, string | undefined>): string[] {
+  const wanted = new Set(paneEnvironment(env).map(([name]) => name))
+  return globalNames.filter((name) => SHELL_NAME.test(name) && !wanted.has(name) && name !== 'TMUX' && name !== 'TMUX_PANE')
+}
+
+/** Pure: names in `show-environment -g` output (`NAME=value`, or `-NAME` for a removed one). */
+export function parseEnvironmentNames(text: string): string[] {
+  const names: string[] = []
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('-')) continue
+    const at = line.indexOf('=')
+    if (at > 0) names.push(line.slice(0, at))
+  }
+  return names
+}
+
+/**
+ * The pane's first process: a POSIX shell that waits for pk's go (SIGUSR1) and then execs the command,
+ * so the agent keeps the pid and start time pk recorded before it ever ran. If pk is killed before it
+ * recorded the session, no go comes: the gate gives up after a while and the command never runs, so no
+ * agent can run without a record. Arguments: the sleep program, the seconds to wait, then the argv.
+ */
+export const GATE_SCRIPT = [
+  's=$1; t=$2; shift 2',
+  'for n in ${PK_GATE_UNSET-}; do unset "$n"; done',
+  'unset PK_GATE_UNSET',
+  '"$s" "$t" & p=$!',
+  `trap 'kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; trap - USR1; exec "$@"' USR1`,
+  'wait "$p"',
+  'echo "pk: pk bg stopped before it had recorded this session; the command was not started" >&2',
+  'exit 125',
+].join('\n')
+
+export const GATE_NAME = 'pk-gate'
+/** Exit status of a gate whose go never came. */
+export const GATE_GAVE_UP = 125
+export const GATE_SECONDS = 30
+
+/** Pure: the pane's argv: the gate, then the command. */
+export function gateArgv(sleepProgram: string, seconds: number, argv: string[]): string[] {
+  return ['/bin/sh', '-c', GATE_SCRIPT, GATE_NAME, sleepProgram, String(seconds), ...argv]
+}
+
+/** Pure: a path as tmux's `-c` reads it: the start directory is a format, so `#` is written `##`. */
+export const formatLiteral = (text: string) => text.replaceAll('#', '##')
 
 export interface NewSession {
   paneId: string
@@ -45,12 +102,31 @@ export function parseNewSession(stdout: string): NewSession | null {
   return {paneId: f[0]!, panePid: Number(f[1]), sessionId: f[2]!, serverPid: Number(f[3]), sessionName: f[4]!}
 }
 
+/** Pure: the session names to try, in order: the label, numbered variants, then ones no label can take. */
+export function candidateNames(name: string, random: () => string = () => randomBytes(3).toString('hex')): string[] {
+  const names = [name]
+  for (let n = 2; n <= 5; n++) names.push(`${name}-${n}`)
+  for (let n = 0; n < 5; n++) names.push(`${name.slice(0, 32)}-${random()}`)
+  return names
+}
+
+/** The names in the server's global environment, or none when no server answers there. */
+async function globalEnvironmentNames(socket: string): Promise<string[]> {
+  try {
+    return parseEnvironmentNames((await runTmux(tmuxArgv(socket, [['show-environment', '-g']]))).stdout)
+  } catch (error) {
+    if (error instanceof TmuxCommandError && (error.kind === 'no-server' || error.kind === 'stale-socket')) return []
+    throw error
+  }
+}
+
 /**
- * Start argv in a new detached session, in one tmux call: the session starts on a placeholder, the window
- * gets remain-on-exit, and only then respawn-pane replaces the placeholder with the real command, so even
- * a command that exits instantly leaves its pane, exit status and output behind to report.
- * `env --` in front guarantees tmux gets more than one argument and so execs the argv directly instead of
- * handing one string to a shell; env then execs the program, so the pane process *is* the agent.
+ * Start `argv` behind the gate in a new detached session. The client's command line is only
+ * `start-server ; source-file -`: the session, its environment (the caller's, as `-e` words) and the
+ * command reach tmux through a pipe, because a tmux server keeps the argv of the client that started it
+ * for its whole life, visible to every user in `ps`. Only the new session is ever named in the script,
+ * and only the one command runs, so a name that is taken fails the call instead of reaching another
+ * session.
  */
 export async function newSession(opts: {
   socket: string
@@ -58,17 +134,16 @@ export async function newSession(opts: {
   cwd: string
   argv: string[]
   env: Record<string, string | undefined>
+  sleepProgram: string
 }): Promise<NewSession> {
-  for (let attempt = 1; attempt <= 50; attempt++) {
-    const name = attempt === 1 ? opts.name : `${opts.name}-${attempt}`
-    const argv = tmuxArgv(opts.socket, [
-      ['new-session', '-d', '-s', name, '-c', opts.cwd, '--', 'sleep', '2147483647'],
-      ['set-option', '-w', 'remain-on-exit', 'on'],
-      ['respawn-pane', '-k', '-c', opts.cwd, ...environmentFlags(opts.env), '--', 'env', '--', ...opts.argv],
-      ['display-message', '-p', NEW_SESSION_FORMAT],
+  const unset = variablesToUnset(await globalEnvironmentNames(opts.socket), opts.env)
+  const env = environmentFlags(unset.length > 0 ? {...opts.env, PK_GATE_UNSET: unset.join(' ')} : opts.env)
+  for (const name of candidateNames(opts.name)) {
+    const script = tmuxScript([
+      ['new-session', '-d', '-s', name, '-c', formatLiteral(opts.cwd), '-P', '-F', NEW_SESSION_FORMAT, ...env, '--', ...gateArgv(opts.sleepProgram, GATE_SECONDS, opts.argv)],
     ])
     try {
-      const {stdout, stderr} = await runTmux(argv)
+      const {stdout, stderr} = await runTmux(['-S', opts.socket, 'start-server', ';', 'source-file', '-'], {input: script})
       const created = parseNewSession(stdout)
       // tmux can exit 0 without starting anything (for example when it cannot create the socket).
       if (!created) throw new PkError('tmux-failed', `tmux did not start the session: ${stderr.trim() || JSON.stringify(stdout)}`)

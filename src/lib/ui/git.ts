@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {readRegularFile} from '../registry/files.js'
 import {dirname, join} from 'node:path'
 
 /** Pure: the branch named by a .git/HEAD file, or a short commit for a detached HEAD. */
@@ -22,13 +22,13 @@ export function gitBranch(cwd: string | null): string | null {
       let head = join(dir, '.git', 'HEAD')
       let text: string
       try {
-        text = readFileSync(head, 'utf8')
+        text = readRegularFile(head, 64 * 1024, true)
       } catch {
         // A worktree or submodule: .git is a file pointing at the real git directory.
-        const pointer = /^gitdir: (.+)$/m.exec(readFileSync(join(dir, '.git'), 'utf8'))
+        const pointer = /^gitdir: (.+)$/m.exec(readRegularFile(join(dir, '.git'), 64 * 1024, true))
         if (!pointer) throw new Error('no .git')
         head = join(pointer[1]!.startsWith('/') ? pointer[1]! : join(dir, pointer[1]!), 'HEAD')
-        text = readFileSync(head, 'utf8')
+        text = readRegularFile(head, 64 * 1024, true)
       }
       branch = parseGitHead(text)
       break

@@ -1,5 +1,4 @@
-import {unlinkQuietly} from '../../registry/atomic.js'
-import {forgetSocketCache, listServer} from '../../tmux/servers.js'
+import {forgetSocketCache, removeStaleSocket} from '../../tmux/servers.js'
 import {Check} from '../types.js'
 
 export const staleSocketsCheck: Check = {
@@ -19,11 +18,10 @@ export const staleSocketsCheck: Check = {
     forgetSocketCache()
     const done: string[] = []
     for (const server of facts.servers.filter((s) => s.status === 'stale-socket')) {
-      // Ask again right before removing: a server may have started there meanwhile.
-      const again = await listServer(server.socket)
-      if (again.status !== 'stale-socket') continue
-      unlinkQuietly(server.socket)
-      done.push(`removed stale socket ${server.socket}`)
+      const outcome = await removeStaleSocket(server.socket)
+      if (outcome === 'removed') done.push(`removed stale socket ${server.socket}`)
+      if (outcome === 'recovered') done.push(`a server started at ${server.socket} while it was removed; it made its socket again (SIGUSR1)`)
+      if (outcome === 'lost') done.push(`a server started at ${server.socket} while it was removed and did not make its socket again; pk doctor finds it as orphaned`)
     }
     return done
   },

@@ -1,9 +1,18 @@
 import {chmodSync, lstatSync, mkdirSync, renameSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
+import {PkError} from '../../errors.js'
 import {withWriteAccess} from '../../process-view.js'
 import {stateLayout} from '../../registry/state-dir.js'
 import {Check} from '../types.js'
+
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path)
+  } catch {
+    return null
+  }
+}
 
 const LOOSE_MODE = /writable by group or others/
 
@@ -22,10 +31,13 @@ export const stateDirCheck: Check = {
         if (LOOSE_MODE.test(verdict.problem!)) fixable = true
       }
     }
-    if (facts.recordProblems.length > 0) {
-      failures.push(`${facts.recordProblems.length} unreadable record(s): ${facts.recordProblems.map((p) => `${basename(String(p.file))} (${p.code})`).join(', ')}`)
+    const unreadable = facts.recordProblems.filter((p) => p.newer !== true)
+    const newer = facts.recordProblems.filter((p) => p.newer === true)
+    if (unreadable.length > 0) {
+      failures.push(`${unreadable.length} unreadable record(s): ${unreadable.map((p) => `${basename(String(p.file))} (${p.code})`).join(', ')}`)
       fixable = true
     }
+    if (newer.length > 0) warnings.push(`${newer.length} record(s) written by a newer pk, left alone: ${newer.map((p) => basename(String(p.file))).join(', ')} (upgrade pk to see them)`)
     for (const conflict of facts.conflicts) failures.push(conflict.message)
     if (facts.earlierBoot.length > 0) warnings.push(`${facts.earlierBoot.length} record(s) from an earlier boot (exited; pk prune removes them)`)
     const summary = `${facts.records.length} record(s) in ${state.path}`
@@ -39,7 +51,7 @@ export const stateDirCheck: Check = {
         fixable,
       }
     }
-    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: 'pk prune', fixable: false}
+    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: facts.earlierBoot.length > 0 ? 'pk prune' : null, fixable: false}
     return {status: 'pass', message: summary, fix: null, fixable: false}
   },
   async fix(facts) {
@@ -51,10 +63,14 @@ export const stateDirCheck: Check = {
         done.push(`chmod 700 ${dir}`)
       }
     }
-    const bad = facts.recordProblems.filter((p) => typeof p.file === 'string')
+    const bad = facts.recordProblems.filter((p) => typeof p.file === 'string' && p.newer !== true)
     if (bad.length > 0) {
       const quarantine = join(layout.root, 'quarantine')
       await withWriteAccess(layout, () => {
+        const existing = lstatOrNull(quarantine)
+        if (existing !== null && !existing.isDirectory()) {
+          throw new PkError('quarantine-blocked', `${quarantine} is not a directory, so unreadable records cannot be moved there; move it away and run pk doctor --fix again`)
+        }
         mkdirSync(quarantine, {recursive: true, mode: 0o700})
         for (const problem of bad) {
           const file = String(problem.file)

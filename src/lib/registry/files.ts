@@ -1,0 +1,76 @@
+import {closeSync, constants, fstatSync, openSync, readSync, writeSync} from 'node:fs'
+
+import {PkError, errnoCode} from '../errors.js'
+
+/**
+ * Files in the state directory (and config a project ships) are opened without following links and
+ * without blocking, then must be regular files: a FIFO planted where a file should be would otherwise
+ * hang pk (opening a FIFO waits for a writer; reading one waits for data).
+ */
+export class NotRegularFileError extends PkError {
+  constructor(readonly path: string, readonly what: string) {
+    super('not-a-file', `${path} is ${what}, not a regular file; pk does not read or write it`)
+  }
+}
+
+function describe(mode: number): string {
+  const type = mode & constants.S_IFMT
+  if (type === constants.S_IFIFO) return 'a FIFO'
+  if (type === constants.S_IFDIR) return 'a directory'
+  if (type === constants.S_IFSOCK) return 'a socket'
+  if (type === constants.S_IFCHR || type === constants.S_IFBLK) return 'a device'
+  return 'not a regular file'
+}
+
+function openRegular(path: string, flags: number, mode?: number, follow = false): number {
+  let fd: number
+  try {
+    fd = openSync(path, flags | (follow ? 0 : constants.O_NOFOLLOW) | constants.O_NONBLOCK, mode)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ELOOP') throw new NotRegularFileError(path, 'a symbolic link')
+    // A FIFO opened for writing with no reader, without blocking.
+    if (code === 'ENXIO') throw new NotRegularFileError(path, 'a FIFO')
+    if (code === 'EISDIR') throw new NotRegularFileError(path, 'a directory')
+    throw error
+  }
+  const stats = fstatSync(fd)
+  if (!stats.isFile()) {
+    closeSync(fd)
+    throw new NotRegularFileError(path, describe(stats.mode))
+  }
+  return fd
+}
+
+/**
+ * A regular file's text (at most `limit` bytes, else RangeError), never from a FIFO, and not through a
+ * link unless `follow` (for files of the user's own that may well be links into a dotfiles repository).
+ */
+export function readRegularFile(path: string, limit = 1024 * 1024, follow = false): string {
+  const fd = openRegular(path, constants.O_RDONLY, undefined, follow)
+  try {
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const chunk = Buffer.alloc(64 * 1024)
+      const n = readSync(fd, chunk, 0, chunk.length, null)
+      if (n === 0) break
+      total += n
+      if (total > limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
+      chunks.push(chunk.subarray(0, n))
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Append to a regular file (created 0600), never through a link or into a FIFO. */
+export function appendRegularFile(path: string, text: string): void {
+  const fd = openRegular(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600)
+  try {
+    writeSync(fd, text)
+  } finally {
+    closeSync(fd)
+  }
+}
