@@ -95,6 +95,33 @@ describe('pane rules in pk ls', () => {
   })
 })
 
+describe('status on a crowded server', () => {
+  it('reads each agent off its own screen, with pane ids past %10 and shells in between', async () => {
+    // What Claude Code's screen says in each state (test/fixtures/panes has the real captures).
+    const screens: Record<string, string> = {
+      working: '✻ Thinking…\\n\\n  esc to interrupt\\n',
+      waiting: ' Do you want to proceed?\\n ❯ 1. Yes\\n   2. No\\n',
+      idle: '╭────╮\\n│ ❯  │\\n╰────╯\\n  ? for shortcuts\\n',
+    }
+    writeFileSync(join(bin, 'claude'), `#!/bin/sh\ncase "$1" in\n${Object.entries(screens).map(([state, text]) => `  ${state}) printf '${text}' ;;`).join('\n')}\nesac\nexec sleep 1000\n`, {mode: 0o755})
+    const want = new Map<string, string>()
+    const states = ['working', 'waiting', 'idle']
+    for (let i = 0; i < 12; i++) {
+      // A shell pane between every two agents, so agents and plain panes interleave.
+      if (i % 2 === 1) await bg(['--', 'sleep', '1000'])
+      const state = states[i % 3]!
+      want.set(await bg(['claude', '--', state]), state)
+    }
+    const json = await waitFor('every agent read off its screen', async () => {
+      const ls = await sb.pkJson<LsJson>(['ls'])
+      return ls.sessions.filter((s) => want.has(s.id) && s.stateSource === 'pane').length === want.size ? ls : null
+    }, 15_000)
+    const panes = json.sessions.map((s) => Number(s.tmux!.pane.slice(1)))
+    expect(Math.max(...panes)).toBeGreaterThan(10)
+    for (const row of json.sessions.filter((s) => want.has(s.id))) expect(`${row.tmux!.pane} ${row.state}`).toBe(`${row.tmux!.pane} ${want.get(row.id)}`)
+  }, 60_000)
+})
+
 describe('pk setup on real files', () => {
   it('claude: idempotent, backs up, keeps foreign settings; --print changes nothing', async () => {
     const file = join(sb.home, '.claude', 'settings.json')

@@ -33,8 +33,10 @@ export function splitCaptures(stdout: string, nonce: string): Map<string, string
 export async function capturePanes(socket: string, paneIds: string[]): Promise<Map<string, string>> {
   if (paneIds.length === 0) return new Map()
   const nonce = randomBytes(6).toString('hex')
+  // The marker names the pane through tmux's own #{pane_id}, never as literal text: display-message runs
+  // its text through strftime, which turns a literal "%5" into padding (and so broke every pane past %4).
   const commands = paneIds.flatMap((paneId) => [
-    ['display-message', '-p', `@@pk-capture ${nonce} ${paneId}@@`],
+    ['display-message', '-p', '-t', paneId, `@@pk-capture ${nonce} #{pane_id}@@`],
     ['capture-pane', '-p', '-J', '-t', paneId],
   ])
   try {
