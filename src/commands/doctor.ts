@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {CheckResult, Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
-import {assertMayWrite} from '../lib/process-view.js'
+import {assertMayWrite} from '../lib/registry/ownership.js'
 import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
 import {paint, wantColour} from '../lib/render.js'
 

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {PkError, usageError} from '../lib/errors.js'
-import {assertMayWrite} from '../lib/process-view.js'
+import {assertMayWrite} from '../lib/registry/ownership.js'
 import {PruneItem, executePrune, planPrune} from '../lib/prune.js'
 import {openStateDirForReading} from '../lib/registry/state-dir.js'
 import {collectSessions} from '../lib/sessions.js'
@@ -30,7 +30,7 @@ without one it needs --yes or --dry-run.`
     // Even a dry run is refused from a foreign namespace: its plan would be about other processes.
     if (state) assertMayWrite(state)
     const listing = await collectSessions(process.env)
-    const plan = planPrune(listing, {includeResumable: flags['include-resumable']})
+    const plan = planPrune({rows: listing.rows, servers: listing.snapshot.servers, records: listing.snapshot.records}, {includeResumable: flags['include-resumable']})
 
     let removed: PruneItem[] = []
     if (!dryRun && plan.remove.length > 0) {
@@ -38,7 +38,7 @@ without one it needs --yes or --dry-run.`
         printPlan(plan.remove, 'would remove')
         if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
       }
-      removed = await executePrune(plan, state, listing.view)
+      removed = await executePrune(plan, state, listing.snapshot.view)
     }
     const listed = dryRun ? plan.remove : removed
     if (flags.json) {

@@ -6,7 +6,6 @@ import {ID_LENGTH} from './proc/identity.js'
 import {Env} from './registry/state-dir.js'
 import {collectSessions} from './sessions.js'
 import {tmuxArgv, tmuxMissing} from './tmux/exec.js'
-import {forgetSocketCache} from './tmux/servers.js'
 
 const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
 
@@ -92,7 +91,6 @@ export async function prepareAttach(idArg: string, env: Env): Promise<{row: Sess
   if (listing.problems.some((p) => p.code === 'tmux-missing')) throw tmuxMissing()
   const first = resolveId(idArg, listing.rows)
   checkAttachable(first)
-  forgetSocketCache()
   const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
   if (!again) throw new PkError('gone', `session ${first.id} ended just now`, ExitCode.noSuchSession)
   checkAttachable(again)

@@ -5,15 +5,15 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {AgentPreset, BUILTIN_PRESETS, findPreset, launchCommand, presetNames, recognizeAgent} from './agents/presets.js'
 import {PkError, errnoCode, refusal, usageError} from './errors.js'
-import {currentView, identityFromStat, judgeLiveness, sessionIdOf} from './proc/identity.js'
+import {ProcessIdentity, checkLiveness, identityFromStat, sessionIdOf} from './proc/identity.js'
+import {View, readView} from './proc/view.js'
 import {catches} from './proc/parse.js'
 import {readCaughtSignals, readStat, startTimeToDate} from './proc/reader.js'
-import {assertMayWrite, withWriteAccess} from './process-view.js'
+import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from './registry/records.js'
 import {Env, openStateDirForWriting} from './registry/state-dir.js'
-import {checkSocketPath, ensureSocketDir, forgetSocketCache, resolveSocket, verifyServer} from './tmux/servers.js'
+import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from './tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from './tmux/session.js'
-import {ProcessIdentity, View} from './proc/identity.js'
 
 export interface BgRequest {
   agent: string | undefined
@@ -126,7 +126,7 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
   const usr1 = osConstants.signals.SIGUSR1
   const deadline = Date.now() + 5000
   while (Date.now() < deadline) {
-    if (!judgeLiveness(view, identity, readStat(identity.pid)).alive) return false
+    if (!checkLiveness(view, identity).alive) return false
     const mask = readCaughtSignals(identity.pid)
     if (mask !== null && catches(mask, usr1)) {
       process.kill(identity.pid, 'SIGUSR1')
@@ -149,7 +149,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
   checkSocketPath(socket)
   const state = openStateDirForWriting(request.env)
   assertMayWrite(state)
-  const view = currentView()
+  const {view} = readView()
   const label = request.name ?? null
 
   ensureSocketDir(socket, request.env)
@@ -209,7 +209,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
   const deadline = Date.now() + graceMs
   while (alive && Date.now() < deadline) {
     await sleep(20)
-    alive = judgeLiveness(view, identity, readStat(identity.pid)).alive
+    alive = checkLiveness(view, identity).alive
   }
 
   if (!alive) {
@@ -221,6 +221,5 @@ export async function startSession(request: BgRequest): Promise<Started> {
 
   // A clean exit later closes the pane as tmux normally does; a crash keeps it for pk ls and prune.
   await setRemainOnExit(socket, created.paneId, 'failed').catch(() => {})
-  forgetSocketCache()
   return {id: sessionIdOf(identity), record, file}
 }

@@ -2,11 +2,12 @@ import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
 import {startSession} from './bg.js'
 import {loadConfig} from './config.js'
 import {ExitCode, PkError} from './errors.js'
-import {ancestry} from './hook.js'
-import {View, currentView, judgeLiveness} from './proc/identity.js'
+import {ancestry} from './proc/ancestry.js'
+import {checkLiveness} from './proc/identity.js'
+import {View, readView} from './proc/view.js'
 import {readCmdline, readCwd, readStat} from './proc/reader.js'
-import {assertMayWrite} from './process-view.js'
-import {StoredRecord, readRecords} from './registry/records.js'
+import {assertMayWrite} from './registry/ownership.js'
+import {StoredRecord, readRecords, recordOf} from './registry/records.js'
 import {Env, openStateDirForWriting} from './registry/state-dir.js'
 import {collectSessions} from './sessions.js'
 import {killSession} from './tmux/session.js'
@@ -31,10 +32,7 @@ export function findCaller(opts: {
   agentName?: string
 }): Caller | null {
   for (const link of opts.chain) {
-    const stored = opts.records.find(
-      (r) =>
-        r.record.identity.pid === link.pid && r.record.identity.startTime === link.startTime && r.record.identity.bootId === opts.view.bootId && r.record.identity.pidNs === opts.view.pidNs,
-    )
+    const stored = recordOf(opts.records, {...opts.view, ...link})
     const argv = opts.argv(link.pid)
     const recognised = argv ? recognizeAgent(argv, opts.presets) : null
     const agent = stored?.record.agent ?? recognised
@@ -57,7 +55,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
   const {env} = opts
   const state = openStateDirForWriting(env)
   assertMayWrite(state)
-  const view = currentView()
+  const {view} = readView()
   const {presets, config} = await loadConfig(process.cwd(), env)
   const caller = findCaller({
     chain: ancestry(process.ppid, readStat),
@@ -76,7 +74,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
   if (!argv) throw new PkError('no-resume', `${caller.agent} cannot resume a conversation by id; nothing to hand off to`)
 
   const listing = await collectSessions(env)
-  const conversations = new Map(listing.records.map((r) => [r.file, r.record.conversationId]))
+  const conversations = new Map(listing.snapshot.records.map((r) => [r.file, r.record.conversationId]))
   const holders = listing.rows.filter(
     (row) => row.pid !== caller.pid && row.state !== 'exited' && row.record !== null && row.verified && conversations.get(row.record) === conversationId,
   )
@@ -101,7 +99,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
     throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not stay alive and paired; the original keeps running`)
   }
   // End the caller only if it is still the very process we found (same pid and start time).
-  const stillCaller = judgeLiveness(view, {...view, pid: caller.pid, startTime: caller.startTime}, readStat(caller.pid))
+  const stillCaller = checkLiveness(view, {...view, pid: caller.pid, startTime: caller.startTime})
   if (stillCaller.alive) process.kill(caller.pid, 'SIGTERM')
   return {id: started.id, caller: caller.pid}
 }

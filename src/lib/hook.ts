@@ -3,14 +3,16 @@ import {join} from 'node:path'
 import {AgentPreset, recognizeAgent} from './agents/presets.js'
 import {loadConfig} from './config.js'
 import {PkError} from './errors.js'
-import {ProcessIdentity, View, currentView, identityFromStat, judgeLiveness, sessionIdOf} from './proc/identity.js'
+import {ancestry} from './proc/ancestry.js'
+import {ProcessIdentity, identityFromStat, sessionIdOf} from './proc/identity.js'
+import {View, readView} from './proc/view.js'
 import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
-import {mayWrite, withWriteAccess} from './process-view.js'
+import {mayWrite, withWriteAccess} from './registry/ownership.js'
 import {appendRegularFile, readRegularFile} from './registry/files.js'
-import {HookStatus, RECORD_VERSION, SessionRecord, StoredRecord, createRecord, isStored, parseRecordText, readRecords, replaceRecord} from './registry/records.js'
+import {HookStatus, RECORD_VERSION, SessionRecord, StoredRecord, createRecord, isStored, parseRecordText, readRecords, recordOf, replaceRecord} from './registry/records.js'
 import {Env, openStateDirForReading, openStateDirForWriting} from './registry/state-dir.js'
 import {Pane} from './tmux/panes.js'
-import {ServerListing, listServer, listSocketFiles, socketDir} from './tmux/servers.js'
+import {ServerListing, ServerScan} from './tmux/servers.js'
 
 /** A hook runs inside the agent: one stuck tmux server may cost it this much, no more. */
 export const HOOK_TMUX_DEADLINE_MS = 300
@@ -84,19 +86,6 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
   return {state, event: str(data.event) ?? state, conversationId: str(data.conversationId), turnEnded: data.turnEnded === true}
 }
 
-/** Pure: the hook's ancestors, nearest first, as far as /proc (given as data) goes. */
-export function ancestry(startPid: number, stat: (pid: number) => {ppid: number; startTime: number} | null, limit = 64): {pid: number; startTime: number}[] {
-  const chain: {pid: number; startTime: number}[] = []
-  let pid = startPid
-  while (pid > 1 && chain.length < limit) {
-    const s = stat(pid)
-    if (!s) break
-    chain.push({pid, startTime: s.startTime})
-    pid = s.ppid
-  }
-  return chain
-}
-
 export type HookTarget =
   | {kind: 'record'; stored: StoredRecord}
   | {kind: 'pane'; agentPid: number; server: ServerListing; pane: Pane}
@@ -119,9 +108,7 @@ export function findHookTarget(opts: {
   const {chain, view} = opts
   for (let i = 0; i < chain.length; i++) {
     const link = chain[i]!
-    const stored = opts.records.find(
-      (r) => r.record.identity.pid === link.pid && r.record.identity.startTime === link.startTime && r.record.identity.bootId === view.bootId && r.record.identity.pidNs === view.pidNs,
-    )
+    const stored = recordOf(opts.records, {...view, ...link})
     if (stored) return {kind: 'record', stored}
     const ref = opts.panesByPid.get(link.pid)
     if (ref) {
@@ -150,17 +137,20 @@ export interface HookOutcome {
 export async function recordHook(agent: string, payload: string, env: Env, startPid: number = process.ppid): Promise<HookOutcome> {
   const report = parseHookPayload(agent, payload)
   if (report === null) return {recorded: false, id: null, reason: 'event carries no state'}
-  const view = currentView()
+  const {view} = readView()
   const chain = ancestry(startPid, readStat)
   const {presets} = await loadConfig(process.cwd(), env)
   let scan = readRecords(openStateDirForReading(env))
   let target = findHookTarget({chain, view, records: scan.records, panesByPid: new Map(), argv: readCmdline, presets, agent})
   if (target.kind === 'none') {
-    // Not a recorded session: look for a tmux pane on the way up (one list-panes per server).
-    const sockets = listSocketFiles(socketDir(env))
-    const servers = await Promise.all(sockets.map((s) => listServer(s, HOOK_TMUX_DEADLINE_MS)))
+    // Not a recorded session: look for a tmux pane on the way up (one list-panes per server), among
+    // panes the kernel says are their server's children.
+    const {servers} = await new ServerScan(env, HOOK_TMUX_DEADLINE_MS).settle()
     const panesByPid = new Map<number, {server: ServerListing; pane: Pane}>()
-    for (const server of servers) if (server.status === 'ok' && server.verified) for (const pane of server.panes) if (!pane.dead) panesByPid.set(pane.panePid, {server, pane})
+    for (const server of servers) {
+      if (server.status !== 'ok' || !server.verified) continue
+      for (const pane of server.panes) if (!pane.dead && readStat(pane.panePid)?.ppid === server.serverPid) panesByPid.set(pane.panePid, {server, pane})
+    }
     target = findHookTarget({chain, view, records: scan.records, panesByPid, argv: readCmdline, presets, agent})
   }
   if (target.kind === 'none') return {recorded: false, id: null, reason: 'no tmux pane in the hook process ancestry; nothing recorded'}
@@ -182,7 +172,7 @@ export async function recordHook(agent: string, payload: string, env: Env, start
     const stat = readStat(target.agentPid)
     if (!stat) return {recorded: false, id: null, reason: 'the agent process is gone'}
     const identity: ProcessIdentity = identityFromStat(view, stat)
-    const existing = scan.records.find((r) => judgeLiveness(view, r.record.identity, stat).alive && r.record.identity.pid === identity.pid)
+    const existing = recordOf(scan.records, identity)
     if (existing) {
       replaceRecord(existing.file, {...existing.record, status, conversationId: report.conversationId ?? existing.record.conversationId})
       return {recorded: true, id: sessionIdOf(identity), reason: `updated ${existing.file}`}

@@ -1,13 +1,13 @@
-import {judgeLiveness} from './proc/identity.js'
-import {readStat} from './proc/reader.js'
-import {withWriteAccess} from './process-view.js'
+import {checkLiveness} from './proc/identity.js'
+import {View} from './proc/view.js'
+import {withWriteAccess} from './registry/ownership.js'
 import {unlinkQuietly} from './registry/atomic.js'
 import {readRegularFile} from './registry/files.js'
 import {StoredRecord, isStored, parseRecordText} from './registry/records.js'
 import {StateDir} from './registry/state-dir.js'
-import {Listing} from './sessions.js'
+import {SessionRow} from './correlate.js'
 import {runTmux, tmuxArgv} from './tmux/exec.js'
-import {removeStaleSocket} from './tmux/servers.js'
+import {ServerListing, removeStaleSocket} from './tmux/servers.js'
 
 export interface PruneItem {
   kind: 'record' | 'pane' | 'socket'
@@ -40,7 +40,7 @@ const REASONS: Record<string, string> = {
  * pid reused, earlier boot), the dead panes those sessions left, and stale sockets. Conflicts are kept
  * and reported, never settled by deleting one side; resumable records are kept unless asked.
  */
-export function planPrune(listing: Pick<Listing, 'rows' | 'servers' | 'records'>, opts: {includeResumable: boolean}): PrunePlan {
+export function planPrune(listing: {rows: SessionRow[]; servers: ServerListing[]; records: StoredRecord[]}, opts: {includeResumable: boolean}): PrunePlan {
   const plan: PrunePlan = {remove: [], keep: []}
   const byFile = new Map<string, StoredRecord>(listing.records.map((r) => [r.file, r]))
   const removedRecords: StoredRecord[] = []
@@ -82,16 +82,14 @@ export function planPrune(listing: Pick<Listing, 'rows' | 'servers' | 'records'>
 }
 
 /** Remove what the plan says, checking each item again right before: nothing live is ever touched. */
-export async function executePrune(plan: PrunePlan, state: StateDir | null, view: Listing['view']): Promise<PruneItem[]> {
+export async function executePrune(plan: PrunePlan, state: StateDir | null, view: View): Promise<PruneItem[]> {
   const done: PruneItem[] = []
   const work = async () => {
     for (const item of plan.remove) {
       if (item.kind === 'record') {
         const now = parseRecordText(item.target, readText(item.target) ?? '')
         if (!isStored(now)) continue
-        const identity = now.record.identity
-        const local = identity.bootId === view.bootId && identity.pidNs === view.pidNs
-        if (judgeLiveness(view, identity, local ? readStat(identity.pid) : null).alive) continue
+        if (checkLiveness(view, now.record.identity).alive) continue
         unlinkQuietly(item.target)
         done.push(item)
       } else if (item.kind === 'pane') {

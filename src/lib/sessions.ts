@@ -1,79 +1,27 @@
-import {lstatSync} from 'node:fs'
-
 import {AgentPreset} from './agents/presets.js'
-import {loadConfig} from './config.js'
-import {Correlation, ProcessSource, SessionRow, correlate} from './correlate.js'
+import {Correlation, SessionRow, correlate} from './correlate.js'
+import {Problem, StoredRecord} from './registry/records.js'
+import {Env} from './registry/state-dir.js'
+import {Snapshot, takeSnapshot} from './snapshot.js'
 import {applyStatus, captureKey, needsCapture} from './status.js'
 import {capturePanes} from './tmux/capture.js'
-import {PkError} from './errors.js'
-import {ProcStat} from './proc/parse.js'
-import {View, currentView} from './proc/identity.js'
-import {readTrust} from './process-view.js'
-import {readChildren, readCmdline, readCwd, readExe, readStat, startTimeToDate} from './proc/reader.js'
-import {Problem, StoredRecord, readRecords} from './registry/records.js'
-import {Env, openStateDirForReading} from './registry/state-dir.js'
-import {ServerListing, listServer, listSocketFiles, socketDir} from './tmux/servers.js'
-
-/** A /proc-backed source that reads each fact at most once per listing. */
-export function procSource(): ProcessSource {
-  const stats = new Map<number, ProcStat | null>()
-  const argvs = new Map<number, string[] | null>()
-  const cwds = new Map<number, string | null>()
-  const memo = <T>(cache: Map<number, T>, read: (pid: number) => T) => (pid: number) => {
-    if (!cache.has(pid)) cache.set(pid, read(pid))
-    return cache.get(pid) as T
-  }
-  return {
-    stat: memo(stats, readStat),
-    argv: memo(argvs, readCmdline),
-    cwd: memo(cwds, readCwd),
-    children: readChildren,
-    exe: readExe,
-    startedAt: (ticks) => startTimeToDate(ticks)?.toISOString() ?? null,
-  }
-}
-
-function isSocket(path: string): boolean {
-  try {
-    return lstatSync(path).isSocket()
-  } catch {
-    return false
-  }
-}
 
 export interface Listing extends Correlation {
-  view: View
-  servers: ServerListing[]
-  records: StoredRecord[]
+  snapshot: Snapshot
 }
 
 /**
  * Everything `pk ls` shows: one `list-panes -a` per tmux server (the socket directory's, plus any socket a
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
-export async function collectSessions(env: Env = process.env): Promise<Listing> {
-  const view = currentView()
-  const state = openStateDirForReading(env)
-  // Start tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
-  const pending = new Map<string, Promise<ServerListing | PkError>>()
-  const list = (socket: string) => pending.set(socket, listServer(socket).catch((error: unknown) => (error instanceof PkError && error.code === 'tmux-missing' ? error : Promise.reject(error))))
-  for (const socket of listSocketFiles(socketDir(env))) list(socket)
-  const scan = readRecords(state)
-  for (const {record} of scan.records) if (!pending.has(record.tmux.socket) && isSocket(record.tmux.socket)) list(record.tmux.socket)
-
-  const problems: Problem[] = [...scan.problems]
-  const trust = readTrust(state)
-  if (!trust.trusted) problems.push({code: trust.code, message: trust.reason})
-  const settled = await Promise.all(pending.values())
-  let servers = settled.filter((s): s is ServerListing => !(s instanceof PkError))
-  // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
-  if (!trust.trusted && trust.code === 'no-view') servers = servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason}))
-  const missing = settled.find((s): s is PkError => s instanceof PkError)
-  if (missing) problems.push({code: 'tmux-missing', message: missing.message})
-  const {presets} = await loadConfig(process.cwd(), env)
-  const result = correlate({view, servers, records: scan.records, source: procSource(), presets, trustRecords: trust.trusted})
-  const rows = await withStatus(result.rows, scan.records, presets)
-  return {view, servers, records: scan.records, rows, problems: [...problems, ...result.problems]}
+export async function collectSessions(env: Env = process.env, snapshot?: Snapshot): Promise<Listing> {
+  const snap = snapshot ?? (await takeSnapshot(env))
+  const problems: Problem[] = [...snap.recordProblems]
+  if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
+  if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})
+  const result = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
+  const rows = await withStatus(result.rows, snap.records, snap.presets)
+  return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
 }
 
 /** One capture call per server, covering only the agent panes that need one. */

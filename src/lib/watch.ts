@@ -5,7 +5,6 @@ import {resolveId} from './attach.js'
 import {ExitCode, PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
 import {collectSessions} from './sessions.js'
-import {forgetSocketCache} from './tmux/servers.js'
 
 export type WatchEvent =
   | {type: 'snapshot'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
@@ -41,7 +40,6 @@ export async function watchSessions(opts: {env: Env; intervalMs: number; filter:
   let previous: SessionRow[] | null = null
   let lastEmit = Date.now()
   while (!opts.signal.aborted) {
-    forgetSocketCache()
     const listing = await collectSessions(opts.env)
     const rows = listing.rows.filter(opts.filter)
     const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
@@ -81,7 +79,6 @@ export async function waitForState(opts: {env: Env; idArg: string; target: WaitT
   refuseConflict(first)
   const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
   for (;;) {
-    forgetSocketCache()
     const row = (await collectSessions(opts.env)).rows.find((r) => r.id === first.id)
     if (!row) {
       if (opts.target === 'exited') return null

@@ -4,7 +4,7 @@ import {RECORD_VERSION, SessionRecord} from '../../src/lib/registry/records.js'
 import {Pane} from '../../src/lib/tmux/panes.js'
 import {ServerListing} from '../../src/lib/tmux/servers.js'
 
-export const VIEW = {bootId: 'boot-1', pidNs: '4026531836'}
+export const VIEW = {bootId: 'boot-1', pidNs: '4026531836', pid1StartTime: 1}
 
 export const sampleRecord = (over: Partial<SessionRecord> = {}): SessionRecord => ({
   version: RECORD_VERSION,

@@ -4,7 +4,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {shellQuote} from '../../src/lib/attach.js'
 import {SessionRow} from '../../src/lib/correlate.js'
-import {currentView, sessionIdOf} from '../../src/lib/proc/identity.js'
+import {sessionIdOf} from '../../src/lib/proc/identity.js'
+import {readView} from '../../src/lib/proc/view.js'
 import {PK_BIN, Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
 
 let sb: Sandbox
@@ -147,7 +148,7 @@ describe('tampering never points an id at another process', () => {
       while (pid !== panePid && pid > 1) pid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
       expect(pid, `row ${row.id}`).toBe(panePid)
       const startTime = Number(readFileSync(`/proc/${row.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19])
-      if (!row.conflict) expect(row.id).toBe(sessionIdOf({...currentView(), pid: row.pid, startTime}))
+      if (!row.conflict) expect(row.id).toBe(sessionIdOf({...readView().view, pid: row.pid, startTime}))
     }
   }
 

@@ -3,7 +3,7 @@ import {join, relative} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/correlate.js'
-import {INITIAL_PID_NS} from '../../src/lib/process-view.js'
+import {INITIAL_PID_NS} from '../../src/lib/proc/view.js'
 import {inNewPidNamespace, unshareUnavailable} from '../helpers/namespaces.js'
 import {PK_BIN, Sandbox, LsJson} from '../helpers/sandbox.js'
 

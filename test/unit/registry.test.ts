@@ -57,14 +57,13 @@ describe('state directory', () => {
   })
 
   it.each([
-    ['a symlink', {link: true}, /symbolic link/],
-    ['a file', {dir: false}, /not a directory/],
-    ['owned by someone else', {uid: 0}, /owned by uid 0/],
-    ['group-writable', {mode: 0o40770}, /chmod 700/],
-    ['world-writable', {mode: 0o40777}, /mode 777/],
-  ])('refuses %s, saying how to fix it', (_, over, message) => {
+    ['a symlink', {link: true}, 'symlink', /symbolic link/],
+    ['a file', {dir: false}, 'not-directory', /not a directory/],
+    ['owned by someone else', {uid: 0}, 'foreign-owner', /owned by uid 0/],
+    ['group-writable', {mode: 0o40770}, 'loose-mode', /chmod 700/],
+    ['world-writable', {mode: 0o40777}, 'loose-mode', /mode 777/],
+  ] as const)('refuses %s, saying how to fix it', (_, over, kind, message) => {
     const verdict = judgeStateDir('/s', dir(over), 1000)
-    expect(verdict.ok).toBe(false)
-    expect(verdict.problem).toMatch(message)
+    expect(verdict).toMatchObject({ok: false, kind, problem: expect.stringMatching(message)})
   })
 })

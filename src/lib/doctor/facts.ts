@@ -2,14 +2,15 @@ import {lstatSync, readFileSync, statfsSync} from 'node:fs'
 import {userInfo} from 'node:os'
 
 import {PRESETS} from '../agents/presets.js'
-import {PkError, errnoCode} from '../errors.js'
-import {currentView, identityKey, judgeLiveness} from '../proc/identity.js'
-import {PROC_ROOT, readStat} from '../proc/reader.js'
-import {measureView, readOwner} from '../process-view.js'
+import {errnoCode} from '../errors.js'
+import {checkLiveness, identityKey} from '../proc/identity.js'
+import {PROC_ROOT} from '../proc/reader.js'
+import {View, readView} from '../proc/view.js'
+import {readOwner} from '../registry/ownership.js'
 import {Problem, StoredRecord, readRecords} from '../registry/records.js'
-import {Env, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
+import {Env, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {TMUX_DEADLINE_MS, runTmux, tmuxArgv} from '../tmux/exec.js'
-import {forgetSocketCache, listServer, listSocketFiles, socketDir} from '../tmux/servers.js'
+import {ServerScan, listSocketFiles, socketDir} from '../tmux/servers.js'
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
 
@@ -22,7 +23,7 @@ function statOrNull(path: string) {
   }
 }
 
-async function tmuxVersion(): Promise<DoctorFacts['tmuxVersion']> {
+async function readTmuxVersion(): Promise<DoctorFacts['tmuxVersion']> {
   const {execFile} = await import('node:child_process')
   return new Promise((resolve) => {
     execFile('tmux', ['-V'], {encoding: 'utf8', timeout: TMUX_DEADLINE_MS, killSignal: 'SIGKILL'}, (error, stdout) => {
@@ -40,10 +41,8 @@ export function parseServerAccess(text: string, owner: string): string[] {
     .filter((l) => /^\S+ \((R|W)\)$/.test(l) && l.split(' ')[0] !== owner)
 }
 
-/** Gather every fact the checks judge, reading tmux, /proc and the state directory once. */
-export async function gatherFacts(env: Env): Promise<DoctorFacts> {
-  forgetSocketCache()
-  const uid = process.getuid!()
+/** The socket directory and the sockets in it, as the kernel says they are. */
+function socketFacts(env: Env): Pick<DoctorFacts, 'socketDir' | 'sockets'> {
   const dir = socketDir(env)
   const dirStats = statOrNull(dir)
   let fsType: number | null = null
@@ -56,90 +55,93 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
     const s = statOrNull(path)
     return s ? [{path, uid: s.uid, mode: s.mode & 0o777}] : []
   })
+  return {socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType}, sockets}
+}
 
+/** The state directory as it is, and its records: read even from a loose directory (doctor explains it), never through a link. */
+function stateFacts(env: Env, uid: number): Pick<DoctorFacts, 'state' | 'records' | 'recordProblems' | 'owner'> {
   const statePath = resolveStateDir(env)
   const layout = stateLayout(statePath)
   const stateStats = statOrNull(statePath)
   const sessionsStats = statOrNull(layout.sessions)
-  const stateVerdict = stateStats ? judgeStateDir(statePath, stateStats, uid) : null
+  const verdict = stateStats ? judgeStateDir(statePath, stateStats, uid) : null
   const sessionsVerdict = sessionsStats ? judgeStateDir(layout.sessions, sessionsStats, uid) : null
-  // Records are read even from a loose directory: doctor is where that gets explained.
-  const readable = stateStats !== null && stateVerdict?.problem?.includes('symbolic link') !== true && sessionsVerdict?.problem?.includes('symbolic link') !== true
-  const scan = readable ? readRecords(layout) : {records: [], problems: []}
+  const linked = (v: StateDirVerdict | null) => v !== null && !v.ok && v.kind === 'symlink'
+  const scan = stateStats !== null && !linked(verdict) && !linked(sessionsVerdict) ? readRecords(layout) : {records: [], problems: []}
+  return {
+    state: {path: statePath, exists: stateStats !== null, verdict, sessionsVerdict},
+    records: scan.records,
+    recordProblems: scan.problems,
+    owner: readOwner(stateStats && verdict?.ok ? layout : null),
+  }
+}
 
-  const version = await tmuxVersion()
-  const socketPaths = new Set(sockets.map((s) => s.path))
-  for (const {record} of scan.records) if (statOrNull(record.tmux.socket)?.isSocket()) socketPaths.add(record.tmux.socket)
-  let servers: DoctorFacts['servers'] = []
+/** Every server (the socket directory's and the records'), its access list and PATH. */
+async function serverFacts(env: Env, records: StoredRecord[], tmuxFound: boolean): Promise<Pick<DoctorFacts, 'servers' | 'serverAccess' | 'serverPaths'>> {
   const serverAccess = new Map<string, string[]>()
   const serverPaths = new Map<string, string | null>()
-  if (version.ok) {
-    servers = await Promise.all([...socketPaths].map((s) => listServer(s).catch((error: unknown) => {
-      if (error instanceof PkError) return {socket: s, status: 'error' as const, message: error.message, serverPid: null, verified: false, unverifiedReason: null, panes: [], rejectedLines: 0}
-      throw error
-    })))
-    await Promise.all(
-      servers
-        .filter((s) => s.status === 'ok')
-        .map(async (s) => {
-          const out = await runTmux(tmuxArgv(s.socket, [['server-access', '-l'], ['show-environment', '-g', 'PATH']])).catch(() => null)
-          const lines = out?.stdout.split('\n') ?? []
-          serverAccess.set(s.socket, parseServerAccess(lines.join('\n'), userInfo().username))
-          const pathLine = lines.find((l) => l.startsWith('PATH='))
-          serverPaths.set(s.socket, pathLine ? pathLine.slice(5) : null)
-        }),
-    )
-  }
+  if (!tmuxFound) return {servers: [], serverAccess, serverPaths}
+  const scan = new ServerScan(env)
+  for (const {record} of records) scan.add(record.tmux.socket)
+  const {servers} = await scan.settle()
+  await Promise.all(
+    servers
+      .filter((s) => s.status === 'ok')
+      .map(async (s) => {
+        const out = await runTmux(tmuxArgv(s.socket, [['server-access', '-l'], ['show-environment', '-g', 'PATH']])).catch(() => null)
+        const lines = out?.stdout.split('\n') ?? []
+        serverAccess.set(s.socket, parseServerAccess(lines.join('\n'), userInfo().username))
+        const pathLine = lines.find((l) => l.startsWith('PATH='))
+        serverPaths.set(s.socket, pathLine ? pathLine.slice(5) : null)
+      }),
+  )
+  return {servers, serverAccess, serverPaths}
+}
 
-  const view = currentView()
+/** Records judged against the kernel: which are alive, which conflict, which are from an earlier boot. */
+function recordFacts(view: View, records: StoredRecord[]): {alivePids: Set<number>; conflicts: Problem[]; earlierBoot: StoredRecord[]} {
   const alivePids = new Set<number>()
-  const earlierBoot: StoredRecord[] = []
   const byIdentity = new Map<string, StoredRecord[]>()
-  for (const stored of scan.records) {
-    const identity = stored.record.identity
-    if (identity.bootId !== view.bootId) earlierBoot.push(stored)
-    if (judgeLiveness(view, identity, identity.pidNs === view.pidNs ? readStat(identity.pid) : null).alive) alivePids.add(identity.pid)
-    const key = identityKey(identity)
+  for (const stored of records) {
+    if (checkLiveness(view, stored.record.identity).alive) alivePids.add(stored.record.identity.pid)
+    const key = identityKey(stored.record.identity)
     byIdentity.set(key, [...(byIdentity.get(key) ?? []), stored])
   }
   const conflicts: Problem[] = [...byIdentity.values()]
     .filter((group) => group.length > 1)
     .map((group) => ({code: 'conflict', message: `${group.map((g) => g.file).join(' and ')} claim the same process (pid ${group[0]!.record.identity.pid})`}))
+  return {alivePids, conflicts, earlierBoot: records.filter((r) => r.record.identity.bootId !== view.bootId)}
+}
 
-  let unixSocketsText = ''
-  try {
-    unixSocketsText = readFileSync(`${PROC_ROOT}/net/unix`, 'utf8')
-  } catch {
-    unixSocketsText = ''
-  }
+/** Gather every fact the checks judge, reading tmux, /proc and the state directory once. */
+export async function gatherFacts(env: Env): Promise<DoctorFacts> {
+  const uid = process.getuid!()
+  const sockets = socketFacts(env)
+  const state = stateFacts(env, uid)
+  const tmuxVersion = await readTmuxVersion()
+  const servers = await serverFacts(env, state.records, tmuxVersion.ok)
+  const {view, measurement} = readView()
+  const {alivePids, conflicts, earlierBoot} = recordFacts(view, state.records)
   const currentServerPids = new Map<string, number>()
-  for (const s of servers) if (s.status === 'ok' && s.verified && s.serverPid !== null) currentServerPids.set(s.socket, s.serverPid)
-  const recordSockets = new Set(scan.records.map((r) => r.record.tmux.socket))
-  const orphans = findOrphans({
-    uid,
-    unixSocketsText,
-    isCandidatePath: (path) => path.startsWith(dir + '/') || recordSockets.has(path),
-    currentServerPids,
-    recordedPids: alivePids,
-  })
+  for (const s of servers.servers) if (s.status === 'ok' && s.verified && s.serverPid !== null) currentServerPids.set(s.socket, s.serverPid)
+  const recordSockets = new Set(state.records.map((r) => r.record.tmux.socket))
+  const orphans = tmuxVersion.ok
+    ? findOrphans({
+        uid,
+        unixSocketsText: readOrEmpty(`${PROC_ROOT}/net/unix`),
+        isCandidatePath: (path) => path.startsWith(sockets.socketDir.path + '/') || recordSockets.has(path),
+        currentServerPids,
+        recordedPids: alivePids,
+      })
+    : []
+  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, view: measurement}
+}
 
-  return {
-    env,
-    uid,
-    tmuxVersion: version,
-    socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType},
-    sockets,
-    servers,
-    serverAccess,
-    serverPaths,
-    orphans,
-    state: {path: statePath, exists: stateStats !== null, verdict: stateVerdict, sessionsVerdict},
-    records: scan.records,
-    recordProblems: scan.problems,
-    conflicts,
-    earlierBoot,
-    view: measureView(),
-    owner: readOwner(stateStats && stateVerdict?.ok ? layout : null),
+function readOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return ''
   }
 }
 

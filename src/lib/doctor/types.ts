@@ -32,8 +32,8 @@ export interface DoctorFacts {
   recordProblems: Problem[]
   conflicts: Problem[]
   earlierBoot: StoredRecord[]
-  view: import('../process-view.js').ViewMeasurement
-  owner: import('../process-view.js').OwnerRead
+  view: import('../proc/view.js').ViewMeasurement
+  owner: import('../registry/ownership.js').OwnerRead
 }
 
 export interface Check {

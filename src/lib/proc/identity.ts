@@ -1,8 +1,8 @@
 import {createHash} from 'node:crypto'
 
-import {PkError} from '../errors.js'
 import {ProcStat} from './parse.js'
-import {readBootId, readPidNamespace, readStat} from './reader.js'
+import {readStat} from './reader.js'
+import {View} from './view.js'
 
 /**
  * A process named by kernel facts: which boot, which pid namespace, which pid, and when it started
@@ -13,18 +13,6 @@ export interface ProcessIdentity {
   pidNs: string
   pid: number
   startTime: number
-}
-
-/** Where the caller stands: the boot and pid namespace its /proc speaks for. */
-export interface View {
-  bootId: string
-  pidNs: string
-}
-
-export function currentView(): View {
-  const pidNs = readPidNamespace('self')
-  if (pidNs === null) throw new PkError('no-view', 'cannot read /proc/self/ns/pid; pk needs /proc to tell which processes are whose. Run pk where /proc is mounted and readable.')
-  return {bootId: readBootId(), pidNs}
 }
 
 export function identityKey(identity: ProcessIdentity): string {
@@ -45,7 +33,7 @@ export function sameIdentity(a: ProcessIdentity, b: ProcessIdentity): boolean {
   return a.bootId === b.bootId && a.pidNs === b.pidNs && a.pid === b.pid && a.startTime === b.startTime
 }
 
-export function identityFromStat(view: View, stat: ProcStat): ProcessIdentity {
+export function identityFromStat(view: Pick<View, 'bootId' | 'pidNs'>, stat: ProcStat): ProcessIdentity {
   return {bootId: view.bootId, pidNs: view.pidNs, pid: stat.pid, startTime: stat.startTime}
 }
 
@@ -57,7 +45,7 @@ export type Liveness =
  * Pure: is `identity` the process that `stat` (read just now in `view`) describes? A pid with another
  * start time is a different process; a pid from another boot or namespace cannot be checked here.
  */
-export function judgeLiveness(view: View, identity: ProcessIdentity, stat: ProcStat | null): Liveness {
+export function judgeLiveness(view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity, stat: ProcStat | null): Liveness {
   if (identity.bootId !== view.bootId) return {alive: false, reason: 'other-boot'}
   if (identity.pidNs !== view.pidNs) return {alive: false, reason: 'foreign-namespace'}
   if (stat === null) return {alive: false, reason: 'gone'}
@@ -66,7 +54,10 @@ export function judgeLiveness(view: View, identity: ProcessIdentity, stat: ProcS
   return {alive: true, stat}
 }
 
-export function checkLiveness(view: View, identity: ProcessIdentity): Liveness {
-  const local = identity.bootId === view.bootId && identity.pidNs === view.pidNs
-  return judgeLiveness(view, identity, local ? readStat(identity.pid) : null)
+/** Whether the identity was taken in this boot and pid namespace, so its pid can be checked here. */
+export const isLocal = (view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity) => identity.bootId === view.bootId && identity.pidNs === view.pidNs
+
+/** Is the process `identity` names alive right now? Reads /proc (or `stat`) only for a local identity. */
+export function checkLiveness(view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity, stat: (pid: number) => ProcStat | null = readStat): Liveness {
+  return judgeLiveness(view, identity, isLocal(view, identity) ? stat(identity.pid) : null)
 }

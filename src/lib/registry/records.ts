@@ -2,7 +2,7 @@ import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode} from '../errors.js'
-import {ProcessIdentity, sessionIdOf} from '../proc/identity.js'
+import {ProcessIdentity, sameIdentity, sessionIdOf} from '../proc/identity.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {StateDir} from './state-dir.js'
@@ -129,6 +129,9 @@ export function parseRecordText(file: string, text: string): StoredRecord | Prob
   }
   return {file, record: verdict.record}
 }
+
+/** The record of exactly this process (boot, pid namespace, pid and start time), if any. */
+export const recordOf = (records: StoredRecord[], identity: ProcessIdentity) => records.find((r) => sameIdentity(r.record.identity, identity))
 
 export const isStored = (r: StoredRecord | Problem): r is StoredRecord => !('code' in r)
 

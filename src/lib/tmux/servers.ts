@@ -2,7 +2,7 @@ import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSyn
 import {setTimeout as sleep} from 'node:timers/promises'
 import {dirname, isAbsolute, join, resolve} from 'node:path'
 
-import {errnoCode, refusal, usageError} from '../errors.js'
+import {PkError, errnoCode, refusal, usageError} from '../errors.js'
 import {PROC_ROOT, readPidNamespace} from '../proc/reader.js'
 import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
 import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
@@ -153,29 +153,29 @@ function holdsSocket(pid: number, inodes: Set<string>): boolean | null {
   return false
 }
 
-let unixSocketsCache: Map<string, Set<string>> | undefined
-function listeningSockets(): Map<string, Set<string>> {
-  if (unixSocketsCache === undefined) {
-    try {
-      unixSocketsCache = parseUnixSockets(readFileSync(`${PROC_ROOT}/net/unix`, 'utf8'))
-    } catch {
-      unixSocketsCache = new Map()
-    }
-  }
-  return unixSocketsCache
-}
+/** Listening unix sockets by path, read once from /proc/net/unix when first asked (per snapshot). */
+export type ListeningSockets = () => Map<string, Set<string>>
 
-/** Forget cached /proc/net/unix, for callers that check again after acting. */
-export function forgetSocketCache(): void {
-  unixSocketsCache = undefined
+export function listeningSocketsOnce(): ListeningSockets {
+  let table: Map<string, Set<string>> | undefined
+  return () => {
+    if (table === undefined) {
+      try {
+        table = parseUnixSockets(readFileSync(`${PROC_ROOT}/net/unix`, 'utf8'))
+      } catch {
+        table = new Map()
+      }
+    }
+    return table
+  }
 }
 
 /**
  * Is `serverPid` (as the server reports it) a process here that holds the listening socket bound at
  * `socket`? A server in another pid namespace reports a pid that names some other process here, or none.
  */
-export function verifyServer(socket: string, serverPid: number): {verified: boolean; reason: string | null} {
-  const sockets = listeningSockets()
+export function verifyServer(socket: string, serverPid: number, listening: ListeningSockets = listeningSocketsOnce()): {verified: boolean; reason: string | null} {
+  const sockets = listening()
   const inodes = new Set<string>([...(sockets.get(socket) ?? [])])
   try {
     for (const inode of sockets.get(realpathSync(socket)) ?? []) inodes.add(inode)
@@ -195,8 +195,13 @@ export function verifyServer(socket: string, serverPid: number): {verified: bool
   return {verified: false, reason: `pid ${serverPid} here does not hold the listening socket ${socket}; the server lives in another pid namespace`}
 }
 
+export interface ListOptions {
+  deadlineMs?: number
+  listening?: ListeningSockets
+}
+
 /** One `list-panes -a` call for the whole server, then the server check. */
-export async function listServer(socket: string, deadlineMs?: number): Promise<ServerListing> {
+export async function listServer(socket: string, opts: ListOptions = {}): Promise<ServerListing> {
   const listing: ServerListing = {
     socket,
     status: 'ok',
@@ -208,7 +213,7 @@ export async function listServer(socket: string, deadlineMs?: number): Promise<S
     rejectedLines: 0,
   }
   try {
-    const {stdout} = await runTmux(tmuxArgv(socket, [['list-panes', '-a', '-F', PANE_FORMAT]]), {deadlineMs})
+    const {stdout} = await runTmux(tmuxArgv(socket, [['list-panes', '-a', '-F', PANE_FORMAT]]), {deadlineMs: opts.deadlineMs})
     const parsed = parsePaneList(stdout)
     listing.panes = parsed.panes
     listing.rejectedLines = parsed.rejected.length
@@ -225,10 +230,39 @@ export async function listServer(socket: string, deadlineMs?: number): Promise<S
     listing.unverifiedReason = 'the server has no panes'
     return listing
   }
-  const check = verifyServer(socket, listing.serverPid)
+  const check = verifyServer(socket, listing.serverPid, opts.listening)
   listing.verified = check.verified
   listing.unverifiedReason = check.reason
   return listing
+}
+
+/**
+ * Every tmux server to look at, each listed once and all at once: the sockets in the socket directory
+ * first (so tmux works while the caller reads its records), then any other socket the caller adds (those
+ * records name). tmux missing is said once, not thrown.
+ */
+export class ServerScan {
+  private readonly pending = new Map<string, Promise<ServerListing | PkError>>()
+  readonly listening: ListeningSockets = listeningSocketsOnce()
+
+  constructor(env: Env, private readonly deadlineMs?: number) {
+    for (const socket of listSocketFiles(socketDir(env))) this.add(socket)
+  }
+
+  /** Also list this socket, if it is one (a record's socket may be anywhere, or gone). */
+  add(socket: string): void {
+    if (this.pending.has(socket) || !isSocketFile(socket)) return
+    const listed = listServer(socket, {deadlineMs: this.deadlineMs, listening: this.listening})
+    this.pending.set(socket, listed.catch((error: unknown) => (error instanceof PkError && error.code === 'tmux-missing' ? error : Promise.reject(error))))
+  }
+
+  async settle(): Promise<{servers: ServerListing[]; tmuxMissing: PkError | null}> {
+    const settled = await Promise.all(this.pending.values())
+    return {
+      servers: settled.filter((s): s is ServerListing => !(s instanceof PkError)),
+      tmuxMissing: settled.find((s): s is PkError => s instanceof PkError) ?? null,
+    }
+  }
 }
 
 /** Every process of `uid` that holds one of `wanted` (socket inodes), by inode. */

@@ -4,7 +4,6 @@ import {PkError} from '../errors.js'
 import {Env} from '../registry/state-dir.js'
 import {wantColour} from '../render.js'
 import {collectSessions} from '../sessions.js'
-import {forgetSocketCache} from '../tmux/servers.js'
 import {forgetGitCache, gitBranch} from './git.js'
 import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
 
@@ -49,7 +48,6 @@ export async function runDashboard(env: Env): Promise<void> {
     if (busy || closed) return
     busy = true
     try {
-      forgetSocketCache()
       forgetGitCache()
       const listing = await collectSessions(env)
       state = reconcileSelection({...state, rows: dashboardRows(listing.rows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})

@@ -1,4 +1,4 @@
-import {describeView, isInitial, sameView} from '../../process-view.js'
+import {describeView, isInitial, sameView} from '../../proc/view.js'
 import {Check} from '../types.js'
 
 export const pidNamespaceCheck: Check = {

@@ -1,4 +1,4 @@
-import {forgetSocketCache, removeStaleSocket} from '../../tmux/servers.js'
+import {removeStaleSocket} from '../../tmux/servers.js'
 import {Check} from '../types.js'
 
 export const staleSocketsCheck: Check = {
@@ -15,7 +15,6 @@ export const staleSocketsCheck: Check = {
     }
   },
   async fix(facts) {
-    forgetSocketCache()
     const done: string[] = []
     for (const server of facts.servers.filter((s) => s.status === 'stale-socket')) {
       const outcome = await removeStaleSocket(server.socket)

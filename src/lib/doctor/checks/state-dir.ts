@@ -2,7 +2,7 @@ import {chmodSync, lstatSync, mkdirSync, renameSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
 import {PkError} from '../../errors.js'
-import {withWriteAccess} from '../../process-view.js'
+import {withWriteAccess} from '../../registry/ownership.js'
 import {stateLayout} from '../../registry/state-dir.js'
 import {Check} from '../types.js'
 
@@ -13,8 +13,6 @@ function lstatOrNull(path: string) {
     return null
   }
 }
-
-const LOOSE_MODE = /writable by group or others/
 
 export const stateDirCheck: Check = {
   id: 'state-dir',
@@ -27,8 +25,8 @@ export const stateDirCheck: Check = {
     let fixable = false
     for (const verdict of [state.verdict, state.sessionsVerdict]) {
       if (verdict && !verdict.ok) {
-        failures.push(verdict.problem!)
-        if (LOOSE_MODE.test(verdict.problem!)) fixable = true
+        failures.push(verdict.problem)
+        if (verdict.kind === 'loose-mode') fixable = true
       }
     }
     const unreadable = facts.recordProblems.filter((p) => p.newer !== true)
@@ -58,7 +56,7 @@ export const stateDirCheck: Check = {
     const done: string[] = []
     const layout = stateLayout(facts.state.path)
     for (const [dir, verdict] of [[layout.root, facts.state.verdict], [layout.sessions, facts.state.sessionsVerdict]] as const) {
-      if (verdict && !verdict.ok && LOOSE_MODE.test(verdict.problem!)) {
+      if (verdict && !verdict.ok && verdict.kind === 'loose-mode') {
         chmodSync(dir, 0o700)
         done.push(`chmod 700 ${dir}`)
       }

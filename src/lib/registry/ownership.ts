@@ -1,75 +1,17 @@
 import {join} from 'node:path'
 
-import {errnoCode, refusal} from './errors.js'
-import {parseNsPids, parseStat} from './proc/parse.js'
-import {PROC_ROOT, readBootId, readOrNull, readPidNamespace} from './proc/reader.js'
-import {writeFileAtomic} from './registry/atomic.js'
-import {NotRegularFileError, readRegularFile} from './registry/files.js'
-import {withStateLock} from './registry/lock.js'
-import {readRecords} from './registry/records.js'
-import {StateDir} from './registry/state-dir.js'
+import {errnoCode, refusal} from '../errors.js'
+import {View, ViewMeasurement, describeView, isInitial, measureView, sameView} from '../proc/view.js'
+import {writeFileAtomic} from './atomic.js'
+import {NotRegularFileError, readRegularFile} from './files.js'
+import {withStateLock} from './lock.js'
+import {readRecords} from './records.js'
+import {StateDir} from './state-dir.js'
 
 /**
- * Which pid namespace a pk process sees the world from, and whether that is the namespace that owns the
- * state directory. pk state is only meaningful where it was written: a pid in a container names another
- * process, or none. So only the owning namespace writes (DESIGN.md principle 4).
+ * Which pid namespace owns the state directory, and the guard every writer goes through: pk state is only
+ * meaningful where it was written, so only the owning namespace writes.
  */
-
-/** The kernel's fixed inode number for the initial pid namespace (PROC_PID_INIT_INO). */
-export const INITIAL_PID_NS = '4026531836'
-
-export interface ProcessView {
-  bootId: string
-  pidNs: string
-  /** Start time of this namespace's pid 1: tells apart two namespaces that got the same inode number. */
-  pid1StartTime: number
-}
-
-export type ViewMeasurement = {ok: true; view: ProcessView} | {ok: false; reason: string}
-
-export interface ViewFacts {
-  bootId: string | null
-  pidNs: string | null
-  nsPids: number[] | null
-  pid1StartTime: number | null
-}
-
-/** Pure: facts read from /proc -> a coherent view, or why there is none. */
-export function judgeView(facts: ViewFacts): ViewMeasurement {
-  if (facts.bootId === null) return {ok: false, reason: 'cannot read the boot id from /proc'}
-  if (facts.pidNs === null) return {ok: false, reason: 'cannot read /proc/self/ns/pid'}
-  if (facts.nsPids === null || facts.nsPids.length === 0) return {ok: false, reason: 'cannot read NSpid from /proc/self/status'}
-  if (facts.nsPids.length !== 1) {
-    return {ok: false, reason: `/proc belongs to an ancestor pid namespace (NSpid: ${facts.nsPids.join(' ')}); mount a procfs for this namespace`}
-  }
-  if (facts.pid1StartTime === null) return {ok: false, reason: 'cannot read /proc/1/stat'}
-  return {ok: true, view: {bootId: facts.bootId, pidNs: facts.pidNs, pid1StartTime: facts.pid1StartTime}}
-}
-
-export function measureView(): ViewMeasurement {
-  let bootId: string | null
-  try {
-    bootId = readBootId()
-  } catch {
-    bootId = null
-  }
-  const status = readOrNull(`${PROC_ROOT}/self/status`)
-  const pid1 = readOrNull(`${PROC_ROOT}/1/stat`)
-  return judgeView({
-    bootId,
-    pidNs: readPidNamespace('self'),
-    nsPids: status === null ? null : parseNsPids(status),
-    pid1StartTime: pid1 === null ? null : (parseStat(pid1)?.startTime ?? null),
-  })
-}
-
-export const isInitial = (view: ProcessView) => view.pidNs === INITIAL_PID_NS
-
-export const sameView = (a: ProcessView, b: ProcessView) => a.bootId === b.bootId && a.pidNs === b.pidNs && a.pid1StartTime === b.pid1StartTime
-
-export function describeView(view: ProcessView): string {
-  return `pid namespace ${view.pidNs}${isInitial(view) ? ' (the initial one)' : ''}, boot ${view.bootId.slice(0, 8)}`
-}
 
 export type OwnerDecision =
   | {action: 'write'}
@@ -87,7 +29,7 @@ export type OwnerDecision =
  * - the initial namespace takes over a directory owned by another namespace only while it holds no records;
  * - everybody else is refused.
  */
-export function decideWrite(view: ProcessView, owner: ProcessView | null, recordCount: number): OwnerDecision {
+export function decideWrite(view: View, owner: View | null, recordCount: number): OwnerDecision {
   if (owner === null) {
     if (recordCount === 0) return {action: 'enrol', why: 'first writer of an empty state directory'}
     if (isInitial(view)) return {action: 'enrol', why: 'the initial pid namespace enrols existing records'}
@@ -109,7 +51,7 @@ export function decideWrite(view: ProcessView, owner: ProcessView | null, record
 const OWNER_VERSION = 1
 const ownerPath = (state: StateDir) => join(state.root, 'owner.json')
 
-export type OwnerRead = {ok: true; owner: ProcessView | null} | {ok: false; reason: string}
+export type OwnerRead = {ok: true; owner: View | null} | {ok: false; reason: string}
 
 /** Pure: owner.json text -> owner view, or why it cannot be trusted. */
 export function parseOwner(text: string): OwnerRead {
@@ -140,13 +82,13 @@ export function readOwner(state: StateDir | null): OwnerRead {
   return parseOwner(text)
 }
 
-function writeOwner(state: StateDir, view: ProcessView): void {
+function writeOwner(state: StateDir, view: View): void {
   writeFileAtomic(ownerPath(state), JSON.stringify({version: OWNER_VERSION, ...view, enrolledAt: new Date().toISOString()}, null, 2) + '\n', 'replace')
 }
 
 const FIX = 'Run pk on the host, or give this environment its own state with PK_STATE_DIR (or its own HOME).'
 
-function check(state: StateDir): {view: ProcessView; decision: OwnerDecision} {
+function check(state: StateDir): {view: View; decision: OwnerDecision} {
   const measured = measureView()
   if (!measured.ok) throw refusal('no-view', `refusing to write pk state: ${measured.reason}. ${FIX}`)
   const owner = readOwner(state)
@@ -187,8 +129,7 @@ export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<
 export type ReadTrust = {trusted: true} | {trusted: false; code: string; reason: string}
 
 /** For readers: may records be paired by pid from here? If not, why (reported in `problems`). */
-export function readTrust(state: StateDir | null): ReadTrust {
-  const measured = measureView()
+export function readTrust(state: StateDir | null, measured: ViewMeasurement = measureView()): ReadTrust {
   if (!measured.ok) return {trusted: false, code: 'no-view', reason: `pids cannot be checked from here: ${measured.reason}`}
   const owner = readOwner(state)
   if (!owner.ok) return {trusted: false, code: 'bad-owner', reason: owner.reason}

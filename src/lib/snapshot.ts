@@ -1,0 +1,67 @@
+import {AgentPreset} from './agents/presets.js'
+import {loadConfig} from './config.js'
+import {ProcessSource} from './correlate.js'
+import {PkError} from './errors.js'
+import {ProcStat} from './proc/parse.js'
+import {readChildren, readCmdline, readCwd, readExe, readStat, startTimeToDate} from './proc/reader.js'
+import {View, ViewMeasurement, readView} from './proc/view.js'
+import {ReadTrust, readTrust} from './registry/ownership.js'
+import {Problem, StoredRecord, readRecords} from './registry/records.js'
+import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
+import {ServerListing, ServerScan} from './tmux/servers.js'
+
+/** A /proc-backed source that reads each fact at most once: one per snapshot, never shared between them. */
+export function procSource(): ProcessSource {
+  const memo = <T>(read: (pid: number) => T) => {
+    const cache = new Map<number, T>()
+    return (pid: number) => {
+      if (!cache.has(pid)) cache.set(pid, read(pid))
+      return cache.get(pid) as T
+    }
+  }
+  return {
+    stat: memo<ProcStat | null>(readStat),
+    argv: memo(readCmdline),
+    cwd: memo(readCwd),
+    exe: memo(readExe),
+    children: readChildren,
+    startedAt: (ticks) => startTimeToDate(ticks)?.toISOString() ?? null,
+  }
+}
+
+/**
+ * What one pk invocation knows about the world, read once and passed down: where it stands (boot, pid
+ * namespace), a memoised /proc, the state directory with its records and whether they may be paired from
+ * here, and every tmux server listed once. Nothing in it is cached beyond it: a watcher takes a new one
+ * each time it looks.
+ */
+export interface Snapshot {
+  env: Env
+  view: View
+  /** Whether the view is coherent; when not, no pid is paired. */
+  viewMeasurement: ViewMeasurement
+  proc: ProcessSource
+  state: StateDir | null
+  records: StoredRecord[]
+  recordProblems: Problem[]
+  trust: ReadTrust
+  servers: ServerListing[]
+  tmuxMissing: PkError | null
+  presets: readonly AgentPreset[]
+}
+
+export async function takeSnapshot(env: Env = process.env, opts: {deadlineMs?: number} = {}): Promise<Snapshot> {
+  const {view, measurement: viewMeasurement} = readView()
+  const state = openStateDirForReading(env)
+  // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
+  const scan = new ServerScan(env, opts.deadlineMs)
+  const records = readRecords(state)
+  for (const {record} of records.records) scan.add(record.tmux.socket)
+  const trust = readTrust(state, viewMeasurement)
+  const {presets} = await loadConfig(process.cwd(), env)
+  let {servers, tmuxMissing} = await scan.settle()
+  // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
+  if (!trust.trusted && trust.code === 'no-view') servers = servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason}))
+  return {env, view, viewMeasurement, proc: procSource(), state, records: records.records, recordProblems: records.problems, trust, servers, tmuxMissing, presets}
+}
+
