@@ -59,9 +59,10 @@ export async function takeSnapshot(env: Env = process.env, opts: {deadlineMs?: n
   for (const {record} of records.records) scan.add(record.tmux.socket)
   const trust = readTrust(state, viewMeasurement)
   const {presets} = await loadConfig(process.cwd(), env)
-  let {servers, tmuxMissing} = await scan.settle()
+  const settled = await scan.settle()
   // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
-  if (!trust.trusted && trust.code === 'no-view') servers = servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason}))
+  const servers = !trust.trusted && trust.code === 'no-view' ? settled.servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason})) : settled.servers
+  const tmuxMissing = settled.tmuxMissing
   return {env, view, viewMeasurement, proc: procSource(), state, records: records.records, recordProblems: records.problems, trust, servers, tmuxMissing, presets}
 }
 
