@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// pk's speed budget, as ratios to `node -e 0` measured in the same run (DESIGN.md section 7, issue 7).
+// pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
 // Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --strict]
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.

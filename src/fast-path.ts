@@ -1,18 +1,21 @@
-import {PkError, describeError} from './lib/errors.js'
+import {describeError, PkError} from './lib/errors.js'
+import {parseLsArgv} from './lib/ls-options.js'
+import {terminal, write} from './output.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
- * loading oclif alone costs twice what starting node does (issue 7's budget). So `pk ls` with only its
- * simple flags is served here (and `pk --version` by bin/run.js itself), by the same lib code the oclif command runs; any
- * other argv (help, unknown or misspelt flags, --watch) goes to oclif, which owns parsing and errors.
+ * loading oclif alone costs twice what starting node does. So `pk ls` with only its simple flags (the
+ * ones lib/ls-options.ts defines for both paths) is served here (and `pk --version` by bin/run.js
+ * itself), by the same lib code the oclif command runs; any other argv goes to oclif.
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {
   if (argv[0] !== 'ls') return false
-  const opts = parseLsFlags(argv.slice(1))
+  const opts = parseLsArgv(argv.slice(1))
   if (opts === null) return false
   try {
-    const {runLs} = await import('./lib/ls-run.js')
-    await runLs(opts)
+    const [{listSessions}, {presentListing}] = await Promise.all([import('./lib/listing.js'), import('./lib/present/listing.js')])
+    const {rows, problems} = await listSessions({all: opts.all})
+    write(presentListing(rows, problems, opts, terminal()))
   } catch (error) {
     if (process.env.PK_DEBUG && !(error instanceof PkError)) throw error
     const {message, exitCode} = describeError(error)
@@ -20,19 +23,4 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
     process.exitCode = exitCode
   }
   return true
-}
-
-/** Pure: the flags the fast path understands, or null to let oclif handle the argv. */
-export function parseLsFlags(args: string[]): {json: boolean; all: boolean; format: 'table' | 'short'; color: boolean} | null {
-  const opts = {json: false, all: false, format: 'table' as 'table' | 'short', color: false}
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === '--json') opts.json = true
-    else if (arg === '--all' || arg === '-a') opts.all = true
-    else if (arg === '--color') opts.color = true
-    else if (arg === '--format=short' || arg === '--format=table') opts.format = arg.slice(9) as 'table' | 'short'
-    else if (arg === '--format' && (args[i + 1] === 'short' || args[i + 1] === 'table')) opts.format = args[++i] as 'table' | 'short'
-    else return null
-  }
-  return opts
 }

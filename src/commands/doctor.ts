@@ -1,12 +1,11 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {CheckResult, Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
+import {Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
-import {paint, wantColour} from '../lib/render.js'
-
-const MARK: Record<CheckResult['status'], string> = {pass: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip'}
+import {doctorText} from '../lib/present/doctor.js'
+import {wantColour} from '../lib/present/table.js'
 
 export default class Doctor extends PkCommand {
   static override summary = 'Check tmux, sockets, the state directory and namespace ownership; say how to fix what is wrong.'
@@ -33,30 +32,17 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     const ok = !failed(diagnosis) && remote.every((h) => h.ok)
     if (flags.json) {
       this.printJson({schema: JSON_SCHEMA_VERSION, ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(hosts.length > 0 ? {hosts: remote} : {})})
+    } else if (process.stdout.isTTY && hosts.length === 0 && wantColour(process.stdout, env)) {
+      await renderWithListr(diagnosis)
     } else {
-      if (process.stdout.isTTY && hosts.length === 0) await renderWithListr(diagnosis)
-      else renderPlain(diagnosis, false)
-      for (const host of remote) {
-        process.stdout.write(`== ${host.host}: ${host.problem ? `FAIL ${host.problem.message}` : host.ok ? 'ok' : 'FAIL'}\n`)
-        for (const check of host.checks as CheckResult[]) process.stdout.write(`${MARK[check.status]} ${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}\n`)
-      }
+      process.stdout.write(doctorText(diagnosis, remote))
     }
     process.exitCode = ok ? 0 : 1
   }
 }
 
-function renderPlain(diagnosis: Diagnosis, colour: boolean): void {
-  const c = paint(colour)
-  for (const fix of diagnosis.fixes) process.stdout.write(`fixed ${fix}\n`)
-  for (const check of diagnosis.checks) {
-    const mark = check.status === 'fail' ? c('red', MARK.fail) : check.status === 'warn' ? c('yellow', MARK.warn) : MARK[check.status]
-    process.stdout.write(`${mark} ${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}\n`)
-  }
-}
-
 /** On a terminal, the checks as a listr2 task list: one task per check, fixes as their own tasks first. */
 async function renderWithListr(diagnosis: Diagnosis): Promise<void> {
-  if (!wantColour(process.stdout, process.env)) return renderPlain(diagnosis, false)
   const {Listr} = await import('listr2')
   const tasks = new Listr(
     [

@@ -3,7 +3,10 @@ import {Flags} from '@oclif/core'
 import {PkCommand} from '../command-base.js'
 import {isListedByDefault} from '../lib/correlate.js'
 import type {HostConfig} from '../lib/config.js'
-import {runLs} from '../lib/ls-run.js'
+import {listSessions} from '../lib/listing.js'
+import {LS_FLAGS} from '../lib/ls-options.js'
+import {presentListing} from '../lib/present/listing.js'
+import {terminal, write} from '../output.js'
 import {watchSessions} from '../lib/watch.js'
 
 export default class Ls extends PkCommand {
@@ -12,11 +15,11 @@ export default class Ls extends PkCommand {
 Agents started by hand in any tmux pane are listed too. --all adds every other pane and exited records.`
   static override examples = ['<%= config.bin %> ls', '<%= config.bin %> ls --all', '<%= config.bin %> ls --json | jq -r \'.sessions[].id\'']
   static override flags = {
-    json: Flags.boolean({description: 'print {schema, sessions, problems} as JSON'}),
-    all: Flags.boolean({char: 'a', description: 'also list plain panes and exited records'}),
+    json: Flags.boolean({description: LS_FLAGS.json.description}),
+    all: Flags.boolean({char: LS_FLAGS.all.short, description: LS_FLAGS.all.description}),
     watch: Flags.boolean({description: 'with --json: keep running; a snapshot, then one event per change (NDJSON)', dependsOn: ['json']}),
-    format: Flags.string({description: 'table (default) or short: one line for a tmux status bar', options: ['table', 'short'], default: 'table'}),
-    color: Flags.boolean({description: 'with --format short: tmux colour codes (#[fg=...])'}),
+    format: Flags.option({options: LS_FLAGS.format.options, default: LS_FLAGS.format.default, description: LS_FLAGS.format.description})(),
+    color: Flags.boolean({description: LS_FLAGS.color.description}),
     interval: Flags.integer({description: 'with --watch: seconds between polls', default: 1, min: 1, hidden: true}),
     fleet: Flags.boolean({description: 'also every configured host (over ssh); their ids are HOST/ID'}),
     host: Flags.string({description: 'also this host (configured name or ssh destination); repeatable', multiple: true}),
@@ -28,11 +31,8 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     const {resolveHosts} = await import('../lib/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await loadConfig()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, process.env) : []
     if (flags.watch) return this.watch(flags.all, flags.interval, hosts)
-    if (hosts.length > 0) {
-      const {runFleetLs} = await import('../lib/fleet-ls.js')
-      return runFleetLs(hosts, {json: flags.json, all: flags.all, format: flags.format as 'table' | 'short', color: flags.color})
-    }
-    await runLs({json: flags.json, all: flags.all, format: flags.format as 'table' | 'short', color: flags.color})
+    const {rows, problems} = await listSessions({all: flags.all, hosts})
+    write(presentListing(rows, problems, {json: flags.json, all: flags.all, format: flags.format, color: flags.color}, terminal()))
   }
 
   /** NDJSON until SIGINT, SIGTERM or a closed pipe; all three end cleanly with exit 0. */

@@ -3,7 +3,9 @@ import {Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {PkError, usageError} from '../lib/errors.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
+import {planLines, pruneText} from '../lib/present/prune.js'
 import {PruneItem, executePrune, planPrune} from '../lib/prune.js'
+import {write} from '../output.js'
 import {openStateDirForReading} from '../lib/registry/state-dir.js'
 import {collectSessions} from '../lib/sessions.js'
 
@@ -22,7 +24,7 @@ without one it needs --yes or --dry-run.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Prune)
-    const dryRun = flags['dry-run']
+    const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
     if (!dryRun && !flags.yes && !interactive) throw usageError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
 
@@ -35,7 +37,7 @@ without one it needs --yes or --dry-run.`
     let removed: PruneItem[] = []
     if (!dryRun && plan.remove.length > 0) {
       if (!flags.yes && interactive) {
-        printPlan(plan.remove, 'would remove')
+        process.stdout.write(planLines(plan.remove, 'would remove'))
         if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
       }
       removed = await executePrune(plan, state, listing.snapshot.view)
@@ -45,15 +47,8 @@ without one it needs --yes or --dry-run.`
       this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: listed, kept: plan.keep, problems: listing.problems})
       return
     }
-    if (listed.length === 0) process.stdout.write('nothing to prune\n')
-    else printPlan(listed, dryRun ? 'would remove' : 'removed')
-    for (const kept of plan.keep) process.stdout.write(`kept ${kept.id} (${kept.reason})${kept.record ? `: ${kept.record}` : ''}\n`)
-    for (const problem of listing.problems) process.stderr.write(`pk: ${problem.code}: ${problem.message}\n`)
+    write(pruneText(listed, plan.keep, listing.problems, dryRun))
   }
-}
-
-function printPlan(items: PruneItem[], verb: string): void {
-  for (const item of items) process.stdout.write(`${verb} ${item.kind} ${item.id ?? ''}${item.id ? ' ' : ''}(${item.reason}): ${item.target}\n`)
 }
 
 async function confirm(question: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import {PkCommand} from '../command-base.js'
-import {renderTable, wantColour} from '../lib/render.js'
-import {collectSessions} from '../lib/sessions.js'
+import {listSessions} from '../lib/listing.js'
+import {presentListing} from '../lib/present/listing.js'
+import {terminal, write} from '../output.js'
 
 export default class Ui extends PkCommand {
   static override summary = 'The dashboard: every session at a glance; Enter attaches (bare `pk` on a terminal opens it).'
@@ -11,9 +12,9 @@ r refreshes, q quits. Refreshes by itself every 1.5 s. When stdout is not a term
   async run(): Promise<void> {
     await this.parse(Ui)
     if (!process.stdout.isTTY || !process.stdin.isTTY) {
-      const {dashboardRows} = await import('../lib/ui/app.js')
-      const rows = dashboardRows((await collectSessions(process.env)).rows)
-      if (rows.length > 0) process.stdout.write(renderTable(rows, {colour: wantColour(process.stdout, process.env), now: Date.now(), home: process.env.HOME}))
+      // Exactly what pk ls prints, problems on stderr included.
+      const {rows, problems} = await listSessions({all: false})
+      write(presentListing(rows, problems, {json: false, all: false, format: 'table', color: false}, terminal()))
       return
     }
     const {runDashboard} = await import('../lib/ui/app.js')

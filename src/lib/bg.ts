@@ -137,6 +137,29 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
   return false
 }
 
+/** Pure: the record of a session pk starts: the process identity, and the rest as claims. */
+function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId'>): SessionRecord {
+  return {
+    version: RECORD_VERSION,
+    identity,
+    tmux,
+    ...claims,
+    createdAt: new Date().toISOString(),
+    startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
+    status: null,
+  }
+}
+
+/** Whether the process is still alive after the grace period (a command that dies at once is reported). */
+async function survives(view: View, identity: ProcessIdentity, graceMs: number): Promise<boolean> {
+  const deadline = Date.now() + graceMs
+  while (Date.now() < deadline) {
+    await sleep(20)
+    if (!checkLiveness(view, identity).alive) return false
+  }
+  return true
+}
+
 /**
  * Start a command in a new detached tmux session and record the identity of its process. A command
  * that dies during the grace period is reported with its exit status and last output, and leaves no
@@ -177,19 +200,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
     return abandon(new PkError('gate-lost', `the new pane's process (pid ${created.panePid}) ended or is not the tmux server's child; nothing was started`))
   }
   const identity = identityFromStat(view, stat)
-  const record: SessionRecord = {
-    version: RECORD_VERSION,
-    identity,
-    tmux: {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid},
-    cwd,
-    argv,
-    agent,
-    label,
-    createdAt: new Date().toISOString(),
-    startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
-    conversationId: request.conversationId ?? null,
-    status: null,
-  }
+  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null})
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
   let file: string
   try {
@@ -203,15 +214,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
   } catch (error) {
     return abandon(error as Error, file)
   }
-  let alive = await openGate(view, identity)
-
-  const graceMs = request.graceMs ?? DEFAULT_GRACE_MS
-  const deadline = Date.now() + graceMs
-  while (alive && Date.now() < deadline) {
-    await sleep(20)
-    alive = checkLiveness(view, identity).alive
-  }
-
+  const alive = (await openGate(view, identity)) && (await survives(view, identity, request.graceMs ?? DEFAULT_GRACE_MS))
   if (!alive) {
     const dead = await deadPaneReport(socket, created.paneId, created.serverPid)
     const status = typeof dead?.status === 'number' ? `status ${dead.status}` : typeof dead?.signal === 'number' ? `signal ${dead.signal}` : 'an unknown status'

@@ -6,6 +6,7 @@ import {AgentPreset, BUILTIN_PRESETS} from './agents/presets.js'
 import {PaneRule} from './agents/pane-rules.js'
 import {usageError} from './errors.js'
 import {readRegularFile} from './registry/files.js'
+import {RULE_STATES, isOneOf} from './states.js'
 
 /**
  * Optional configuration: the user's own file in ~/.config/pk/ (config, config.json, .yaml, .js, ...)
@@ -136,7 +137,7 @@ function validateHosts(raw: unknown, fail: (key: string, message: string) => Err
 
 function validateRule(rule: unknown, fail: (key: string, message: string) => Error): PaneRule {
   if (!isObject(rule)) throw fail('', 'must be an object {state, pattern, lines?}')
-  if (rule.state !== 'working' && rule.state !== 'waiting' && rule.state !== 'idle') throw fail('.state', 'must be working, waiting or idle')
+  if (!isOneOf(RULE_STATES, rule.state)) throw fail('.state', `must be ${RULE_STATES.join(', ').replace(/, (\w+)$/, ' or $1')}`)
   if (typeof rule.pattern !== 'string' || rule.pattern === '') throw fail('.pattern', 'must be a non-empty regular expression')
   try {
     new RegExp(rule.pattern, 'm')

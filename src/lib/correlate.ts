@@ -2,9 +2,10 @@ import {createHash} from 'node:crypto'
 
 import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
 import {ProcStat} from './proc/parse.js'
-import {ProcessIdentity, identityFromStat, identityKey, judgeLiveness, sessionIdOf} from './proc/identity.js'
+import {findUp} from './proc/ancestry.js'
+import {ProcessIdentity, checkLiveness, identityFromStat, identityKey, sessionIdOf} from './proc/identity.js'
 import {View} from './proc/view.js'
-import {Problem, StoredRecord} from './registry/records.js'
+import {Problem, SessionRecord, StoredRecord} from './registry/records.js'
 import {Pane} from './tmux/panes.js'
 import {ServerListing} from './tmux/servers.js'
 
@@ -14,10 +15,11 @@ import {ServerListing} from './tmux/servers.js'
  * record's claims about its socket or pane are never consulted to decide which pane is whose.
  */
 
-/** Version of every --json shape (DESIGN.md section 2): adding fields keeps it, renaming or removing bumps it. */
+/** Version of every --json shape (README, "pk ls --json"): adding fields keeps it, renaming or removing bumps it. */
 export const JSON_SCHEMA_VERSION = 1
 
-export type State = 'working' | 'waiting' | 'idle' | 'exited' | 'unknown'
+export type {State} from './states.js'
+import {State} from './states.js'
 export type StateSource = 'hook' | 'pane' | 'process' | 'none'
 
 export interface TmuxLocation {
@@ -88,7 +90,6 @@ export interface Correlation {
   problems: Problem[]
 }
 
-const MAX_ANCESTRY = 64
 const MAX_DESCENT_DEPTH = 3
 
 interface PaneRef {
@@ -115,63 +116,98 @@ function placeId(socket: string, serverPid: number | null, paneId: string): stri
   return createHash('sha256').update(`pane/${socket}/${serverPid}/${paneId}`).digest('hex').slice(0, 8)
 }
 
-export function correlate(input: CorrelateInput): Correlation {
-  const {view, source} = input
-  const rows: SessionRow[] = []
-  const problems: Problem[] = []
-
-  // Live panes of servers whose pids mean processes here, by pane pid.
-  // A pane pid counts only when the kernel says it is a child of the verified server (tmux forks every
-  // pane's process itself): a server cannot lend its panes another process by reporting its pid.
-  const panesByPid = new Map<number, PaneRef>()
-  const strangers = new Set<string>()
-  for (const server of input.servers) {
-    if (server.status !== 'ok' || !server.verified) continue
-    for (const pane of server.panes) {
-      if (pane.dead) continue
-      const stat = source.stat(pane.panePid)
-      if (stat !== null && stat.ppid === server.serverPid) panesByPid.set(pane.panePid, {server, pane})
-      else if (stat !== null) strangers.add(paneKey({server, pane}))
-    }
-  }
-  const claimed = new Set<string>()
-
-  const paneOf = (pid: number): PaneRef | null => {
-    let current = pid
-    for (let step = 0; step < MAX_ANCESTRY && current > 1; step++) {
-      const ref = panesByPid.get(current)
-      if (ref) return ref
-      const stat = source.stat(current)
-      if (stat === null) return null
-      current = stat.ppid
-    }
-    return null
-  }
-
-  const liveRow = (identity: ProcessIdentity, ref: PaneRef | null, base: Partial<SessionRow>): SessionRow => ({
-    id: sessionIdOf(identity),
-    kind: 'recorded',
+/** Every field of a row, defaulted: the one place a row is built. */
+function row(fields: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): SessionRow {
+  return {
     agent: null,
     label: null,
     state: 'unknown',
     stateSource: 'none',
     attention: false,
-    verified: ref !== null,
+    verified: false,
     conflict: false,
+    pid: null,
+    cwd: null,
+    command: [],
+    startedAt: null,
+    attached: false,
+    tmux: null,
+    resume: null,
+    record: null,
+    exitReason: null,
+    agentSource: null,
+    ...fields,
+  }
+}
+
+/** A row for a live process, with what the kernel says of it, in a pane (verified) or in none. */
+function liveRow(source: ProcessSource, identity: ProcessIdentity, ref: PaneRef | null, fields: Partial<SessionRow> = {}): SessionRow {
+  return row({
+    id: sessionIdOf(identity),
+    kind: 'recorded',
+    verified: ref !== null,
     pid: identity.pid,
     cwd: source.cwd(identity.pid),
     command: source.argv(identity.pid) ?? [],
     startedAt: source.startedAt(identity.startTime),
     attached: ref !== null && ref.pane.attachedClients > 0,
     tmux: ref === null ? null : location(ref),
-    resume: null,
-    record: null,
-    exitReason: null,
-    agentSource: null,
-    ...base,
+    ...fields,
   })
+}
 
-  // 1. Records, grouped by the process they claim.
+/** A row from what a record file says, for sessions that cannot be checked against a live pane. */
+function fileRow(record: SessionRecord, fields: Partial<SessionRow> & {exitReason: string | null}): SessionRow {
+  const exited = fields.exitReason !== null
+  return row({
+    id: sessionIdOf(record.identity),
+    kind: 'recorded',
+    state: exited ? 'exited' : 'unknown',
+    stateSource: exited ? 'process' : 'none',
+    pid: record.identity.pid,
+    cwd: record.cwd,
+    command: record.argv,
+    startedAt: record.startedAt,
+    ...fields,
+  })
+}
+
+const conflictProblem = (group: StoredRecord[]): Problem => ({
+  code: 'conflict',
+  message: `${group.length} records claim the same process (pid ${group[0]!.record.identity.pid}): ${group.map((g) => g.file).join(', ')}. Neither is trusted; remove the wrong one.`,
+  id: sessionIdOf(group[0]!.record.identity),
+  files: group.map((g) => g.file),
+})
+
+interface PaneIndex {
+  byPid: Map<number, PaneRef>
+  /** Panes whose process the kernel says is not their server's child. */
+  strangers: Set<string>
+  claimed: Set<string>
+}
+
+/**
+ * Phase 1: live panes of verified servers, by pane pid. A pane pid counts only when the kernel says it
+ * is a child of the verified server (tmux forks every pane's process itself): a server cannot lend its
+ * panes another process by reporting its pid.
+ */
+function indexPanes(servers: ServerListing[], source: ProcessSource): PaneIndex {
+  const index: PaneIndex = {byPid: new Map(), strangers: new Set(), claimed: new Set()}
+  for (const server of servers) {
+    if (server.status !== 'ok' || !server.verified) continue
+    for (const pane of server.panes) {
+      if (pane.dead) continue
+      const stat = source.stat(pane.panePid)
+      if (stat !== null && stat.ppid === server.serverPid) index.byPid.set(pane.panePid, {server, pane})
+      else if (stat !== null) index.strangers.add(paneKey({server, pane}))
+    }
+  }
+  return index
+}
+
+/** Phase 2: records, grouped by the process they claim, paired with the pane that process runs in. */
+function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[], problems: Problem[]): void {
+  const {view, source} = input
   const groups = new Map<string, StoredRecord[]>()
   for (const stored of input.records) {
     const key = identityKey(stored.record.identity)
@@ -181,160 +217,93 @@ export function correlate(input: CorrelateInput): Correlation {
     const {record, file} = group[0]!
     const identity = record.identity
     const id = sessionIdOf(identity)
-    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume: resumeArgv(record.agent, record.conversationId, input.presets)}
+    const conflict = group.length > 1
+    if (conflict) problems.push(conflictProblem(group))
+    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume: resumeArgv(record.agent, record.conversationId, input.presets), conflict}
     if (input.trustRecords === false) {
-      rows.push(fileRow(id, group.length > 1, claims, record, identity.bootId === view.bootId ? null : 'other-boot'))
+      rows.push(fileRow(record, {...claims, exitReason: identity.bootId === view.bootId ? null : 'other-boot'}))
       continue
     }
-    const local = identity.bootId === view.bootId && identity.pidNs === view.pidNs
-    const liveness = judgeLiveness(view, identity, local ? source.stat(identity.pid) : null)
-
-    if (liveness.alive) {
-      const ref = paneOf(identity.pid)
-      if (ref) claimed.add(paneKey(ref))
-      if (group.length > 1) {
-        problems.push({
-          code: 'conflict',
-          message: `${group.length} records claim the same process (pid ${identity.pid}): ${group.map((g) => g.file).join(', ')}. Neither is trusted; remove the wrong one.`,
-          id,
-          files: group.map((g) => g.file),
-        })
-        rows.push(liveRow(identity, ref, {...claims, label: null, record: null, resume: null, verified: false, conflict: true}))
-        continue
+    const liveness = checkLiveness(view, identity, source.stat)
+    if (!liveness.alive) {
+      if (liveness.reason === 'foreign-namespace') {
+        problems.push({code: 'foreign-namespace', message: `session ${id} was recorded in pid namespace ${identity.pidNs}, not this one (${view.pidNs}); its pid cannot be checked here`, id, file})
       }
-      if (!ref) {
-        problems.push({
-          code: 'unreachable',
-          message: `session ${id} (pid ${identity.pid}) is alive but in no pane of a reachable tmux server; run pk doctor`,
-          id,
-        })
-      }
-      rows.push(liveRow(identity, ref, claims))
+      rows.push(fileRow(record, {...claims, exitReason: liveness.reason === 'foreign-namespace' ? null : liveness.reason}))
       continue
     }
-
-    if (liveness.reason === 'foreign-namespace') {
-      problems.push({
-        code: 'foreign-namespace',
-        message: `session ${id} was recorded in pid namespace ${identity.pidNs}, not this one (${view.pidNs}); its pid cannot be checked here`,
-        id,
-        file,
-      })
+    const ref = findUp(identity.pid, source.stat, (pid) => index.byPid.get(pid))
+    if (ref) index.claimed.add(paneKey(ref))
+    if (conflict) {
+      rows.push(liveRow(source, identity, ref, {...claims, label: null, record: null, resume: null, verified: false}))
+      continue
     }
-    if (group.length > 1) {
-      problems.push({code: 'conflict', message: `${group.length} records claim the same process (pid ${identity.pid}): ${group.map((g) => g.file).join(', ')}`, id, files: group.map((g) => g.file)})
-    }
-    rows.push(fileRow(id, group.length > 1, claims, record, liveness.reason === 'foreign-namespace' ? null : liveness.reason))
+    if (!ref) problems.push({code: 'unreachable', message: `session ${id} (pid ${identity.pid}) is alive but in no pane of a reachable tmux server; run pk doctor`, id})
+    rows.push(liveRow(source, identity, ref, claims))
   }
+}
 
-  // 2. Panes of verified servers that no record claimed: agents started by hand, or plain panes.
+/** Phase 3: panes no record claimed: agents started by hand, plain panes, and panes pk cannot verify. */
+function unclaimedPanes(input: CorrelateInput, index: PaneIndex, rows: SessionRow[], problems: Problem[]): void {
   for (const server of input.servers) {
     if (server.status !== 'ok') continue
     if (!server.verified) {
-      problems.push({
-        code: 'unverified-server',
-        message: `tmux server at ${server.socket} cannot be verified: ${server.unverifiedReason}; its panes are shown unverified and cannot be attached`,
-        socket: server.socket,
-      })
+      problems.push({code: 'unverified-server', message: `tmux server at ${server.socket} cannot be verified: ${server.unverifiedReason}; its panes are shown unverified and cannot be attached`, socket: server.socket})
     }
     for (const pane of server.panes) {
       const ref = {server, pane}
-      if (claimed.has(paneKey(ref))) continue
-      const stranger = strangers.has(paneKey(ref))
+      if (index.claimed.has(paneKey(ref))) continue
+      const stranger = index.strangers.has(paneKey(ref))
       if (stranger) {
-        problems.push({
-          code: 'foreign-pane',
-          message: `tmux server at ${server.socket} lists pane ${pane.paneId} with pid ${pane.panePid}, which is not its child here; it is shown unverified and never paired`,
-          socket: server.socket,
-        })
+        problems.push({code: 'foreign-pane', message: `tmux server at ${server.socket} lists pane ${pane.paneId} with pid ${pane.panePid}, which is not its child here; it is shown unverified and never paired`, socket: server.socket})
       }
       if (!server.verified || pane.dead || stranger) {
-        rows.push({
-          id: placeId(server.socket, server.serverPid, pane.paneId),
-          kind: 'pane',
-          agent: null,
-          label: null,
-          state: pane.dead ? 'exited' : 'unknown',
-          stateSource: pane.dead ? 'process' : 'none',
-          attention: false,
-          verified: false,
-          conflict: false,
-          pid: null,
-          cwd: null,
-          command: [],
-          startedAt: null,
-          attached: pane.attachedClients > 0,
-          tmux: location(ref),
-          resume: null,
-          record: null,
-          exitReason: null,
-          agentSource: null,
-        })
+        const exited = pane.dead
+        rows.push(row({id: placeId(server.socket, server.serverPid, pane.paneId), kind: 'pane', state: exited ? 'exited' : 'unknown', stateSource: exited ? 'process' : 'none', attached: pane.attachedClients > 0, tmux: location(ref)}))
         continue
       }
-      const paneStat = source.stat(pane.panePid)
+      const paneStat = input.source.stat(pane.panePid)
       if (paneStat === null) continue // exited between the listing and now
-      const agent = findAgent(source, pane.panePid, input.presets)
-      const identity = identityFromStat(view, agent?.stat ?? paneStat)
-      rows.push(liveRow(identity, ref, {kind: agent ? 'detected' : 'pane', agent: agent?.name ?? null, agentSource: agent?.by ?? null}))
+      const agent = findAgent(input.source, pane.panePid, input.presets)
+      const identity = identityFromStat(input.view, agent?.stat ?? paneStat)
+      rows.push(liveRow(input.source, identity, ref, {kind: agent ? 'detected' : 'pane', agent: agent?.name ?? null, agentSource: agent?.by ?? null}))
     }
   }
+}
 
-  for (const server of input.servers) {
-    // A stale socket (no server listening) is what tmux 3.3 leaves after every server exit: harmless, so
-    // not a listing problem; pk doctor and pk prune deal with it.
-    if (server.status === 'error') {
-      problems.push({code: 'tmux-error', message: `${server.socket}: ${server.message}`, socket: server.socket})
-    }
-    if (server.status === 'unresponsive') {
-      problems.push({code: 'server-unresponsive', message: `${server.message}; its sessions are not listed (a server stopped with SIGSTOP resumes with kill -CONT)`, socket: server.socket})
-    }
-    if (server.status === 'access-denied') {
-      problems.push({code: 'server-access-denied', message: `${server.socket}: the server refused pk (access not allowed); its sessions are not listed`, socket: server.socket})
-    }
-    if (server.rejectedLines > 0) {
-      problems.push({code: 'tmux-output', message: `${server.socket}: ${server.rejectedLines} pane line(s) from tmux were malformed and skipped`, socket: server.socket})
-    }
+/**
+ * Phase 4: what servers said that is worth saying. A stale socket (no server listening) is what tmux 3.3
+ * leaves after every server exit: harmless, so not a listing problem; pk doctor and pk prune deal with it.
+ */
+function serverProblems(servers: ServerListing[]): Problem[] {
+  const problems: Problem[] = []
+  for (const server of servers) {
+    const at = {socket: server.socket}
+    if (server.status === 'error') problems.push({code: 'tmux-error', message: `${server.socket}: ${server.message}`, ...at})
+    if (server.status === 'unresponsive') problems.push({code: 'server-unresponsive', message: `${server.message}; its sessions are not listed (a server stopped with SIGSTOP resumes with kill -CONT)`, ...at})
+    if (server.status === 'access-denied') problems.push({code: 'server-access-denied', message: `${server.socket}: the server refused pk (access not allowed); its sessions are not listed`, ...at})
+    if (server.rejectedLines > 0) problems.push({code: 'tmux-output', message: `${server.socket}: ${server.rejectedLines} pane line(s) from tmux were malformed and skipped`, ...at})
   }
+  return problems
+}
 
+export function correlate(input: CorrelateInput): Correlation {
+  const rows: SessionRow[] = []
+  const problems: Problem[] = []
+  const index = indexPanes(input.servers, input.source)
+  pairRecords(input, index, rows, problems)
+  unclaimedPanes(input, index, rows, problems)
+  problems.push(...serverProblems(input.servers))
   return {rows: sortRows(failDuplicates(rows, problems)), problems}
 }
 
 /** An id is one process: if two rows carry it, neither is trusted (both become conflicts). */
 function failDuplicates(rows: SessionRow[], problems: Problem[]): SessionRow[] {
   const counts = new Map<string, number>()
-  for (const row of rows) counts.set(row.id, (counts.get(row.id) ?? 0) + 1)
+  for (const r of rows) counts.set(r.id, (counts.get(r.id) ?? 0) + 1)
   const twice = new Set([...counts].filter(([, n]) => n > 1).map(([id]) => id))
   for (const id of twice) problems.push({code: 'conflict', message: `session ${id} appears ${counts.get(id)} times (two panes or records claim one process); neither is trusted`, id})
-  return twice.size === 0 ? rows : rows.map((row) => (twice.has(row.id) ? {...row, conflict: true, verified: false} : row))
-}
-
-/** A row from what a record file says, for sessions that cannot be checked against a live pane. */
-function fileRow(
-  id: string,
-  conflict: boolean,
-  claims: {agent: string | null; agentSource: 'record' | null; label: string | null; record: string; resume: string[] | null},
-  record: StoredRecord['record'],
-  exitReason: string | null,
-): SessionRow {
-  const state = exitReason === null ? 'unknown' : 'exited'
-  return {
-    id,
-    kind: 'recorded',
-    ...claims,
-    exitReason,
-    state,
-    stateSource: state === 'exited' ? 'process' : 'none',
-    attention: false,
-    verified: false,
-    conflict,
-    pid: record.identity.pid,
-    cwd: record.cwd,
-    command: record.argv,
-    startedAt: record.startedAt,
-    attached: false,
-    tmux: null,
-  }
+  return twice.size === 0 ? rows : rows.map((r) => (twice.has(r.id) ? {...r, conflict: true, verified: false} : r))
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Exit codes shared by every command (DESIGN.md section 2). */
+/** Exit codes shared by every command (README, "Exit codes"). */
 export const ExitCode = {
   ok: 0,
   failure: 1,
@@ -12,13 +12,24 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
+/** Every error code pk throws on purpose: a stable machine-readable name. */
+export const ERROR_CODES = [
+  'ambiguous-id', 'bad-config', 'bad-cwd', 'bad-host', 'bad-id', 'bad-owner', 'bad-payload', 'bad-settings', 'bad-socket', 'cancelled',
+  'conflict', 'conversation-taken', 'died-at-once', 'exited', 'fleet-recursion', 'foreign-namespace', 'foreign-socket', 'gate-lost', 'gone',
+  'handoff-unpaired', 'moved', 'name-taken', 'needs-yes', 'no-boot-id', 'no-caller', 'no-command', 'no-conversation', 'no-hosts', 'no-resume',
+  'no-setup', 'no-sleep', 'no-such-host', 'no-such-session', 'no-terminal', 'no-view', 'not-a-file', 'not-a-socket', 'notify-taken',
+  'quarantine-blocked', 'state-locked', 'timeout', 'tmux-failed', 'tmux-missing', 'unknown-agent', 'unsafe-ssh-dir', 'unsafe-state-dir',
+  'unverified', 'unverified-server', 'tmux-no-server', 'tmux-stale-socket', 'tmux-unresponsive', 'tmux-access-denied', 'tmux-error',
+] as const
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
 /**
  * The one error type lib code throws on purpose. `code` is a stable machine-readable name,
  * `exitCode` is what the command exits with, and the message is written for a person.
  */
 export class PkError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly exitCode: ExitCodeValue = ExitCode.failure,
   ) {
@@ -27,8 +38,8 @@ export class PkError extends Error {
   }
 }
 
-export const usageError = (code: string, message: string) => new PkError(code, message, ExitCode.usage)
-export const refusal = (code: string, message: string) => new PkError(code, message, ExitCode.refused)
+export const usageError = (code: ErrorCode, message: string) => new PkError(code, message, ExitCode.usage)
+export const refusal = (code: ErrorCode, message: string) => new PkError(code, message, ExitCode.refused)
 
 export function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String((error as {code: unknown}).code) : undefined

@@ -7,6 +7,7 @@ import {shellQuote} from './attach.js'
 import {HostConfig, PkConfig} from './config.js'
 import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {ExitCode, PkError, refusal, usageError} from './errors.js'
+import type {CheckResult} from './doctor/types.js'
 import {Problem} from './registry/records.js'
 
 /**
@@ -167,20 +168,39 @@ export async function listHosts(hosts: HostConfig[], all: boolean): Promise<{row
   return {rows: results.flatMap((r) => r.rows), problems: results.flatMap((r) => r.problems)}
 }
 
-/** `pk doctor --json` on each host. */
-export async function doctorHosts(hosts: HostConfig[]): Promise<{host: string; ok: boolean; checks: unknown[]; problem: Problem | null}[]> {
+export interface HostDiagnosis {
+  host: string
+  ok: boolean
+  checks: Pick<CheckResult, 'id' | 'status' | 'message' | 'fix'>[]
+  problem: Problem | null
+}
+
+const CHECK_STATUSES = new Set(['pass', 'warn', 'fail', 'skip'])
+
+/** Pure: a host's `pk doctor --json` answer, checked; anything else is `host-pk-incompatible`. */
+export function parseRemoteDiagnosis(host: HostConfig, stdout: string): HostDiagnosis | null {
+  let data: {ok?: unknown; checks?: unknown}
+  try {
+    data = JSON.parse(stdout)
+  } catch {
+    return null
+  }
+  const isCheck = (c: unknown) => typeof c === 'object' && c !== null && typeof (c as CheckResult).id === 'string' && CHECK_STATUSES.has((c as CheckResult).status) && typeof (c as CheckResult).message === 'string'
+  if (typeof data !== 'object' || data === null || typeof data.ok !== 'boolean' || !Array.isArray(data.checks) || !data.checks.every(isCheck)) return null
+  return {host: host.name, ok: data.ok, checks: (data.checks as CheckResult[]).map((c) => ({id: c.id, status: c.status, message: c.message, fix: typeof c.fix === 'string' ? c.fix : null})), problem: null}
+}
+
+/** `pk doctor --json` on each host; a host that fails or answers nonsense is reported, the rest still are. */
+export async function doctorHosts(hosts: HostConfig[]): Promise<HostDiagnosis[]> {
   return Promise.all(
     hosts.map(async (host) => {
       const timeoutMs = timeoutOf(host)
       const result = await runRemote(host, ['doctor', '--json'], timeoutMs)
       // doctor exits 1 when a check fails; its JSON is still the answer.
       if (result.code === 0 || result.code === 1) {
-        try {
-          const data = JSON.parse(result.stdout) as {ok: boolean; checks: unknown[]}
-          return {host: host.name, ok: data.ok, checks: data.checks, problem: null}
-        } catch {
-          // fall through to a problem
-        }
+        const parsed = parseRemoteDiagnosis(host, result.stdout)
+        if (parsed) return parsed
+        return {host: host.name, ok: false, checks: [], problem: {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there did not answer doctor --json in a shape this pk reads; upgrade one of them`}}
       }
       return {host: host.name, ok: false, checks: [], problem: remoteProblem(host, result, timeoutMs)}
     }),

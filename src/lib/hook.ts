@@ -9,6 +9,7 @@ import {View, readView} from './proc/view.js'
 import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
 import {mayWrite, withWriteAccess} from './registry/ownership.js'
 import {appendRegularFile, readRegularFile} from './registry/files.js'
+import {HOOK_STATES, isOneOf} from './states.js'
 import {HookStatus, RECORD_VERSION, SessionRecord, StoredRecord, createRecord, isStored, parseRecordText, readRecords, recordOf, replaceRecord} from './registry/records.js'
 import {Env, openStateDirForReading, openStateDirForWriting} from './registry/state-dir.js'
 import {Pane} from './tmux/panes.js'
@@ -82,7 +83,7 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
   }
   // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`.
   const state = str(data.state)
-  if (state !== 'working' && state !== 'waiting' && state !== 'idle' && state !== 'exited') return null
+  if (!isOneOf(HOOK_STATES, state)) return null
   return {state, event: str(data.event) ?? state, conversationId: str(data.conversationId), turnEnded: data.turnEnded === true}
 }
 

@@ -4,7 +4,7 @@ import {SessionRow, State, StateSource, sortRows} from './correlate.js'
 import {HookStatus, SessionRecord} from './registry/records.js'
 
 /**
- * Pure status decisions (DESIGN.md section 5). Sources, strongest first: a fresh hook state; the preset's
+ * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's
  * pane rules over one capture; process facts; else `unknown`. Nothing here samples twice or guesses.
  */
 

@@ -1,6 +1,6 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {JSON_SCHEMA_VERSION, SessionRow, State} from './correlate.js'
+import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {resolveId} from './attach.js'
 import {ExitCode, PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
@@ -49,20 +49,6 @@ export async function watchSessions(opts: {env: Env; intervalMs: number; filter:
     previous = rows
     await sleep(opts.intervalMs, undefined, {signal: opts.signal}).catch(() => {})
   }
-}
-
-/** Pure: one line for a tmux status bar, like `1 needs you · 2 waiting · 3 working`. */
-export function shortSummary(rows: SessionRow[], tmuxColours = false): string {
-  const order: State[] = ['waiting', 'working', 'idle', 'unknown']
-  const colour: Record<string, string> = {waiting: 'yellow', working: 'green', idle: 'blue', unknown: 'magenta'}
-  const parts: string[] = []
-  const attention = rows.filter((r) => r.attention).length
-  if (attention > 0) parts.push(tmuxColours ? `#[fg=red,bold]${attention} need you#[default]` : `${attention} need you`)
-  for (const state of order) {
-    const n = rows.filter((r) => r.state === state).length
-    if (n > 0) parts.push(tmuxColours ? `#[fg=${colour[state]}]${n} ${state}#[default]` : `${n} ${state}`)
-  }
-  return parts.length === 0 ? 'no agents' : parts.join(' · ')
 }
 
 export type WaitTarget = 'waiting' | 'idle' | 'exited'

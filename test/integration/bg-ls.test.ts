@@ -78,7 +78,6 @@ describe('pk bg and pk ls', () => {
     expect(env).toContain('LANG=C.UTF-8\n')
     expect(env).toMatch(/^PATH=\/opt\/agent-bin:/m)
     expect(env).toMatch(/^TERM=/m)
-    expect(env).not.toMatch(/^TMUX_PANE=%\d+\n[\s\S]*^TMUX_PANE=/m)
   })
 
   it('starts in --cwd and refuses one that does not exist', async () => {

@@ -41,6 +41,23 @@ describe('pk ls spawns one tmux per server, plus one capture call per server wit
 })
 
 describe('the fast path', () => {
+  it('prints exactly what the oclif command prints, for every combination of the flags both serve', async () => {
+    sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'sleep', '1000')
+    await sb.pk(['bg', '--', 'sleep', '1001'])
+    writeFileSync(join(sb.stateDir, 'sessions', 'broken.json'), '{')
+    const choices = [[], ['--json'], ['--all'], ['--format', 'short'], ['--format', 'table'], ['--color']]
+    const combos: string[][] = [[]]
+    for (const choice of choices.slice(1)) for (const combo of [...combos]) combos.push([...combo, ...choice])
+    for (const args of combos) {
+      const fast = await sb.pk(['ls', ...args])
+      // --interval is a flag the fast path does not know, so this argv goes through oclif.
+      const viaOclif = await sb.pk(['ls', ...args, '--interval', '1'])
+      // Ages can tick between the two runs; everything else must be the same.
+      const steady = (text: string) => text.replaceAll(/ \d+[smhd] +/g, ' AGE ').replaceAll(/AGE +/g, 'AGE ')
+      expect({args, code: fast.code, stdout: steady(fast.stdout), stderr: fast.stderr}).toEqual({args, code: viaOclif.code, stdout: steady(viaOclif.stdout), stderr: viaOclif.stderr})
+    }
+  }, 120_000)
+
   it('prints exactly what the oclif command prints', async () => {
     sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'sleep', '1000')
     await sb.pk(['bg', '--', 'sleep', '1001'])

@@ -1,6 +1,8 @@
 /** Pure: declarative rules that read an agent's state off the bottom of its screen. */
 
-export type RuleState = 'working' | 'waiting' | 'idle'
+import {RuleState} from '../states.js'
+
+export type {RuleState}
 
 export interface PaneRule {
   state: RuleState

@@ -126,7 +126,7 @@ export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<
   })
 }
 
-export type ReadTrust = {trusted: true} | {trusted: false; code: string; reason: string}
+export type ReadTrust = {trusted: true} | {trusted: false; code: 'no-view' | 'bad-owner' | 'foreign-namespace'; reason: string}
 
 /** For readers: may records be paired by pid from here? If not, why (reported in `problems`). */
 export function readTrust(state: StateDir | null, measured: ViewMeasurement = measureView()): ReadTrust {

@@ -3,6 +3,7 @@ import {join} from 'node:path'
 
 import {errnoCode} from '../errors.js'
 import {ProcessIdentity, sameIdentity, sessionIdOf} from '../proc/identity.js'
+import {HOOK_STATES, HookState, isOneOf} from '../states.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {StateDir} from './state-dir.js'
@@ -32,7 +33,7 @@ export interface SessionRecord {
 
 /** The last state an agent's own hook reported, with when and which event. */
 export interface HookStatus {
-  state: 'working' | 'waiting' | 'idle' | 'exited'
+  state: HookState
   at: string
   event: string
   /** The event ended a turn (the agent finished and waits for the user). */
@@ -44,8 +45,16 @@ export interface StoredRecord {
   record: SessionRecord
 }
 
+/** Every code a problem in `pk ls --json` (and prune, watch) can carry; the README lists the same. */
+export const PROBLEM_CODES = [
+  'conflict', 'corrupt-record', 'invalid-record', 'unknown-version', 'symlinked-record', 'unreadable-record', 'foreign-namespace',
+  'bad-owner', 'no-view', 'unreachable', 'unverified-server', 'foreign-pane', 'server-unresponsive', 'server-access-denied',
+  'tmux-error', 'tmux-output', 'tmux-missing', 'host-unreachable', 'host-no-pk', 'host-pk-incompatible', 'host-pk-failed',
+] as const
+export type ProblemCode = (typeof PROBLEM_CODES)[number]
+
 export interface Problem {
-  code: string
+  code: ProblemCode
   message: string
   [extra: string]: unknown
 }
@@ -87,7 +96,7 @@ export function validateRecord(data: unknown): Validation {
   const status = data.status
   if (status !== undefined && status !== null) {
     if (!isObject(status)) return bad('status')
-    if (!['working', 'waiting', 'idle', 'exited'].includes(status.state as string)) return bad('status.state')
+    if (!isOneOf(HOOK_STATES, status.state)) return bad('status.state')
     if (!isDate(status.at)) return bad('status.at')
     if (!isString(status.event)) return bad('status.event')
     if (typeof status.turnEnded !== 'boolean') return bad('status.turnEnded')

@@ -92,7 +92,7 @@ export interface ServerListing {
   serverPid: number | null
   /**
    * Whether the server that answered is a process of this pid namespace holding this listening socket.
-   * Only then do its pane pids mean processes here (DESIGN.md section 4).
+   * Only then do its pane pids mean processes here: a server in another pid namespace reports pids that mean something else here, or nothing.
    */
   verified: boolean
   unverifiedReason: string | null

@@ -1,6 +1,6 @@
 import {SessionRow} from '../correlate.js'
 import {Problem} from '../registry/records.js'
-import {age, paint, printable, shortenHome} from '../render.js'
+import {age, paint, printable, shortenHome} from '../present/table.js'
 
 /** Pure dashboard state and rendering: everything the screen shows is a function of this. */
 export interface UiState {
@@ -126,4 +126,32 @@ export function splitKeys(input: string): string[] {
     }
   }
   return keys
+}
+
+export type KeyAction = 'draw' | 'quit' | 'refresh' | 'attach'
+
+/**
+ * Pure: what a key does to the dashboard. While filtering, keys edit the filter (Enter keeps it, Esc
+ * clears it); otherwise arrows or j/k move, / filters, Esc clears the filter, r refreshes, Enter
+ * attaches, q quits. Ctrl-C always quits.
+ */
+export function keyAction(state: UiState, key: string): {state: UiState; action: KeyAction} {
+  if (key === '\u0003') return {state, action: 'quit'}
+  if (state.filtering) {
+    let next = state
+    if (key === '\r' || key === '\n') next = {...state, filtering: false}
+    else if (key === '\u001B') next = {...state, filtering: false, filter: ''}
+    else if (key === '\u007F' || key === '\b') next = {...state, filter: state.filter.slice(0, -1)}
+    // eslint-disable-next-line no-control-regex -- a printable key is exactly what is not a control character
+    else if (/^[^\u0000-\u001F\u007F]$/u.test(key)) next = {...state, filter: state.filter + key}
+    return {state: reconcileSelection(next), action: 'draw'}
+  }
+  if (key === 'q') return {state, action: 'quit'}
+  if (key === 'r') return {state, action: 'refresh'}
+  if (key === '\r' || key === '\n') return {state, action: 'attach'}
+  if (key === '\u001B[A' || key === 'k') return {state: moveSelection(state, -1), action: 'draw'}
+  if (key === '\u001B[B' || key === 'j') return {state: moveSelection(state, 1), action: 'draw'}
+  if (key === '/') return {state: {...state, filtering: true}, action: 'draw'}
+  if (key === '\u001B') return {state: reconcileSelection({...state, filter: ''}), action: 'draw'}
+  return {state, action: 'draw'}
 }

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {INITIAL_PID_NS, View as ProcessView, judgeView} from '../../src/lib/proc/view.js'
-import {decideWrite, parseOwner} from '../../src/lib/registry/ownership.js'
+import {INITIAL_PID_NS, View as ProcessView, judgeView} from '../../../src/lib/proc/view.js'
+import {decideWrite, parseOwner} from '../../../src/lib/registry/ownership.js'
 
 const host: ProcessView = {bootId: 'boot-1', pidNs: INITIAL_PID_NS, pid1StartTime: 19}
 const container: ProcessView = {bootId: 'boot-1', pidNs: '4026532177', pid1StartTime: 149_865}

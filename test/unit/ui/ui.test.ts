@@ -1,9 +1,10 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/correlate.js'
-import {parseGitHead} from '../../src/lib/ui/git.js'
-import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../src/lib/ui/view.js'
-import {diffRows, shortSummary} from '../../src/lib/watch.js'
+import {SessionRow} from '../../../src/lib/correlate.js'
+import {parseGitHead} from '../../../src/lib/ui/git.js'
+import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../../src/lib/ui/view.js'
+import {shortSummary} from '../../../src/lib/present/listing.js'
+import {diffRows} from '../../../src/lib/watch.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
@@ -82,7 +83,7 @@ describe('watch events and the short format', () => {
 })
 
 describe('fast path flags', async () => {
-  const {parseLsFlags} = await import('../../src/fast-path.js')
+  const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/ls-options.js')
   it('takes only the flags it knows, and leaves the rest to oclif', () => {
     expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false})
     expect(parseLsFlags(['--json', '-a'])).toEqual({json: true, all: true, format: 'table', color: false})

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {judgeLiveness, sessionIdOf} from '../../src/lib/proc/identity.js'
-import {parseBootTime, parseChildren, parseCmdline, parseNamespaceLink, parseNsPids, parseStat} from '../../src/lib/proc/parse.js'
+import {judgeLiveness, sessionIdOf} from '../../../src/lib/proc/identity.js'
+import {parseBootTime, parseChildren, parseCmdline, parseNamespaceLink, parseNsPids, parseStat} from '../../../src/lib/proc/parse.js'
 
 const tail = '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19'.split(' ')
 function statLine(pid: number, comm: string, state: string, ppid: number, start: number): string {

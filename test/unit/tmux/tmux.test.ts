@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
-import {classifyTmuxFailure, escapeTmuxArg, tmuxArgv, tmuxConfigWord, tmuxScript} from '../../src/lib/tmux/exec.js'
-import {FIELD_SEPARATOR, parsePaneLine, parsePaneList} from '../../src/lib/tmux/panes.js'
-import {parseUnixSockets, socketInodesOfFds} from '../../src/lib/tmux/servers.js'
-import {candidateNames, environmentFlags, formatLiteral, paneTail, parseEnvironmentNames, parseNewSession, safeSessionName, variablesToUnset} from '../../src/lib/tmux/session.js'
+import {classifyTmuxFailure, escapeTmuxArg, tmuxArgv, tmuxConfigWord, tmuxScript} from '../../../src/lib/tmux/exec.js'
+import {FIELD_SEPARATOR, parsePaneLine, parsePaneList} from '../../../src/lib/tmux/panes.js'
+import {parseUnixSockets, socketInodesOfFds} from '../../../src/lib/tmux/servers.js'
+import {candidateNames, environmentFlags, formatLiteral, paneTail, parseEnvironmentNames, parseNewSession, safeSessionName, variablesToUnset} from '../../../src/lib/tmux/session.js'
 
 describe('tmux argv', () => {
   it('escapes arguments that tmux would take as a command separator', () => {

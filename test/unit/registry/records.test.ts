@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
-import {parseRecordText, validateRecord} from '../../src/lib/registry/records.js'
-import {sampleRecord} from '../helpers/fixtures.js'
-import {judgeStateDir, resolveStateDir} from '../../src/lib/registry/state-dir.js'
+import {parseRecordText, validateRecord} from '../../../src/lib/registry/records.js'
+import {sampleRecord} from '../../helpers/fixtures.js'
+import {judgeStateDir, resolveStateDir} from '../../../src/lib/registry/state-dir.js'
 
 describe('record validation', () => {
   it('accepts a well-formed record', () => {

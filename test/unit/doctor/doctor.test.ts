@@ -1,14 +1,14 @@
 import {describe, expect, it} from 'vitest'
 
-import {orphanedServersCheck} from '../../src/lib/doctor/checks/orphaned-servers.js'
-import {socketDirCheck} from '../../src/lib/doctor/checks/socket-dir.js'
-import {MIN_TMUX, parseTmuxVersion, tmuxCheck} from '../../src/lib/doctor/checks/tmux.js'
-import {agentsOnPath, parseServerAccess} from '../../src/lib/doctor/facts.js'
-import {orphanInodes} from '../../src/lib/doctor/orphans.js'
-import {DoctorFacts} from '../../src/lib/doctor/types.js'
-import {planPrune} from '../../src/lib/prune.js'
-import {SessionRow} from '../../src/lib/correlate.js'
-import {pane, sampleRecord, server} from '../helpers/fixtures.js'
+import {orphanedServersCheck} from '../../../src/lib/doctor/checks/orphaned-servers.js'
+import {socketDirCheck} from '../../../src/lib/doctor/checks/socket-dir.js'
+import {MIN_TMUX, parseTmuxVersion, tmuxCheck} from '../../../src/lib/doctor/checks/tmux.js'
+import {agentsOnPath, parseServerAccess} from '../../../src/lib/doctor/facts.js'
+import {orphanInodes} from '../../../src/lib/doctor/orphans.js'
+import {DoctorFacts} from '../../../src/lib/doctor/types.js'
+import {planPrune} from '../../../src/lib/prune.js'
+import {SessionRow} from '../../../src/lib/correlate.js'
+import {pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
 const facts = (over: Partial<DoctorFacts>): DoctorFacts =>
   ({
@@ -96,7 +96,7 @@ describe('planPrune', () => {
 })
 
 describe('server-env check', async () => {
-  const {serverEnvCheck} = await import('../../src/lib/doctor/checks/server-env.js')
+  const {serverEnvCheck} = await import('../../../src/lib/doctor/checks/server-env.js')
   const {mkdtempSync, writeFileSync, mkdirSync} = await import('node:fs')
   const {join} = await import('node:path')
   const {tmpdir} = await import('node:os')

@@ -2,17 +2,17 @@ import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {applyPaneRules, bottomLines} from '../../src/lib/agents/pane-rules.js'
-import {BUILTIN_PRESETS, findPreset, resumeArgv} from '../../src/lib/agents/presets.js'
-import {PROJECT_PLACES, USER_PLACES, checkProjectConfig, layerConfigs, mergePresets, validateConfig} from '../../src/lib/config.js'
-import {findHookTarget, parseHookPayload} from '../../src/lib/hook.js'
-import {ancestry} from '../../src/lib/proc/ancestry.js'
-import {findCaller} from '../../src/lib/handoff.js'
-import {SessionRow} from '../../src/lib/correlate.js'
-import {applyStatus, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../src/lib/status.js'
-import {VIEW, pane, sampleRecord, server} from '../helpers/fixtures.js'
+import {applyPaneRules, bottomLines} from '../../../src/lib/agents/pane-rules.js'
+import {BUILTIN_PRESETS, findPreset, resumeArgv} from '../../../src/lib/agents/presets.js'
+import {PROJECT_PLACES, USER_PLACES, checkProjectConfig, layerConfigs, mergePresets, validateConfig} from '../../../src/lib/config.js'
+import {findHookTarget, parseHookPayload} from '../../../src/lib/hook.js'
+import {ancestry} from '../../../src/lib/proc/ancestry.js'
+import {findCaller} from '../../../src/lib/handoff.js'
+import {SessionRow} from '../../../src/lib/correlate.js'
+import {applyStatus, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/status.js'
+import {VIEW, pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'panes')
+const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
 
 describe('pane rules against captured screens', () => {
   // Files are AGENT.STATE.WHAT.txt; the real ones were captured from the agents in tmux, *.synthetic.* were written by hand.

@@ -1,9 +1,9 @@
 import {parse} from 'smol-toml'
 import {describe, expect, it} from 'vitest'
 
-import {isPkClaudeCommand, planClaude} from '../../src/lib/setup/claude.js'
-import {planCodex} from '../../src/lib/setup/codex.js'
-import {renderPiExtension} from '../../src/lib/setup/pi.js'
+import {isPkClaudeCommand, planClaude} from '../../../src/lib/setup/claude.js'
+import {planCodex} from '../../../src/lib/setup/codex.js'
+import {renderPiExtension} from '../../../src/lib/setup/pi.js'
 
 const PK = ['/usr/bin/node', '/opt/pk/bin/run.js']
 const toml = (text: string) => parse(text) as Record<string, unknown>

@@ -1,0 +1,13 @@
+import {Output, Terminal} from './lib/present/listing.js'
+import {wantColour} from './lib/present/table.js'
+
+/** The terminal pk writes to now. */
+export function terminal(env: Record<string, string | undefined> = process.env): Terminal {
+  return {tty: Boolean(process.stdout.isTTY), colour: wantColour(process.stdout, env), now: Date.now(), home: env.HOME}
+}
+
+/** Only commands (and the fast path) write: what a presenter made goes out here. */
+export function write(output: Output): void {
+  if (output.stdout) process.stdout.write(output.stdout)
+  if (output.stderr) process.stderr.write(output.stderr)
+}

@@ -1,0 +1,44 @@
+import {describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../../src/lib/correlate.js'
+import {presentListing} from '../../../src/lib/present/listing.js'
+import {age, printable, renderTable} from '../../../src/lib/present/table.js'
+
+const row = (over: Partial<SessionRow>): SessionRow => ({
+  id: 'abcd1234', kind: 'recorded', agent: 'claude', label: null, state: 'idle', stateSource: 'hook', attention: false, verified: true, conflict: false,
+  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-30T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: 'record',
+  tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, activity: null}, ...over,
+})
+const now = Date.parse('2026-11-30T12:00:00Z')
+
+describe('the table', () => {
+  it('aligns columns, shortens HOME, marks attention, unverified and conflicts, and never prints control characters', () => {
+    const text = renderTable(
+      [row({attention: true, state: 'waiting'}), row({id: 'ffff0000', verified: false, state: 'unknown', label: 'x\u001b[31m', cwd: '/srv'}), row({id: 'eeee0000', conflict: true})],
+      {colour: false, now, home: '/home/u'},
+    )
+    const lines = text.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ID +AGENT +STATE +AGE +CWD +TMUX$/)
+    expect(lines[1]).toMatch(/^abcd1234 +claude +! waiting +2h +~\/app +pk:claude %12$/)
+    expect(lines[2]).toContain('unknown?')
+    expect(lines[2]).toContain('claude (x?[31m)')
+    expect(lines[3]).toContain('conflict')
+  })
+
+  it('says ages and strips control characters', () => {
+    expect(age(null, now)).toBe('-')
+    expect(age('2026-11-30T11:59:30Z', now)).toBe('30s')
+    expect(age('2026-11-28T12:00:00Z', now)).toBe('2d')
+    expect(printable('a\nb\u0007')).toBe('a?b?')
+  })
+
+  it('puts problems on stderr for people and in the object for scripts', () => {
+    const problems = [{code: 'tmux-missing' as const, message: 'no tmux'}]
+    const term = {tty: false, colour: false, now, home: undefined}
+    const table = presentListing([row({})], problems, {json: false, all: false, format: 'table', color: false}, term)
+    expect(table.stderr).toBe('pk: tmux-missing: no tmux\n')
+    const json = presentListing([row({})], problems, {json: true, all: false, format: 'table', color: false}, term)
+    expect(JSON.parse(json.stdout)).toMatchObject({schema: 1, problems})
+    expect(json.stderr).toBe('')
+  })
+})
