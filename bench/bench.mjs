@@ -21,7 +21,7 @@ const STRICT = process.argv.includes('--strict')
 const BUDGET = {version: 2.3, ls: {10: 2.7, 100: 2.7, 1000: 3.5}, agentExtra: 0.5}
 
 const {createRecord, RECORD_VERSION} = await import(join(ROOT, 'dist/lib/registry/records.js'))
-const {currentView} = await import(join(ROOT, 'dist/lib/proc/identity.js'))
+const {readView} = await import(join(ROOT, 'dist/lib/proc/view.js'))
 const {readStat} = await import(join(ROOT, 'dist/lib/proc/reader.js'))
 
 const roots = []
@@ -59,7 +59,7 @@ function world(n, agent) {
     for (let i = start; i < Math.min(n, start + 100); i++) argv.push(...(argv.length > 2 ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, '-x', '80', '-y', '24', '--', ...command)
     execFileSync('tmux', argv)
   }
-  const view = currentView()
+  const {view} = readView()
   const panes = n === 0 ? [] : execFileSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid} #{session_id} #{pid}'], {encoding: 'utf8'}).trim().split('\n')
   for (const line of panes) {
     const [paneId, pid, sessionId, serverPid] = line.split(' ')

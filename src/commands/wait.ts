@@ -12,7 +12,7 @@ exits first (for --for exited, disappearing counts as reaching it).`
     id: Args.string({description: 'session id or unique prefix', required: true}),
   }
   static override flags = {
-    for: Flags.string({description: 'the state to wait for', options: ['waiting', 'idle', 'exited'], required: true}),
+    for: Flags.option({description: 'the state to wait for', options: ['waiting', 'idle', 'exited'] as const, required: true})(),
     timeout: Flags.integer({description: 'give up after this many seconds (exit 124)', min: 0}),
   }
 
@@ -21,7 +21,7 @@ exits first (for --for exited, disappearing counts as reaching it).`
     await waitForState({
       env: process.env,
       idArg: args.id,
-      target: flags.for as 'waiting' | 'idle' | 'exited',
+      target: flags.for,
       timeoutMs: flags.timeout === undefined ? null : flags.timeout * 1000,
       intervalMs: 500,
     })

@@ -38,26 +38,22 @@ export function readSmallFile(path: string, flags: number = constants.O_RDONLY, 
   }
 }
 
-/** A /proc file's text, or null when it is gone or not ours to read. */
-export function readOrNull(path: string): string | null {
+/** Errors that mean: the process is gone, or not ours to look at. Nothing else is swallowed. */
+const GONE = new Set(['ENOENT', 'ESRCH', 'EACCES', 'EPERM', 'ENOTDIR'])
+
+function orNull<T>(read: () => T): T | null {
   try {
-    return readSmallFile(path)
+    return read()
   } catch (error) {
-    const code = errnoCode(error)
-    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR') return null
+    if (GONE.has(errnoCode(error) ?? '')) return null
     throw error
   }
 }
 
-function readlinkOrNull(path: string): string | null {
-  try {
-    return readlinkSync(path)
-  } catch (error) {
-    const code = errnoCode(error)
-    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR') return null
-    throw error
-  }
-}
+/** A /proc file's text, or null when it is gone or not ours to read. */
+export const readOrNull = (path: string): string | null => orNull(() => readSmallFile(path))
+
+const readlinkOrNull = (path: string): string | null => orNull(() => readlinkSync(path))
 
 export function readStat(pid: number): ProcStat | null {
   const text = readOrNull(`${PROC_ROOT}/${pid}/stat`)

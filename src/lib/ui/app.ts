@@ -4,7 +4,7 @@ import {PkError} from '../errors.js'
 import {Env} from '../registry/state-dir.js'
 import {wantColour} from '../present/table.js'
 import {collectSessions} from '../sessions.js'
-import {forgetGitCache, gitBranch} from './git.js'
+import {branchReader} from './git.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
 
 const ENTER_ALT = '\u001B[?1049h\u001B[?25l'
@@ -27,6 +27,7 @@ class Dashboard {
   private closed = false
   private attaching = false
   private timer: NodeJS.Timeout | undefined
+  private branchOf = branchReader()
   private resolveDone: () => void = () => {}
   readonly done = new Promise<void>((resolve) => {
     this.resolveDone = resolve
@@ -53,7 +54,7 @@ class Dashboard {
       colour: wantColour(this.stdout, this.env),
       now: Date.now(),
       home: this.env.HOME,
-      branchOf: gitBranch,
+      branchOf: this.branchOf,
     })
     this.stdout.write('\u001B[H' + lines.map((line) => line + '\u001B[K').join('\r\n') + '\u001B[J')
   }
@@ -62,7 +63,7 @@ class Dashboard {
     if (this.busy || this.closed) return
     this.busy = true
     try {
-      forgetGitCache()
+      this.branchOf = branchReader()
       const listing = await collectSessions(this.env)
       this.state = reconcileSelection({...this.state, rows: dashboardRows(listing.rows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
     } catch (error) {

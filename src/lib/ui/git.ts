@@ -9,12 +9,9 @@ export function parseGitHead(text: string): string | null {
   return sha ? sha[1]!.slice(0, 7) : null
 }
 
-const cache = new Map<string, string | null>()
-
 /** The git branch of a directory, read from .git/HEAD upward (no git process per session). */
 export function gitBranch(cwd: string | null): string | null {
   if (cwd === null) return null
-  if (cache.has(cwd)) return cache.get(cwd)!
   let dir = cwd
   let branch: string | null = null
   for (;;) {
@@ -38,10 +35,14 @@ export function gitBranch(cwd: string | null): string | null {
       dir = parent
     }
   }
-  cache.set(cwd, branch)
   return branch
 }
 
-export function forgetGitCache(): void {
-  cache.clear()
+/** `gitBranch`, each directory read once: one per dashboard refresh, so nothing has to be forgotten. */
+export function branchReader(): (cwd: string | null) => string | null {
+  const seen = new Map<string | null, string | null>()
+  return (cwd) => {
+    if (!seen.has(cwd)) seen.set(cwd, gitBranch(cwd))
+    return seen.get(cwd)!
+  }
 }
