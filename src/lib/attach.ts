@@ -34,13 +34,25 @@ export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
   return matches[0]!
 }
 
-/** Pure: may pk act on this row? Conflicts, exited and unverified sessions are refused. */
-export function checkAttachable(row: SessionRow): asserts row is SessionRow & {tmux: NonNullable<SessionRow['tmux']>; pid: number} {
+export type PaneRow = SessionRow & {tmux: NonNullable<SessionRow['tmux']>}
+export type LiveRow = PaneRow & {pid: number}
+
+/** Pure: may pk act on this live session? Conflicts, exited and unverified sessions are refused. */
+export function checkLive(row: SessionRow, doing = 'act on it'): asserts row is LiveRow {
   if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`, ExitCode.ambiguous)
-  if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited; there is no pane to attach to`, ExitCode.noSuchSession)
+  if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited${row.exitReason ? ` (${row.exitReason})` : ''}; nothing to ${doing}`, ExitCode.noSuchSession)
   if (!row.verified || row.tmux === null || row.pid === null) {
-    throw refusal('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to attach`)
+    throw refusal('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to ${doing}`)
   }
+}
+
+/** Pure: may pk show this session's pane? A live verified one, or the dead pane an exited session left. */
+export function checkAttachable(row: SessionRow): asserts row is PaneRow {
+  if (row.state === 'exited' && !row.conflict) {
+    if (row.tmux === null) throw new PkError('exited', `session ${row.id} has exited and its pane is gone; pk ls --all shows why`, ExitCode.noSuchSession)
+    return
+  }
+  checkLive(row, 'attach')
 }
 
 export type AttachPlan =
@@ -81,21 +93,27 @@ export function planAttach(target: {socket: string; pane: string}, env: Env): At
   return {mode: 'popup', argv: tmuxArgv(callerSocket, [['display-popup', '-E', '-w', '90%', '-h', '90%', shellCommand]])}
 }
 
-/**
- * Resolve, then verify again immediately before acting: panes are listed again and /proc read again. The
- * id is derived from the process identity, so finding it again means the same process is still in a pane.
- */
 export async function prepareAttach(idArg: string, env: Env): Promise<{row: SessionRow; plan: AttachPlan}> {
+  const row = await resolveChecked(idArg, env, checkAttachable)
+  return {row, plan: planAttach({socket: row.tmux.socket, pane: row.tmux.pane}, env)}
+}
+
+/**
+ * Resolve an id, then verify again immediately before the caller acts: panes are listed again and /proc
+ * read again. The id is derived from the process identity, so finding it again, in the same pane, means
+ * the same process is still there. Every verb that acts on a session goes through here.
+ */
+export async function resolveChecked<T extends PaneRow>(idArg: string, env: Env, check: (row: SessionRow) => asserts row is T): Promise<T> {
   const listing = await collectSessions(env)
   // Without tmux nothing can be verified, and that is what to say.
   if (listing.problems.some((p) => p.code === 'tmux-missing')) throw tmuxMissing()
   const first = resolveId(idArg, listing.rows)
-  checkAttachable(first)
+  check(first)
   const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
   if (!again) throw new PkError('gone', `session ${first.id} ended just now`, ExitCode.noSuchSession)
-  checkAttachable(again)
-  if (again.tmux.socket !== first.tmux!.socket || again.tmux.pane !== first.tmux!.pane) {
-    throw refusal('moved', `session ${first.id} moved between checks; run pk attach again`)
+  check(again)
+  if (again.tmux.socket !== first.tmux.socket || again.tmux.pane !== first.tmux.pane) {
+    throw refusal('moved', `session ${first.id} moved between checks; try again`)
   }
-  return {row: again, plan: planAttach({socket: again.tmux.socket, pane: again.tmux.pane}, env)}
+  return again
 }

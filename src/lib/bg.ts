@@ -30,6 +30,8 @@ export interface BgRequest {
   defaultAgent?: string
   /** The conversation this session continues (handoff), recorded so no second process takes it. */
   conversationId?: string
+  /** The session this one resumes (its id), recorded in the new record. */
+  resumedFrom?: string
 }
 
 export interface Started {
@@ -138,7 +140,7 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
 }
 
 /** Pure: the record of a session pk starts: the process identity, and the rest as claims. */
-function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId'>): SessionRecord {
+function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom'>): SessionRecord {
   return {
     version: RECORD_VERSION,
     identity,
@@ -200,7 +202,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
     return abandon(new PkError('gate-lost', `the new pane's process (pid ${created.panePid}) ended or is not the tmux server's child; nothing was started`))
   }
   const identity = identityFromStat(view, stat)
-  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null})
+  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null, resumedFrom: request.resumedFrom ?? null})
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
   let file: string
   try {

@@ -62,6 +62,10 @@ export interface SessionRow {
    * a script run by node or python, or a renamed process); null when no agent is named.
    */
   agentSource: 'record' | 'exe' | 'argv' | null
+  /** An exited session's exit status, from its dead pane while tmux keeps it; else null. */
+  exitStatus: number | null
+  /** The id of the session that resumed this one's conversation (then `resume` is null); else null. */
+  resumedBy: string | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
@@ -117,8 +121,10 @@ function placeId(socket: string, serverPid: number | null, paneId: string): stri
 }
 
 /** Every field of a row, defaulted: the one place a row is built. */
-function row(fields: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): SessionRow {
+function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): SessionRow {
   return {
+    id,
+    kind,
     agent: null,
     label: null,
     state: 'unknown',
@@ -136,6 +142,8 @@ function row(fields: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): Ses
     record: null,
     exitReason: null,
     agentSource: null,
+    exitStatus: null,
+    resumedBy: null,
     ...fields,
   }
 }
@@ -181,6 +189,8 @@ const conflictProblem = (group: StoredRecord[]): Problem => ({
 
 interface PaneIndex {
   byPid: Map<number, PaneRef>
+  /** Dead panes of verified servers, by `socket, server pid, pane id`: where an exited session may have left its last screen. */
+  dead: Map<string, PaneRef>
   /** Panes whose process the kernel says is not their server's child. */
   strangers: Set<string>
   claimed: Set<string>
@@ -192,11 +202,14 @@ interface PaneIndex {
  * panes another process by reporting its pid.
  */
 function indexPanes(servers: ServerListing[], source: ProcessSource): PaneIndex {
-  const index: PaneIndex = {byPid: new Map(), strangers: new Set(), claimed: new Set()}
+  const index: PaneIndex = {byPid: new Map(), dead: new Map(), strangers: new Set(), claimed: new Set()}
   for (const server of servers) {
     if (server.status !== 'ok' || !server.verified) continue
     for (const pane of server.panes) {
-      if (pane.dead) continue
+      if (pane.dead) {
+        index.dead.set(`${server.socket}\0${server.serverPid}\0${pane.paneId}`, {server, pane})
+        continue
+      }
       const stat = source.stat(pane.panePid)
       if (stat !== null && stat.ppid === server.serverPid) index.byPid.set(pane.panePid, {server, pane})
       else if (stat !== null) index.strangers.add(paneKey({server, pane}))
@@ -219,7 +232,9 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
     const id = sessionIdOf(identity)
     const conflict = group.length > 1
     if (conflict) problems.push(conflictProblem(group))
-    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume: resumeArgv(record.agent, record.conversationId, input.presets), conflict}
+    // A conversation resumed elsewhere lives on there: this record no longer offers it.
+    const resume = record.resumedBy ? null : resumeArgv(record.agent, record.conversationId, input.presets)
+    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume, conflict, resumedBy: record.resumedBy ?? null}
     if (input.trustRecords === false) {
       rows.push(fileRow(record, {...claims, exitReason: identity.bootId === view.bootId ? null : 'other-boot'}))
       continue
@@ -229,7 +244,13 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       if (liveness.reason === 'foreign-namespace') {
         problems.push({code: 'foreign-namespace', message: `session ${id} was recorded in pid namespace ${identity.pidNs}, not this one (${view.pidNs}); its pid cannot be checked here`, id, file})
       }
-      rows.push(fileRow(record, {...claims, exitReason: liveness.reason === 'foreign-namespace' ? null : liveness.reason}))
+      const reason = liveness.reason === 'foreign-namespace' ? null : record.stopped && liveness.reason !== 'other-boot' ? 'stopped' : liveness.reason
+      // The dead pane it left: the same server instance (pane ids are never reused within one), the same
+      // pane, and tmux still names the recorded pid as the pane's process.
+      const dead = index.dead.get(`${record.tmux.socket}\0${record.tmux.serverPid}\0${record.tmux.paneId}`)
+      const left = dead && dead.pane.panePid === identity.pid && reason !== null ? dead : null
+      if (left) index.claimed.add(paneKey(left))
+      rows.push(fileRow(record, {...claims, exitReason: reason, ...(left ? {tmux: location(left), exitStatus: left.pane.deadStatus, attached: left.pane.attachedClients > 0} : {})}))
       continue
     }
     const ref = findUp(identity.pid, source.stat, (pid) => index.byPid.get(pid))
@@ -331,8 +352,11 @@ function findAgent(source: ProcessSource, panePid: number, presets: readonly Age
   return null
 }
 
-/** What `pk ls` (and the dashboard, and watch) show without --all: agent sessions that have not exited. */
-export const isListedByDefault = (row: SessionRow) => row.kind !== 'pane' && row.state !== 'exited'
+/**
+ * What `pk ls` (and the dashboard, and watch) show without --all: agent sessions, and sessions pk started
+ * that have exited (with why, until pruned), except those resumed elsewhere. Plain panes need --all.
+ */
+export const isListedByDefault = (row: SessionRow) => row.kind !== 'pane' && row.resumedBy === null
 
 const STATE_ORDER: Record<State, number> = {waiting: 0, working: 1, idle: 2, unknown: 3, exited: 4}
 

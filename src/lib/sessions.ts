@@ -15,7 +15,10 @@ export interface Listing extends Correlation {
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
 export async function collectSessions(env: Env = process.env, snapshot?: Snapshot): Promise<Listing> {
-  const snap = snapshot ?? (await takeSnapshot(env))
+  const first = snapshot ?? (await takeSnapshot(env))
+  // tmux 3.3 now and then misses a pane's SIGCHLD: the process stays a zombie, the pane looks alive and
+  // its exit status is unknown. A SIGCHLD to that (verified) server makes it reap; then look again, once.
+  const snap = nudgeReapers(first) ? await takeSnapshot(env) : first
   const problems: Problem[] = [...snap.recordProblems]
   if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
   if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})
@@ -40,4 +43,21 @@ async function withStatus(rows: SessionRow[], stored: StoredRecord[], presets: r
     }),
   )
   return applyStatus({rows, records, captures, presets, now})
+}
+
+/** Send SIGCHLD to verified servers of ours with a recorded pane process left a zombie; whether any was. */
+function nudgeReapers(snap: Snapshot): boolean {
+  const servers = new Set(snap.servers.filter((s) => s.status === 'ok' && s.verified).map((s) => s.serverPid))
+  let nudged = false
+  for (const {record} of snap.records) {
+    const stat = snap.proc.stat(record.identity.pid)
+    if (stat === null || stat.state !== 'Z' || stat.startTime !== record.identity.startTime || !servers.has(stat.ppid)) continue
+    try {
+      process.kill(stat.ppid, 'SIGCHLD')
+      nudged = true
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return nudged
 }

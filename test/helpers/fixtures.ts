@@ -37,7 +37,7 @@ export function fakeSource(processes: FakeProcess[]): ProcessSource {
   return {
     stat: (pid): ProcStat | null => {
       const p = byPid.get(pid)
-      return p ? {pid, comm: (p.argv?.[0] ?? 'x').slice(0, 15), state: p.state ?? 'S', ppid: p.ppid, startTime: p.startTime} : null
+      return p ? {pid, comm: (p.argv?.[0] ?? 'x').slice(0, 15), state: p.state ?? 'S', ppid: p.ppid, pgrp: p.pid, startTime: p.startTime} : null
     },
     argv: (pid) => byPid.get(pid)?.argv ?? null,
     cwd: (pid) => byPid.get(pid)?.cwd ?? null,

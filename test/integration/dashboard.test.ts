@@ -86,7 +86,8 @@ describe('pk ls --watch --json', () => {
       reportFromPane(shell, 'waiting')
       await waitFor('changed', () => events.some((e) => e.type === 'changed' && e.session!.id === shell.id && e.session!.state === 'waiting'), 10_000)
       sb.tmux(sb.pkSocket, 'kill-session', '-t', first.tmux!.sessionId)
-      await waitFor('removed', () => events.some((e) => e.type === 'removed' && e.id === first.id), 10_000)
+      // An exited session stays listed, as exited, until it is pruned.
+      await waitFor('exited', () => events.some((e) => e.type === 'changed' && e.session!.id === first.id && e.session!.state === 'exited'), 10_000)
       const order = events.map((e) => `${e.type}:${e.id ?? e.session?.id ?? ''}`)
       expect(order.indexOf(`added:${shell.id}`)).toBeLessThan(order.findIndex((o) => o === `changed:${shell.id}`))
     } finally {

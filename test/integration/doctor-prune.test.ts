@@ -182,7 +182,10 @@ describe('pk prune', () => {
     expect(removedTargets(JSON.parse(done.stdout).removed)).toEqual(expected)
     expect(readdirSync(dir).sort()).toEqual([`${live.id}.json`, 'resumable.json'].sort())
     expect(sb.tmux(sb.pkSocket, 'list-panes', '-a', '-F', '#{pane_id}').trim()).toBe(live.tmux!.pane)
-    expect((await sb.pkJson<{sessions: SessionRow[]}>(['ls'])).sessions.map((s) => s.id)).toEqual([live.id])
+    // The resumable one stays listed, as exited, until it is pruned too.
+    const listed = (await sb.pkJson<{sessions: SessionRow[]}>(['ls'])).sessions
+    expect(listed.map((s) => s.id)).toContain(live.id)
+    expect(listed.filter((s) => s.id !== live.id)).toEqual([expect.objectContaining({state: 'exited', record: resumable})])
 
     const all = await sb.pk(['prune', '--yes', '--include-resumable'])
     expect(all.stdout).toMatch(/removed record .*\(process gone\): .*resumable\.json/)

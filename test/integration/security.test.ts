@@ -215,10 +215,11 @@ describe('no agent runs without a record', () => {
       await new Promise((r) => child.once('exit', r))
     }
     await new Promise((r) => setTimeout(r, 300))
+    const sessions = join(sb.stateDir, 'sessions')
     const recorded = new Set(
-      readdirSync(join(sb.stateDir, 'sessions'))
+      (existsSync(sessions) ? readdirSync(sessions) : [])
         .filter((f) => f.endsWith('.json'))
-        .map((f) => (JSON.parse(readFileSync(join(sb.stateDir, 'sessions', f), 'utf8')) as {identity: {pid: number}}).identity.pid),
+        .map((f) => (JSON.parse(readFileSync(join(sessions, f), 'utf8')) as {identity: {pid: number}}).identity.pid),
     )
     for (const pid of running()) expect(recorded.has(pid), `sleep ${marker} as pid ${pid} runs without a record`).toBe(true)
   }, 120_000)

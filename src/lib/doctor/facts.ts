@@ -6,7 +6,11 @@ import {errnoCode} from '../errors.js'
 import {checkLiveness, identityKey} from '../proc/identity.js'
 import {PROC_ROOT} from '../proc/reader.js'
 import {View, readView} from '../proc/view.js'
-import {readOwner} from '../registry/ownership.js'
+import {readOwner, readTrust} from '../registry/ownership.js'
+import {loadConfig} from '../config.js'
+import {correlate} from '../correlate.js'
+import {planRestore} from '../lifecycle.js'
+import {procSource} from '../snapshot.js'
 import {Problem, StoredRecord, readRecords} from '../registry/records.js'
 import {Env, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {TMUX_DEADLINE_MS, runTmux, tmuxArgv} from '../tmux/exec.js'
@@ -134,7 +138,10 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
         recordedPids: alivePids,
       })
     : []
-  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, view: measurement}
+  const {presets} = await loadConfig(process.cwd(), env).catch(() => ({presets: PRESETS}))
+  const rows = correlate({view, servers: servers.servers, records: state.records, source: procSource(), presets, trustRecords: readTrust(state.state.exists ? stateLayout(state.state.path) : null, measurement).trusted}).rows
+  const restorable = tmuxVersion.ok ? planRestore(rows, state.records, servers.servers).restore.length : 0
+  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, view: measurement}
 }
 
 function readOrEmpty(path: string): string {

@@ -32,6 +32,8 @@ export interface DoctorFacts {
   recordProblems: Problem[]
   conflicts: Problem[]
   earlierBoot: StoredRecord[]
+  /** Sessions a reboot or a server's death ended that `pk restore` can resume. */
+  restorable: number
   view: import('../proc/view.js').ViewMeasurement
   owner: import('../registry/ownership.js').OwnerRead
 }

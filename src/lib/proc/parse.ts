@@ -6,6 +6,8 @@ export interface ProcStat {
   comm: string
   state: string
   ppid: number
+  /** Field 5: the process group; a pane's process leads its own. */
+  pgrp: number
   /** Field 22: clock ticks after boot at which the process started. With the pid, it names one process. */
   startTime: number
 }
@@ -24,9 +26,10 @@ export function parseStat(text: string): ProcStat | null {
   if (rest.length < 20) return null
   const state = rest[0]!
   const ppid = Number(rest[1])
+  const pgrp = Number(rest[2])
   const startTime = Number(rest[19])
-  if (!isWholeNumber(pid) || !isWholeNumber(ppid) || !isWholeNumber(startTime) || !/^[A-Za-z]$/.test(state)) return null
-  return {pid, comm: text.slice(open + 1, close), state, ppid, startTime}
+  if (!isWholeNumber(pid) || !isWholeNumber(ppid) || !isWholeNumber(pgrp) || !isWholeNumber(startTime) || !/^[A-Za-z]$/.test(state)) return null
+  return {pid, comm: text.slice(open + 1, close), state, ppid, pgrp, startTime}
 }
 
 /**

@@ -29,6 +29,12 @@ export interface SessionRecord {
   conversationId: string | null
   /** Optional in files. */
   status: HookStatus | null
+  /** `pk stop` ended it: when, and with which signal in the end. Optional in files. */
+  stopped?: {at: string; signal: string} | null
+  /** The id of the session this one resumed (`pk resume`, `pk restore`). Optional in files. */
+  resumedFrom?: string | null
+  /** The id of the session that resumed this one: its conversation lives on there. Optional in files. */
+  resumedBy?: string | null
 }
 
 /** The last state an agent's own hook reported, with when and which event. */
@@ -101,6 +107,8 @@ export function validateRecord(data: unknown): Validation {
     if (!isString(status.event)) return bad('status.event')
     if (typeof status.turnEnded !== 'boolean') return bad('status.turnEnded')
   }
+  const lifecycle = validateLifecycle(data)
+  if (typeof lifecycle === 'string') return bad(lifecycle)
   const record: SessionRecord = {
     version: RECORD_VERSION,
     identity: {bootId: id.bootId, pidNs: id.pidNs, pid: id.pid, startTime: id.startTime},
@@ -115,8 +123,24 @@ export function validateRecord(data: unknown): Validation {
     status: isObject(status)
       ? {state: status.state as HookStatus['state'], at: status.at as string, event: status.event as string, turnEnded: status.turnEnded as boolean}
       : null,
+    ...lifecycle,
   }
   return {ok: true, record}
+}
+
+const isSessionId = (v: unknown) => v === undefined || v === null || (isString(v) && /^[0-9a-f]{8}$/.test(v))
+
+/** The optional lifecycle fields, checked; a string names the first bad one. */
+function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy'> | string {
+  const stopped = data.stopped
+  if (stopped !== undefined && stopped !== null && (!isObject(stopped) || !isDate(stopped.at) || !isString(stopped.signal))) return 'stopped'
+  if (!isSessionId(data.resumedFrom)) return 'resumedFrom'
+  if (!isSessionId(data.resumedBy)) return 'resumedBy'
+  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy'> = {}
+  if (isObject(stopped)) out.stopped = {at: stopped.at as string, signal: stopped.signal as string}
+  if (isString(data.resumedFrom)) out.resumedFrom = data.resumedFrom
+  if (isString(data.resumedBy)) out.resumedBy = data.resumedBy
+  return out
 }
 
 /** Pure: text of a record file -> record or the problem with it. */

@@ -106,6 +106,53 @@ class Dashboard {
     await this.refresh()
   }
 
+  /** Stop (after the y) or resume the selected session, and say what happened. */
+  private async act(action: 'stop' | 'resume'): Promise<void> {
+    const id = action === 'stop' ? (this.state.confirmStop ?? this.state.selected) : this.state.selected
+    if (!id) return
+    this.state = {...this.state, message: `${action === 'stop' ? 'stopping' : 'resuming'} ${id}…`}
+    this.draw()
+    let message: string
+    try {
+      const {resumeSession, stopSession} = await import('../lifecycle.js')
+      if (action === 'stop') {
+        const stopped = await stopSession(id, this.env, {force: false, timeoutMs: 10_000})
+        message = `stopped ${stopped.id} (${stopped.signal})`
+      } else {
+        const resumed = await resumeSession(id, this.env)
+        message = `resumed ${id} as ${resumed.id}`
+        this.state = {...this.state, selected: resumed.id}
+      }
+    } catch (error) {
+      message = error instanceof PkError ? error.message : String(error)
+    }
+    this.state = {...this.state, message}
+    await this.refresh()
+  }
+
+  /** The selected session's last screen and scrollback, until a key is pressed. */
+  private async showLogs(): Promise<void> {
+    const id = this.state.selected
+    if (!id) return
+    this.attaching = true
+    this.stdin.off('data', this.onData)
+    this.leaveScreen()
+    try {
+      const {readLogs} = await import('../lifecycle.js')
+      await readLogs(id, this.env, {lines: Math.max(10, (this.stdout.rows || 24) - 2), color: wantColour(this.stdout, this.env), follow: false, emit: (lines) => this.stdout.write(lines.join('\n') + '\n')})
+    } catch (error) {
+      this.stdout.write(`pk: ${error instanceof PkError ? error.message : String(error)}\n`)
+    }
+    this.stdout.write('-- press any key to go back --')
+    this.stdin.setRawMode?.(true)
+    this.stdin.resume()
+    await new Promise((resolve) => this.stdin.once('data', resolve))
+    this.enterScreen()
+    this.attaching = false
+    this.stdin.on('data', this.onData)
+    await this.refresh()
+  }
+
   private readonly quit = () => {
     if (this.closed) return
     this.closed = true
@@ -125,6 +172,8 @@ class Dashboard {
       if (next.action === 'quit') return this.quit()
       if (next.action === 'refresh') void this.refresh()
       else if (next.action === 'attach') return void this.attachSelected()
+      else if (next.action === 'logs') return void this.showLogs()
+      else if (next.action === 'stop' || next.action === 'resume') void this.act(next.action)
       else this.draw()
     }
   }

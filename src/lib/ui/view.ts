@@ -12,6 +12,8 @@ export interface UiState {
   /** Typing a filter after `/`. */
   filtering: boolean
   message: string | null
+  /** Id of a session waiting for `y` to be stopped. */
+  confirmStop?: string | null
 }
 
 export function visibleRows(state: UiState): SessionRow[] {
@@ -102,7 +104,7 @@ function footerLines(state: UiState, width: number, c: ReturnType<typeof paint>)
   for (const problem of state.problems.slice(0, 2)) out.push(c('red', clip(`! ${problem.code}: ${printable(problem.message)}`, width)))
   if (state.problems.length > 2) out.push(c('red', clip(`! and ${state.problems.length - 2} more problem(s): pk ls`, width)))
   if (state.message) out.push(clip(printable(state.message), width))
-  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · / filter · r refresh · q quit', width)))
+  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · q quit · / filter · x stop · R resume · l logs · r refresh', width)))
   return out
 }
 
@@ -128,7 +130,7 @@ export function splitKeys(input: string): string[] {
   return keys
 }
 
-export type KeyAction = 'draw' | 'quit' | 'refresh' | 'attach'
+export type KeyAction = 'draw' | 'quit' | 'refresh' | 'attach' | 'stop' | 'resume' | 'logs'
 
 /**
  * Pure: what a key does to the dashboard. While filtering, keys edit the filter (Enter keeps it, Esc
@@ -146,6 +148,14 @@ export function keyAction(state: UiState, key: string): {state: UiState; action:
     else if (/^[^\u0000-\u001F\u007F]$/u.test(key)) next = {...state, filter: state.filter + key}
     return {state: reconcileSelection(next), action: 'draw'}
   }
+  if (state.confirmStop) {
+    // Only y stops; any other key cancels.
+    const next = {...state, confirmStop: null, message: key === 'y' ? null : 'not stopped'}
+    return {state: next, action: key === 'y' ? 'stop' : 'draw'}
+  }
+  if (key === 'x' && state.selected) return {state: {...state, confirmStop: state.selected, message: `stop ${state.selected}? y to confirm, any other key to cancel`}, action: 'draw'}
+  if (key === 'R' && state.selected) return {state, action: 'resume'}
+  if (key === 'l' && state.selected) return {state, action: 'logs'}
   if (key === 'q') return {state, action: 'quit'}
   if (key === 'r') return {state, action: 'refresh'}
   if (key === '\r' || key === '\n') return {state, action: 'attach'}

@@ -12,7 +12,7 @@ function statLine(pid: number, comm: string, state: string, ppid: number, start:
 
 describe('parseStat', () => {
   it('reads pid, ppid, state and start time', () => {
-    expect(parseStat(statLine(42, 'bash', 'S', 7, 123456))).toEqual({pid: 42, comm: 'bash', state: 'S', ppid: 7, startTime: 123456})
+    expect(parseStat(statLine(42, 'bash', 'S', 7, 123456))).toEqual({pid: 42, comm: 'bash', state: 'S', ppid: 7, pgrp: 1, startTime: 123456})
   })
 
   it.each([
@@ -23,7 +23,7 @@ describe('parseStat', () => {
     ['only parens', ')))((('],
   ])('keeps a command name with %s', (_, comm) => {
     const stat = parseStat(statLine(9, comm, 'R', 1, 77))
-    expect(stat).toEqual({pid: 9, comm, state: 'R', ppid: 1, startTime: 77})
+    expect(stat).toEqual({pid: 9, comm, state: 'R', ppid: 1, pgrp: 1, startTime: 77})
   })
 
   it('reads a real line from the kernel', () => {
@@ -59,7 +59,7 @@ describe('other /proc parsers', () => {
 describe('process identity', () => {
   const view = {bootId: 'boot-a', pidNs: '4026531836'}
   const identity = {...view, pid: 100, startTime: 5000}
-  const stat = {pid: 100, comm: 'x', state: 'S', ppid: 1, startTime: 5000}
+  const stat = {pid: 100, comm: 'x', state: 'S', ppid: 1, pgrp: 100, startTime: 5000}
 
   it('is alive only with the same pid, start time, boot and namespace', () => {
     expect(judgeLiveness(view, identity, stat)).toMatchObject({alive: true})

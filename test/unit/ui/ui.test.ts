@@ -8,7 +8,7 @@ import {diffRows} from '../../../src/lib/watch.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-29T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: null,
+  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-29T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null,
   tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, activity: null}, ...over,
 })
 const base = (rows: SessionRow[], over: Partial<UiState> = {}): UiState => ({rows, problems: [], selected: rows[0]?.id ?? null, filter: '', filtering: false, message: null, ...over})
@@ -90,5 +90,33 @@ describe('fast path flags', async () => {
     expect(parseLsFlags(['--format', 'short', '--color'])).toEqual({json: false, all: false, format: 'short', color: true})
     expect(parseLsFlags(['--format=short'])).toMatchObject({format: 'short'})
     for (const argv of [['--watch'], ['--help'], ['--format'], ['--format', 'long'], ['extra'], ['--json=false']]) expect(parseLsFlags(argv)).toBeNull()
+  })
+})
+
+describe('dashboard keys', async () => {
+  const {keyAction} = await import('../../../src/lib/ui/view.js')
+  const rows = [row('a'), row('b')]
+
+  it('moves, filters, attaches, refreshes and quits', () => {
+    expect(keyAction(base(rows), 'j').state.selected).toBe('b')
+    expect(keyAction(base(rows, {selected: 'b'}), '\u001B[A').state.selected).toBe('a')
+    expect(keyAction(base(rows), '\r').action).toBe('attach')
+    expect(keyAction(base(rows), 'r').action).toBe('refresh')
+    expect(keyAction(base(rows), 'q').action).toBe('quit')
+    const filtering = keyAction(base(rows), '/').state
+    expect(filtering.filtering).toBe(true)
+    // While filtering, q is a letter of the filter, not quit; Ctrl-C always quits.
+    expect(keyAction(filtering, 'q')).toMatchObject({action: 'draw', state: {filter: 'q'}})
+    expect(keyAction(filtering, '\u0003').action).toBe('quit')
+  })
+
+  it('stops only after y, and any other key cancels; R resumes, l shows logs', () => {
+    const asked = keyAction(base(rows), 'x')
+    expect(asked).toMatchObject({action: 'draw', state: {confirmStop: 'a', message: expect.stringMatching(/stop a\? y to confirm/)}})
+    expect(keyAction(asked.state, 'y')).toMatchObject({action: 'stop'})
+    expect(keyAction(asked.state, 'n')).toMatchObject({action: 'draw', state: {confirmStop: null, message: 'not stopped'}})
+    expect(keyAction(base(rows), 'R').action).toBe('resume')
+    expect(keyAction(base(rows), 'l').action).toBe('logs')
+    expect(keyAction(base([]), 'x').state.confirmStop).toBeUndefined()
   })
 })

@@ -1,0 +1,36 @@
+import {Args, Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {readLogs} from '../lib/lifecycle.js'
+
+export default class Logs extends PkCommand {
+  static override summary = "Print what a session's pane shows and its scrollback, also a dead pane's."
+  static override description = `The last --lines lines (default 200) of the pane's screen and history, as plain text (--color keeps the
+escape codes). Works for the dead pane an exited session left. --follow keeps printing new lines until the
+session ends (exit 0) or Ctrl-C. With --json: {schema, id, dead, lines}; with --follow --json, one {"line"} per
+line (NDJSON).`
+  static override examples = ['<%= config.bin %> logs 3f9a', '<%= config.bin %> logs 3f9a --lines 50', '<%= config.bin %> logs 3f9a --follow']
+  static override args = {id: Args.string({description: 'session id or unique prefix', required: true})}
+  static override flags = {
+    lines: Flags.integer({char: 'n', description: 'how many lines', default: 200, min: 1}),
+    follow: Flags.boolean({char: 'f', description: 'keep printing new lines until the session ends'}),
+    color: Flags.boolean({description: 'keep colours and other escape codes'}),
+    json: Flags.boolean({description: 'print as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Logs)
+    const controller = new AbortController()
+    process.once('SIGINT', () => controller.abort())
+    process.once('SIGTERM', () => controller.abort())
+    const collected: string[] = []
+    const emit = (lines: string[]) => {
+      if (flags.json && !flags.follow) collected.push(...lines)
+      else if (flags.json) for (const line of lines) process.stdout.write(JSON.stringify({line}) + '\n')
+      else if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n')
+    }
+    const result = await readLogs(args.id, process.env, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit})
+    if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
+    process.exitCode = 0
+  }
+}

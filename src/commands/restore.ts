@@ -1,0 +1,67 @@
+import {Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {PkError, describeError, usageError} from '../lib/errors.js'
+import {planRestore, resumeSession} from '../lib/lifecycle.js'
+import {assertMayWrite} from '../lib/registry/ownership.js'
+import {openStateDirForWriting} from '../lib/registry/state-dir.js'
+import {collectSessions} from '../lib/sessions.js'
+
+export default class Restore extends PkCommand {
+  static override summary = 'After a reboot or a tmux server’s death, resume every session that was live and can be resumed.'
+  static override description = `One pk resume each, in a fresh server. Sessions that were stopped (pk stop), quit on a server that still
+runs, or resumed already are left alone, so a second run restores nothing. Those whose conversation cannot be
+resumed are listed, not started. On a terminal it shows the plan and asks; without one it needs --yes or --dry-run.`
+  static override examples = ['<%= config.bin %> restore --dry-run', '<%= config.bin %> restore --yes --json']
+  static override flags = {
+    'dry-run': Flags.boolean({description: 'show what would be restored; start nothing'}),
+    yes: Flags.boolean({char: 'y', description: 'do not ask'}),
+    json: Flags.boolean({description: 'print {schema, dryRun, restored, skipped, failed} as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Restore)
+    const dryRun = Boolean(flags['dry-run'])
+    const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
+    if (!dryRun && !flags.yes && !interactive) throw usageError('needs-yes', 'pk restore without a terminal needs --yes (to restore) or --dry-run (to look)')
+    assertMayWrite(openStateDirForWriting(process.env))
+    const listing = await collectSessions(process.env)
+    const plan = planRestore(listing.rows, listing.snapshot.records, listing.snapshot.servers)
+    const restored: {from: string; id: string}[] = []
+    const failed: {id: string; message: string}[] = []
+    if (!dryRun && plan.restore.length > 0) {
+      if (!flags.yes && interactive) {
+        for (const row of plan.restore) process.stdout.write(`would resume ${row.id} ${row.agent} in ${row.cwd}\n`)
+        if (!(await confirm(`Resume these ${plan.restore.length}? [y/N] `))) throw new PkError('cancelled', 'nothing restored')
+      }
+      for (const row of plan.restore) {
+        try {
+          restored.push({from: row.id, id: (await resumeSession(row.id, process.env)).id})
+        } catch (error) {
+          failed.push({id: row.id, message: describeError(error).message})
+        }
+      }
+    }
+    if (flags.json) {
+      const wouldRestore = dryRun ? plan.restore.map((r) => ({from: r.id, id: null})) : restored
+      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, restored: wouldRestore, skipped: plan.skip.map((s) => ({id: s.row.id, reason: s.reason})), failed})
+    } else {
+      if (plan.restore.length === 0) process.stdout.write('nothing to restore\n')
+      for (const row of dryRun ? plan.restore : []) process.stdout.write(`would resume ${row.id} (${row.agent}) in ${row.cwd}\n`)
+      for (const item of restored) process.stdout.write(`resumed ${item.from} as ${item.id}\n`)
+      for (const item of plan.skip) process.stdout.write(`skipped ${item.row.id}: ${item.reason}\n`)
+      for (const item of failed) process.stderr.write(`pk: ${item.id}: ${item.message}\n`)
+    }
+    process.exitCode = failed.length > 0 ? 1 : 0
+  }
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const {createInterface} = await import('node:readline/promises')
+  const rl = createInterface({input: process.stdin, output: process.stdout})
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim())
+  } finally {
+    rl.close()
+  }
+}

@@ -1,0 +1,35 @@
+import {Args, Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {runAttach} from '../lib/attach-run.js'
+import {resumeSession} from '../lib/lifecycle.js'
+import {collectSessions} from '../lib/sessions.js'
+
+export default class Resume extends PkCommand {
+  static override summary = "Start an exited session's conversation again, as a new session; print its id."
+  static override description = `Runs the preset's resume command (claude --resume ID, codex resume ID, pi --session ID, ...) in the same
+directory and under the same label. The new record names the old session, and pk ls no longer offers the old
+one for resuming. Exit 4 when a live session already holds the conversation (or this one still runs), 3 for
+no such session, 1 when there is nothing to resume (no conversation id was reported).`
+  static override examples = ['<%= config.bin %> resume 3f9a', '<%= config.bin %> resume 3f9a --attach', '<%= config.bin %> resume 3f9a --json']
+  static override args = {id: Args.string({description: 'id or unique prefix of an exited session', required: true})}
+  static override flags = {
+    attach: Flags.boolean({description: 'attach to the new session right away'}),
+    json: Flags.boolean({description: 'print {schema, session, resumedFrom} as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Resume)
+    if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
+      this.error('--attach needs a terminal (or a tmux client); resume without --attach and use pk attach --print', {exit: 1})
+    }
+    const resumed = await resumeSession(args.id, process.env)
+    if (flags.json) {
+      const row = (await collectSessions(process.env)).rows.find((r) => r.id === resumed.id) ?? null
+      this.printJson({schema: JSON_SCHEMA_VERSION, session: row, resumedFrom: resumed.resumedFrom})
+    } else {
+      process.stdout.write(resumed.id + '\n')
+    }
+    if (flags.attach) process.exitCode = await runAttach(resumed.id, process.env, false)
+  }
+}

@@ -1,0 +1,252 @@
+import {randomBytes} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {LiveRow, PaneRow, checkLive, resolveChecked, resolveId} from './attach.js'
+import {Started, startSession} from './bg.js'
+import {SessionRow} from './correlate.js'
+import {ExitCode, PkError, usageError} from './errors.js'
+import {ProcessIdentity, checkLiveness, sessionIdOf} from './proc/identity.js'
+import {readStat} from './proc/reader.js'
+import {View, readView} from './proc/view.js'
+import {readRegularFile} from './registry/files.js'
+import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
+import {SessionRecord, StoredRecord, isStored, parseRecordText, replaceRecord} from './registry/records.js'
+import {Env, StateDir, openStateDirForWriting} from './registry/state-dir.js'
+import {Listing, collectSessions} from './sessions.js'
+import {runTmux, tmuxArgv} from './tmux/exec.js'
+import {ServerListing} from './tmux/servers.js'
+
+/** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
+
+type Check<T extends SessionRow> = (row: SessionRow) => asserts row is T
+const liveFor = (doing: string): Check<LiveRow> => (row) => checkLive(row, doing)
+/** A live pane, or the dead pane an exited session left: what logs can read. */
+const readable: Check<PaneRow> = (row) => {
+  if (row.state === 'exited' && !row.conflict && row.tmux !== null) return
+  checkLive(row, 'read')
+}
+
+/** The identity a live row's id was derived from, read again now: null when that process is gone. */
+function identityOf(view: View, row: LiveRow): ProcessIdentity | null {
+  const stat = readStat(row.pid)
+  if (stat === null) return null
+  const identity = {bootId: view.bootId, pidNs: view.pidNs, pid: row.pid, startTime: stat.startTime}
+  return sessionIdOf(identity) === row.id ? identity : null
+}
+
+/** Update a record under the lock, from what the file says now (another writer may have changed it). */
+async function updateRecord(state: StateDir, file: string, change: (record: SessionRecord) => SessionRecord): Promise<void> {
+  await withWriteAccess(state, () => {
+    const now = parseRecordText(file, readRegularFile(file))
+    if (isStored(now)) replaceRecord(file, change(now.record))
+  })
+}
+
+export interface StopResult {
+  id: string
+  /** The last signal it took: SIGTERM when it ended cleanly, SIGKILL when it had to be killed. */
+  signal: 'SIGTERM' | 'SIGKILL'
+  seconds: number
+}
+
+/** Wait until the process is gone, or the deadline passes. */
+async function goneBy(view: View, identity: ProcessIdentity, deadline: number): Promise<boolean> {
+  for (;;) {
+    if (!checkLiveness(view, identity).alive) return true
+    if (Date.now() >= deadline) return false
+    await sleep(50)
+  }
+}
+
+/** Signal the process and the process group it leads (a pane's process leads its own), if it is still the one. */
+function signal(view: View, identity: ProcessIdentity, name: 'SIGTERM' | 'SIGKILL'): void {
+  const live = checkLiveness(view, identity)
+  if (!live.alive) return
+  try {
+    process.kill(live.stat.pgrp === identity.pid ? -identity.pid : identity.pid, name)
+  } catch {
+    // gone in between
+  }
+}
+
+/**
+ * End a session's agent: SIGTERM to its process group (how agents stop cleanly when their terminal goes
+ * away), then SIGKILL after the timeout, or at once with `force`. The pane goes with the process; the
+ * record stays, as exited and stopped, so a conversation can be resumed.
+ */
+export async function stopSession(idArg: string, env: Env, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
+  const state = openStateDirForWriting(env)
+  assertMayWrite(state)
+  const row = await resolveChecked(idArg, env, liveFor('stop'))
+  const {view} = readView()
+  const identity = identityOf(view, row)
+  if (identity === null) throw new PkError('gone', `session ${row.id} ended just now`, ExitCode.noSuchSession)
+  const started = Date.now()
+  // Its pane closes with it instead of staying as a dead pane.
+  await runTmux(tmuxArgv(row.tmux.socket, [['set-option', '-w', '-t', row.tmux.pane, 'remain-on-exit', 'off']])).catch(() => {})
+  let last: StopResult['signal'] = opts.force ? 'SIGKILL' : 'SIGTERM'
+  signal(view, identity, last)
+  if (!(await goneBy(view, identity, Date.now() + (opts.force ? 2000 : opts.timeoutMs)))) {
+    last = 'SIGKILL'
+    signal(view, identity, last)
+    if (!(await goneBy(view, identity, Date.now() + 2000))) throw new PkError('timeout', `session ${row.id} (pid ${row.pid}) is still alive after SIGKILL`, ExitCode.failure)
+  }
+  if (row.record !== null) await updateRecord(state, row.record, (record) => ({...record, stopped: {at: new Date().toISOString(), signal: last}}))
+  return {id: row.id, signal: last, seconds: Math.round((Date.now() - started) / 100) / 10}
+}
+
+export interface Resumed extends Started {
+  resumedFrom: string
+}
+
+/** Pure: why this exited session cannot be resumed, or null when it can. */
+export function whyNotResumable(row: SessionRow, record: SessionRecord | undefined, liveHolders: SessionRow[]): PkError | null {
+  if (row.conflict) return new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right`, ExitCode.ambiguous)
+  if (row.state !== 'exited') return new PkError('conversation-taken', `session ${row.id} is still running; attach to it instead (pk attach ${row.id})`, ExitCode.ambiguous)
+  if (record === undefined) return new PkError('no-resume', `session ${row.id} has no record to resume from`)
+  if (record.resumedBy) return new PkError('conversation-taken', `session ${row.id} was resumed already, as session ${record.resumedBy}`, ExitCode.ambiguous)
+  if (row.resume === null) {
+    return new PkError('no-resume', `session ${row.id} has nothing to resume: ${record.agent === null ? 'it was not started as an agent preset' : record.conversationId === null ? `no conversation id was reported (pk setup ${record.agent} installs the hooks that report it)` : `${record.agent} cannot resume a conversation by id`}`)
+  }
+  if (liveHolders.length > 0) {
+    return new PkError('conversation-taken', `conversation ${record.conversationId} is already live in session ${liveHolders.map((h) => h.id).join(', ')}; two processes writing one transcript corrupt it`, ExitCode.ambiguous)
+  }
+  return null
+}
+
+/** Live sessions whose record holds this conversation. */
+function holdersOf(listing: Listing, conversationId: string | null): SessionRow[] {
+  if (conversationId === null) return []
+  const byFile = new Map(listing.snapshot.records.map((r) => [r.file, r.record]))
+  return listing.rows.filter((r) => r.state !== 'exited' && r.record !== null && byFile.get(r.record)?.conversationId === conversationId)
+}
+
+/**
+ * Start an exited session's conversation again, with its preset's resume argv, in the same directory and
+ * under the same label, as a new session (new process, new id). The new record names the old one, and
+ * the old one names the new: it is no longer offered for resuming.
+ */
+export async function resumeSession(idArg: string, env: Env, listing?: Listing): Promise<Resumed> {
+  const state = openStateDirForWriting(env)
+  assertMayWrite(state)
+  const now = listing ?? (await collectSessions(env))
+  const row = resolveId(idArg, now.rows)
+  const stored: StoredRecord | undefined = now.snapshot.records.find((r) => r.file === row.record)
+  const refusal = whyNotResumable(row, stored?.record, holdersOf(now, stored?.record.conversationId ?? null))
+  if (refusal) throw refusal
+  const record = stored!.record
+  const started = await startSession({
+    agent: undefined,
+    extraArgs: row.resume!,
+    cwd: record.cwd,
+    name: record.label ?? undefined,
+    socket: record.tmux.socket,
+    env,
+    presets: now.snapshot.presets,
+    conversationId: record.conversationId ?? undefined,
+    resumedFrom: row.id,
+  })
+  await updateRecord(state, stored!.file, (r) => ({...r, resumedBy: started.id}))
+  return {...started, resumedFrom: row.id}
+}
+
+export interface RestorePlan {
+  restore: SessionRow[]
+  /** Sessions that were live but cannot be resumed, with why. */
+  skip: {row: SessionRow; reason: string}[]
+}
+
+/**
+ * Pure: the sessions a reboot or a tmux server's death ended, which `pk restore` brings back: recorded,
+ * exited because their boot or their server is gone (not stopped, not quit on a running server), and not
+ * resumed already. Those whose conversation cannot be resumed are listed, not started.
+ */
+export function planRestore(rows: SessionRow[], records: StoredRecord[], servers: ServerListing[]): RestorePlan {
+  const plan: RestorePlan = {restore: [], skip: []}
+  const byFile = new Map(records.map((r) => [r.file, r.record]))
+  const serverAlive = (tmux: SessionRecord['tmux']) => servers.some((s) => s.socket === tmux.socket && s.status === 'ok' && s.serverPid === tmux.serverPid)
+  for (const row of rows) {
+    const record = row.record === null ? undefined : byFile.get(row.record)
+    if (row.kind !== 'recorded' || row.state !== 'exited' || row.conflict || record === undefined || record.resumedBy || record.stopped) continue
+    if (row.exitReason !== 'other-boot' && serverAlive(record.tmux)) continue
+    if (row.resume === null) plan.skip.push({row, reason: whyNotResumable(row, record, [])?.message ?? 'cannot be resumed'})
+    else plan.restore.push(row)
+  }
+  return plan
+}
+
+/** Pure: text that is safe to type: no control characters but newlines and tabs (an ESC could end a bracketed paste). */
+export function checkSendText(text: string): string {
+  const normal = text.replaceAll('\r\n', '\n')
+  // eslint-disable-next-line no-control-regex -- these are exactly what is refused
+  const bad = /[\u0000-\u0008\u000B-\u001F\u007F]/.exec(normal)
+  if (bad) throw usageError('bad-text', `the text contains a control character (code ${bad[0].charCodeAt(0)}); pk send types text, not keys`)
+  return normal
+}
+
+/**
+ * Type text into a session's verified pane exactly: it goes to tmux through a pipe (load-buffer), never on
+ * a command line and never through tmux's key names or a shell, and is pasted with bracketed paste where the
+ * agent asked for it, so several lines arrive as one message. Then Enter, unless not wanted.
+ */
+export async function sendText(idArg: string, env: Env, text: string, opts: {enter: boolean}): Promise<{id: string; bytes: number; enter: boolean}> {
+  const clean = checkSendText(text)
+  const row = await resolveChecked(idArg, env, liveFor('send to'))
+  const buffer = `pk-send-${randomBytes(6).toString('hex')}`
+  const commands: string[][] = []
+  if (clean !== '') commands.push(['load-buffer', '-b', buffer, '-'], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', row.tmux.pane])
+  if (opts.enter) commands.push(['send-keys', '-t', row.tmux.pane, 'Enter'])
+  if (commands.length > 0) await runTmux(tmuxArgv(row.tmux.socket, commands), {input: clean})
+  return {id: row.id, bytes: Buffer.byteLength(clean), enter: opts.enter}
+}
+
+/** Pure: the last `n` lines of a capture, without the blank lines below the last output. */
+export function lastLines(captured: string, n: number): string[] {
+  const lines = captured.replace(/\n$/, '').split('\n')
+  while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop()
+  return lines.slice(-n)
+}
+
+export interface PaneView {
+  dead: boolean
+  historySize: number
+  cursorY: number
+}
+
+async function paneView(socket: string, pane: string): Promise<PaneView | null> {
+  const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, '#{pane_dead} #{history_size} #{cursor_y}']])).catch(() => null)
+  const [dead, history, cursor] = (out?.stdout.trim() ?? '').split(' ')
+  if (!out || history === undefined || cursor === undefined) return null
+  return {dead: dead === '1', historySize: Number(history), cursorY: Number(cursor)}
+}
+
+const capture = async (socket: string, pane: string, from: number, to: number | '-', color: boolean) =>
+  (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]]))).stdout
+
+/**
+ * What a session's pane shows and its scrollback: the last `lines` lines, also of the dead pane an exited
+ * session left. With `follow`, then every new line as it is written, until the session ends (or `signal`
+ * aborts). Lines that scroll out of a full history (tmux's history-limit) between two looks are missed.
+ */
+export async function readLogs(idArg: string, env: Env, opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void}): Promise<{id: string; dead: boolean}> {
+  const row = await resolveChecked(idArg, env, readable)
+  const {socket, pane} = row.tmux
+  const first = await paneView(socket, pane)
+  opts.emit(lastLines(await capture(socket, pane, -opts.lines, '-', opts.color), opts.lines))
+  if (!opts.follow || first === null || first.dead) return {id: row.id, dead: first?.dead ?? true}
+  // Lines are counted from the top of the history: all lines above the cursor are complete.
+  let printed = first.historySize + first.cursorY
+  for (;;) {
+    await sleep(500, undefined, {signal: opts.signal}).catch(() => {})
+    const now = await paneView(socket, pane)
+    const end = now === null || now.dead || opts.signal?.aborted
+    const complete = now === null ? printed : now.historySize + now.cursorY + (end ? 1 : 0)
+    if (now !== null && complete > printed) {
+      const text = await capture(socket, pane, printed - now.historySize, complete - now.historySize - 1, opts.color).catch(() => '')
+      const lines = text.replace(/\n$/, '').split('\n')
+      opts.emit(end ? lastLines(text, lines.length) : lines)
+      printed = complete
+    }
+    if (end) return {id: row.id, dead: now?.dead ?? true}
+  }
+}

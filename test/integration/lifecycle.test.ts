@@ -1,0 +1,192 @@
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../src/lib/correlate.js'
+import {LsJson, Sandbox, waitFor} from '../helpers/sandbox.js'
+
+let sb: Sandbox
+let bin: string
+let env: NodeJS.ProcessEnv
+beforeEach(() => {
+  sb = new Sandbox()
+  bin = join(sb.root, 'bin')
+  mkdirSync(bin)
+  // A stand-in agent: writes its argv, reports a conversation id through the generic hook, then waits.
+  writeFileSync(
+    join(bin, 'echoer'),
+    `#!/bin/sh\nprintf '%s\\n' "$@" > "$OUT/argv-$$"\n[ -n "$CONV" ] && "$NODE" "$PK_BIN" hook echoer "{\\"state\\": \\"idle\\", \\"conversationId\\": \\"$CONV\\"}"\n[ "$1" = --resume ] && "$NODE" "$PK_BIN" hook echoer "{\\"state\\": \\"idle\\", \\"conversationId\\": \\"$2\\"}"\nexec sleep 100000\n`,
+    {mode: 0o755},
+  )
+  mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+  writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({agents: {echoer: {command: ['echoer'], executables: ['echoer'], resume: ['echoer', '--resume', '{id}']}}}))
+  env = {PATH: `${bin}:${process.env.PATH}`, OUT: sb.root, NODE: process.execPath, PK_BIN: join(import.meta.dirname, '..', '..', 'bin', 'run.js')}
+})
+afterEach(() => sb.cleanup())
+
+const ls = async (all = true) => (await sb.pkJson<LsJson>(['ls', ...(all ? ['--all'] : [])], {env})).sessions
+const rowOf = async (id: string) => (await ls()).find((s) => s.id === id)
+async function echoer(conv: string | null, args: string[] = []): Promise<SessionRow> {
+  const row = await sb.bgRow(['echoer', '--name', 'work', ...args], {env: {...env, CONV: conv ?? ''}})
+  if (conv) await waitFor('conversation reported', async () => (await rowOf(row.id))?.resume !== null)
+  return row
+}
+
+describe('pk stop', () => {
+  it('ends an agent with SIGTERM, one that ignores it with SIGKILL after the timeout, and keeps both records', async () => {
+    const polite = await sb.bgRow(['--', 'sleep', '100000'])
+    const stubborn = await sb.bgRow(['--', 'sh', '-c', 'trap "" TERM; exec sleep 100000'])
+    const result = await sb.pk(['stop', polite.id, stubborn.id, '--timeout', '1', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    const json = JSON.parse(result.stdout) as {stopped: {id: string; signal: string}[]; failed: unknown[]}
+    expect(json.stopped).toEqual([expect.objectContaining({id: polite.id, signal: 'SIGTERM'}), expect.objectContaining({id: stubborn.id, signal: 'SIGKILL'})])
+    const state = () => (existsSync(`/proc/${stubborn.pid}/stat`) ? readFileSync(`/proc/${stubborn.pid}/stat`, 'utf8').split(') ')[1]![0] : 'gone')
+    expect(['gone', 'Z']).toContain(state())
+    // The records stay, as exited and stopped; the panes are gone with their processes.
+    for (const id of [polite.id, stubborn.id]) expect(await rowOf(id)).toMatchObject({state: 'exited', exitReason: 'stopped', tmux: null})
+    expect(sb.tmuxTry(sb.pkSocket, 'list-panes', '-a').stdout).toBe('')
+  })
+
+  it('says why it will not: no such session (3), malformed id (2), conflicting records (4), already exited (3)', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    expect((await sb.pk(['stop', 'ffffffff'])).code).toBe(3)
+    expect((await sb.pk(['stop', 'not-an-id'])).code).toBe(2)
+    const many = await sb.pk(['stop', 'ffffffff', row.id])
+    expect(many.code).toBe(3)
+    expect(many.stdout).toMatch(new RegExp(`stopped ${row.id}`))
+    expect((await sb.pk(['stop', row.id])).code).toBe(3)
+    const other = await sb.bgRow(['--', 'sleep', '100000'])
+    writeFileSync(join(sb.stateDir, 'sessions', 'copy.json'), readFileSync(join(sb.stateDir, 'sessions', `${other.id}.json`)))
+    expect((await sb.pk(['stop', other.id])).code).toBe(4)
+    expect(existsSync(`/proc/${other.pid}`)).toBe(true)
+  })
+})
+
+describe('pk resume', () => {
+  it("starts the conversation again with the preset's resume argv, in the same place, as a new session", async () => {
+    const first = await echoer('conv-1')
+    expect((await sb.pk(['stop', first.id])).code).toBe(0)
+    const result = await sb.pk(['resume', first.id, '--json'], {env})
+    expect(result.code, result.stderr).toBe(0)
+    const {session, resumedFrom} = JSON.parse(result.stdout) as {session: SessionRow; resumedFrom: string}
+    expect(resumedFrom).toBe(first.id)
+    expect(session).toMatchObject({agent: 'echoer', label: 'work', cwd: first.cwd, verified: true})
+    expect(session.id).not.toBe(first.id)
+    expect(readFileSync(join(sb.root, `argv-${session.pid}`), 'utf8')).toBe('--resume\nconv-1\n')
+    const record = JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${session.id}.json`), 'utf8'))
+    expect(record).toMatchObject({resumedFrom: first.id, conversationId: 'conv-1'})
+    // The old one is no longer offered for resuming, nor listed by default.
+    expect(await rowOf(first.id)).toMatchObject({resume: null, resumedBy: session.id})
+    expect((await ls(false)).map((s) => s.id)).not.toContain(first.id)
+    expect((await sb.pk(['resume', first.id], {env})).code).toBe(4)
+  })
+
+  it('refuses a live session (4), a conversation live elsewhere (4), nothing to resume (1), no such session (3)', async () => {
+    const live = await echoer('conv-2')
+    expect((await sb.pk(['resume', live.id], {env})).code).toBe(4)
+    expect((await sb.pk(['stop', live.id])).code).toBe(0)
+    await echoer('conv-2')
+    const taken = await sb.pk(['resume', live.id], {env})
+    expect(taken.code).toBe(4)
+    expect(taken.stderr).toMatch(/conversation conv-2 is already live/)
+    const plain = await sb.bgRow(['--', 'sleep', '100000'])
+    await sb.pk(['stop', plain.id])
+    const nothing = await sb.pk(['resume', plain.id], {env})
+    expect(nothing.code).toBe(1)
+    expect(nothing.stderr).toMatch(/nothing to resume/)
+    expect((await sb.pk(['resume', 'abcdef12'], {env})).code).toBe(3)
+  })
+})
+
+describe('pk restore', () => {
+  it('after a server dies, and after a reboot: resumes what was live, once; lists what cannot be resumed', async () => {
+    const a = await echoer('conv-a')
+    const b = await echoer('conv-b')
+    const noConversation = await echoer(null)
+    const stopped = await echoer('conv-s')
+    await sb.pk(['stop', stopped.id])
+    expect((await sb.pk(['restore'])).code).toBe(2)
+    sb.tmux(sb.pkSocket, 'kill-server')
+    await waitFor('server gone', () => sb.tmuxTry(sb.pkSocket, 'list-sessions').code !== 0)
+
+    const doctor = JSON.parse((await sb.pk(['doctor', '--json'], {env})).stdout) as {checks: {id: string; message: string}[]}
+    expect(doctor.checks.find((c) => c.id === 'state-dir')!.message).toMatch(/2 session\(s\) can be resumed.*pk restore/)
+    const dry = JSON.parse((await sb.pk(['restore', '--dry-run', '--json'], {env})).stdout) as {restored: {from: string}[]; skipped: {id: string}[]}
+    expect(dry.restored.map((r) => r.from).sort()).toEqual([a.id, b.id].sort())
+    expect(dry.skipped.map((s) => s.id)).toEqual([noConversation.id])
+    const real = await sb.pk(['restore', '--yes', '--json'], {env})
+    expect(real.code, real.stderr).toBe(0)
+    const restored = (JSON.parse(real.stdout) as {restored: {from: string; id: string}[]}).restored
+    expect(restored.map((r) => r.from).sort()).toEqual([a.id, b.id].sort())
+    for (const {id} of restored) expect(await rowOf(id)).toMatchObject({verified: true, agent: 'echoer'})
+    expect(JSON.parse((await sb.pk(['restore', '--yes', '--json'], {env})).stdout).restored).toEqual([])
+
+    // A simulated reboot: the live sessions' records now say another boot.
+    for (const {id} of restored) {
+      const file = join(sb.stateDir, 'sessions', `${id}.json`)
+      const record = JSON.parse(readFileSync(file, 'utf8'))
+      writeFileSync(file, JSON.stringify({...record, identity: {...record.identity, bootId: 'an-earlier-boot'}}))
+    }
+    // (an id is derived from the identity, boot included: the edited records have new ids)
+    const afterBoot = JSON.parse((await sb.pk(['restore', '--dry-run', '--json'], {env})).stdout) as {restored: {from: string}[]}
+    const files = await Promise.all(afterBoot.restored.map(async (r) => (await rowOf(r.from))!.record))
+    expect(files.sort()).toEqual(restored.map(({id}) => join(sb.stateDir, 'sessions', `${id}.json`)).sort())
+  }, 60_000)
+})
+
+describe('pk send', () => {
+  it('types text exactly: quotes, ;, #{...}, $(...) and several lines; refuses control characters and exited sessions', async () => {
+    const out = join(sb.root, 'typed')
+    const row = await sb.bgRow(['--', 'sh', '-c', 'while IFS= read -r line; do printf "%s\\n" "$line" >> "$0"; done', out])
+    const text = `it's "quoted"; #{pane_id} $(whoami) \`x\` %5 \\n`
+    expect((await sb.pk(['send', row.id, text])).code).toBe(0)
+    const lines = 'first line\nsecond; #{session_name}\n'
+    expect((await sb.pk(['send', row.id, '--stdin'], {input: lines})).code).toBe(0)
+    await waitFor('typed', () => existsSync(out) && readFileSync(out, 'utf8').split('\n').length >= 4)
+    expect(readFileSync(out, 'utf8')).toBe(`${text}\nfirst line\nsecond; #{session_name}\n`)
+    const esc = await sb.pk(['send', row.id, 'bad\u001b[201~'])
+    expect(esc.code).toBe(2)
+    expect(esc.stderr).toMatch(/control character/)
+    await sb.pk(['stop', row.id])
+    expect((await sb.pk(['send', row.id, 'late'])).code).toBe(3)
+  })
+})
+
+describe('pk logs, and sessions that die after they started', () => {
+  it("shows an exited session's dead pane, its exit status, its output; attach goes there", async () => {
+    const row = await sb.bgRow(['--', 'sh', '-c', 'echo "step one"; sleep 1; echo "it broke" >&2; exit 3'])
+    const exited = await waitFor('exited', async () => {
+      const now = await rowOf(row.id)
+      return now?.state === 'exited' && now.exitStatus !== null ? now : null
+    }, 10_000)
+    expect(exited).toMatchObject({exitStatus: 3, exitReason: 'gone', tmux: {pane: row.tmux!.pane}})
+    // Listed by default, until pruned.
+    expect((await ls(false)).map((s) => s.id)).toContain(row.id)
+    const logs = await sb.pk(['logs', row.id, '--json'])
+    expect(logs.code, logs.stderr).toBe(0)
+    const json = JSON.parse(logs.stdout) as {dead: boolean; lines: string[]}
+    expect(json.dead).toBe(true)
+    expect(json.lines.join('\n')).toMatch(/step one[\s\S]*it broke/)
+    expect((await sb.pk(['logs', row.id, '--lines', '1'])).stdout).not.toMatch(/step one/)
+    const attach = await sb.pk(['attach', row.id, '--print'])
+    expect(attach.code, attach.stderr).toBe(0)
+    expect(attach.stdout).toContain(row.tmux!.pane)
+  })
+
+  it('--follow prints new lines until the session ends', async () => {
+    const row = await sb.bgRow(['--', 'sh', '-c', 'for i in 1 2 3 4 5; do echo "line $i"; sleep 0.4; done; exit 4'])
+    const result = await sb.pk(['logs', row.id, '--follow'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout.match(/line \d/g)).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5'])
+  }, 30_000)
+})
+
+describe('names are labels', () => {
+  it('never fails for lack of a session name', async () => {
+    const ids = new Set<string>()
+    for (let i = 0; i < 8; i++) ids.add((await sb.bgRow(['--name', 'same', '--', 'sleep', '100000'])).id)
+    expect(ids.size).toBe(8)
+    const names = sb.tmux(sb.pkSocket, 'list-sessions', '-F', '#{session_name}').trim().split('\n')
+    expect(new Set(names).size).toBe(8)
+  }, 60_000)
+})
