@@ -3,6 +3,15 @@ import {readFileSync} from 'node:fs'
 
 const args = process.argv.slice(2)
 
+// Output into a closed pipe (`pk ls --json | head -c 100`) ends quietly, like other command-line tools:
+// no stack trace, exit 0, whatever was still to be written is dropped.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(0)
+    throw error
+  })
+}
+
 // `pk --version` as oclif prints it, without loading anything else.
 if (args.length === 1 && args[0] === '--version') {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))

@@ -1,5 +1,5 @@
 import {describeError, PkError} from './lib/errors.js'
-import {parseLsArgv} from './lib/ls-options.js'
+import {checkLsOptions, parseLsArgv} from './lib/ls-options.js'
 import {terminal, write} from './output.js'
 
 /**
@@ -13,6 +13,7 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
   const opts = parseLsArgv(argv.slice(1))
   if (opts === null) return false
   try {
+    checkLsOptions(opts)
     const [{listSessions}, {presentListing}] = await Promise.all([import('./lib/listing.js'), import('./lib/present/listing.js')])
     const {rows, problems} = await listSessions({all: opts.all})
     write(presentListing(rows, problems, opts, terminal()))

@@ -27,6 +27,13 @@ async function readStdin(timeoutMs: number): Promise<string> {
 }
 
 export default class Hook extends PkCommand {
+  /** A misconfigured hook (unknown flag, anything) still never fails the agent: logged, exit 0. */
+  protected override async catch(error: Error): Promise<unknown> {
+    logHookError(process.env, process.argv[3] ?? '(no agent)', error)
+    process.exitCode = 0
+    return undefined
+  }
+
   static override summary = "Record an agent's state, called from the agent's own hook system."
   static override description = `Claude Code: JSON on stdin. Codex notify and the Pi extension: JSON as the last argument.
 Finds its session by walking its process ancestry to a recorded session or a tmux pane, never by
@@ -35,7 +42,7 @@ in the state directory. pk setup AGENT installs the integration.`
   static override examples = [`echo '{"hook_event_name":"Notification","session_id":"abc"}' | <%= config.bin %> hook claude`, `<%= config.bin %> hook codex '{"type":"agent-turn-complete","thread-id":"t1"}'`]
   static override strict = false
   static override args = {
-    agent: Args.string({description: 'which agent is calling (claude, codex, pi, or a preset name)', required: true}),
+    agent: Args.string({description: 'which agent is calling (claude, codex, pi, or a preset name)'}),
   }
   static override flags = {
     json: Flags.boolean({description: 'print what was recorded (for debugging)'}),
@@ -48,6 +55,11 @@ in the state directory. pk setup AGENT installs the integration.`
     setTimeout(() => process.exit(0), left()).unref()
     const {args, argv, flags} = await this.parse(Hook)
     const positional = argv.slice(1).map(String)
+    if (args.agent === undefined) {
+      logHookError(process.env, '(no agent)', new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again'))
+      process.exitCode = 0
+      return
+    }
     try {
       const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
       const outcome = await recordHook(args.agent, payload, process.env)

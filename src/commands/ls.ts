@@ -4,7 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {isListedByDefault} from '../lib/correlate.js'
 import type {HostConfig} from '../lib/config.js'
 import {listSessions} from '../lib/listing.js'
-import {LS_FLAGS} from '../lib/ls-options.js'
+import {LS_FLAGS, checkLsOptions} from '../lib/ls-options.js'
 import {presentListing} from '../lib/present/listing.js'
 import {terminal, write} from '../output.js'
 import {watchSessions} from '../lib/watch.js'
@@ -27,6 +27,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Ls)
+    if (!flags.watch) checkLsOptions(flags)
     const {loadConfig} = await import('../lib/config.js')
     const {resolveHosts} = await import('../lib/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await loadConfig()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, process.env) : []

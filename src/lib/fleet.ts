@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {lstatSync, mkdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 import {shellQuote} from './attach.js'
@@ -48,9 +49,14 @@ export function splitFleetId(idArg: string): {host: string | null; id: string} {
   return at === -1 ? {host: null, id: idArg} : {host: idArg.slice(0, at), id: idArg.slice(at + 1)}
 }
 
-/** Connection reuse: one master connection per host, its socket in a private directory. */
-function controlDir(): string {
-  const dir = `/tmp/pk-ssh-${process.getuid!()}`
+/**
+ * Connection reuse: one master connection per host, its socket in a private directory: under the user's
+ * runtime directory when there is one, else TMPDIR or /tmp (then checked: a directory of the user's,
+ * mode 0700, not a link, before anything is put in it).
+ */
+function controlDir(env: Record<string, string | undefined> = process.env): string {
+  const base = env.XDG_RUNTIME_DIR || env.TMPDIR || '/tmp'
+  const dir = env.XDG_RUNTIME_DIR ? join(base, 'pk-ssh') : join(base, `pk-ssh-${process.getuid!()}`)
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const stats = lstatSync(dir)
   if (!stats.isDirectory() || stats.uid !== process.getuid!() || (stats.mode & 0o077) !== 0) {

@@ -1,5 +1,7 @@
 import {parseArgs} from 'node:util'
 
+import {usageError} from './errors.js'
+
 import {LsOptions} from './present/listing.js'
 
 /**
@@ -15,6 +17,12 @@ export const LS_FLAGS = {
 } as const
 
 const FORMATS: readonly string[] = LS_FLAGS.format.options
+
+/** Pure: refuse combinations that mean nothing, rather than ignore a flag silently (exit 2). */
+export function checkLsOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color'>): void {
+  if (opts.color && opts.format !== 'short') throw usageError('bad-flags', '--color goes with --format short (tmux colour codes for a status bar)')
+  if (opts.json && opts.format === 'short') throw usageError('bad-flags', '--json and --format short are two different outputs; pick one')
+}
 
 /** Pure: the options of an argv the fast path can serve, or null to let oclif parse it. */
 export function parseLsArgv(args: string[]): LsOptions | null {

@@ -2,7 +2,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {Sandbox, waitFor} from '../helpers/sandbox.js'
+import {PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox
 beforeEach(() => {
@@ -68,5 +68,40 @@ describe('the fast path', () => {
     expect(fast.stdout).toBe(viaOclif.stdout)
     expect((await sb.pk(['--version'])).stdout).toMatch(/^pk\/\d+\.\d+\.\d+ linux-\w+ node-v\d+/)
     expect((await sb.pk(['ls', '--nope'])).code).toBe(2)
+  })
+})
+
+describe('scripts never see a stack trace', () => {
+  it('output into a closed pipe ends quietly, exit 0, for ls (fast path and oclif) and the watch stream', async () => {
+    for (let i = 0; i < 30; i++) await sb.pk(['bg', '--name', `s${i}`, '--', 'sleep', '1000'])
+    const {spawnSync} = await import('node:child_process')
+    for (const args of [['ls', '--json'], ['ls', '--json', '--interval', '1'], ['doctor', '--json']]) {
+      const result = spawnSync('bash', ['-c', `set -o pipefail; "$NODE" "$PK" ${args.join(' ')} | true; echo "rc=$?"`], {env: {...sb.env, NODE: process.execPath, PK: PK_BIN}, encoding: 'utf8', timeout: 60_000})
+      expect(result.stderr, args.join(' ')).toBe('')
+      expect(result.stdout.trim(), args.join(' ')).toMatch(/^rc=(0|141)$/)
+    }
+  }, 120_000)
+
+  it('refuses flag combinations that mean nothing, on both paths (exit 2)', async () => {
+    for (const args of [['--color'], ['--format', 'short', '--json'], ['--color', '--format', 'table']]) {
+      for (const extra of [[], ['--interval', '1']]) {
+        const result = await sb.pk(['ls', ...args, ...extra])
+        expect(result.code, [...args, ...extra].join(' ')).toBe(2)
+        expect(result.stderr).toMatch(/--color goes with --format short|two different outputs/)
+      }
+    }
+  })
+
+  it('pk hook with no arguments, or a bad flag, still exits 0 (it runs inside the agent) and logs why', async () => {
+    await sb.pk(['bg', '--', 'sleep', '1000'])
+    expect((await sb.pk(['hook'])).code).toBe(0)
+    expect((await sb.pk(['hook', 'claude', '--no-such-flag'], {input: '{}'})).code).toBe(0)
+    const {readFileSync} = await import('node:fs')
+    expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/without the agent name[\s\S]*no-such-flag/)
+  })
+
+  it('pk prune --json always has dryRun', async () => {
+    expect(JSON.parse((await sb.pk(['prune', '--yes', '--json'])).stdout)).toMatchObject({dryRun: false})
+    expect(JSON.parse((await sb.pk(['prune', '--dry-run', '--json'])).stdout)).toMatchObject({dryRun: true})
   })
 })

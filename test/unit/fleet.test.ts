@@ -49,3 +49,12 @@ describe('fleet', () => {
     expect(validateConfig({hosts: [{...one, timeout: 3}]}, 'c').hosts).toEqual([{...one, timeout: 3}])
   })
 })
+
+describe('a host whose pk answers doctor oddly', async () => {
+  const {parseRemoteDiagnosis} = await import('../../src/lib/fleet.js')
+  const host = {name: 'box', destination: 'box'}
+  it('reads a proper answer and refuses anything else (the caller reports host-pk-incompatible)', () => {
+    expect(parseRemoteDiagnosis(host, JSON.stringify({ok: true, checks: [{id: 'tmux', status: 'pass', message: 'tmux 3.3a', fix: null}]}))).toMatchObject({host: 'box', ok: true, checks: [{id: 'tmux'}]})
+    for (const odd of ['nope', '{}', '{"ok": true, "checks": {}}', '{"ok": "yes", "checks": []}', '{"ok": true, "checks": [{"id": 1}]}', 'null']) expect(parseRemoteDiagnosis(host, odd)).toBeNull()
+  })
+})

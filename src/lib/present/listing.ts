@@ -23,15 +23,18 @@ export interface Output {
   stderr: string
 }
 
-/** Pure: one line for a tmux status bar, like `1 needs you · 2 waiting · 3 working`. */
+/**
+ * Pure: one line for a tmux status bar, like `1 need you · 2 waiting · 3 working`. Each live session is
+ * counted once: the ones that need you, then the others by state; exited and unknown ones are not counted.
+ */
 export function shortSummary(rows: SessionRow[], tmuxColours = false): string {
-  const order: State[] = ['waiting', 'working', 'idle', 'unknown']
-  const colour: Record<string, string> = {waiting: 'yellow', working: 'green', idle: 'blue', unknown: 'magenta'}
+  const order: State[] = ['waiting', 'working', 'idle']
+  const colour: Record<string, string> = {waiting: 'yellow', working: 'green', idle: 'blue'}
   const parts: string[] = []
   const attention = rows.filter((r) => r.attention).length
   if (attention > 0) parts.push(tmuxColours ? `#[fg=red,bold]${attention} need you#[default]` : `${attention} need you`)
   for (const state of order) {
-    const n = rows.filter((r) => r.state === state).length
+    const n = rows.filter((r) => !r.attention && r.state === state).length
     if (n > 0) parts.push(tmuxColours ? `#[fg=${colour[state]}]${n} ${state}#[default]` : `${n} ${state}`)
   }
   return parts.length === 0 ? 'no agents' : parts.join(' · ')

@@ -35,6 +35,9 @@ export function shortenHome(path: string, home: string | undefined): string {
 
 const STATE_COLOUR: Record<SessionRow['state'], Colour> = {waiting: 'yellow', working: 'green', idle: 'blue', exited: 'dim', unknown: 'magenta'}
 
+/** A preset's name, or the plain command after `$ ` so it cannot be taken for a preset. */
+const agentCell = (row: SessionRow) => row.agent ?? (row.command[0] ? `$ ${row.command[0].split('/').at(-1)}` : '-')
+
 function target(row: SessionRow): string {
   if (!row.tmux) return '-'
   const socket = row.tmux.socket.split('/').at(-1)
@@ -50,7 +53,7 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
     else if (!row.verified && row.state !== 'exited') state = `${row.state}?`
     return [
       row.id,
-      printable(row.label ? `${row.agent ?? row.command[0]?.split('/').at(-1) ?? '-'} (${row.label})` : (row.agent ?? row.command[0]?.split('/').at(-1) ?? '-')),
+      printable(row.label ? `${agentCell(row)} (${row.label})` : agentCell(row)),
       (row.attention ? '! ' : '') + state,
       age(row.startedAt, opts.now),
       printable(row.cwd ? shortenHome(row.cwd, opts.home) : '-'),

@@ -76,7 +76,8 @@ describe('watch events and the short format', () => {
     expect(diffRows([a, b], [b])).toEqual([{type: 'removed', id: 'a'}])
   })
   it('summarises for a status bar', () => {
-    expect(shortSummary([row('a', {state: 'waiting', attention: true}), row('b', {state: 'waiting'}), row('c')])).toBe('1 need you · 2 waiting · 1 working')
+    // Each session counted once; exited and unknown ones not at all.
+    expect(shortSummary([row('a', {state: 'waiting', attention: true}), row('b', {state: 'waiting'}), row('c'), row('d', {state: 'exited'}), row('e', {state: 'unknown'})])).toBe('1 need you · 1 waiting · 1 working')
     expect(shortSummary([])).toBe('no agents')
     expect(shortSummary([row('c')], true)).toBe('#[fg=green]1 working#[default]')
   })

@@ -62,7 +62,13 @@ export const socketDirCheck: Check = {
     return {
       status,
       message: problems.join('; '),
-      fix: fixable ? 'pk doctor --fix tightens the modes (chmod 700 on the directory, o-rwx on sockets)' : 'fix ownership or TMUX_TMPDIR by hand; remove unwanted users with tmux server-access -d USER',
+      fix: [
+        fixable && status === 'fail' ? 'pk doctor --fix tightens the modes (chmod 700 on the directory, o-rwx on sockets)' : null,
+        !fixable ? 'fix ownership or TMUX_TMPDIR by hand' : null,
+        [...facts.serverAccess.values()].some((users) => users.length > 0) ? 'remove unwanted users with tmux -S SOCKET server-access -d USER (pk does not change who may use your servers)' : null,
+      ]
+        .filter(Boolean)
+        .join('; '),
       fixable: fixable && status === 'fail',
     }
   },
