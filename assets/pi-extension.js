@@ -16,7 +16,8 @@ function sessionId(ctx) {
 }
 
 function report(event, ctx) {
-  const payload = JSON.stringify({event, sessionId: sessionId(ctx), cwd: ctx?.cwd ?? null})
+  // `at`: Pi's own clock orders the reports, which can arrive out of order across /reload.
+  const payload = JSON.stringify({event, sessionId: sessionId(ctx), cwd: ctx?.cwd ?? null, at: Date.now()})
   // Fire and forget: pk hook always exits 0 and quickly; Pi never waits on it.
   const child = execFile(PK[0], [...PK.slice(1), 'hook', 'pi', payload], {timeout: 10_000}, () => {})
   child.unref?.()

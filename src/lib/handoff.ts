@@ -1,5 +1,6 @@
 import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
-import {startSession} from './bg.js'
+import {Started, startSession} from './bg.js'
+import {setTimeout as sleep} from 'node:timers/promises'
 import {loadConfig} from './config.js'
 import {ExitCode, PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
@@ -51,7 +52,22 @@ export interface HandoffResult {
  * process is alive and paired by identity, and only then end the caller (SIGTERM). If any step fails
  * the caller keeps running and the error says why. One live process per conversation.
  */
-export async function handoff(opts: {env: Env; conversationId?: string; agentName?: string; graceMs?: number}): Promise<HandoffResult> {
+export const HANDOFF_CONFIRM_MS = 15_000
+
+/** Whether the new session, alive and paired, reported through its hook (its record has a status) in time. */
+async function confirmedByHook(started: Started, env: Env, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const listing = await collectSessions(env)
+    const row = listing.rows.find((r) => r.id === started.id)
+    if (!row || !row.verified || row.state === 'exited') return false
+    if (listing.snapshot.records.find((r) => r.file === started.file)?.record.status) return true
+    if (Date.now() >= deadline) return false
+    await sleep(200)
+  }
+}
+
+export async function handoff(opts: {env: Env; conversationId?: string; agentName?: string; graceMs?: number; confirmMs?: number}): Promise<HandoffResult> {
   const {env} = opts
   const state = openStateDirForWriting(env)
   assertMayWrite(state)
@@ -93,10 +109,11 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
     conversationId,
     graceMs: opts.graceMs,
   })
-  const row = (await collectSessions(env)).rows.find((r) => r.id === started.id)
-  if (!row || !row.verified || row.state === 'exited') {
+  // Not a timer: the replacement must say, through its own hook, that it runs the conversation (a fresh
+  // Pi whose session was never written exits after a couple of seconds instead).
+  if (!(await confirmedByHook(started, env, opts.confirmMs ?? HANDOFF_CONFIRM_MS))) {
     await killSession(started.record.tmux.socket, started.record.tmux.sessionId)
-    throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not stay alive and paired; the original keeps running`)
+    throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not report that it runs conversation ${conversationId} (nothing to hand off yet? say something first); the original keeps running`)
   }
   // End the caller only if it is still the very process we found (same pid and start time).
   const stillCaller = checkLiveness(view, {...view, pid: caller.pid, startTime: caller.startTime})

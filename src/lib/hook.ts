@@ -26,6 +26,10 @@ export interface HookReport {
   event: string
   conversationId: string | null
   turnEnded: boolean
+  /** When the agent itself says the event happened (ms since the epoch), where it says so; else null. */
+  sentAt: number | null
+  /** A reminder of the state the agent is already in (Claude's idle_prompt): it changes nothing that is already so. */
+  reminder?: boolean
 }
 
 const CLAUDE_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean}> = {
@@ -37,6 +41,8 @@ const CLAUDE_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boo
   Notification: {state: 'waiting'},
   PermissionRequest: {state: 'waiting'},
   Stop: {state: 'idle', turnEnded: true},
+  // A turn that ended in an API error: Claude fires this instead of Stop.
+  StopFailure: {state: 'idle', turnEnded: true},
   SessionEnd: {state: 'exited'},
 }
 
@@ -69,22 +75,51 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     const event = str(data.hook_event_name)
     const mapped = event ? CLAUDE_EVENTS[event] : undefined
     if (!event || !mapped) return null
-    return {state: mapped.state, event, conversationId: str(data.session_id), turnEnded: mapped.turnEnded ?? false}
+    const report = {state: mapped.state, event, conversationId: str(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: null}
+    if (event !== 'Notification') return report
+    // A Notification is a permission request or a question only by its type; the idle reminder Claude
+    // sends a minute after a turn is not: it says the agent is idle, which the Stop already said.
+    const type = str(data.notification_type)
+    if (type === 'idle_prompt') return {...report, state: 'idle', event: `Notification:${type}`, reminder: true}
+    return {...report, event: type ? `Notification:${type}` : event}
   }
   if (agent === 'codex') {
     if (data.type !== 'agent-turn-complete') return null
-    return {state: 'idle', event: 'agent-turn-complete', conversationId: str(data['thread-id']) ?? str(data.thread_id), turnEnded: true}
+    return {state: 'idle', event: 'agent-turn-complete', conversationId: str(data['thread-id']) ?? str(data.thread_id), turnEnded: true, sentAt: null}
   }
   if (agent === 'pi') {
     const event = str(data.event)
     const mapped = event ? PI_EVENTS[event] : undefined
     if (!event || !mapped) return null
-    return {state: mapped.state, event, conversationId: str(data.sessionId), turnEnded: mapped.turnEnded ?? false}
+    // Pi's events can arrive out of order across /reload: its extension stamps each with Pi's own clock.
+    const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
+    return {state: mapped.state, event, conversationId: str(data.sessionId), turnEnded: mapped.turnEnded ?? false, sentAt}
   }
   // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`.
   const state = str(data.state)
   if (!isOneOf(HOOK_STATES, state)) return null
-  return {state, event: str(data.event) ?? state, conversationId: str(data.conversationId), turnEnded: data.turnEnded === true}
+  const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
+  return {state, event: str(data.event) ?? state, conversationId: str(data.conversationId), turnEnded: data.turnEnded === true, sentAt}
+}
+
+/** When the process the agent started for this event began (ms since the epoch): this one, or its parent shell. */
+function hookStartedAt(parentPid: number): number | null {
+  const self = readStat(process.pid)
+  const parent = readStat(parentPid)
+  // Claude's shell form runs `sh -c "... pk hook claude"`: the shell is what it started for the event.
+  const started = parent !== null && /^(sh|bash|dash|zsh)$/.test(parent.comm) ? parent : self
+  return started === null ? null : (startTimeToDate(started.startTime)?.getTime() ?? null)
+}
+
+/**
+ * Pure: the status a report leaves, or null when it changes nothing. An older report (by the agent's own
+ * clock, where it sends one) never overwrites a newer one; a reminder of the state already recorded
+ * (Claude's idle prompt) keeps the first report's time, so attention once acknowledged stays cleared.
+ */
+export function nextStatus(previous: HookStatus | null, report: HookReport, now: Date): HookStatus | null {
+  if (report.reminder && previous?.state === report.state) return null
+  if (report.sentAt !== null && previous?.sentAt != null && report.sentAt < previous.sentAt) return null
+  return {state: report.state, at: now.toISOString(), event: report.event, turnEnded: report.turnEnded, ...(report.sentAt === null ? {} : {sentAt: report.sentAt})}
 }
 
 export type HookTarget =
@@ -113,7 +148,9 @@ export function findHookTarget(opts: {
     if (stored) return {kind: 'record', stored}
     const ref = opts.panesByPid.get(link.pid)
     if (ref) {
-      const below = chain.slice(0, i + 1)
+      // The session is the agent's outermost process in the pane (a node wrapper, not its native child):
+      // an id never changes while that process lives, whichever of its descendants reports.
+      const below = chain.slice(0, i + 1).reverse()
       const recognised = below.find((l) => {
         const argv = opts.argv(l.pid)
         return argv !== null && recognizeAgent(argv, opts.presets) === opts.agent
@@ -136,8 +173,11 @@ export interface HookOutcome {
  * never by an environment variable or token). Exits quietly when the hook runs outside tmux.
  */
 export async function recordHook(agent: string, payload: string, env: Env, startPid: number = process.ppid): Promise<HookOutcome> {
-  const report = parseHookPayload(agent, payload)
-  if (report === null) return {recorded: false, id: null, reason: 'event carries no state'}
+  const parsed = parseHookPayload(agent, payload)
+  if (parsed === null) return {recorded: false, id: null, reason: 'event carries no state'}
+  // Where the agent sends no time of its own, the kernel's start time of the process it ran for this
+  // event orders the reports: hooks that run at once (Claude's async hooks) may finish in any order.
+  const report = parsed.sentAt === null ? {...parsed, sentAt: hookStartedAt(startPid)} : parsed
   const {view} = readView()
   const chain = ancestry(startPid, readStat)
   const {presets} = await loadConfig(process.cwd(), env)
@@ -157,17 +197,19 @@ export async function recordHook(agent: string, payload: string, env: Env, start
   if (target.kind === 'none') return {recorded: false, id: null, reason: 'no tmux pane in the hook process ancestry; nothing recorded'}
 
   const state = openStateDirForWriting(env)
-  const status: HookStatus = {state: report.state, at: new Date().toISOString(), event: report.event, turnEnded: report.turnEnded}
+  const now = new Date()
   return withWriteAccess(state, () => {
     // Read again under the lock, so two hooks firing at once do not lose each other's update.
     scan = readRecords(state)
     if (target.kind === 'record') {
       const text = readRegularFile(target.stored.file)
-      const now = parseRecordText(target.stored.file, text)
-      if (!isStored(now)) return {recorded: false, id: null, reason: 'the record changed under us and is no longer valid'}
-      const updated: SessionRecord = {...now.record, agent: now.record.agent ?? agent, status, conversationId: report.conversationId ?? now.record.conversationId}
-      replaceRecord(now.file, updated)
-      return {recorded: true, id: sessionIdOf(updated.identity), reason: `updated ${now.file}`}
+      const current = parseRecordText(target.stored.file, text)
+      if (!isStored(current)) return {recorded: false, id: null, reason: 'the record changed under us and is no longer valid'}
+      const status = nextStatus(current.record.status, report, now)
+      if (status === null) return {recorded: false, id: sessionIdOf(current.record.identity), reason: 'an older or repeated report; the newer state stands'}
+      const updated: SessionRecord = {...current.record, agent: current.record.agent ?? agent, status, conversationId: report.conversationId ?? current.record.conversationId}
+      replaceRecord(current.file, updated)
+      return {recorded: true, id: sessionIdOf(updated.identity), reason: `updated ${current.file}`}
     }
     if (target.kind !== 'pane') return {recorded: false, id: null, reason: 'unreachable'}
     const stat = readStat(target.agentPid)
@@ -175,9 +217,12 @@ export async function recordHook(agent: string, payload: string, env: Env, start
     const identity: ProcessIdentity = identityFromStat(view, stat)
     const existing = recordOf(scan.records, identity)
     if (existing) {
+      const status = nextStatus(existing.record.status, report, now)
+      if (status === null) return {recorded: false, id: sessionIdOf(identity), reason: 'an older or repeated report; the newer state stands'}
       replaceRecord(existing.file, {...existing.record, status, conversationId: report.conversationId ?? existing.record.conversationId})
       return {recorded: true, id: sessionIdOf(identity), reason: `updated ${existing.file}`}
     }
+    const status = nextStatus(null, report, now)!
     const record: SessionRecord = {
       version: RECORD_VERSION,
       identity,

@@ -17,10 +17,17 @@ export function freshHookStatus(status: HookStatus | null, now: number): HookSta
   return status
 }
 
-/** Rows whose state the pane rules should decide: live, verified agents without a fresh hook state. */
+/** Whether the pane's window showed output after the hook report: then its screen is newer evidence. */
+const screenIsNewer = (row: SessionRow, hook: HookStatus) => row.tmux?.activity !== null && row.tmux !== null && row.tmux.activity * 1000 > Date.parse(hook.at) + 1000
+
+/**
+ * Rows whose screen is worth reading: live, verified agents with pane rules, and no fresh hook state or
+ * one the screen has changed since (precedence is by time, not by source).
+ */
 export function needsCapture(row: SessionRow, record: SessionRecord | null, presets: readonly AgentPreset[], now: number): boolean {
   if (!row.verified || row.state === 'exited' || row.tmux === null || row.agent === null) return false
-  if (freshHookStatus(record?.status ?? null, now)) return false
+  const hook = freshHookStatus(record?.status ?? null, now)
+  if (hook && hook.state !== 'exited' && !screenIsNewer(row, hook)) return false
   return (presets.find((p) => p.name === row.agent)?.paneRules.length ?? 0) > 0
 }
 
@@ -47,11 +54,19 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
   let since: number | null = null
   let turnEnded = false
   if (row.verified && row.state !== 'exited' && row.tmux !== null) {
-    const hook = freshHookStatus(record?.status ?? null, input.now)
+    // A hook's `exited` is believed only when the process is gone, and that is the kernel's to say.
+    const reported = freshHookStatus(record?.status ?? null, input.now)
+    const hook = reported?.state === 'exited' ? null : reported
     const screen = input.captures.get(captureKey(row.tmux.socket, row.tmux.pane))
     const rules = input.presets.find((p) => p.name === row.agent)?.paneRules ?? []
     const fromPane = screen === undefined ? null : applyPaneRules(screen, rules)
-    if (hook) {
+    // The newest evidence wins: a screen that changed after the hook report and reads differently.
+    if (hook && fromPane && fromPane !== hook.state && screenIsNewer(row, hook)) {
+      state = fromPane
+      stateSource = 'pane'
+      since = row.tmux.activity! * 1000
+      turnEnded = fromPane !== 'working' && hook.state === 'working'
+    } else if (hook) {
       state = hook.state
       stateSource = 'hook'
       since = Date.parse(hook.at)

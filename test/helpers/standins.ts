@@ -20,6 +20,13 @@ process.on('SIGTERM', () => {
   process.exit(0)
 })
 if (process.env.STANDIN_FAIL_RESUME && process.argv.includes('--session')) process.exit(3)
+// Like a fresh Pi asked for a session it never wrote: it runs for a moment, says nothing, and exits.
+if (process.env.STANDIN_NO_SESSION && process.argv.includes('--session')) setTimeout(() => process.exit(1), 1500)
+// Like Pi's extension: a resumed session reports its start, with the conversation it runs.
+const session = process.argv.indexOf('--session')
+if (session !== -1 && name === 'pi' && !process.env.STANDIN_NO_SESSION) {
+  spawnSync(pk[0], [pk[1], 'hook', 'pi', JSON.stringify({event: 'session_start', sessionId: process.argv[session + 1], at: Date.now()})], {stdio: ['ignore', 'ignore', 'inherit']})
+}
 for (const payload of process.argv.slice(2).filter((a) => a.startsWith('{'))) {
   if (name === 'claude') spawnSync('sh', ['-c', pk.map(quote).join(' ') + ' hook claude'], {input: payload, stdio: ['pipe', 'ignore', 'inherit']})
   else spawnSync(pk[0], [pk[1], 'hook', name, payload], {stdio: ['ignore', 'ignore', 'inherit']})

@@ -130,7 +130,7 @@ describe('pk setup on real files', () => {
     writeFileSync(file, JSON.stringify(mine), {mode: 0o644})
 
     const printed = await sb.pk(['setup', 'claude', '--print'])
-    expect(printed.stdout).toContain('hook claude')
+    expect(printed.stdout).toMatch(/"hook",\s*"claude"/)
     expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(mine))
 
     const first = await sb.pk(['setup', 'claude'])
@@ -141,7 +141,7 @@ describe('pk setup on real files', () => {
     const after = JSON.parse(readFileSync(file, 'utf8'))
     expect(after.theme).toBe('dark')
     expect(after.hooks.Stop[0]).toEqual(mine.hooks.Stop[0])
-    expect(after.hooks.Notification[0].hooks[0].command).toMatch(/run\.js'? hook claude$/)
+    expect(after.hooks.Notification[0].hooks[0].args.slice(-2)).toEqual(['hook', 'claude'])
     const snapshot = readFileSync(file, 'utf8')
 
     const second = await sb.pk(['setup', 'claude'])
@@ -215,6 +215,15 @@ describe('pk bg --handoff (what /bg runs)', () => {
     expect(outsideAgent.code).toBe(1)
     expect(outsideAgent.stderr).toMatch(/from inside an agent/)
   })
+
+  it('keeps the caller when the replacement never reports running the conversation (a fresh Pi with nothing written)', async () => {
+    const caller = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-fresh', STANDIN_NO_SESSION: '1'})
+    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 30_000)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/did not report that it runs conversation conv-fresh/)
+    expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
+    expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
+  }, 40_000)
 
   it('refuses when no conversation id is known, and the caller keeps running', async () => {
     // An agent whose hook never reported a conversation, asked to hand off without --conversation.

@@ -42,6 +42,9 @@ function openRegular(path: string, flags: number, mode?: number, follow = false)
   return fd
 }
 
+/** One buffer for every read: a listing reads a thousand record files, and fresh buffers cost more than the reads. */
+let shared = Buffer.alloc(64 * 1024)
+
 /**
  * A regular file's text (at most `limit` bytes, else RangeError), never from a FIFO, and not through a
  * link unless `follow` (for files of the user's own that may well be links into a dotfiles repository).
@@ -49,17 +52,22 @@ function openRegular(path: string, flags: number, mode?: number, follow = false)
 export function readRegularFile(path: string, limit = 1024 * 1024, follow = false): string {
   const fd = openRegular(path, constants.O_RDONLY, undefined, follow)
   try {
-    const chunks: Buffer[] = []
-    let total = 0
+    let length = 0
     for (;;) {
-      const chunk = Buffer.alloc(64 * 1024)
-      const n = readSync(fd, chunk, 0, chunk.length, null)
-      if (n === 0) break
-      total += n
-      if (total > limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
-      chunks.push(chunk.subarray(0, n))
+      if (length === shared.length) {
+        if (shared.length >= limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
+        const bigger = Buffer.alloc(Math.min(limit + 1, shared.length * 2))
+        shared.copy(bigger)
+        shared = bigger
+      }
+      const wanted = shared.length - length
+      const n = readSync(fd, shared, length, wanted, null)
+      length += n
+      // A short read of a regular file is its end: that saves a second read() per file.
+      if (n < wanted) break
     }
-    return Buffer.concat(chunks).toString('utf8')
+    if (length > limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
+    return shared.toString('utf8', 0, length)
   } finally {
     closeSync(fd)
   }

@@ -44,6 +44,8 @@ export interface HookStatus {
   event: string
   /** The event ended a turn (the agent finished and waits for the user). */
   turnEnded: boolean
+  /** When the agent says it sent the report (ms since the epoch), where it does: orders reports. */
+  sentAt?: number
 }
 
 export interface StoredRecord {
@@ -106,6 +108,7 @@ export function validateRecord(data: unknown): Validation {
     if (!isDate(status.at)) return bad('status.at')
     if (!isString(status.event)) return bad('status.event')
     if (typeof status.turnEnded !== 'boolean') return bad('status.turnEnded')
+    if (status.sentAt !== undefined && !(typeof status.sentAt === 'number' && Number.isFinite(status.sentAt))) return bad('status.sentAt')
   }
   const lifecycle = validateLifecycle(data)
   if (typeof lifecycle === 'string') return bad(lifecycle)
@@ -121,7 +124,7 @@ export function validateRecord(data: unknown): Validation {
     startedAt: data.startedAt as string | null,
     conversationId: (data.conversationId as string | null | undefined) ?? null,
     status: isObject(status)
-      ? {state: status.state as HookStatus['state'], at: status.at as string, event: status.event as string, turnEnded: status.turnEnded as boolean}
+      ? {state: status.state as HookStatus['state'], at: status.at as string, event: status.event as string, turnEnded: status.turnEnded as boolean, ...(typeof status.sentAt === 'number' ? {sentAt: status.sentAt} : {})}
       : null,
     ...lifecycle,
   }

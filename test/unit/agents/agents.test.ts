@@ -34,14 +34,33 @@ describe('pane rules against captured screens', () => {
 
 describe('hook payloads', () => {
   it('reads Claude Code events from stdin JSON', () => {
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', session_id: 's1'}))).toEqual({state: 'waiting', event: 'Notification', conversationId: 's1', turnEnded: false})
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', session_id: 's1'}))).toEqual({state: 'waiting', event: 'Notification', conversationId: 's1', turnEnded: false, sentAt: null})
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', session_id: 's1'}))).toMatchObject({state: 'idle', turnEnded: true})
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'PreToolUse', session_id: 's1'}))!.state).toBe('working')
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'SessionEnd'}))!.state).toBe('exited')
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'SubagentStop'}))).toBeNull()
+    // A turn that ended in an API error ends the turn too.
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'StopFailure', session_id: 's1'}))).toMatchObject({state: 'idle', turnEnded: true, event: 'StopFailure'})
+    // Notifications by their type: a permission prompt waits on you; the idle reminder is a reminder.
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'permission_prompt'}))).toMatchObject({state: 'waiting', event: 'Notification:permission_prompt'})
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'elicitation_dialog'}))).toMatchObject({state: 'waiting'})
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'idle_prompt'}))).toMatchObject({state: 'idle', reminder: true, turnEnded: false})
+  })
+
+  it('keeps the newer state: older reports and reminders change nothing', async () => {
+    const {nextStatus} = await import('../../../src/lib/hook.js')
+    const now = new Date('2026-11-30T10:00:00Z')
+    const stop = nextStatus(null, {state: 'idle', event: 'Stop', conversationId: null, turnEnded: true, sentAt: 2000}, now)!
+    expect(stop).toMatchObject({state: 'idle', turnEnded: true, sentAt: 2000})
+    // Pi across /reload: the old session's shutdown arrives after the new start, but was sent before it.
+    const started = nextStatus(stop, {state: 'idle', event: 'session_start', conversationId: null, turnEnded: false, sentAt: 3000}, now)!
+    expect(nextStatus(started, {state: 'exited', event: 'session_shutdown', conversationId: null, turnEnded: false, sentAt: 2500}, now)).toBeNull()
+    // Claude's idle reminder a minute later keeps the Stop's time, so a look since then still counts.
+    expect(nextStatus(stop, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true}, now)).toBeNull()
+    expect(nextStatus({...stop, state: 'working'}, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true}, now)).toMatchObject({state: 'idle'})
   })
   it('reads Codex notify and Pi extension payloads', () => {
-    expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't9', 'turn-id': '1'}))).toEqual({state: 'idle', event: 'agent-turn-complete', conversationId: 't9', turnEnded: true})
+    expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't9', 'turn-id': '1'}))).toEqual({state: 'idle', event: 'agent-turn-complete', conversationId: 't9', turnEnded: true, sentAt: null})
     expect(parseHookPayload('codex', JSON.stringify({type: 'something-else'}))).toBeNull()
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_start', sessionId: 'p1'}))).toMatchObject({state: 'working', conversationId: 'p1'})
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_end', sessionId: 'p1'}))).toMatchObject({state: 'idle', turnEnded: true})
@@ -77,6 +96,11 @@ describe('finding the session a hook runs in', () => {
   it('in a pane, takes the recognised agent as the session process', () => {
     const target = findHookTarget({chain, view: VIEW, records: [], panesByPid: panes, argv, presets: BUILTIN_PRESETS, agent: 'claude'})
     expect(target).toMatchObject({kind: 'pane', agentPid: 20, pane: {paneId: '%1'}})
+  })
+  it("a hook from an agent's descendant counts for the agent's outermost process in the pane", () => {
+    // Codex: a node wrapper (20) and its native child (30), both named codex; the hook runs under the child.
+    const codexArgv = (pid: number) => ({40: ['pk', 'hook'], 30: ['/opt/codex/bin/codex'], 20: ['node', '/usr/bin/codex'], 10: ['bash']})[pid] ?? null
+    expect(findHookTarget({chain, view: VIEW, records: [], panesByPid: panes, argv: codexArgv, presets: BUILTIN_PRESETS, agent: 'codex'})).toMatchObject({kind: 'pane', agentPid: 20})
   })
   it('finds nothing outside tmux', () => {
     expect(findHookTarget({chain, view: VIEW, records: [], panesByPid: new Map(), argv, presets: BUILTIN_PRESETS, agent: 'claude'}).kind).toBe('none')
@@ -116,6 +140,24 @@ describe('status', () => {
     expect(needsAttention(row({attached: true}), 'waiting', now, false)).toBe(false)
     expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 + 5}}), 'idle', now, true)).toBe(false)
     expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 - 5}}), 'idle', now, true)).toBe(true)
+  })
+
+  it('decides by time, not by source: a screen that changed after the hook report and reads otherwise wins', () => {
+    // Codex's notify says only that a turn ended; the next turn shows on the screen alone.
+    const records = new Map([['r.json', sampleRecord({status: hook('idle', 60_000, true)})]])
+    const captures = new Map([['/s\0%1', 'esc to interrupt']])
+    const later = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 5_000) / 1000}})
+    expect(applyStatus({rows: [later], records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'working', stateSource: 'pane', attention: false})
+    // A screen that has not changed since the report leaves the hook's word standing.
+    const quiet = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 120_000) / 1000}})
+    expect(applyStatus({rows: [quiet], records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'idle', stateSource: 'hook'})
+  })
+
+  it("believes a hook's exited only when the process is gone", () => {
+    const records = new Map([['r.json', sampleRecord({status: {...hook('idle', 1000), state: 'exited' as const}})]])
+    const alive = applyStatus({rows: [row()], records, captures: new Map([['/s\0%1', '? for shortcuts']]), presets: BUILTIN_PRESETS, now})[0]!
+    expect(alive.state).not.toBe('exited')
+    expect(alive).toMatchObject({state: 'idle', stateSource: 'pane'})
   })
 
   it('orders attention first, then waiting, working, idle', () => {
