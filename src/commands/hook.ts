@@ -63,6 +63,11 @@ in the state directory. pk setup AGENT installs the integration.`
     try {
       const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
       const outcome = await recordHook(args.agent, payload, process.env)
+      // The notification is a detached process's business: the agent never waits for it.
+      if (outcome.mayNeedYou && outcome.id) {
+        const {spawn} = await import('node:child_process')
+        spawn(process.execPath, [process.argv[1]!, 'notify', '--check', outcome.id], {detached: true, stdio: 'ignore', env: process.env}).unref()
+      }
       if (flags.json) this.printJson(outcome)
     } catch (error) {
       // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.

@@ -23,7 +23,12 @@ export interface PkConfig {
   agents?: Record<string, Partial<Omit<AgentPreset, 'name'>>>
   /** Other machines whose sessions `--fleet` and `--host` show, reached with OpenSSH. */
   hosts?: HostConfig[]
+  /** Where pk says that a session needs you (default: tmux and the desktop); [] says nothing. */
+  notify?: NotifyChannel[]
 }
+
+/** A place pk tells you that a session needs you. */
+export type NotifyChannel = {tmux: true} | {desktop: true} | {command: string[]; timeout?: number}
 
 export interface HostConfig {
   /** Short name: rows from this host get ids `NAME/ID`. */
@@ -56,7 +61,7 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
   const fail = (key: string, message: string) => usageError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
   if (data === null || data === undefined) return {}
   if (!isObject(data)) throw fail('(top level)', 'must be an object')
-  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts'])
+  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts', 'notify'])
   for (const key of Object.keys(data)) if (!known.has(key)) throw fail(key, `unknown key (known: ${[...known].join(', ')})`)
   if (data.socket !== undefined && (typeof data.socket !== 'string' || data.socket === '')) throw fail('socket', 'must be a non-empty string')
   if (data.defaultAgent !== undefined && typeof data.defaultAgent !== 'string') throw fail('defaultAgent', 'must be a string')
@@ -97,6 +102,7 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
   }
   const config: PkConfig = {}
   if (data.hosts !== undefined) config.hosts = validateHosts(data.hosts, fail)
+  if (data.notify !== undefined) config.notify = validateNotify(data.notify, fail)
   if (data.socket !== undefined) config.socket = data.socket as string
   if (data.defaultAgent !== undefined) config.defaultAgent = data.defaultAgent as string
   if (data.agents !== undefined) config.agents = agents
@@ -109,6 +115,21 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
     if (preset.command.length === 0) throw fail(`agents.${preset.name}.command`, 'a new preset needs a command')
   }
   return config
+}
+
+function validateNotify(raw: unknown, fail: (key: string, message: string) => Error): NotifyChannel[] {
+  const shape = 'must be an array of {"tmux": true}, {"desktop": true} or {"command": [argv...], "timeout"?: seconds}'
+  if (!Array.isArray(raw)) throw fail('notify', shape)
+  return raw.map((channel, i) => {
+    const at = `notify[${i}]`
+    if (!isObject(channel)) throw fail(at, shape)
+    if (channel.tmux === true && Object.keys(channel).length === 1) return {tmux: true as const}
+    if (channel.desktop === true && Object.keys(channel).length === 1) return {desktop: true as const}
+    if (!isStringArray(channel.command) || channel.command.length === 0) throw fail(at, shape)
+    for (const key of Object.keys(channel)) if (key !== 'command' && key !== 'timeout') throw fail(`${at}.${key}`, 'unknown key (known: command, timeout)')
+    if (channel.timeout !== undefined && (typeof channel.timeout !== 'number' || !(channel.timeout > 0) || channel.timeout > 60)) throw fail(`${at}.timeout`, 'must be a number of seconds, more than 0 and at most 60')
+    return {command: channel.command, ...(channel.timeout === undefined ? {} : {timeout: channel.timeout as number})}
+  })
 }
 
 function validateHosts(raw: unknown, fail: (key: string, message: string) => Error): HostConfig[] {
@@ -170,7 +191,7 @@ export const PROJECT_PLACES = ['package.json', '.pkrc', '.pkrc.json', '.pkrc.yam
 export const USER_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const
 
 /** Keys a project's config may not set: each names a program pk would run (or a host it would run on). */
-const USER_ONLY = 'agents.*.command, agents.*.resume and hosts'
+const USER_ONLY = 'agents.*.command, agents.*.resume, hosts and notify'
 
 const isRegularFile = (path: string) => {
   try {
@@ -269,6 +290,7 @@ async function loadUserConfig(file: string): Promise<unknown> {
 export function checkProjectConfig(config: PkConfig, file: string): void {
   const fail = (key: string) => usageError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`)
   if (config.hosts !== undefined) throw fail('hosts')
+  if (config.notify !== undefined) throw fail('notify')
   for (const [name, preset] of Object.entries(config.agents ?? {})) {
     if (preset.command !== undefined) throw fail(`agents.${name}.command`)
     if (preset.resume !== undefined) throw fail(`agents.${name}.resume`)
@@ -284,6 +306,7 @@ export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
     merged.agents = agents
   }
   if (user.hosts !== undefined) merged.hosts = user.hosts
+  if (user.notify !== undefined) merged.notify = user.notify
   return merged
 }
 

@@ -66,6 +66,8 @@ export interface SessionRow {
   exitStatus: number | null
   /** The id of the session that resumed this one's conversation (then `resume` is null); else null. */
   resumedBy: string | null
+  /** When the waiting (or the end of the turn) began, by the report or the screen; else null. Names the event for notifications. */
+  attentionSince: string | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
@@ -144,6 +146,7 @@ function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<Se
     agentSource: null,
     exitStatus: null,
     resumedBy: null,
+    attentionSince: null,
     ...fields,
   }
 }

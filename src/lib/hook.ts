@@ -166,7 +166,11 @@ export interface HookOutcome {
   recorded: boolean
   id: string | null
   reason: string
+  /** The recorded state may need the user (waiting, or a turn ended): worth a notification check. */
+  mayNeedYou?: boolean
 }
+
+const mayNeedYou = (status: HookStatus) => status.state === 'waiting' || (status.state === 'idle' && status.turnEnded)
 
 /**
  * Record what the agent's hook reported, on the session the hook runs in (found by process ancestry,
@@ -209,7 +213,7 @@ export async function recordHook(agent: string, payload: string, env: Env, start
       if (status === null) return {recorded: false, id: sessionIdOf(current.record.identity), reason: 'an older or repeated report; the newer state stands'}
       const updated: SessionRecord = {...current.record, agent: current.record.agent ?? agent, status, conversationId: report.conversationId ?? current.record.conversationId}
       replaceRecord(current.file, updated)
-      return {recorded: true, id: sessionIdOf(updated.identity), reason: `updated ${current.file}`}
+      return {recorded: true, id: sessionIdOf(updated.identity), reason: `updated ${current.file}`, mayNeedYou: mayNeedYou(status)}
     }
     if (target.kind !== 'pane') return {recorded: false, id: null, reason: 'unreachable'}
     const stat = readStat(target.agentPid)
@@ -220,7 +224,7 @@ export async function recordHook(agent: string, payload: string, env: Env, start
       const status = nextStatus(existing.record.status, report, now)
       if (status === null) return {recorded: false, id: sessionIdOf(identity), reason: 'an older or repeated report; the newer state stands'}
       replaceRecord(existing.file, {...existing.record, status, conversationId: report.conversationId ?? existing.record.conversationId})
-      return {recorded: true, id: sessionIdOf(identity), reason: `updated ${existing.file}`}
+      return {recorded: true, id: sessionIdOf(identity), reason: `updated ${existing.file}`, mayNeedYou: mayNeedYou(status)}
     }
     const status = nextStatus(null, report, now)!
     const record: SessionRecord = {
@@ -237,7 +241,7 @@ export async function recordHook(agent: string, payload: string, env: Env, start
       status,
     }
     const file = createRecord(state, record)
-    return {recorded: true, id: sessionIdOf(identity), reason: `recorded ${file}`}
+    return {recorded: true, id: sessionIdOf(identity), reason: `recorded ${file}`, mayNeedYou: mayNeedYou(status)}
   })
 }
 

@@ -74,9 +74,13 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     } else if (fromPane) {
       state = fromPane
       stateSource = 'pane'
+      // What the screen says began with its last output.
+      since = row.tmux.activity === null ? null : row.tmux.activity * 1000
     }
   }
-  return {...row, state, stateSource, attention: needsAttention(row, state, since, turnEnded)}
+  const attention = needsAttention(row, state, since, turnEnded)
+  const mayNeedYou = state === 'waiting' || (state === 'idle' && turnEnded)
+  return {...row, state, stateSource, attention, attentionSince: mayNeedYou && since !== null ? new Date(since).toISOString() : null}
 }
 
 /**

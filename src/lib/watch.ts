@@ -4,6 +4,8 @@ import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {resolveId} from './attach.js'
 import {ExitCode, PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
+import {loadConfig} from './config.js'
+import {notifyRows} from './notify.js'
 import {collectSessions} from './sessions.js'
 
 export type WatchEvent =
@@ -41,6 +43,8 @@ export async function watchSessions(opts: {env: Env; intervalMs: number; filter:
   let lastEmit = Date.now()
   while (!opts.signal.aborted) {
     const listing = await collectSessions(opts.env)
+    // A watcher notices sessions whose state only the screen tells: it notifies too (once per event in all).
+    await notifyRows(listing.rows, (await loadConfig(process.cwd(), opts.env)).config.notify, opts.env, listing.snapshot.state).catch(() => [])
     const rows = listing.rows.filter(opts.filter)
     const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
     if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})

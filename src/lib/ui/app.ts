@@ -65,6 +65,9 @@ class Dashboard {
     try {
       this.branchOf = branchReader()
       const listing = await collectSessions(this.env)
+      const {loadConfig} = await import('../config.js')
+      const {notifyRows} = await import('../notify.js')
+      await notifyRows(listing.rows, (await loadConfig(process.cwd(), this.env)).config.notify, this.env, listing.snapshot.state).catch(() => [])
       this.state = reconcileSelection({...this.state, rows: dashboardRows(listing.rows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
     } catch (error) {
       this.state = {...this.state, message: error instanceof Error ? error.message : String(error)}

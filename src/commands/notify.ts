@@ -1,0 +1,42 @@
+import {Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {loadConfig} from '../lib/config.js'
+import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify.js'
+import {openStateDirForReading} from '../lib/registry/state-dir.js'
+import {collectSessions} from '../lib/sessions.js'
+
+export default class Notify extends PkCommand {
+  static override summary = 'Tell the user about every session that needs them while nobody is looking, once per event.'
+  static override description = `pk notices on its own: the hook path (through this command, detached), pk ls --watch and the dashboard
+call it when a session starts waiting or finishes a turn with no client attached. Each event is told once in
+all, whoever notices it. Channels come from the notify key of your config (default: a tmux message on every
+attached client, and notify-send when there is a display). --test sends a sample through every channel.`
+  static override examples = ['<%= config.bin %> notify --test', '<%= config.bin %> notify']
+  static override flags = {
+    test: Flags.boolean({description: 'send a sample through every configured channel and report each result'}),
+    check: Flags.string({description: 'only this session (what the hook path runs)', hidden: true}),
+    json: Flags.boolean({description: 'print the results as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Notify)
+    const env = process.env
+    const {config} = await loadConfig(process.cwd(), env)
+    const channels = config.notify ?? DEFAULT_CHANNELS
+    const state = openStateDirForReading(env)
+    if (flags.test) {
+      const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: process.cwd(), reason: 'testing its notifications'}
+      const results = await deliver(sample, channels, env, state)
+      if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, results})
+      else for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.channel}: ${r.detail}\n`)
+      if (channels.length === 0 && !flags.json) process.stdout.write('no channels configured (notify: [])\n')
+      process.exitCode = results.every((r) => r.ok) ? 0 : 1
+      return
+    }
+    const listing = await collectSessions(env)
+    const rows = flags.check === undefined ? listing.rows : listing.rows.filter((r) => r.id === flags.check)
+    const told = await notifyRows(rows, channels, env, state)
+    if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, notified: told})
+  }
+}

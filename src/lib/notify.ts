@@ -1,0 +1,186 @@
+import {spawn} from 'node:child_process'
+import {accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {NotifyChannel} from './config.js'
+import {SessionRow} from './correlate.js'
+import {writeFileAtomic} from './registry/atomic.js'
+import {appendRegularFile} from './registry/files.js'
+import {mayWrite} from './registry/ownership.js'
+import {Env, StateDir} from './registry/state-dir.js'
+import {runTmux, tmuxArgv} from './tmux/exec.js'
+import {ServerScan} from './tmux/servers.js'
+
+/**
+ * Telling the user when a session needs them and nobody is looking. No daemon: whoever notices the
+ * moment (the hook path, through a detached `pk notify --check`, a `pk ls --watch` or the dashboard)
+ * notifies, and a marker created only once per event makes sure it is said once in all.
+ */
+
+export const DEFAULT_CHANNELS: NotifyChannel[] = [{tmux: true}, {desktop: true}]
+const DEFAULT_COMMAND_SECONDS = 5
+
+export interface NotifyEvent {
+  id: string
+  agent: string | null
+  label: string | null
+  state: string
+  cwd: string | null
+  /** What needs the user, in words: `waiting for you`, `finished its turn`. */
+  reason: string
+}
+
+export interface ChannelResult {
+  channel: string
+  ok: boolean
+  detail: string
+}
+
+/** Pure: the event a row with attention stands for. */
+export function eventOf(row: SessionRow): NotifyEvent {
+  return {id: row.id, agent: row.agent, label: row.label, state: row.state, cwd: row.cwd, reason: row.state === 'waiting' ? 'waiting for you' : 'finished its turn'}
+}
+
+/** Pure: one line about the event, for a tmux message or a desktop notification. */
+export const eventText = (e: NotifyEvent) => `${e.agent ?? 'session'}${e.label ? ` (${e.label})` : ''} ${e.id} is ${e.reason}: pk attach ${e.id}`
+
+/** Pure: text a tmux format will show as it is (`#` starts a format, `%` goes through strftime). */
+export const tmuxLiteral = (text: string) => text.replaceAll('#', '##').replaceAll('%', '%%')
+
+/** Pure: a notifier's argv with `{id}`, `{agent}`, `{label}`, `{state}`, `{cwd}`, `{reason}` filled in. */
+export function fillArgv(argv: string[], e: NotifyEvent): string[] {
+  const values: Record<string, string> = {id: e.id, agent: e.agent ?? '', label: e.label ?? '', state: e.state, cwd: e.cwd ?? '', reason: e.reason}
+  return argv.map((word) => word.replaceAll(/\{(id|agent|label|state|cwd|reason)\}/g, (_, key: string) => values[key]!))
+}
+
+/** Run a program without a shell, killed after `seconds`; never throws. */
+function runBounded(argv: string[], env: NodeJS.ProcessEnv, seconds: number): Promise<{ok: boolean; detail: string}> {
+  return new Promise((resolve) => {
+    let stderr = ''
+    const child = spawn(argv[0]!, argv.slice(1), {env, stdio: ['ignore', 'ignore', 'pipe'], detached: true})
+    const timer = setTimeout(() => {
+      // The whole group: a notifier that started helpers takes them with it.
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {
+        child.kill('SIGKILL')
+      }
+    }, seconds * 1000)
+    child.stderr!.on('data', (d) => (stderr += d))
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      resolve({ok: false, detail: error.message})
+    })
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      if (signal === 'SIGKILL') resolve({ok: false, detail: `killed after ${seconds} s`})
+      else resolve(code === 0 ? {ok: true, detail: 'ran'} : {ok: false, detail: `exited ${code}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`})
+    })
+  })
+}
+
+/** A message on every client attached to any tmux server of the user's. */
+async function tellTmux(e: NotifyEvent, env: Env): Promise<ChannelResult> {
+  const {servers} = await new ServerScan(env).settle()
+  let told = 0
+  for (const server of servers.filter((s) => s.status === 'ok')) {
+    const clients = await runTmux(tmuxArgv(server.socket, [['list-clients', '-F', '#{client_name}']])).catch(() => null)
+    for (const client of clients?.stdout.split('\n').filter(Boolean) ?? []) {
+      const ok = await runTmux(tmuxArgv(server.socket, [['display-message', '-c', client, '-d', '8000', tmuxLiteral(`pk: ${eventText(e)}`)]])).then(() => true, () => false)
+      if (ok) told++
+    }
+  }
+  return {channel: 'tmux', ok: true, detail: told === 0 ? 'no tmux client attached' : `${told} client(s)`}
+}
+
+const onPath = (program: string, env: Env) =>
+  (env.PATH ?? '').split(':').some((dir) => {
+    try {
+      accessSync(join(dir, program), constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+
+async function tellDesktop(e: NotifyEvent, env: Env): Promise<ChannelResult> {
+  if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return {channel: 'desktop', ok: true, detail: 'no display (skipped)'}
+  if (!onPath('notify-send', env)) return {channel: 'desktop', ok: true, detail: 'notify-send not installed (skipped)'}
+  const result = await runBounded(['notify-send', '--app-name=pk', `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e)], env as NodeJS.ProcessEnv, DEFAULT_COMMAND_SECONDS)
+  return {channel: 'desktop', ...result}
+}
+
+async function tellCommand(channel: {command: string[]; timeout?: number}, e: NotifyEvent, env: Env): Promise<ChannelResult> {
+  const childEnv = {...env, PK_ID: e.id, PK_AGENT: e.agent ?? '', PK_STATE: e.state, PK_LABEL: e.label ?? '', PK_CWD: e.cwd ?? '', PK_REASON: e.reason} as NodeJS.ProcessEnv
+  const result = await runBounded(fillArgv(channel.command, e), childEnv, channel.timeout ?? DEFAULT_COMMAND_SECONDS)
+  return {channel: `command ${channel.command[0]}`, ...result}
+}
+
+/** Say it on every channel, at once; each result is reported, failures are logged, nothing throws. */
+export async function deliver(e: NotifyEvent, channels: NotifyChannel[], env: Env, state: StateDir | null): Promise<ChannelResult[]> {
+  const results = await Promise.all(
+    channels.map((channel) =>
+      ('tmux' in channel ? tellTmux(e, env) : 'desktop' in channel ? tellDesktop(e, env) : tellCommand(channel, e, env)).catch((error: unknown) => ({channel: 'unknown', ok: false, detail: String(error)})),
+    ),
+  )
+  for (const failed of results.filter((r) => !r.ok)) logNotify(state, `${e.id} ${failed.channel}: ${failed.detail}`)
+  return results
+}
+
+function logNotify(state: StateDir | null, line: string): void {
+  if (state === null) return
+  try {
+    appendRegularFile(join(state.root, 'notify.log'), `${new Date().toISOString()} ${line}\n`)
+  } catch {
+    // nowhere safe to log
+  }
+}
+
+/** Pure: the marker file of one event: the session, and when what needs the user began. */
+export const markerName = (row: Pick<SessionRow, 'id' | 'attentionSince'>) => `${row.id}-${row.attentionSince ? Date.parse(row.attentionSince) : 'first'}`
+
+/**
+ * Claim the event: true for the one caller that creates its marker (create-only: a second observer, at
+ * the same moment or later, gets false). Markers older than a week are swept.
+ */
+export function claimEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attentionSince'>): boolean {
+  const dir = join(state.root, 'notified')
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  try {
+    writeFileAtomic(join(dir, markerName(row)), new Date().toISOString() + '\n', 'create')
+  } catch {
+    return false
+  }
+  sweep(dir)
+  return true
+}
+
+function sweep(dir: string): void {
+  const old = Date.now() - 7 * 24 * 3600_000
+  for (const name of readdirSync(dir)) {
+    try {
+      if (statSync(join(dir, name)).mtimeMs < old) unlinkSync(join(dir, name))
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/**
+ * Notify once for every row that needs the user now and has not been told of: called by watchers with
+ * each listing, and by `pk notify --check` for one session. Only a pk that may write the state does it.
+ */
+export async function notifyRows(rows: SessionRow[], channels: NotifyChannel[] | undefined, env: Env, state: StateDir | null): Promise<string[]> {
+  if (state === null) return []
+  const dir = join(state.root, 'notified')
+  // Seen while a client is attached: the user was looking, so the event is claimed and never told.
+  const untold = rows.filter((row) => (row.attention || (row.attached && row.attentionSince !== null)) && !existsSync(join(dir, markerName(row))))
+  if (untold.length === 0 || !mayWrite(state)) return []
+  const told: string[] = []
+  for (const row of untold) {
+    if (!claimEvent(state, row) || !row.attention) continue
+    await deliver(eventOf(row), channels ?? DEFAULT_CHANNELS, env, state)
+    told.push(row.id)
+  }
+  return told
+}

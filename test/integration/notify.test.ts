@@ -1,0 +1,100 @@
+import {ChildProcess, spawn} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {LsJson, PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {installStandins} from '../helpers/standins.js'
+
+let sb: Sandbox
+let env: NodeJS.ProcessEnv
+let told: string
+const children: ChildProcess[] = []
+beforeEach(() => {
+  sb = new Sandbox()
+  env = {PATH: `${installStandins(sb.root)}:${process.env.PATH}`, STANDIN_OUT: sb.root}
+  told = join(sb.root, 'told')
+  configure([{command: ['sh', '-c', 'echo "$PK_ID $PK_STATE $PK_REASON {label}" >> "$0"', told]}, {tmux: true}])
+})
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+  sb.cleanup()
+})
+
+function configure(notify: unknown[]): void {
+  mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+  writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({notify}))
+}
+
+const lines = () => (existsSync(told) ? readFileSync(told, 'utf8').trim().split('\n').filter(Boolean) : [])
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('notifications', () => {
+  it('a waiting hook with nobody attached notifies exactly once, with the event in the environment', async () => {
+    // The record's process was replaced by respawn-pane; report from a pane pk knows through its hook.
+    const row = await sb.bgRow(['--name', 'api-fix', '--', 'sh', '-c', `printf %s '{"hook_event_name":"Notification","notification_type":"permission_prompt","session_id":"c1"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`], {env})
+    await waitFor('told', () => lines().length > 0, 15_000)
+    await settle(1500)
+    // Asked again, by anyone: the same event is never told twice.
+    await sb.pk(['notify'], {env})
+    await sb.pk(['ls'], {env})
+    expect(lines()).toEqual([`${row.id} waiting waiting for you api-fix`])
+  })
+
+  it('says nothing while a client is attached to the session, nor after it looked', async () => {
+    const report = `sleep 2; printf %s '{"hook_event_name":"Notification","notification_type":"permission_prompt","session_id":"c3"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`
+    const row = await sb.bgRow(['--name', 'watched', '--', 'sh', '-c', report], {env})
+    const term = sb.socket('term')
+    sb.tmux(term, 'new-session', '-d', '-x', '100', '-y', '20', '--', 'env', '-u', 'TMUX', 'tmux', '-S', sb.pkSocket, 'attach', '-t', row.tmux!.sessionId)
+    await waitFor('attached', () => sb.tmuxTry(sb.pkSocket, 'list-clients').stdout.trim() !== '')
+    const seen = await waitFor('waiting', async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === row.id && s.state === 'waiting'), 15_000)
+    expect(seen.attached).toBe(true)
+    await settle(1500)
+    expect(lines()).toEqual([])
+    // Detached after looking: the event is acknowledged, and still nobody is told.
+    sb.tmux(sb.pkSocket, 'detach-client', '-s', row.tmux!.sessionId)
+    await sb.pk(['notify'], {env})
+    expect(lines()).toEqual([])
+  }, 30_000)
+
+  it('two watchers and the hook notify once in all', async () => {
+    for (let i = 0; i < 2; i++) {
+      const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json'], {env: {...sb.env, ...env}, stdio: 'ignore'})
+      children.push(watcher)
+    }
+    await settle(1500)
+    const row = await sb.bgRow(['--name', 'crowd', '--', 'sh', '-c', `printf %s '{"hook_event_name":"Stop","session_id":"c2"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`], {env})
+    await waitFor('told', () => lines().length > 0, 15_000)
+    await settle(3000)
+    expect(lines()).toEqual([`${row.id} idle finished its turn crowd`])
+  }, 30_000)
+
+  it('a hanging notifier is killed and logged; pk notify --test reports every channel', async () => {
+    configure([{command: ['sleep', '100'], timeout: 1}, {command: ['sh', '-c', 'echo "$PK_ID" > "$0"', told]}, {desktop: true}])
+    await sb.bgRow(['--', 'sleep', '100000'], {env})
+    const started = Date.now()
+    const result = await sb.pk(['notify', '--test', '--json'], {env: {...env, DISPLAY: ''}})
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(result.code).toBe(1)
+    const {results} = JSON.parse(result.stdout) as {results: {channel: string; ok: boolean; detail: string}[]}
+    expect(results).toEqual([
+      {channel: 'command sleep', ok: false, detail: 'killed after 1 s'},
+      {channel: 'command sh', ok: true, detail: 'ran'},
+      {channel: 'desktop', ok: true, detail: 'no display (skipped)'},
+    ])
+    expect(lines()).toEqual(['00000000'])
+    expect(readFileSync(join(sb.stateDir, 'notify.log'), 'utf8')).toMatch(/command sleep: killed after 1 s/)
+  })
+
+  it("the tmux message reaches an attached client of another server", async () => {
+    configure([{tmux: true}])
+    const other = sb.socket('elsewhere')
+    sb.tmux(other, 'new-session', '-d', '-s', 'mine', '--', 'sleep', '100000')
+    const term = sb.socket('term')
+    sb.tmux(term, 'new-session', '-d', '-x', '120', '-y', '20', '-s', 'term', '--', 'env', '-u', 'TMUX', 'tmux', '-S', other, 'attach', '-t', 'mine')
+    await waitFor('attached elsewhere', () => sb.tmuxTry(other, 'list-clients').stdout.trim() !== '')
+    const result = await sb.pk(['notify', '--test'], {env})
+    expect(result.stdout).toMatch(/ok {3}tmux: 1 client\(s\)/)
+    await waitFor('message on the screen', () => sb.tmux(term, 'capture-pane', '-p', '-t', 'term').includes('pk: pk (test) 00000000 is testing'))
+  })
+})
