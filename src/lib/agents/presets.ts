@@ -22,8 +22,9 @@ export interface AgentPreset {
 }
 
 /**
- * Pane rules for claude and pi come from real screens (test/fixtures/panes); the others follow the
- * agents' documented screens and can be corrected in config without a release.
+ * Pane rules come from the agents' real screens (test/fixtures/panes, captured from the npm packages in
+ * tmux; scripts/capture/README.md says how); aider's follow its documented screens. Config can correct
+ * any of them without a release.
  */
 export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   {
@@ -32,7 +33,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     executables: ['pi'],
     resume: ['pi', '--session', '{id}'],
     paneRules: [
-      {state: 'working', pattern: String.raw`Working\.\.\.`},
+      {state: 'working', pattern: String.raw`Working\.\.\.|Retrying \(\d+/\d+\)|\(escape to cancel\)`},
       {state: 'idle', pattern: String.raw`^\S*\d+(\.\d+)?%/\S+`},
     ],
     hooks: 'extension: ~/.pi/agent/extensions/pk.js reports session_start, agent_start, agent_end, session_shutdown, and adds /bg',
@@ -56,8 +57,9 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     resume: ['codex', 'resume', '{id}'],
     paneRules: [
       {state: 'working', pattern: String.raw`esc to interrupt`},
-      {state: 'waiting', pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed`},
-      {state: 'idle', pattern: String.raw`⏎ send|send message|newline`},
+      // First run: sign-in, API key and folder trust screens wait for the user.
+      {state: 'waiting', pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue · esc back`},
+      {state: 'idle', pattern: String.raw`⏎ send|send message|Ask Codex to do anything|\? for shortcuts`},
     ],
     hooks: 'notify program in ~/.codex/config.toml (agent-turn-complete: idle)',
   },
@@ -68,7 +70,8 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     resume: ['gemini', '--resume', '{id}'],
     paneRules: [
       {state: 'working', pattern: String.raw`esc to cancel`},
-      {state: 'waiting', pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation`},
+      // First run: folder trust, the choice of sign-in, the API key: dialogs taller than the usual 12 lines.
+      {state: 'waiting', pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit`, lines: 24},
       {state: 'idle', pattern: String.raw`Type your message`},
     ],
     hooks: null,
