@@ -15,7 +15,7 @@ for (const stream of [process.stdout, process.stderr]) {
 // `pk --version` as oclif prints it, without loading anything else.
 if (args.length === 1 && args[0] === '--version') {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-  process.stdout.write(`${pkg.name}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
+  process.stdout.write(`${pkg.oclif.bin}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
   process.exit(0)
 }
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Installs what pk and its tests need from the system when it is missing: tmux; unshare (util-linux)
-# for the namespace tests; ssh and sshd (openssh) for the host tests. Uses apt-get as root; otherwise
-# says what to install.
+# Installs what pk needs from the system when it is missing: tmux. With --tests, also what only the
+# tests need: unshare (util-linux) for the namespace tests, ssh and sshd (openssh) for the host tests.
+# Uses apt-get as root (or sudo); otherwise says what to install.
 set -euo pipefail
 
 missing=()
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
-command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
-command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
-[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+if [ "${1:-}" = --tests ]; then
+  command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
+  command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
+  [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 

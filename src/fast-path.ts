@@ -9,6 +9,7 @@ import {terminal, write} from './output.js'
  * itself), by the same lib code the oclif command runs; any other argv goes to oclif.
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {
+  if (argv[0] === '__ids' && argv.length === 1) return printIds()
   if (argv[0] !== 'ls') return false
   const opts = parseLsArgv(argv.slice(1))
   if (opts === null) return false
@@ -22,6 +23,18 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
     const {message, exitCode} = describeError(error)
     process.stderr.write(`pk: ${message}\n`)
     process.exitCode = exitCode
+  }
+  return true
+}
+
+/** `pk __ids`: the ids `pk ls` lists, one per line, for shell completion; quiet on any failure. */
+async function printIds(): Promise<boolean> {
+  try {
+    const {listSessions} = await import('./lib/listing.js')
+    const {rows} = await listSessions({all: false})
+    process.stdout.write(rows.map((r) => r.id + '\n').join(''))
+  } catch {
+    // completion offers nothing rather than an error
   }
   return true
 }

@@ -1,0 +1,31 @@
+import {Args} from '@oclif/core'
+
+import {PkCommand} from '../command-base.js'
+import {presetNames} from '../lib/agents/presets.js'
+import {CompletionCommand, ID_COMMANDS, SHELLS, completionScript} from '../lib/completion.js'
+import {SETUP_AGENTS} from '../lib/setup/index.js'
+
+export default class Completion extends PkCommand {
+  static override summary = 'Print the shell completion script for bash, zsh or fish.'
+  static override description = `Completes commands, flags, presets, and live session ids (for attach, stop, resume, send, logs, wait).
+bash: add eval "$(pk completion bash)" to ~/.bashrc. zsh: eval "$(pk completion zsh)" in ~/.zshrc.
+fish: pk completion fish > ~/.config/fish/completions/pk.fish`
+  static override examples = ['<%= config.bin %> completion bash >> ~/.bashrc', '<%= config.bin %> completion fish > ~/.config/fish/completions/pk.fish']
+  static override args = {shell: Args.string({description: SHELLS.join(', '), options: [...SHELLS], required: true})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(Completion)
+    const fixed: Record<string, string[]> = {bg: presetNames(), setup: [...SETUP_AGENTS], completion: [...SHELLS]}
+    const commands: CompletionCommand[] = this.config.commands
+      .filter((c) => !c.hidden)
+      .map((c) => ({
+        id: c.id,
+        flags: Object.entries(c.flags)
+          .filter(([, f]) => !f.hidden)
+          .flatMap(([name, f]) => [`--${name}`, ...(f.type === 'boolean' && f.allowNo ? [`--no-${name}`] : [])]),
+        arg: ID_COMMANDS.includes(c.id) ? {ids: true as const} : fixed[c.id] ? {words: fixed[c.id]!} : null,
+      }))
+      .sort((a, b) => a.id.localeCompare(b.id))
+    process.stdout.write(completionScript(args.shell as (typeof SHELLS)[number], commands))
+  }
+}

@@ -1,0 +1,143 @@
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {Ajv} from 'ajv'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+
+let sb: Sandbox
+beforeEach(() => {
+  sb = new Sandbox()
+})
+afterEach(() => sb.cleanup())
+
+function validator() {
+  const ajv = new Ajv({allErrors: true})
+  for (const file of readdirSync(join(ROOT, 'schemas'))) ajv.addSchema(JSON.parse(readFileSync(join(ROOT, 'schemas', file), 'utf8')))
+  return (id: string, data: unknown) => {
+    const validate = ajv.getSchema(`urn:pk:${id}`)!
+    const ok = validate(data)
+    return ok ? null : ajv.errorsText(validate.errors)
+  }
+}
+
+describe('published shapes', () => {
+  it('real output of ls, bg, the watch stream, doctor and prune matches the schemas shipped in the package', async () => {
+    const check = validator()
+    const bg = await sb.pk(['bg', '--json', '--name', 'shape', '--', 'sleep', '100000'])
+    expect(check('bg', JSON.parse(bg.stdout))).toBeNull()
+    sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'sleep', '100001')
+    const dead = await sb.pk(['bg', '--json', '--', 'sh', '-c', 'sleep 1; exit 3'])
+    writeFileSync(join(sb.stateDir, 'sessions', 'broken.json'), '{')
+    await new Promise((r) => setTimeout(r, 1500))
+    for (const args of [['ls', '--json'], ['ls', '--json', '--all']]) expect(check('ls', JSON.parse((await sb.pk(args)).stdout)), args.join(' ')).toBeNull()
+    expect(check('doctor', JSON.parse((await sb.pk(['doctor', '--json'])).stdout))).toBeNull()
+    expect(check('prune', JSON.parse((await sb.pk(['prune', '--dry-run', '--json'])).stdout))).toBeNull()
+    expect(check('prune', JSON.parse((await sb.pk(['prune', '--yes', '--json'])).stdout))).toBeNull()
+    expect(dead.code).toBe(0)
+
+    const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--all'], {env: sb.env, stdio: ['ignore', 'pipe', 'ignore']})
+    const events: unknown[] = []
+    createInterface({input: watcher.stdout!}).on('line', (line) => events.push(JSON.parse(line)))
+    try {
+      await waitFor('snapshot', () => events.length > 0, 10_000)
+      await sb.pk(['bg', '--', 'sleep', '100002'])
+      await waitFor('added', () => events.some((e) => (e as {type: string}).type === 'added'), 10_000)
+    } finally {
+      watcher.kill('SIGINT')
+    }
+    for (const event of events) expect(check('watch-event', event), JSON.stringify(event)).toBeNull()
+  }, 60_000)
+})
+
+describe('the command reference', () => {
+  it('the README names every command and every flag that --help shows', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {hidden?: boolean; flags: Record<string, {hidden?: boolean}>}>}
+    const missing: string[] = []
+    for (const [id, command] of Object.entries(manifest.commands)) {
+      if (command.hidden) continue
+      if (!readme.includes(`pk ${id}`)) missing.push(`pk ${id}`)
+      for (const [flag, spec] of Object.entries(command.flags)) if (!spec.hidden && !readme.includes(`--${flag}`)) missing.push(`pk ${id} --${flag}`)
+    }
+    expect(missing).toEqual([])
+  })
+})
+
+describe('typos', () => {
+  it('without a terminal: the suggestion and exit 2, no prompt', async () => {
+    const typo = await sb.pk(['lss'])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toBe('pk: lss is not a pk command. Did you mean: pk ls? (pk help lists them all)\n')
+    const withArgs = await sb.pk(['atach', '3f9a'])
+    expect(withArgs.code).toBe(2)
+    expect(withArgs.stderr).toMatch(/Did you mean: pk attach\?/)
+  })
+})
+
+describe('shell completion', () => {
+  it('bash completes commands, flags, presets and live session ids; zsh and fish scripts are generated too', async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'pk'), `#!/bin/sh\nexec "${process.execPath}" "${PK_BIN}" "$@"\n`, {mode: 0o755})
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    const script = (await sb.pk(['completion', 'bash'])).stdout
+    const complete = (...words: string[]) =>
+      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _pk_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+        env: {...sb.env, PATH: `${bin}:${process.env.PATH}`},
+        encoding: 'utf8',
+      }).stdout.trim().split('\n')
+    expect(complete('pk', 'att')).toEqual(['attach'])
+    expect(complete('pk', 'ls', '--js')).toEqual(['--json'])
+    expect(complete('pk', 'bg', 'cl')).toEqual(['claude'])
+    expect(complete('pk', 'attach', '')).toEqual([row.id])
+    expect(complete('pk', 'stop', row.id.slice(0, 3))).toEqual([row.id])
+    expect((await sb.pk(['completion', 'zsh'])).stdout).toMatch(/bashcompinit/)
+    const fish = (await sb.pk(['completion', 'fish'])).stdout
+    expect(fish).toContain("complete -c pk -n '__fish_seen_subcommand_from attach' -a '(pk __ids 2>/dev/null)'")
+    expect((await sb.pk(['completion', 'tcsh'])).code).toBe(2)
+  })
+})
+
+describe('the tmux plugin', () => {
+  it('binds prefix + a to the dashboard in a popup and adds the status segment once, keeping the user’s own', () => {
+    const socket = sb.socket('plugin')
+    sb.tmux(socket, 'new-session', '-d', '--', 'sleep', '100000')
+    sb.tmux(socket, 'set-option', '-g', 'status-right', 'my clock %H:%M')
+    sb.tmux(socket, 'set-option', '-g', '@pk-status', 'on')
+    for (let i = 0; i < 2; i++) sb.tmux(socket, 'run-shell', join(ROOT, 'pk.tmux'))
+    expect(sb.tmux(socket, 'list-keys', '-T', 'prefix', 'a')).toMatch(/display-popup -E .*"pk ui"/)
+    expect(sb.tmux(socket, 'show-option', '-gqv', 'status-right').trim()).toBe('#(pk ls --format short --color) my clock %H:%M')
+    sb.tmux(socket, 'set-option', '-g', '@pk-key', 'P')
+    sb.tmux(socket, 'run-shell', join(ROOT, 'pk.tmux'))
+    expect(sb.tmux(socket, 'list-keys', '-T', 'prefix', 'P')).toMatch(/pk ui/)
+  })
+})
+
+describe('the npm package', () => {
+  it('npm pack installs into a fresh prefix without dev dependencies, and pk works from there', () => {
+    const out = join(sb.root, 'pack')
+    mkdirSync(out)
+    const env = {...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false'}
+    const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', out], {cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}).trim().split('\n').at(-1)!
+    const tarball = join(out, packed)
+    expect(packed).toMatch(/^pk-sessions-\d+\.\d+\.\d+\.tgz$/)
+    const listing = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
+    for (const file of ['package/bin/run.js', 'package/dist/fast-path.js', 'package/oclif.manifest.json', 'package/assets/pi-extension.js', 'package/schemas/ls.schema.json', 'package/pk.tmux']) expect(listing).toContain(file)
+    expect(listing).not.toMatch(/package\/(src|test)\//)
+    const prefix = join(sb.root, 'prefix')
+    execFileSync('npm', ['install', '-g', '--prefix', prefix, '--omit=dev', '--loglevel=error', tarball], {env, stdio: 'ignore', timeout: 300_000})
+    const pk = join(prefix, 'bin', 'pk')
+    const run = (...args: string[]) => spawnSync(pk, args, {env: sb.env, encoding: 'utf8', cwd: sb.root})
+    expect(run('--version').stdout).toMatch(/^pk\/\d+\.\d+\.\d+ /)
+    expect(JSON.parse(run('ls', '--json').stdout)).toMatchObject({schema: 1})
+    expect(run('bg', '--', 'sleep', '100000').status).toBe(0)
+    expect(JSON.parse(run('ls', '--json').stdout).sessions).toHaveLength(1)
+    expect(run('doctor').status).toBe(0)
+    expect(run('setup', 'pi').status).toBe(0)
+    expect(existsSync(join(sb.home, '.pi', 'agent', 'extensions', 'pk.js'))).toBe(true)
+    expect(existsSync(join(prefix, 'lib', 'node_modules', 'pk-sessions', 'node_modules', 'vitest'))).toBe(false)
+  }, 400_000)
+})
