@@ -6,6 +6,8 @@ import {runAttach} from '../lib/attach-run.js'
 import {startSession} from '../lib/bg.js'
 import {loadConfig} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
+import type {Worktree} from '../lib/worktree.js'
+import {randomBytes} from 'node:crypto'
 
 export default class Bg extends PkCommand {
   static override summary = 'Start an agent or any command in a new detached tmux session and print its id.'
@@ -31,12 +33,16 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     handoff: Flags.boolean({description: "from inside an agent: continue its conversation in a new session, then end the agent (Pi's /bg)"}),
     conversation: Flags.string({description: 'with --handoff: the conversation id (default: what its hook reported)', dependsOn: ['handoff']}),
     'agent-name': Flags.string({description: 'with --handoff: which agent is calling', dependsOn: ['handoff']}),
+    worktree: Flags.boolean({description: 'run it in a new git worktree of the repository here (--worktree=BRANCH names the branch)'}),
+    branch: Flags.string({description: 'with --worktree: the branch (new, or existing and checked out nowhere)', dependsOn: ['worktree']}),
+    from: Flags.string({description: 'with --worktree: where a new branch starts (default: HEAD)', dependsOn: ['worktree']}),
   }
 
   async run(): Promise<void> {
     // Everything after the first `--` is the command, untouched by flag parsing.
     const split = this.argv.indexOf('--')
-    const own = split === -1 ? this.argv : this.argv.slice(0, split)
+    // `--worktree=BRANCH` is `--worktree --branch BRANCH`.
+    const own = (split === -1 ? this.argv : this.argv.slice(0, split)).flatMap((a) => (a.startsWith('--worktree=') ? ['--worktree', '--branch', a.slice('--worktree='.length)] : [a]))
     const extra = split === -1 ? [] : this.argv.slice(split + 1)
     const {args, flags, argv} = await this.parse(Bg, own)
     if (argv.length > 1) this.error(`unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`, {exit: 2})
@@ -52,10 +58,20 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       return
     }
     const {config, presets} = await loadConfig(process.cwd(), process.env)
+    let worktree: Worktree | undefined
+    if (flags.worktree) {
+      const {createWorktree, runSetup, setupFor} = await import('../lib/worktree.js')
+      const label = flags.name ?? `${args.agent ?? extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
+      worktree = await createWorktree({cwd: flags.cwd ?? process.cwd(), branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}})
+      process.stderr.write(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
+      const setup = setupFor(worktree.repo, config.worktrees ?? {})
+      if (setup) await runSetup(setup, worktree.path)
+    }
     const started = await startSession({
       agent: args.agent,
       extraArgs: extra,
-      cwd: flags.cwd,
+      worktree,
+      cwd: worktree?.path ?? flags.cwd,
       name: flags.name,
       socket: flags.socket ?? config.socket,
       env: process.env,

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/errors.js'
-import {HOOK_DEADLINE_MS, logHookError, recordHook} from '../lib/hook.js'
+import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, recordHook} from '../lib/hook.js'
 
 /** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
 async function readStdin(timeoutMs: number): Promise<string> {
@@ -51,7 +51,10 @@ in the state directory. pk setup AGENT installs the integration.`
   async run(): Promise<void> {
     // The agent waits for this process: end it at the deadline whatever is still pending (a stuck lock,
     // a stopped server, stdin that never closes). Writes are atomic, so stopping mid-way tears nothing.
-    const left = () => Math.max(0, HOOK_DEADLINE_MS - performance.now())
+    // On a machine so loaded that starting node took most of the second, the work still gets a fair
+    // share (HOOK_MIN_WORK_MS) rather than nothing: the deadline is for what pk waits on, not node's start.
+    const end = Math.max(HOOK_DEADLINE_MS, performance.now() + HOOK_MIN_WORK_MS)
+    const left = () => Math.max(0, end - performance.now())
     setTimeout(() => process.exit(0), left()).unref()
     const {args, argv, flags} = await this.parse(Hook)
     const positional = argv.slice(1).map(String)

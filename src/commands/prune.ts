@@ -4,7 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {PkError, usageError} from '../lib/errors.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
-import {PruneItem, executePrune, planPrune} from '../lib/prune.js'
+import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} from '../lib/prune.js'
 import {write} from '../output.js'
 import {openStateDirForReading} from '../lib/registry/state-dir.js'
 import {collectSessions} from '../lib/sessions.js'
@@ -20,6 +20,7 @@ without one it needs --yes or --dry-run.`
     yes: Flags.boolean({char: 'y', description: 'do not ask'}),
     json: Flags.boolean({description: 'print what was (or would be) removed as JSON'}),
     'include-resumable': Flags.boolean({description: 'also remove exited records that could resume a conversation'}),
+    'include-worktrees': Flags.boolean({description: "also remove the clean worktrees of removed sessions whose branch is neither merged nor pushed (never a dirty one)"}),
   }
 
   async run(): Promise<void> {
@@ -33,6 +34,7 @@ without one it needs --yes or --dry-run.`
     if (state) assertMayWrite(state)
     const listing = await collectSessions(process.env)
     const plan = planPrune({rows: listing.rows, servers: listing.snapshot.servers, records: listing.snapshot.records}, {includeResumable: flags['include-resumable']})
+    const worktrees = await planWorktrees(plan, listing.snapshot.records, {includeWorktrees: Boolean(flags['include-worktrees'])})
 
     let removed: PruneItem[] = []
     if (!dryRun && plan.remove.length > 0) {
@@ -42,12 +44,15 @@ without one it needs --yes or --dry-run.`
       }
       removed = await executePrune(plan, state, listing.snapshot.view)
     }
+    const removedFiles = new Set(removed.map((r) => r.target))
+    const worktreesDone = dryRun ? worktrees : [...(await executeWorktrees(worktrees.filter((w) => listing.snapshot.records.some((r) => r.record.worktree?.path === w.path && removedFiles.has(r.file))), listing.snapshot.records)), ...worktrees.filter((w) => w.action === 'keep')]
     const listed = dryRun ? plan.remove : removed
     if (flags.json) {
-      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: listed, kept: plan.keep, problems: listing.problems})
+      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: listed, kept: plan.keep, worktrees: worktreesDone, problems: listing.problems})
       return
     }
     write(pruneText(listed, plan.keep, listing.problems, dryRun))
+    for (const w of worktreesDone) process.stdout.write(`${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`)
   }
 }
 

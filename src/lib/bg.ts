@@ -32,6 +32,8 @@ export interface BgRequest {
   conversationId?: string
   /** The session this one resumes (its id), recorded in the new record. */
   resumedFrom?: string
+  /** The git worktree the session runs in (its cwd), recorded so prune and resume know it. */
+  worktree?: {path: string; branch: string; repo: string}
 }
 
 export interface Started {
@@ -140,7 +142,7 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
 }
 
 /** Pure: the record of a session pk starts: the process identity, and the rest as claims. */
-function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom'>): SessionRecord {
+function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree'>): SessionRecord {
   return {
     version: RECORD_VERSION,
     identity,
@@ -202,7 +204,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
     return abandon(new PkError('gate-lost', `the new pane's process (pid ${created.panePid}) ended or is not the tmux server's child; nothing was started`))
   }
   const identity = identityFromStat(view, stat)
-  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null, resumedFrom: request.resumedFrom ?? null})
+  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null, resumedFrom: request.resumedFrom ?? null, worktree: request.worktree ?? null})
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
   let file: string
   try {

@@ -7,6 +7,7 @@ import {PaneRule} from './agents/pane-rules.js'
 import {usageError} from './errors.js'
 import {readRegularFile} from './registry/files.js'
 import {RULE_STATES, isOneOf} from './states.js'
+import type {WorktreeConfig} from './worktree.js'
 
 /**
  * Optional configuration: the user's own file in ~/.config/pk/ (config, config.json, .yaml, .js, ...)
@@ -25,6 +26,8 @@ export interface PkConfig {
   hosts?: HostConfig[]
   /** Where pk says that a session needs you (default: tmux and the desktop); [] says nothing. */
   notify?: NotifyChannel[]
+  /** `pk bg --worktree`: where worktrees go, how branches are named, what runs in a new one. */
+  worktrees?: WorktreeConfig
 }
 
 /** A place pk tells you that a session needs you. */
@@ -61,7 +64,7 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
   const fail = (key: string, message: string) => usageError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
   if (data === null || data === undefined) return {}
   if (!isObject(data)) throw fail('(top level)', 'must be an object')
-  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts', 'notify'])
+  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts', 'notify', 'worktrees'])
   for (const key of Object.keys(data)) if (!known.has(key)) throw fail(key, `unknown key (known: ${[...known].join(', ')})`)
   if (data.socket !== undefined && (typeof data.socket !== 'string' || data.socket === '')) throw fail('socket', 'must be a non-empty string')
   if (data.defaultAgent !== undefined && typeof data.defaultAgent !== 'string') throw fail('defaultAgent', 'must be a string')
@@ -103,6 +106,7 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
   const config: PkConfig = {}
   if (data.hosts !== undefined) config.hosts = validateHosts(data.hosts, fail)
   if (data.notify !== undefined) config.notify = validateNotify(data.notify, fail)
+  if (data.worktrees !== undefined) config.worktrees = validateWorktrees(data.worktrees, fail)
   if (data.socket !== undefined) config.socket = data.socket as string
   if (data.defaultAgent !== undefined) config.defaultAgent = data.defaultAgent as string
   if (data.agents !== undefined) config.agents = agents
@@ -115,6 +119,17 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
     if (preset.command.length === 0) throw fail(`agents.${preset.name}.command`, 'a new preset needs a command')
   }
   return config
+}
+
+function validateWorktrees(raw: unknown, fail: (key: string, message: string) => Error): WorktreeConfig {
+  if (!isObject(raw)) throw fail('worktrees', 'must be an object {dir?, branchPrefix?, setup?}')
+  for (const key of Object.keys(raw)) if (!['dir', 'branchPrefix', 'setup'].includes(key)) throw fail(`worktrees.${key}`, 'unknown key (known: dir, branchPrefix, setup)')
+  if (raw.dir !== undefined && (typeof raw.dir !== 'string' || raw.dir === '')) throw fail('worktrees.dir', 'must be a directory path ({repo} and {branch} are filled in)')
+  if (raw.branchPrefix !== undefined && typeof raw.branchPrefix !== 'string') throw fail('worktrees.branchPrefix', 'must be a string')
+  if (raw.setup !== undefined) {
+    if (!isObject(raw.setup) || !Object.values(raw.setup).every((argv) => isStringArray(argv) && argv.length > 0)) throw fail('worktrees.setup', 'must map a repository path, a repository name or "*" to an argv array')
+  }
+  return raw as WorktreeConfig
 }
 
 function validateNotify(raw: unknown, fail: (key: string, message: string) => Error): NotifyChannel[] {
@@ -191,7 +206,7 @@ export const PROJECT_PLACES = ['package.json', '.pkrc', '.pkrc.json', '.pkrc.yam
 export const USER_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const
 
 /** Keys a project's config may not set: each names a program pk would run (or a host it would run on). */
-const USER_ONLY = 'agents.*.command, agents.*.resume, hosts and notify'
+const USER_ONLY = 'agents.*.command, agents.*.resume, hosts, notify and worktrees.setup'
 
 const isRegularFile = (path: string) => {
   try {
@@ -291,6 +306,7 @@ export function checkProjectConfig(config: PkConfig, file: string): void {
   const fail = (key: string) => usageError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`)
   if (config.hosts !== undefined) throw fail('hosts')
   if (config.notify !== undefined) throw fail('notify')
+  if (config.worktrees?.setup !== undefined) throw fail('worktrees.setup')
   for (const [name, preset] of Object.entries(config.agents ?? {})) {
     if (preset.command !== undefined) throw fail(`agents.${name}.command`)
     if (preset.resume !== undefined) throw fail(`agents.${name}.resume`)
@@ -307,6 +323,7 @@ export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
   }
   if (user.hosts !== undefined) merged.hosts = user.hosts
   if (user.notify !== undefined) merged.notify = user.notify
+  if (user.worktrees !== undefined || project.worktrees !== undefined) merged.worktrees = {...user.worktrees, ...project.worktrees, ...(user.worktrees?.setup ? {setup: user.worktrees.setup} : {})}
   return merged
 }
 

@@ -68,6 +68,8 @@ export interface SessionRow {
   resumedBy: string | null
   /** When the waiting (or the end of the turn) began, by the report or the screen; else null. Names the event for notifications. */
   attentionSince: string | null
+  /** The git worktree pk made for the session, its branch, and whether it has uncommitted changes (null: unknown). */
+  worktree: {path: string; branch: string; dirty: boolean | null} | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
@@ -147,6 +149,7 @@ function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<Se
     exitStatus: null,
     resumedBy: null,
     attentionSince: null,
+    worktree: null,
     ...fields,
   }
 }
@@ -237,7 +240,7 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
     if (conflict) problems.push(conflictProblem(group))
     // A conversation resumed elsewhere lives on there: this record no longer offers it.
     const resume = record.resumedBy ? null : resumeArgv(record.agent, record.conversationId, input.presets)
-    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume, conflict, resumedBy: record.resumedBy ?? null}
+    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume, conflict, resumedBy: record.resumedBy ?? null, worktree: record.worktree ? {path: record.worktree.path, branch: record.worktree.branch, dirty: null} : null}
     if (input.trustRecords === false) {
       rows.push(fileRow(record, {...claims, exitReason: identity.bootId === view.bootId ? null : 'other-boot'}))
       continue

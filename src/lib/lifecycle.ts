@@ -135,6 +135,11 @@ export async function resumeSession(idArg: string, env: Env, listing?: Listing):
   const refusal = whyNotResumable(row, stored?.record, holdersOf(now, stored?.record.conversationId ?? null))
   if (refusal) throw refusal
   const record = stored!.record
+  // A session that had a worktree resumes in it: made again from its branch if the directory is gone.
+  if (record.worktree) {
+    const {restoreWorktree} = await import('./worktree.js')
+    await restoreWorktree(record.worktree)
+  }
   const started = await startSession({
     agent: undefined,
     extraArgs: row.resume!,
@@ -145,6 +150,7 @@ export async function resumeSession(idArg: string, env: Env, listing?: Listing):
     presets: now.snapshot.presets,
     conversationId: record.conversationId ?? undefined,
     resumedFrom: row.id,
+    worktree: record.worktree ?? undefined,
   })
   await updateRecord(state, stored!.file, (r) => ({...r, resumedBy: started.id}))
   return {...started, resumedFrom: row.id}

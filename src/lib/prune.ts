@@ -5,6 +5,8 @@ import {unlinkQuietly} from './registry/atomic.js'
 import {readRegularFile} from './registry/files.js'
 import {StoredRecord, isStored, parseRecordText} from './registry/records.js'
 import {StateDir} from './registry/state-dir.js'
+import {existsSync} from 'node:fs'
+
 import {SessionRow} from './correlate.js'
 import {runTmux, tmuxArgv} from './tmux/exec.js'
 import {ServerListing, removeStaleSocket} from './tmux/servers.js'
@@ -121,4 +123,52 @@ function readText(path: string): string | null {
   } catch {
     return null
   }
+}
+
+export interface WorktreeItem {
+  path: string
+  branch: string
+  action: 'remove' | 'keep'
+  reason: string
+}
+
+/**
+ * What happens to the worktrees of the records prune removes: removed only when clean and their branch
+ * is merged or pushed (with `includeWorktrees`, clean is enough); every other one is kept, with why. A
+ * record prune keeps keeps its worktree (a resumable session resumes there).
+ */
+export async function planWorktrees(plan: PrunePlan, records: StoredRecord[], opts: {includeWorktrees: boolean}): Promise<WorktreeItem[]> {
+  const {isDirty, isSafeToRemove} = await import('./worktree.js')
+  const removed = new Set(plan.remove.filter((i) => i.kind === 'record').map((i) => i.target))
+  const items: WorktreeItem[] = []
+  for (const {file, record} of records) {
+    const worktree = record.worktree
+    if (!worktree || !removed.has(file) || !existsSync(worktree.path)) continue
+    if (opts.includeWorktrees) {
+      const dirty = await isDirty(worktree.path)
+      items.push(dirty === false ? {...worktree, action: 'remove', reason: 'clean'} : {...worktree, action: 'keep', reason: dirty ? 'it has uncommitted changes' : 'git cannot read it'})
+      continue
+    }
+    const verdict = await isSafeToRemove(worktree)
+    items.push({path: worktree.path, branch: worktree.branch, action: verdict.ok ? 'remove' : 'keep', reason: verdict.reason})
+  }
+  return items
+}
+
+/** Remove the planned worktrees (git refuses a dirty one, so nothing uncommitted can go), and forget vanished ones. */
+export async function executeWorktrees(items: WorktreeItem[], records: StoredRecord[]): Promise<WorktreeItem[]> {
+  const {pruneWorktrees, removeWorktree} = await import('./worktree.js')
+  const done: WorktreeItem[] = []
+  for (const item of items.filter((i) => i.action === 'remove')) {
+    const repo = records.find((r) => r.record.worktree?.path === item.path)?.record.worktree?.repo
+    if (!repo) continue
+    try {
+      await removeWorktree({path: item.path, branch: item.branch, repo})
+      done.push(item)
+    } catch (error) {
+      done.push({...item, action: 'keep', reason: error instanceof Error ? error.message : String(error)})
+    }
+  }
+  for (const repo of new Set(records.flatMap((r) => (r.record.worktree ? [r.record.worktree.repo] : [])))) await pruneWorktrees(repo)
+  return done
 }

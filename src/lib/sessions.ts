@@ -23,8 +23,15 @@ export async function collectSessions(env: Env = process.env, snapshot?: Snapsho
   if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
   if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})
   const result = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
-  const rows = await withStatus(result.rows, snap.records, snap.presets)
+  const rows = await withWorktrees(await withStatus(result.rows, snap.records, snap.presets))
   return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
+}
+
+/** Whether each session's worktree has uncommitted changes: one git call per row that has a worktree. */
+async function withWorktrees(rows: SessionRow[]): Promise<SessionRow[]> {
+  if (!rows.some((r) => r.worktree !== null)) return rows
+  const {isDirty} = await import('./worktree.js')
+  return Promise.all(rows.map(async (r) => (r.worktree === null ? r : {...r, worktree: {...r.worktree, dirty: await isDirty(r.worktree.path)}})))
 }
 
 /** One capture call per server, covering only the agent panes that need one. */

@@ -56,7 +56,7 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
       printable(row.label ? `${agentCell(row)} (${row.label})` : agentCell(row)),
       (row.attention ? '! ' : '') + state,
       age(row.startedAt, opts.now),
-      printable(row.cwd ? shortenHome(row.cwd, opts.home) : '-'),
+      printable(row.cwd ? shortenHome(row.cwd, opts.home) + (row.worktree ? ` [${row.worktree.branch}${row.worktree.dirty ? '*' : ''}]` : '') : '-'),
       printable(target(row)),
     ]
   })

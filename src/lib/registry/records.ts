@@ -35,6 +35,8 @@ export interface SessionRecord {
   resumedFrom?: string | null
   /** The id of the session that resumed this one: its conversation lives on there. Optional in files. */
   resumedBy?: string | null
+  /** The git worktree pk made for this session (`pk bg --worktree`). Optional in files. */
+  worktree?: {path: string; branch: string; repo: string} | null
 }
 
 /** The last state an agent's own hook reported, with when and which event. */
@@ -134,12 +136,15 @@ export function validateRecord(data: unknown): Validation {
 const isSessionId = (v: unknown) => v === undefined || v === null || (isString(v) && /^[0-9a-f]{8}$/.test(v))
 
 /** The optional lifecycle fields, checked; a string names the first bad one. */
-function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy'> | string {
+function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree'> | string {
   const stopped = data.stopped
   if (stopped !== undefined && stopped !== null && (!isObject(stopped) || !isDate(stopped.at) || !isString(stopped.signal))) return 'stopped'
   if (!isSessionId(data.resumedFrom)) return 'resumedFrom'
   if (!isSessionId(data.resumedBy)) return 'resumedBy'
-  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy'> = {}
+  const worktree = data.worktree
+  if (worktree !== undefined && worktree !== null && (!isObject(worktree) || !isString(worktree.path) || !worktree.path.startsWith('/') || !isString(worktree.branch) || !isString(worktree.repo) || !worktree.repo.startsWith('/'))) return 'worktree'
+  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree'> = {}
+  if (isObject(worktree)) out.worktree = {path: worktree.path as string, branch: worktree.branch as string, repo: worktree.repo as string}
   if (isObject(stopped)) out.stopped = {at: stopped.at as string, signal: stopped.signal as string}
   if (isString(data.resumedFrom)) out.resumedFrom = data.resumedFrom
   if (isString(data.resumedBy)) out.resumedBy = data.resumedBy

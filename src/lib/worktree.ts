@@ -1,0 +1,151 @@
+import {execFile, spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {basename, dirname, join, resolve} from 'node:path'
+
+import {PkError, errnoCode, usageError} from './errors.js'
+
+/**
+ * A git worktree per session, so agents working on one repository at once never write into each other's
+ * checkout. Nothing uncommitted is ever deleted: removal goes through `git worktree remove`, which
+ * refuses a dirty tree, and pk asks git first.
+ */
+
+export interface WorktreeConfig {
+  /** Where worktrees go: `{repo}` and `{branch}` are filled in (default: beside the repository). */
+  dir?: string
+  /** Prefix of the branches pk names (default `pk/`). */
+  branchPrefix?: string
+  /** argv run in a new worktree before the agent, by repository path or basename, `*` for all. */
+  setup?: Record<string, string[]>
+}
+
+export interface Worktree {
+  path: string
+  branch: string
+  /** The repository's main checkout. */
+  repo: string
+}
+
+const GIT_DEADLINE_MS = 30_000
+
+/** Run git without a shell, within a deadline; resolves stdout, rejects with git's own words. */
+export function git(args: string[], cwd: string, deadlineMs = GIT_DEADLINE_MS): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile('git', args, {cwd, encoding: 'utf8', timeout: deadlineMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024}, (error, stdout, stderr) => {
+      if (!error) return resolvePromise(stdout)
+      if (errnoCode(error) === 'ENOENT') return reject(new PkError('no-git', 'git is not installed or not on PATH'))
+      reject(new PkError('git-failed', `git ${args[0]}: ${(stderr || error.message).trim()}`))
+    })
+  })
+}
+
+/** Pure: a branch name from a label, git-safe. */
+export function branchName(prefix: string, label: string): string {
+  const safe = label
+    .normalize('NFKC')
+    .replaceAll(/[^\w.-]+/g, '-')
+    .replaceAll(/\.{2,}|^[.-]+|[.-]+$|\.lock$/g, '')
+    .slice(0, 60)
+  return `${prefix}${safe === '' ? 'session' : safe}`
+}
+
+/** Pure: `git worktree list --porcelain` -> the branch checked out in each worktree. */
+export function parseWorktreeList(text: string): {path: string; branch: string | null}[] {
+  return text
+    .split('\n\n')
+    .map((block) => {
+      const path = /^worktree (.+)$/m.exec(block)?.[1]
+      const branch = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1] ?? null
+      return path ? {path, branch} : null
+    })
+    .filter((w): w is {path: string; branch: string | null} => w !== null)
+}
+
+/** The repository `cwd` is in: its main checkout, or a usage error when it is none. */
+export async function repositoryOf(cwd: string): Promise<string> {
+  let common: string
+  try {
+    common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], cwd)).trim()
+  } catch (error) {
+    if (error instanceof PkError && error.code === 'no-git') throw error
+    throw usageError('not-a-repo', `${cwd} is not in a git repository; --worktree needs one`)
+  }
+  return basename(common) === '.git' ? dirname(common) : common
+}
+
+/** Pure: where a worktree goes. */
+export function worktreePath(repo: string, branch: string, config: WorktreeConfig): string {
+  const leaf = branch.replaceAll('/', '-')
+  if (config.dir) return resolve(config.dir.replaceAll('{repo}', basename(repo)).replaceAll('{branch}', leaf))
+  return join(dirname(repo), `${basename(repo)}.worktrees`, leaf)
+}
+
+/**
+ * Make the worktree a new session runs in: a new branch from `from` (default HEAD), or an existing
+ * branch that no worktree has checked out (one that is checked out elsewhere is refused, exit 2).
+ */
+export async function createWorktree(opts: {cwd: string; branch: string | undefined; label: string; from: string | undefined; config: WorktreeConfig}): Promise<Worktree> {
+  const repo = await repositoryOf(opts.cwd)
+  const branch = opts.branch ?? branchName(opts.config.branchPrefix ?? 'pk/', opts.label)
+  if (!(await git(['check-ref-format', '--branch', branch], repo).then(() => true, () => false))) throw usageError('bad-branch', `${JSON.stringify(branch)} is not a valid branch name`)
+  const holders = parseWorktreeList(await git(['worktree', 'list', '--porcelain'], repo)).filter((w) => w.branch === branch)
+  if (holders.length > 0) throw usageError('branch-checked-out', `branch ${branch} is checked out in ${holders[0]!.path}; pick another branch, or work there`)
+  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repo).then(() => true, () => false)
+  if (exists && opts.from) throw usageError('bad-branch', `branch ${branch} exists already; --from makes a new branch`)
+  const path = worktreePath(repo, branch, opts.config)
+  if (existsSync(path)) throw usageError('worktree-exists', `${path} exists already; remove it or pick another branch`)
+  await git(exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, opts.from ?? 'HEAD'], repo)
+  return {path, branch, repo}
+}
+
+/** Pure: the setup argv for a repository, by its path, then its basename, then `*`. */
+export function setupFor(repo: string, config: WorktreeConfig): string[] | null {
+  const setup = config.setup ?? {}
+  return setup[repo] ?? setup[basename(repo)] ?? setup['*'] ?? null
+}
+
+/** Run the setup command in the new worktree, its output on our stderr; a failure says what failed. */
+export function runSetup(argv: string[], cwd: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), {cwd, stdio: ['ignore', process.stderr, process.stderr]})
+    child.on('error', (error) => reject(new PkError('setup-failed', `setup command ${argv[0]} could not start: ${error.message}; the worktree stays at ${cwd}`)))
+    child.on('exit', (code, signal) => {
+      if (code === 0) resolvePromise()
+      else reject(new PkError('setup-failed', `setup command ${argv.join(' ')} failed (${signal ?? `exit ${code}`}); the agent was not started, the worktree stays at ${cwd}`))
+    })
+  })
+}
+
+/** Uncommitted changes (tracked or not) in a worktree; null when git cannot tell. */
+export async function isDirty(path: string): Promise<boolean | null> {
+  return git(['status', '--porcelain'], path, 5000).then((out) => out.trim() !== '', () => null)
+}
+
+/** Whether the branch is merged into what the main checkout has, or pushed to its upstream. */
+export async function isSafeToRemove(worktree: Worktree): Promise<{ok: boolean; reason: string}> {
+  const dirty = await isDirty(worktree.path)
+  if (dirty === null) return {ok: false, reason: 'git cannot read it'}
+  if (dirty) return {ok: false, reason: 'it has uncommitted changes'}
+  const merged = await git(['merge-base', '--is-ancestor', worktree.branch, 'HEAD'], worktree.repo).then(() => true, () => false)
+  if (merged) return {ok: true, reason: `clean, and ${worktree.branch} is merged`}
+  const unpushed = await git(['rev-list', '--count', `${worktree.branch}@{upstream}..${worktree.branch}`], worktree.repo).then((n) => Number(n.trim()), () => null)
+  if (unpushed === 0) return {ok: true, reason: `clean, and ${worktree.branch} is pushed`}
+  return {ok: false, reason: `${worktree.branch} is neither merged nor pushed`}
+}
+
+/** Remove a clean worktree (git refuses a dirty one too); the branch stays. */
+export async function removeWorktree(worktree: Worktree): Promise<void> {
+  await git(['worktree', 'remove', worktree.path], worktree.repo)
+}
+
+/** Forget worktrees whose directory is gone. */
+export async function pruneWorktrees(repo: string): Promise<void> {
+  await git(['worktree', 'prune'], repo).catch(() => {})
+}
+
+/** Bring back a session's worktree whose directory was removed, from its branch. */
+export async function restoreWorktree(worktree: Worktree): Promise<void> {
+  if (existsSync(worktree.path)) return
+  await pruneWorktrees(worktree.repo)
+  await git(['worktree', 'add', worktree.path, worktree.branch], worktree.repo)
+}
