@@ -3,9 +3,11 @@
 // /bg, which moves this conversation into a background tmux session and then ends this Pi.
 import {execFile} from 'node:child_process'
 
-/* global __PK_ARGV__ */
-// Filled in by `pk setup pi`: the argv that runs pk (node and pk's bin/run.js).
+/* global __PK_ARGV__, __PK_HOOK__ */
+// Filled in by `pk setup pi`: the argv that runs pk (node and pk's bin/run.js), and pk's sh hook, which
+// takes an event without starting node.
 const PK = __PK_ARGV__
+const HOOK = __PK_HOOK__
 
 function sessionId(ctx) {
   try {
@@ -19,7 +21,7 @@ function report(event, ctx) {
   // `at`: Pi's own clock orders the reports, which can arrive out of order across /reload.
   const payload = JSON.stringify({event, sessionId: sessionId(ctx), cwd: ctx?.cwd ?? null, at: Date.now()})
   // Fire and forget: pk hook always exits 0 and quickly; Pi never waits on it.
-  const child = execFile(PK[0], [...PK.slice(1), 'hook', 'pi', payload], {timeout: 10_000}, () => {})
+  const child = execFile(HOOK[0], [...HOOK.slice(1), payload], {timeout: 10_000}, () => {})
   child.unref?.()
 }
 

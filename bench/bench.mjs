@@ -18,7 +18,7 @@ const arg = (name, fallback) => {
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
 const STRICT = process.argv.includes('--strict')
-const BUDGET = {version: 2.3, ls: {10: 2.7, 100: 2.7, 1000: 3.5}, agentExtra: 0.5}
+const BUDGET = {version: 2.3, ls: {10: 2.7, 100: 2.7, 1000: 3.5}, agentExtra: 0.5, hook: 0.25, fold: 10}
 
 const {createRecord, RECORD_VERSION} = await import(join(ROOT, 'dist/lib/registry/records.js'))
 const {readView} = await import(join(ROOT, 'dist/lib/proc/view.js'))
@@ -145,6 +145,34 @@ for (const {n, agent} of cases) {
   console.log(`  where the time goes: node start ${node.toFixed(0)} ms, loading pk's code ~${(pkCode - node0).toFixed(0)} ms, pk's own work (tmux, /proc, records, JSON) ~${Math.max(0, ls - node - (pkCode - node0)).toFixed(0)} ms`)
   verdicts.push(children <= (agent ? 2 : 1))
   rows.push({label, ratio: ls / node, children, rss})
+  cleanup()
+}
+// The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).
+{
+  const w = world(1, false)
+  const payload = '{"hook_event_name":"PreToolUse","session_id":"bench","tool_name":"Bash"}'
+  const input = (argv) => ['sh', '-c', `printf '%s' '${payload}' | ${argv.map((a) => `'${a}'`).join(' ')}`]
+  const [node, sh, viaNode] = measure([[process.execPath, '-e', '0'], input([join(ROOT, 'assets', 'pk-hook.sh'), 'claude', process.execPath]), input([process.execPath, PK, 'hook', 'claude'])], w.env)
+  console.log(`hook per event (sh, spool): ${sh.toFixed(1)} ms = ${check('hook', sh / node, BUDGET.hook)}; pk hook (node) for comparison: ${(viaNode / node).toFixed(2)}x`)
+  cleanup()
+}
+
+// Folding a full spool: 10,000 pending events (of senders long gone) read, judged and removed by one ls.
+{
+  const w = world(10, false)
+  const spool = join(w.env.PK_STATE_DIR, 'spool')
+  const fill = () => {
+    mkdirSync(spool, {recursive: true, mode: 0o700})
+    for (let i = 0; i < 10_000; i++) writeFileSync(join(spool, `${4_000_000 + i}-1-1-1`), `pk-spool 1 claude ${4_000_000 + i} 1 1.00\n{"hook_event_name":"Stop"}`)
+  }
+  const samples = {node: [], fold: []}
+  for (let i = 0; i < Math.max(3, Math.floor(RUNS / 3)); i++) {
+    samples.node.push(time([process.execPath, '-e', '0'], w.env))
+    fill()
+    samples.fold.push(time([process.execPath, PK, 'ls', '--json'], w.env))
+  }
+  const [node, fold] = [median(samples.node), median(samples.fold)]
+  console.log(`pk ls --json folding 10,000 spooled events: ${fold.toFixed(1)} ms = ${check('fold', fold / node, BUDGET.fold)}`)
   cleanup()
 }
 cleanup()

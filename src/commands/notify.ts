@@ -16,6 +16,7 @@ attached client, and notify-send when there is a display). --test sends a sample
   static override flags = {
     test: Flags.boolean({description: 'send a sample through every configured channel and report each result'}),
     check: Flags.string({description: 'only this session (what the hook path runs)', hidden: true}),
+    fold: Flags.boolean({description: 'fold the hook spool first, then tell (what the sh hook runs)', hidden: true}),
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 

@@ -184,8 +184,16 @@ export async function recordHook(agent: string, payload: string, env: Env, start
   // Where the agent sends no time of its own, the kernel's start time of the process it ran for this
   // event orders the reports: hooks that run at once (Claude's async hooks) may finish in any order.
   const report = parsed.sentAt === null ? {...parsed, sentAt: hookStartedAt(startPid)} : parsed
+  return applyReport(agent, report, ancestry(startPid, readStat), env)
+}
+
+/**
+ * Record a report on the session whose process ancestry `chain` (nearest first, pid and start time from
+ * /proc) leads to: a recorded session's process, or an agent in a tmux pane. Shared by `pk hook` and by
+ * the spool, which takes events without starting node and is folded in when someone reads.
+ */
+export async function applyReport(agent: string, report: HookReport, chain: {pid: number; startTime: number}[], env: Env): Promise<HookOutcome> {
   const {view} = readView()
-  const chain = ancestry(startPid, readStat)
   const {presets} = await loadConfig(process.cwd(), env)
   let scan = readRecords(openStateDirForReading(env))
   let target = findHookTarget({chain, view, records: scan.records, panesByPid: new Map(), argv: readCmdline, presets, agent})

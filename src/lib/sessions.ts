@@ -15,6 +15,12 @@ export interface Listing extends Correlation {
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
 export async function collectSessions(env: Env = process.env, snapshot?: Snapshot): Promise<Listing> {
+  // Events the agents' hooks left in the spool are folded in first (a readdir when there are none).
+  if (!snapshot) {
+    const {openStateDirForReading} = await import('./registry/state-dir.js')
+    const {foldSpool} = await import('./spool.js')
+    await foldSpool(openStateDirForReading(env), env)
+  }
   const first = snapshot ?? (await takeSnapshot(env))
   // tmux 3.3 now and then misses a pane's SIGCHLD: the process stays a zombie, the pane looks alive and
   // its exit status is unknown. A SIGCHLD to that (verified) server makes it reap; then look again, once.

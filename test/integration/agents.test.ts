@@ -130,7 +130,7 @@ describe('pk setup on real files', () => {
     writeFileSync(file, JSON.stringify(mine), {mode: 0o644})
 
     const printed = await sb.pk(['setup', 'claude', '--print'])
-    expect(printed.stdout).toMatch(/"hook",\s*"claude"/)
+    expect(printed.stdout).toMatch(/pk-hook\.sh/)
     expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(mine))
 
     const first = await sb.pk(['setup', 'claude'])
@@ -141,7 +141,7 @@ describe('pk setup on real files', () => {
     const after = JSON.parse(readFileSync(file, 'utf8'))
     expect(after.theme).toBe('dark')
     expect(after.hooks.Stop[0]).toEqual(mine.hooks.Stop[0])
-    expect(after.hooks.Notification[0].hooks[0].args.slice(-2)).toEqual(['hook', 'claude'])
+    expect(after.hooks.Notification[0].hooks[0]).toMatchObject({command: expect.stringMatching(/assets\/pk-hook\.sh$/), args: ['claude', process.execPath], async: true})
     const snapshot = readFileSync(file, 'utf8')
 
     const second = await sb.pk(['setup', 'claude'])
@@ -156,7 +156,7 @@ describe('pk setup on real files', () => {
     writeFileSync(file, '# my settings\nmodel = "o3"\n\n[profiles.fast]\nmodel = "o4-mini"\n')
     expect((await sb.pk(['setup', 'codex'])).code).toBe(0)
     const text = readFileSync(file, 'utf8')
-    expect(text).toMatch(/^# my settings\nmodel = "o3"\n\nnotify = \[".*","hook","codex"\]\n\n\[profiles\.fast\]\nmodel = "o4-mini"\n$/)
+    expect(text).toMatch(/^# my settings\nmodel = "o3"\n\nnotify = \["[^"]*pk-hook\.sh","codex","[^"]*"\]\n\n\[profiles\.fast\]\nmodel = "o4-mini"\n$/)
     expect((await sb.pk(['setup', 'codex'])).stdout).toMatch(/already installed/)
     expect(readFileSync(file, 'utf8')).toBe(text)
 

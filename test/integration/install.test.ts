@@ -118,10 +118,13 @@ describe('the tmux plugin', () => {
 
 describe('the npm package', () => {
   it('npm pack installs into a fresh prefix without dev dependencies, and pk works from there', () => {
+    // dist is built by the test command already; prepack (npm run build) would remove and rebuild it
+    // under the tests running beside this one, so the pack here skips it. A real npm pack runs it:
+    expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.prepack).toBe('npm run build')
     const out = join(sb.root, 'pack')
     mkdirSync(out)
     const env = {...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false'}
-    const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', out], {cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}).trim().split('\n').at(-1)!
+    const packed = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', out], {cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}).trim().split('\n').at(-1)!
     const tarball = join(out, packed)
     expect(packed).toMatch(/^pk-sessions-\d+\.\d+\.\d+\.tgz$/)
     const listing = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'})

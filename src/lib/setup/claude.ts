@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 
 import {usageError} from '../errors.js'
-import {SetupChange} from './common.js'
+import {SetupChange, hookArgv} from './common.js'
 
 /** The Claude Code events pk listens to; each maps to a state in `pk hook claude`. */
 export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Notification', 'PermissionRequest', 'Stop', 'StopFailure', 'SessionEnd'] as const
@@ -19,6 +19,7 @@ export const isPkClaudeCommand = (command: unknown) => typeof command === 'strin
 export function isPkClaudeHook(entry: HookEntry): boolean {
   if (Array.isArray(entry.args)) {
     const argv = [entry.command, ...entry.args].map(String)
+    if (/(^|\/)pk-hook\.sh$/.test(argv[0]!) && argv[1] === 'claude') return true
     return argv.length >= 3 && argv.at(-2) === 'hook' && argv.at(-1) === 'claude' && argv.slice(0, -2).some((word) => /(^|\/)(pk|run\.js)$/.test(word))
   }
   return isPkClaudeCommand(entry.command)
@@ -46,7 +47,8 @@ export function planClaude(before: string | null, file: string, pk: string[]): S
     const kept = groups
       .map((g) => (Array.isArray(g.hooks) ? {...g, hooks: g.hooks.filter((h) => !isPkClaudeHook(h))} : g))
       .filter((g, i) => !(Array.isArray(g.hooks) && g.hooks.length === 0 && (groups[i]!.hooks?.length ?? 0) > 0))
-    const hook = {type: 'command', command: pk[0]!, args: [...pk.slice(1), 'hook', 'claude'], async: true, timeout: 10}
+    const [script, ...args] = hookArgv(pk, 'claude')
+    const hook = {type: 'command', command: script!, args, async: true, timeout: 10}
     const ours: HookGroup = TOOL_EVENTS.has(event) ? {matcher: '*', hooks: [hook]} : {hooks: [hook]}
     hooks[event] = [...kept, ours]
   }

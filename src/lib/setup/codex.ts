@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 
 import {PkError, usageError} from '../errors.js'
-import {SetupChange} from './common.js'
+import {SetupChange, hookArgv} from './common.js'
 
 /**
  * Pure (given a TOML parser): config.toml text -> the same file with a top-level `notify` that runs
@@ -9,7 +9,7 @@ import {SetupChange} from './common.js'
  * own is never replaced.
  */
 export function planCodex(before: string | null, file: string, pk: string[], parse: (text: string) => Record<string, unknown>): SetupChange {
-  const notify = [...pk, 'hook', 'codex']
+  const notify = hookArgv(pk, 'codex')
   const line = `notify = ${JSON.stringify(notify)}`
   let existing: unknown
   if (before !== null) {
@@ -19,7 +19,8 @@ export function planCodex(before: string | null, file: string, pk: string[], par
       throw usageError('bad-settings', `${file} is not valid TOML (${(error as Error).message}); fix it first, pk will not overwrite it`)
     }
   }
-  const isPk = (value: unknown) => Array.isArray(value) && value.length >= 2 && value.at(-2) === 'hook' && value.at(-1) === 'codex'
+  const isPk = (value: unknown) =>
+    Array.isArray(value) && value.length >= 2 && ((value.at(-2) === 'hook' && value.at(-1) === 'codex') || (/(^|\/)pk-hook\.sh$/.test(String(value[0])) && value[1] === 'codex'))
   if (existing !== undefined && !isPk(existing)) {
     throw new PkError('notify-taken', `${file} already has notify = ${JSON.stringify(existing)}; Codex runs one notify program. Remove yours or make it call: ${notify.join(' ')} "$1"`)
   }

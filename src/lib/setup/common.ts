@@ -1,5 +1,5 @@
 import {chmodSync, copyFileSync, existsSync, mkdirSync, statSync} from 'node:fs'
-import {dirname, join} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {writeFileAtomic} from '../registry/atomic.js'
@@ -11,6 +11,14 @@ export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 
 /** The argv that runs this pk, with absolute paths, so an agent's hook finds it whatever its PATH. */
 export function pkArgv(): string[] {
   return [process.execPath, join(PACKAGE_ROOT, 'bin', 'run.js')]
+}
+
+/**
+ * The argv an agent runs per event: pk's sh hook, which takes the event without starting node (the spool),
+ * next to the pk it belongs to: `pk-hook.sh AGENT NODE`, the payload added by the agent.
+ */
+export function hookArgv(pk: string[], agent: string): string[] {
+  return [resolve(dirname(pk[1]!), '..', 'assets', 'pk-hook.sh'), agent, pk[0]!]
 }
 
 /** One file setup wants to change. `after` null means: nothing to do (with `note` saying why). */

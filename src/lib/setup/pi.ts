@@ -1,11 +1,11 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {PACKAGE_ROOT, SetupChange} from './common.js'
+import {PACKAGE_ROOT, SetupChange, hookArgv} from './common.js'
 
 /** Pure: the shipped extension with pk's argv filled in. */
 export function renderPiExtension(template: string, pk: string[]): string {
-  return template.replace('= __PK_ARGV__', `= ${JSON.stringify(pk)}`)
+  return template.replace('= __PK_ARGV__', `= ${JSON.stringify(pk)}`).replace('= __PK_HOOK__', `= ${JSON.stringify(hookArgv(pk, 'pi'))}`)
 }
 
 export function planPi(before: string | null, file: string, pk: string[]): SetupChange {

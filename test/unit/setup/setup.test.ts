@@ -15,7 +15,7 @@ describe('pk setup claude (pure plan)', () => {
     expect(first.changed).toBe(true)
     const after = JSON.parse(first.after)
     expect(after.model).toBe('opus')
-    expect(after.hooks.Stop).toEqual([{hooks: [{type: 'command', command: 'say done'}]}, {hooks: [{type: 'command', command: '/usr/bin/node', args: ['/opt/pk/bin/run.js', 'hook', 'claude'], async: true, timeout: 10}]}])
+    expect(after.hooks.Stop).toEqual([{hooks: [{type: 'command', command: 'say done'}]}, {hooks: [{type: 'command', command: '/opt/pk/assets/pk-hook.sh', args: ['claude', '/usr/bin/node'], async: true, timeout: 10}]}])
     expect(after.hooks.PreToolUse[0]).toEqual({matcher: 'Bash', hooks: [{type: 'command', command: 'audit'}]})
     expect(after.hooks.PreToolUse[1].matcher).toBe('*')
     expect(Object.keys(after.hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'UserPromptSubmit'])
@@ -25,7 +25,10 @@ describe('pk setup claude (pure plan)', () => {
     const old = planClaude(null, 'settings.json', ['/old/node', '/old/pk/bin/run.js']).after
     const moved = JSON.parse(planClaude(old, 'settings.json', PK).after)
     expect(moved.hooks.Stop).toHaveLength(1)
-    expect(moved.hooks.Stop[0].hooks[0].args[0]).toBe('/opt/pk/bin/run.js')
+    expect(moved.hooks.Stop[0].hooks[0].command).toBe('/opt/pk/assets/pk-hook.sh')
+    // An install from before the sh hook (node running pk hook claude) is replaced too.
+    const nodeForm = JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: '/old/node', args: ['/old/pk/bin/run.js', 'hook', 'claude'], async: true}]}]}})
+    expect(JSON.parse(planClaude(nodeForm, 'settings.json', PK).after).hooks.Stop).toHaveLength(1)
     // An install from before the exec form (a shell command) is replaced too.
     const shellForm = JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: "'/old/node' '/old/pk/bin/run.js' hook claude", timeout: 10}]}]}})
     expect(JSON.parse(planClaude(shellForm, 'settings.json', PK).after).hooks.Stop).toHaveLength(1)
@@ -42,9 +45,11 @@ describe('pk setup codex (pure plan)', () => {
     const before = '# mine\nmodel = "o3"\n\n[profiles.fast]\nmodel = "o4-mini"\n'
     const plan = planCodex(before, 'config.toml', PK, toml)
     expect(plan.after).toContain('# mine\n')
-    expect(toml(plan.after)).toEqual({model: 'o3', notify: [...PK, 'hook', 'codex'], profiles: {fast: {model: 'o4-mini'}}})
+    expect(toml(plan.after)).toEqual({model: 'o3', notify: ['/opt/pk/assets/pk-hook.sh', 'codex', '/usr/bin/node'], profiles: {fast: {model: 'o4-mini'}}})
     expect(planCodex(plan.after, 'config.toml', PK, toml).changed).toBe(false)
-    expect(toml(planCodex(null, 'config.toml', PK, toml).after)).toEqual({notify: [...PK, 'hook', 'codex']})
+    expect(toml(planCodex(null, 'config.toml', PK, toml).after)).toEqual({notify: ['/opt/pk/assets/pk-hook.sh', 'codex', '/usr/bin/node']})
+    // The notify of a pk from before the sh hook is pk's own, and replaced.
+    expect(planCodex(`notify = ${JSON.stringify([...PK, 'hook', 'codex'])}\n`, 'config.toml', PK, toml).changed).toBe(true)
   })
   it("never replaces the user's own notify program", () => {
     expect(() => planCodex('notify = ["terminal-notifier"]\n', 'config.toml', PK, toml)).toThrow(/already has notify/)

@@ -1,0 +1,100 @@
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {parseSpoolText} from '../../src/lib/spool.js'
+import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+
+const HOOK = join(ROOT, 'assets', 'pk-hook.sh')
+let sb: Sandbox
+beforeEach(() => {
+  sb = new Sandbox()
+})
+afterEach(() => sb.cleanup())
+
+const spool = () => join(sb.stateDir, 'spool')
+const spooled = () => (existsSync(spool()) ? readdirSync(spool()).filter((n) => !n.startsWith('.')) : [])
+const claude = (event: string, extra = '') => `{"hook_event_name":"${event}","session_id":"conv-s"${extra}}`
+
+describe('the sh hook and its spool', () => {
+  it('takes an event from inside a pane without node; the next reader folds it into the session', async () => {
+    // The pane's process reports once it has been told to go (after its record exists), then stays.
+    const go = join(sb.root, 'go')
+    const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; printf %s '${claude('Notification', ',"notification_type":"permission_prompt"')}' | "${HOOK}" claude; exec sleep 100000`])
+    writeFileSync(go, '')
+    await waitFor('spooled', () => spooled().length === 1)
+    const text = readFileSync(join(spool(), spooled()[0]!), 'utf8')
+    expect(parseSpoolText('f', text)).toMatchObject({agent: 'claude', pid: row.pid, payload: claude('Notification', ',"notification_type":"permission_prompt"')})
+    const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
+    expect(listed).toMatchObject({state: 'waiting', stateSource: 'hook'})
+    expect(spooled()).toEqual([])
+    const record = JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8'))
+    expect(record).toMatchObject({conversationId: 'conv-s', status: {state: 'waiting', event: 'Notification:permission_prompt'}})
+  })
+
+  it('holds one pending event per agent however many come, never torn by writers at once', async () => {
+    await sb.bgRow(['--', 'sleep', '100000'])
+    const script = `for i in $(seq 40); do printf '{"hook_event_name":"PreToolUse","n":%s}' $i | "${HOOK}" claude & done; wait; touch "${join(sb.root, 'burst-done')}"; sleep 0.05; printf '{"hook_event_name":"Stop"}' | "${HOOK}" claude`
+    expect(spawnSync('sh', ['-c', script], {env: sb.env}).status).toBe(0)
+    // After a burst of 40 at once, the next event replaced every older pending one of the same agent.
+    const files = spooled()
+    expect(files).toHaveLength(1)
+    expect(parseSpoolText(files[0]!, readFileSync(join(spool(), files[0]!), 'utf8'))?.payload).toBe('{"hook_event_name":"Stop"}')
+    expect(readdirSync(spool()).filter((n) => n.startsWith('.'))).toEqual([])
+  })
+
+  it('writes nothing, and exits 0, where it may not: no state directory, another namespace owns it, a bad agent name', async () => {
+    const run = (args: string[], env: NodeJS.ProcessEnv = sb.env) => spawnSync(HOOK, args, {env, input: claude('Stop'), encoding: 'utf8'})
+    expect(run(['claude']).status).toBe(0)
+    expect(existsSync(sb.stateDir)).toBe(false)
+    await sb.bgRow(['--', 'sleep', '100000'])
+    const owner = join(sb.stateDir, 'owner.json')
+    const real = readFileSync(owner, 'utf8')
+    writeFileSync(owner, real.replace(/"pidNs": "\d+"/, '"pidNs": "4026531000"'))
+    expect(run(['claude']).status).toBe(0)
+    expect(spooled()).toEqual([])
+    writeFileSync(owner, real)
+    expect(run(['../evil']).status).toBe(0)
+    expect(run([]).status).toBe(0)
+    expect(spooled()).toEqual([])
+    expect(run(['claude']).status).toBe(0)
+    expect(spooled()).toHaveLength(1)
+  })
+
+  it('starts no node on the hot events; has pk look at once (in the background) on those that may need you', async () => {
+    await sb.bgRow(['--', 'sleep', '100000'])
+    const shim = join(sb.root, 'node-shim')
+    const calls = join(sb.root, 'node-calls')
+    writeFileSync(shim, `#!/bin/sh\necho "$*" >> "${calls}"\n`, {mode: 0o755})
+    for (const event of ['PreToolUse', 'PostToolUse', 'UserPromptSubmit']) spawnSync(HOOK, ['claude', shim], {env: sb.env, input: claude(event)})
+    await new Promise((r) => setTimeout(r, 300))
+    expect(existsSync(calls)).toBe(false)
+    spawnSync(HOOK, ['claude', shim], {env: sb.env, input: claude('Stop')})
+    await waitFor('pk notify ran', () => existsSync(calls))
+    expect(readFileSync(calls, 'utf8')).toMatch(/bin\/run\.js notify --fold/)
+    // Codex passes its payload as the last argument.
+    spawnSync(HOOK, ['codex', shim, '{"type":"agent-turn-complete","thread-id":"t1"}'], {env: sb.env})
+    await waitFor('again for codex', () => readFileSync(calls, 'utf8').trim().split('\n').length === 2)
+  })
+
+  it('a hook whose agent has gone by the time it is read is dropped, not attributed to another process', async () => {
+    mkdirSync(spool(), {recursive: true, mode: 0o700})
+    await sb.bgRow(['--', 'sleep', '100000'])
+    // An event from a process that is gone (pid 1 with a start time that is not its own).
+    writeFileSync(join(spool(), '1-999999-1-1'), `pk-spool 1 claude 1 999999 1.00\n${claude('Stop')}`, {mode: 0o600})
+    const listing = await sb.pkJson<LsJson>(['ls'])
+    expect(listing.sessions.every((s) => s.stateSource !== 'hook')).toBe(true)
+    expect(spooled()).toEqual([])
+  })
+
+  it('pk setup installs it for claude, codex and pi', async () => {
+    await sb.pk(['setup', 'claude'])
+    const settings = JSON.parse(readFileSync(join(sb.home, '.claude', 'settings.json'), 'utf8'))
+    expect(settings.hooks.PreToolUse[0].hooks[0]).toMatchObject({command: HOOK, args: ['claude', process.execPath], async: true})
+    await sb.pk(['setup', 'pi'])
+    expect(readFileSync(join(sb.home, '.pi', 'agent', 'extensions', 'pk.js'), 'utf8')).toContain(JSON.stringify([HOOK, 'pi', process.execPath]))
+    const child = spawn(HOOK, ['pi', process.execPath, '{"event":"agent_start","sessionId":"p1","at":1}'], {env: sb.env})
+    expect(await new Promise((r) => child.on('exit', r))).toBe(0)
+  })
+})
