@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {confirm} from '../prompt.js'
 import {PkError, usageError} from '../lib/errors.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
@@ -53,15 +54,5 @@ without one it needs --yes or --dry-run.`
     }
     write(pruneText(listed, plan.keep, listing.problems, dryRun))
     for (const w of worktreesDone) process.stdout.write(`${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`)
-  }
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const {createInterface} = await import('node:readline/promises')
-  const rl = createInterface({input: process.stdin, output: process.stdout})
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim())
-  } finally {
-    rl.close()
   }
 }

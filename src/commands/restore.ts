@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {confirm} from '../prompt.js'
 import {PkError, describeError, usageError} from '../lib/errors.js'
 import {planRestore, resumeSession} from '../lib/lifecycle.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
@@ -53,15 +54,5 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
       for (const item of failed) process.stderr.write(`pk: ${item.id}: ${item.message}\n`)
     }
     process.exitCode = failed.length > 0 ? 1 : 0
-  }
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const {createInterface} = await import('node:readline/promises')
-  const rl = createInterface({input: process.stdin, output: process.stdout})
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim())
-  } finally {
-    rl.close()
   }
 }

@@ -10,29 +10,34 @@ export const PROC_ROOT = '/proc'
 let shared = Buffer.alloc(64 * 1024)
 
 /**
- * Read a small file whole through one reused buffer: open, read, close. Cheaper than readFileSync
- * (no fstat, no fresh buffer, no second read), which counts at a thousand /proc files per listing.
- * Not for pipes or sockets. Files larger than `limit` bytes throw RangeError.
+ * Read an open file whole through one reused buffer. Cheaper than readFileSync (no fstat, no fresh
+ * buffer, no second read), which counts at a thousand files per listing. Not for pipes or sockets.
+ * Files larger than `limit` bytes throw RangeError. Closes nothing: the caller owns the fd.
  */
+export function readWhole(fd: number, path: string, limit = 1024 * 1024): string {
+  let length = 0
+  for (;;) {
+    if (length === shared.length) {
+      if (shared.length >= limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
+      const bigger = Buffer.alloc(Math.min(limit, shared.length * 2))
+      shared.copy(bigger)
+      shared = bigger
+    }
+    const wanted = shared.length - length
+    const n = readSync(fd, shared, length, wanted, null)
+    length += n
+    // A short read is the end: for regular files, and for /proc's per-process files, which the
+    // kernel hands out in one piece. That saves the second read() a thousand times per listing.
+    if (n < wanted) break
+  }
+  return shared.toString('utf8', 0, length)
+}
+
+/** Open, read whole (see readWhole), close. */
 export function readSmallFile(path: string, flags: number = constants.O_RDONLY, limit = 1024 * 1024): string {
   const fd = openSync(path, flags)
   try {
-    let length = 0
-    for (;;) {
-      if (length === shared.length) {
-        if (shared.length >= limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
-        const bigger = Buffer.alloc(Math.min(limit, shared.length * 2))
-        shared.copy(bigger)
-        shared = bigger
-      }
-      const wanted = shared.length - length
-      const n = readSync(fd, shared, length, wanted, null)
-      length += n
-      // A short read is the end: for regular files, and for /proc's per-process files, which the
-      // kernel hands out in one piece. That saves the second read() a thousand times per listing.
-      if (n < wanted) break
-    }
-    return shared.toString('utf8', 0, length)
+    return readWhole(fd, path, limit)
   } finally {
     closeSync(fd)
   }

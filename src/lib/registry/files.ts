@@ -1,6 +1,7 @@
-import {closeSync, constants, fstatSync, openSync, readSync, writeSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, writeSync} from 'node:fs'
 
 import {PkError, errnoCode} from '../errors.js'
+import {readWhole} from '../proc/reader.js'
 
 /**
  * Files in the state directory (and config a project ships) are opened without following links and
@@ -42,9 +43,6 @@ function openRegular(path: string, flags: number, mode?: number, follow = false)
   return fd
 }
 
-/** One buffer for every read: a listing reads a thousand record files, and fresh buffers cost more than the reads. */
-let shared = Buffer.alloc(64 * 1024)
-
 /**
  * A regular file's text (at most `limit` bytes, else RangeError), never from a FIFO, and not through a
  * link unless `follow` (for files of the user's own that may well be links into a dotfiles repository).
@@ -52,22 +50,7 @@ let shared = Buffer.alloc(64 * 1024)
 export function readRegularFile(path: string, limit = 1024 * 1024, follow = false): string {
   const fd = openRegular(path, constants.O_RDONLY, undefined, follow)
   try {
-    let length = 0
-    for (;;) {
-      if (length === shared.length) {
-        if (shared.length >= limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
-        const bigger = Buffer.alloc(Math.min(limit + 1, shared.length * 2))
-        shared.copy(bigger)
-        shared = bigger
-      }
-      const wanted = shared.length - length
-      const n = readSync(fd, shared, length, wanted, null)
-      length += n
-      // A short read of a regular file is its end: that saves a second read() per file.
-      if (n < wanted) break
-    }
-    if (length > limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
-    return shared.toString('utf8', 0, length)
+    return readWhole(fd, path, limit)
   } finally {
     closeSync(fd)
   }
