@@ -30,6 +30,7 @@ export function readWhole(fd: number, path: string, limit = 1024 * 1024): string
     // kernel hands out in one piece. That saves the second read() a thousand times per listing.
     if (n < wanted) break
   }
+  if (length > limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
   return shared.toString('utf8', 0, length)
 }
 
