@@ -23,6 +23,8 @@ describe('the table', () => {
     expect(lines[2]).toContain('unknown?')
     expect(lines[2]).toContain('claude (x?[31m)')
     expect(lines[3]).toContain('conflict')
+    // A plain command cannot be taken for a preset.
+    expect(renderTable([row({agent: null, command: ['/usr/bin/sleep', '9']})], {colour: false, now, home: '/home/u'})).toMatch(/\$ sleep/)
   })
 
   it('says ages and strips control characters', () => {
