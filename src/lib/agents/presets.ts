@@ -71,7 +71,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     paneRules: [
       {state: 'working', pattern: String.raw`esc to cancel`},
       // First run: folder trust, the choice of sign-in, the API key: dialogs taller than the usual 12 lines.
-      {state: 'waiting', pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit`, lines: 24},
+      {state: 'waiting', pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit|A potential loop was detected|│\s*● 1\. `, lines: 24},
       {state: 'idle', pattern: String.raw`Type your message`},
     ],
     hooks: null,
