@@ -1,7 +1,7 @@
 import {AgentPreset} from './agents/presets.js'
 import {Correlation, SessionRow, correlate} from './correlate.js'
 import {Problem, StoredRecord} from './registry/records.js'
-import {Env} from './registry/state-dir.js'
+import {Env, openStateDirForReading} from './registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
 import {applyStatus, captureKey, needsCapture} from './status.js'
 import {capturePanes} from './tmux/capture.js'
@@ -15,13 +15,14 @@ export interface Listing extends Correlation {
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
 export async function collectSessions(env: Env = process.env, snapshot?: Snapshot): Promise<Listing> {
-  // Events the agents' hooks left in the spool are folded in first (a readdir when there are none).
-  if (!snapshot) {
-    const {openStateDirForReading} = await import('./registry/state-dir.js')
+  let first = snapshot
+  if (!first) {
+    // Events the agents' hooks left in the spool are folded in first (a readdir when there are none).
+    const state = openStateDirForReading(env)
     const {foldSpool} = await import('./spool.js')
-    await foldSpool(openStateDirForReading(env), env)
+    await foldSpool(state, env)
+    first = await takeSnapshot(env, {state})
   }
-  const first = snapshot ?? (await takeSnapshot(env))
   // tmux 3.3 now and then misses a pane's SIGCHLD: the process stays a zombie, the pane looks alive and
   // its exit status is unknown. A SIGCHLD to that (verified) server makes it reap; then look again, once.
   const snap = nudgeReapers(first) ? await takeSnapshot(env) : first

@@ -50,9 +50,9 @@ export interface Snapshot {
   presets: readonly AgentPreset[]
 }
 
-export async function takeSnapshot(env: Env = process.env, opts: {deadlineMs?: number} = {}): Promise<Snapshot> {
+export async function takeSnapshot(env: Env = process.env, opts: {deadlineMs?: number; state?: StateDir | null} = {}): Promise<Snapshot> {
   const {view, measurement: viewMeasurement} = readView()
-  const state = openStateDirForReading(env)
+  const state = opts.state === undefined ? openStateDirForReading(env) : opts.state
   // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
   const scan = new ServerScan(env, opts.deadlineMs)
   const records = readRecords(state)
