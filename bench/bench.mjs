@@ -23,6 +23,7 @@ const BUDGET = {version: 2.3, ls: {10: 2.7, 100: 2.7, 1000: 3.5}, agentExtra: 0.
 const {createRecord, RECORD_VERSION} = await import(join(ROOT, 'dist/lib/registry/records.js'))
 const {readView} = await import(join(ROOT, 'dist/lib/proc/view.js'))
 const {readStat} = await import(join(ROOT, 'dist/lib/proc/reader.js'))
+const {withWriteAccess} = await import(join(ROOT, 'dist/lib/registry/ownership.js'))
 
 const roots = []
 function cleanup() {
@@ -40,7 +41,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 /** N sessions on a private server (chained new-session calls, 100 per tmux run), with pk records. */
-function world(n, agent) {
+async function world(n, agent) {
   const root = mkdtempSync(join(tmpdir(), 'pk-bench-'))
   roots.push(root)
   const tmuxDir = join(root, 'tmux', `tmux-${process.getuid()}`)
@@ -61,6 +62,8 @@ function world(n, agent) {
   }
   const {view} = readView()
   const panes = n === 0 ? [] : execFileSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid} #{session_id} #{pid}'], {encoding: 'utf8'}).trim().split('\n')
+  // Enrolled like any state directory pk bg wrote to (owner.json).
+  await withWriteAccess({root: stateDir, sessions: join(stateDir, 'sessions')}, () => {})
   for (const line of panes) {
     const [paneId, pid, sessionId, serverPid] = line.split(' ')
     const stat = readStat(Number(pid))
@@ -124,10 +127,10 @@ const check = (what, ratio, budget) => {
 }
 
 console.log(`pk benchmark: node ${process.version}, ${cpus().length} cores, ${RUNS} runs each, medians`)
-const base = world(0, false)
+const base = await world(0, false)
 const importOf = (path) => [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(path)})`]
 const [node0, oclif, pkCode, version] = measure(
-  [[process.execPath, '-e', '0'], importOf(join(ROOT, 'node_modules/@oclif/core/lib/index.js')), importOf(join(ROOT, 'dist/fast-path.js')), [process.execPath, PK, '--version']],
+  [[process.execPath, '-e', '0'], importOf(join(ROOT, 'node_modules/@oclif/core/lib/index.js')), importOf(join(ROOT, 'dist/fast-path.cjs')), [process.execPath, PK, '--version']],
   base.env,
 )
 console.log(`node -e 0: ${node0.toFixed(1)} ms; loading @oclif/core: ${oclif.toFixed(1)} ms (${(oclif / node0).toFixed(2)}x, skipped by pk ls and pk --version); loading pk's ls code: ${pkCode.toFixed(1)} ms`)
@@ -135,7 +138,7 @@ console.log(`pk --version: ${version.toFixed(1)} ms = ${check('version', version
 
 const cases = [...SIZES.map((n) => ({n, agent: false})), ...(SIZES.includes(100) ? [{n: 100, agent: true}] : [])]
 for (const {n, agent} of cases) {
-  const w = world(n, agent)
+  const w = await world(n, agent)
   const [node, ls] = measure([[process.execPath, '-e', '0'], [process.execPath, PK, 'ls', '--json']], w.env)
   const budget = (BUDGET.ls[n] ?? 3.5) + (agent ? BUDGET.agentExtra : 0)
   const children = spawnedChildren(w.env)
@@ -149,7 +152,7 @@ for (const {n, agent} of cases) {
 }
 // The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).
 {
-  const w = world(1, false)
+  const w = await world(1, false)
   const payload = '{"hook_event_name":"PreToolUse","session_id":"bench","tool_name":"Bash"}'
   const input = (argv) => ['sh', '-c', `printf '%s' '${payload}' | ${argv.map((a) => `'${a}'`).join(' ')}`]
   const [node, sh, viaNode] = measure([[process.execPath, '-e', '0'], input([join(ROOT, 'assets', 'pk-hook.sh'), 'claude', process.execPath]), input([process.execPath, PK, 'hook', 'claude'])], w.env)
@@ -159,7 +162,7 @@ for (const {n, agent} of cases) {
 
 // Folding a full spool: 10,000 pending events (of senders long gone) read, judged and removed by one ls.
 {
-  const w = world(10, false)
+  const w = await world(10, false)
   const spool = join(w.env.PK_STATE_DIR, 'spool')
   const fill = () => {
     mkdirSync(spool, {recursive: true, mode: 0o700})

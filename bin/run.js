@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-import {readFileSync} from 'node:fs'
+// CommonJS on purpose (bin/package.json says so): node starts a CommonJS entry several milliseconds
+// sooner than an ES module one, and `pk ls` is started over and over by scripts and status bars.
+'use strict'
+const {readFileSync} = require('node:fs')
+const {join} = require('node:path')
 
 const args = process.argv.slice(2)
 
@@ -14,7 +18,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // `pk --version` as oclif prints it, without loading anything else.
 if (args.length === 1 && args[0] === '--version') {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
   process.stdout.write(`${pkg.oclif.bin}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
   process.exit(0)
 }
@@ -22,9 +26,15 @@ if (args.length === 1 && args[0] === '--version') {
 // Bare `pk` on a terminal opens the dashboard; elsewhere it prints help as usual.
 if (args.length === 0 && process.stdin.isTTY && process.stdout.isTTY) process.argv.push('ui')
 
-// The hot path (`pk ls`) skips loading oclif; everything else goes through it.
-const {tryFastPath} = await import('../dist/fast-path.js')
-if (!(await tryFastPath(process.argv.slice(2)))) {
+async function main() {
+  // The hot path (`pk ls`) skips loading oclif; everything else goes through it.
+  const {tryFastPath} = require('../dist/fast-path.cjs')
+  if (await tryFastPath(process.argv.slice(2))) return
   const {execute} = await import('@oclif/core')
-  await execute({dir: import.meta.url})
+  await execute({dir: join(__dirname, '..')})
 }
+
+main().catch((error) => {
+  process.stderr.write(`pk: ${error && error.stack ? error.stack : error}\n`)
+  process.exitCode = 1
+})

@@ -154,15 +154,19 @@ function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<Se
   }
 }
 
-/** A row for a live process, with what the kernel says of it, in a pane (verified) or in none. */
-function liveRow(source: ProcessSource, identity: ProcessIdentity, ref: PaneRef | null, fields: Partial<SessionRow> = {}): SessionRow {
+/**
+ * A row for a live process in a pane (verified) or in none. Where and what it runs: what pk started
+ * (`started`, from its record: a thousand sessions are a thousand fewer /proc reads, and it is right
+ * while pk's gate still waits to exec the command), else what the kernel says.
+ */
+function liveRow(source: ProcessSource, identity: ProcessIdentity, ref: PaneRef | null, fields: Partial<SessionRow> = {}, started?: SessionRecord): SessionRow {
   return row({
-    id: sessionIdOf(identity),
+    id: fields.id ?? sessionIdOf(identity),
     kind: 'recorded',
     verified: ref !== null,
     pid: identity.pid,
-    cwd: source.cwd(identity.pid),
-    command: source.argv(identity.pid) ?? [],
+    cwd: started ? started.cwd : source.cwd(identity.pid),
+    command: started ? started.argv : (source.argv(identity.pid) ?? []),
     startedAt: source.startedAt(identity.startTime),
     attached: ref !== null && ref.pane.attachedClients > 0,
     tmux: ref === null ? null : location(ref),
@@ -174,7 +178,7 @@ function liveRow(source: ProcessSource, identity: ProcessIdentity, ref: PaneRef 
 function fileRow(record: SessionRecord, fields: Partial<SessionRow> & {exitReason: string | null}): SessionRow {
   const exited = fields.exitReason !== null
   return row({
-    id: sessionIdOf(record.identity),
+    id: fields.id ?? sessionIdOf(record.identity),
     kind: 'recorded',
     state: exited ? 'exited' : 'unknown',
     stateSource: exited ? 'process' : 'none',
@@ -240,7 +244,7 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
     if (conflict) problems.push(conflictProblem(group))
     // A conversation resumed elsewhere lives on there: this record no longer offers it.
     const resume = record.resumedBy ? null : resumeArgv(record.agent, record.conversationId, input.presets)
-    const claims = {agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume, conflict, resumedBy: record.resumedBy ?? null, worktree: record.worktree ? {path: record.worktree.path, branch: record.worktree.branch, dirty: null} : null}
+    const claims = {id, agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume, conflict, resumedBy: record.resumedBy ?? null, worktree: record.worktree ? {path: record.worktree.path, branch: record.worktree.branch, dirty: null} : null}
     if (input.trustRecords === false) {
       rows.push(fileRow(record, {...claims, exitReason: identity.bootId === view.bootId ? null : 'other-boot'}))
       continue
@@ -266,7 +270,7 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       continue
     }
     if (!ref) problems.push({code: 'unreachable', message: `session ${id} (pid ${identity.pid}) is alive but in no pane of a reachable tmux server; run pk doctor`, id})
-    rows.push(liveRow(source, identity, ref, claims))
+    rows.push(liveRow(source, identity, ref, claims, record))
   }
 }
 

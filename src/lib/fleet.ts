@@ -2,7 +2,6 @@ import {spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {lstatSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {createInterface} from 'node:readline'
 
 import {shellQuote} from './attach.js'
 import {HostConfig, PkConfig} from './config.js'
@@ -225,7 +224,9 @@ export function findHost(config: PkConfig, name: string, env: Record<string, str
 }
 
 /** Stream a host's `pk ls --watch --json`, tagging each event; ends when the connection does. */
-export function watchHost(host: HostConfig, all: boolean, emit: (event: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
+export async function watchHost(host: HostConfig, all: boolean, emit: (event: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
+  // Loaded here, not at the top: fleet.ts is part of the bundle every `pk ls` loads.
+  const {createInterface} = await import('node:readline')
   const argv = sshArgv(host, ['ls', '--watch', '--json', ...(all ? ['--all'] : [])], {tty: false, controlDir: controlDir(), connectTimeoutS: 10})
   return new Promise((resolve) => {
     const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})

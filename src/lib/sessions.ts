@@ -14,18 +14,15 @@ export interface Listing extends Correlation {
  * Everything `pk ls` shows: one `list-panes -a` per tmux server (the socket directory's, plus any socket a
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
-export async function collectSessions(env: Env = process.env, snapshot?: Snapshot): Promise<Listing> {
-  let first = snapshot
-  if (!first) {
-    // Events the agents' hooks left in the spool are folded in first (a readdir when there are none).
-    const state = openStateDirForReading(env)
-    const {foldSpool} = await import('./spool.js')
-    await foldSpool(state, env)
-    first = await takeSnapshot(env, {state})
-  }
+export async function collectSessions(env: Env = process.env): Promise<Listing> {
+  // Events the agents' hooks left in the spool are folded in first (a readdir when there are none).
+  const state = openStateDirForReading(env)
+  const {foldSpool} = await import('./spool.js')
+  await foldSpool(state, env)
+  const first = await takeSnapshot(env, {state})
   // tmux 3.3 now and then misses a pane's SIGCHLD: the process stays a zombie, the pane looks alive and
   // its exit status is unknown. A SIGCHLD to that (verified) server makes it reap; then look again, once.
-  const snap = nudgeReapers(first) ? await takeSnapshot(env) : first
+  const snap = nudgeReapers(first) ? await takeSnapshot(env, {state}) : first
   const problems: Problem[] = [...snap.recordProblems]
   if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
   if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})

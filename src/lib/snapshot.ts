@@ -29,6 +29,7 @@ export function procSource(): ProcessSource {
   }
 }
 
+
 /**
  * What one pk invocation knows about the world, read once and passed down: where it stands (boot, pid
  * namespace), a memoised /proc, the state directory with its records and whether they may be paired from
@@ -50,7 +51,12 @@ export interface Snapshot {
   presets: readonly AgentPreset[]
 }
 
-export async function takeSnapshot(env: Env = process.env, opts: {deadlineMs?: number; state?: StateDir | null} = {}): Promise<Snapshot> {
+export interface SnapshotOptions {
+  deadlineMs?: number
+  state?: StateDir | null
+}
+
+export async function takeSnapshot(env: Env = process.env, opts: SnapshotOptions = {}): Promise<Snapshot> {
   const {view, measurement: viewMeasurement} = readView()
   const state = opts.state === undefined ? openStateDirForReading(env) : opts.state
   // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
@@ -58,11 +64,14 @@ export async function takeSnapshot(env: Env = process.env, opts: {deadlineMs?: n
   const records = readRecords(state)
   for (const {record} of records.records) scan.add(record.tmux.socket)
   const trust = readTrust(state, viewMeasurement)
+  const proc = procSource()
+  // Still while tmux lists: each recorded process's start time, which pairing checks anyway.
+  if (trust.trusted) for (const {record} of records.records) if (record.identity.pidNs === view.pidNs) proc.stat(record.identity.pid)
   const {presets} = await loadConfig(process.cwd(), env)
   const settled = await scan.settle()
   // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
   const servers = !trust.trusted && trust.code === 'no-view' ? settled.servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason})) : settled.servers
   const tmuxMissing = settled.tmuxMissing
-  return {env, view, viewMeasurement, proc: procSource(), state, records: records.records, recordProblems: records.problems, trust, servers, tmuxMissing, presets}
+  return {env, view, viewMeasurement, proc, state, records: records.records, recordProblems: records.problems, trust, servers, tmuxMissing, presets}
 }
 

@@ -185,7 +185,8 @@ describe('pk bg --handoff (what /bg runs)', () => {
     expect(result.status, result.stderr).toBe(0)
     const newId = result.stdout.trim()
     const moved = await sessionWhen(newId, (r) => r.verified)
-    expect(moved).toMatchObject({agent: 'pi', command: ['node', expect.stringMatching(/pi$/), '--session', 'conv-7'], resume: ['pi', '--session', 'conv-7']})
+    // The command is what pk started (the record's), not the interpreter line the kernel shows.
+    expect(moved).toMatchObject({agent: 'pi', command: ['pi', '--session', 'conv-7'], resume: ['pi', '--session', 'conv-7']})
     await waitFor('caller terminated', () => readdirSync(sb.root).some((f) => f.startsWith('terminated-')))
     expect((await sessionWhen(id, (r) => r.state === 'exited')).state).toBe('exited')
   })

@@ -128,7 +128,7 @@ describe('the npm package', () => {
     const tarball = join(out, packed)
     expect(packed).toMatch(/^pk-sessions-\d+\.\d+\.\d+\.tgz$/)
     const listing = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
-    for (const file of ['package/bin/run.js', 'package/dist/fast-path.js', 'package/oclif.manifest.json', 'package/assets/pi-extension.js', 'package/schemas/ls.schema.json', 'package/pk.tmux']) expect(listing).toContain(file)
+    for (const file of ['package/bin/run.js', 'package/dist/fast-path.cjs', 'package/oclif.manifest.json', 'package/assets/pi-extension.js', 'package/schemas/ls.schema.json', 'package/pk.tmux']) expect(listing).toContain(file)
     expect(listing).not.toMatch(/package\/(src|test)\//)
     const prefix = join(sb.root, 'prefix')
     execFileSync('npm', ['install', '-g', '--prefix', prefix, '--omit=dev', '--loglevel=error', tarball], {env, stdio: 'ignore', timeout: 300_000})
