@@ -15,6 +15,12 @@ export default tseslint.config(
     languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly', Buffer: 'readonly', URL: 'readonly'}},
   },
   {
+    // bin/run.js is CommonJS (bin/package.json): node starts it sooner than an ES module.
+    files: ['bin/**/*.js', 'scripts/**/*.cjs'],
+    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', module: 'readonly'}},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
+  {
     files: ['src/lib/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {patterns: [{group: ['@oclif/*'], message: 'src/lib must not import oclif (README, Development)'}]}],
