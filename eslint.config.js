@@ -17,7 +17,7 @@ export default tseslint.config(
   {
     // bin/run.js is CommonJS (bin/package.json): node starts it sooner than an ES module.
     files: ['bin/**/*.js', 'scripts/**/*.cjs'],
-    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', module: 'readonly'}},
+    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', module: 'readonly', process: 'readonly', Buffer: 'readonly', require: 'readonly'}},
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {

@@ -3,8 +3,9 @@
 // Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --strict]
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
-import {execFileSync, spawnSync} from 'node:child_process'
-import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {setTimeout as sleep} from 'node:timers/promises'
 import {cpus, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -18,7 +19,8 @@ const arg = (name, fallback) => {
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
 const STRICT = process.argv.includes('--strict')
-const BUDGET = {version: 2.3, ls: {10: 2.7, 100: 2.7, 1000: 3.5}, agentExtra: 0.5, hook: 0.25, fold: 10}
+const BUDGET = {version: 2.3, ls: {10: 1.5, 100: 1.5, 1000: 2.5}, agentExtra: 0.5, hook: 0.25, fold: 10, watchCpu: 5}
+const WATCH_SECONDS = Number(arg('watch-seconds', '20'))
 
 const {createRecord, RECORD_VERSION} = await import(join(ROOT, 'dist/lib/registry/records.js'))
 const {readView} = await import(join(ROOT, 'dist/lib/proc/view.js'))
@@ -118,6 +120,64 @@ function peakMemory(env) {
   return Number(readFileSync(out, 'utf8')) / 1024
 }
 
+/** Where one `pk ls --json` spends its milliseconds (PK_BENCH_TIMINGS, src/lib/timings.ts): medians per phase. */
+function breakdown(env, runs = 7) {
+  const samples = {}
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync(process.execPath, [PK, 'ls', '--json'], {env: {...env, PK_BENCH_TIMINGS: '1'}, encoding: 'utf8', maxBuffer: 1 << 28})
+    const line = r.stderr.split('\n').find((l) => l.startsWith('pk-timings '))
+    if (!line) continue
+    for (const [phase, ms] of Object.entries(JSON.parse(line.slice('pk-timings '.length)))) (samples[phase] ??= []).push(ms)
+  }
+  return Object.entries(samples).map(([phase, ms]) => `${phase === 'start' ? 'node start and loading pk' : phase} ${median(ms).toFixed(1)}`).join(', ')
+}
+
+/**
+ * Steady-state CPU of a long-running process as a share of one core: every thread's run time
+ * (/proc/PID/task/TID/schedstat, exact) over `seconds`, after a warm-up, plus its reaped children's
+ * (clock ticks). Started in its own process group, which is killed afterwards.
+ */
+async function cpuShare(argv, env, seconds, warmup = 6) {
+  const child = spawn(argv[0], argv.slice(1), {env, stdio: 'ignore', detached: true})
+  const runTime = () => readdirSync(`/proc/${child.pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${child.pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0)
+  const childTicks = () => readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(13, 15).reduce((a, b) => a + Number(b), 0)
+  try {
+    await sleep(warmup * 1000)
+    const [run0, ticks0, t0] = [runTime(), childTicks(), process.hrtime.bigint()]
+    await sleep(seconds * 1000)
+    const [run1, ticks1, t1] = [runTime(), childTicks(), process.hrtime.bigint()]
+    const wall = Number(t1 - t0)
+    return {self: ((run1 - run0) / wall) * 100, children: ((ticks1 - ticks0) / 100 / (wall / 1e9)) * 100}
+  } finally {
+    process.kill(-child.pid, 'SIGTERM')
+  }
+}
+
+/** CPU of the tmux server at `socket` over the same kind of window (clock ticks of its own process). */
+function serverTicks(socket) {
+  const pid = execFileSync('tmux', ['-S', socket, 'display-message', '-p', '#{pid}'], {encoding: 'utf8'}).trim()
+  return () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0)
+}
+
+/**
+ * `pk ls --watch --json` at n sessions, polling once a second, against the least any once-a-second tmux
+ * poller costs on this machine: node waking each second for one `tmux list-panes` (on a VM, waking alone
+ * can cost a percent or two). The budget is on what pk adds to that.
+ */
+async function watchRow(w, n) {
+  const ticks = serverTicks(w.socket)
+  const before = ticks()
+  const started = process.hrtime.bigint()
+  const watcher = await cpuShare([process.execPath, PK, 'ls', '--watch', '--json'], w.env, WATCH_SECONDS)
+  const serverShare = ((ticks() - before) / 100 / (Number(process.hrtime.bigint() - started) / 1e9)) * 100
+  const poller = `const {execFile} = require('node:child_process'); (function poll() { execFile('tmux', ['-S', ${JSON.stringify(w.socket)}, 'list-panes', '-a', '-F', '#{pane_id}'], () => setTimeout(poll, 1000)) })()`
+  const floor = await cpuShare([process.execPath, '-e', poller], w.env, WATCH_SECONDS)
+  const added = watcher.self + watcher.children - (floor.self + floor.children)
+  const ok = added <= BUDGET.watchCpu
+  verdicts.push(ok)
+  console.log(`pk ls --watch, ${n} sessions, steady state: ${(watcher.self + watcher.children).toFixed(1)}% of one core (its tmux clients ${watcher.children.toFixed(1)}%); a bare once-a-second tmux poller: ${(floor.self + floor.children).toFixed(1)}%; pk's part ${added.toFixed(1)}% (budget ${BUDGET.watchCpu}%) ${ok ? 'ok' : 'OVER'}; the tmux server answering: ${serverShare.toFixed(1)}%`)
+}
+
 const rows = []
 const verdicts = []
 const check = (what, ratio, budget) => {
@@ -145,9 +205,10 @@ for (const {n, agent} of cases) {
   const rss = peakMemory(w.env)
   const label = `${n} sessions${agent ? ' (agent panes, with captures)' : ''}`
   console.log(`pk ls --json, ${label}: ${ls.toFixed(1)} ms = ${check('ls', ls / node, budget)}; ${children} child process(es) (budget ${agent ? 2 : 1}); peak RSS ${rss.toFixed(0)} MB`)
-  console.log(`  where the time goes: node start ${node.toFixed(0)} ms, loading pk's code ~${(pkCode - node0).toFixed(0)} ms, pk's own work (tmux, /proc, records, JSON) ~${Math.max(0, ls - node - (pkCode - node0)).toFixed(0)} ms`)
+  console.log(`  where the time goes (ms, medians): ${breakdown(w.env)}`)
   verdicts.push(children <= (agent ? 2 : 1))
   rows.push({label, ratio: ls / node, children, rss})
+  if (!agent && n === Math.max(...SIZES)) await watchRow(w, n)
   cleanup()
 }
 // The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).

@@ -26,9 +26,37 @@ if (args.length === 1 && args[0] === '--version') {
 // Bare `pk` on a terminal opens the dashboard; elsewhere it prints help as usual.
 if (args.length === 0 && process.stdin.isTTY && process.stdout.isTTY) process.argv.push('ui')
 
+/**
+ * dist/fast-path.cjs, compiled from the V8 code cache `npm run build` made for it (scripts/code-cache.cjs):
+ * compiling it again would cost every `pk ls` about 5 ms. The cache is used only when it was made from
+ * exactly this file (its sha-256 leads the cache) and V8 accepts it (same version and flags); otherwise,
+ * or on any trouble, the bundle is required plainly.
+ */
+function loadFastPath() {
+  const file = join(__dirname, '..', 'dist', 'fast-path.cjs')
+  const vm = require('node:vm')
+  const dynamicImport = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+  let source
+  let cache
+  try {
+    source = readFileSync(file, 'utf8')
+    cache = readFileSync(`${file}.cache`)
+  } catch {
+    return require(file)
+  }
+  // node:crypto is loaded by the bundle anyway (session ids); hashing the bundle costs well under a millisecond.
+  const digest = require('node:crypto').createHash('sha256').update(source).digest()
+  if (dynamicImport === undefined || cache.length <= 32 || !digest.equals(cache.subarray(0, 32))) return require(file)
+  const Module = require('node:module')
+  const script = new vm.Script(Module.wrap(source), {filename: file, cachedData: cache.subarray(32), importModuleDynamically: dynamicImport})
+  const module = {exports: {}}
+  script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, join(__dirname, '..', 'dist'))
+  return module.exports
+}
+
 async function main() {
   // The hot path (`pk ls`) skips loading oclif; everything else goes through it.
-  const {tryFastPath} = require('../dist/fast-path.cjs')
+  const {tryFastPath} = loadFastPath()
   if (await tryFastPath(process.argv.slice(2))) return
   const {execute} = await import('@oclif/core')
   await execute({dir: join(__dirname, '..')})

@@ -1,5 +1,6 @@
 import {describeError, PkError} from './lib/errors.js'
 import {checkLsOptions, parseLsArgv} from './lib/ls-options.js'
+import {mark} from './lib/timings.js'
 import {terminal, write} from './output.js'
 
 /**
@@ -15,9 +16,14 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
   if (opts === null) return false
   try {
     checkLsOptions(opts)
+    // tmux first, before the rest of pk's code loads: its list-panes is the longest wait of a listing.
+    const {ServerScan} = await import('./lib/tmux/servers.js')
+    const scan = new ServerScan(process.env)
     const [{listSessions}, {presentListing}] = await Promise.all([import('./lib/listing.js'), import('./lib/present/listing.js')])
-    const {rows, problems} = await listSessions({all: opts.all})
+    mark('code')
+    const {rows, problems} = await listSessions({all: opts.all, scan})
     write(presentListing(rows, problems, opts, terminal()))
+    mark('output')
   } catch (error) {
     if (process.env.PK_DEBUG && !(error instanceof PkError)) throw error
     const {message, exitCode} = describeError(error)

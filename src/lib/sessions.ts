@@ -5,6 +5,9 @@ import {Env, openStateDirForReading} from './registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
 import {applyStatus, captureKey, needsCapture} from './status.js'
 import {capturePanes} from './tmux/capture.js'
+import {ServerScan} from './tmux/servers.js'
+import {mark} from './timings.js'
+import {WatchCache} from './watch-cache.js'
 
 export interface Listing extends Correlation {
   snapshot: Snapshot
@@ -14,20 +17,28 @@ export interface Listing extends Correlation {
  * Everything `pk ls` shows: one `list-panes -a` per tmux server (the socket directory's, plus any socket a
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
-export async function collectSessions(env: Env = process.env): Promise<Listing> {
+export async function collectSessions(env: Env = process.env, opts: {cache?: WatchCache; scan?: ServerScan} = {}): Promise<Listing> {
+  const {cache} = opts
   // Events the agents' hooks left in the spool are folded in first (a readdir when there are none).
   const state = openStateDirForReading(env)
   const {foldSpool} = await import('./spool.js')
-  await foldSpool(state, env)
-  const first = await takeSnapshot(env, {state})
+  if ((await foldSpool(state, env)).length > 0) cache?.records.invalidate()
+  mark('spool')
+  const now = Date.now()
+  const carried = cache?.carry(now)
+  const first = await takeSnapshot(env, {state, carried, scan: opts.scan})
+  const reused = cache?.reusable(first) ?? null
   // tmux 3.3 now and then misses a pane's SIGCHLD: the process stays a zombie, the pane looks alive and
   // its exit status is unknown. A SIGCHLD to that (verified) server makes it reap; then look again, once.
-  const snap = nudgeReapers(first) ? await takeSnapshot(env, {state}) : first
+  const snap = reused === null && nudgeReapers(first) ? await takeSnapshot(env, {state, carried}) : first
   const problems: Problem[] = [...snap.recordProblems]
   if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
   if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})
-  const result = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
+  const result = reused ?? correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
+  if (reused === null) cache?.remember(snap, result, carried?.standing === undefined, now)
+  mark('pairing')
   const rows = await withWorktrees(await withStatus(result.rows, snap.records, snap.presets))
+  mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
 }
 

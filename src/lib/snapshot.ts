@@ -6,9 +6,11 @@ import {ProcStat} from './proc/parse.js'
 import {readChildren, readCmdline, readCwd, readExe, readStat, startTimeToDate} from './proc/reader.js'
 import {View, ViewMeasurement, readView} from './proc/view.js'
 import {ReadTrust, readTrust} from './registry/ownership.js'
+import {RecordCache} from './registry/record-cache.js'
 import {Problem, StoredRecord, readRecords} from './registry/records.js'
 import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
 import {ServerListing, ServerScan} from './tmux/servers.js'
+import {mark} from './timings.js'
 
 /** A /proc-backed source that reads each fact at most once: one per snapshot, never shared between them. */
 export function procSource(): ProcessSource {
@@ -29,6 +31,11 @@ export function procSource(): ProcessSource {
   }
 }
 
+
+function measured(): {view: View; viewMeasurement: ViewMeasurement} {
+  const {view, measurement} = readView()
+  return {view, viewMeasurement: measurement}
+}
 
 /**
  * What one pk invocation knows about the world, read once and passed down: where it stands (boot, pid
@@ -51,24 +58,45 @@ export interface Snapshot {
   presets: readonly AgentPreset[]
 }
 
+/** What a snapshot may take as it stood at the last one (a watcher's, see WatchCache) instead of reading it. */
+export interface Standing {
+  view: View
+  viewMeasurement: ViewMeasurement
+  trust: ReadTrust
+  presets: readonly AgentPreset[]
+  /** Each server's last listing, standing where tmux answers the same (see ListOptions.previous). */
+  servers: ReadonlyMap<string, ServerListing>
+}
+
 export interface SnapshotOptions {
   deadlineMs?: number
   state?: StateDir | null
+  /** A watcher's: records from its cache, and (while recent) what stood at its last full look. */
+  carried?: {records: RecordCache; standing?: Standing}
+  /** A scan of the socket directory's servers the caller started earlier (`pk ls` starts it first thing). */
+  scan?: ServerScan
 }
 
 export async function takeSnapshot(env: Env = process.env, opts: SnapshotOptions = {}): Promise<Snapshot> {
-  const {view, measurement: viewMeasurement} = readView()
+  const standing = opts.carried?.standing
+  const {view, viewMeasurement} = standing ?? measured()
   const state = opts.state === undefined ? openStateDirForReading(env) : opts.state
   // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
-  const scan = new ServerScan(env, opts.deadlineMs)
-  const records = readRecords(state)
+  mark('view')
+  const scan = opts.scan ?? new ServerScan(env, opts.deadlineMs, standing?.servers)
+  mark('tmux-start')
+  const records = opts.carried ? opts.carried.records.read(state) : readRecords(state)
+  mark('records')
   for (const {record} of records.records) scan.add(record.tmux.socket)
-  const trust = readTrust(state, viewMeasurement)
+  const trust = standing?.trust ?? readTrust(state, viewMeasurement)
   const proc = procSource()
-  // Still while tmux lists: each recorded process's start time, which pairing checks anyway.
-  if (trust.trusted) for (const {record} of records.records) if (record.identity.pidNs === view.pidNs) proc.stat(record.identity.pid)
-  const {presets} = await loadConfig(process.cwd(), env)
+  // Still while tmux lists: each recorded process's start time, which a one-shot listing checks anyway.
+  if (trust.trusted && !opts.carried) for (const {record} of records.records) if (record.identity.pidNs === view.pidNs) proc.stat(record.identity.pid)
+  mark('proc')
+  const presets = standing?.presets ?? (await loadConfig(process.cwd(), env)).presets
+  mark('config')
   const settled = await scan.settle()
+  mark('tmux-wait')
   // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
   const servers = !trust.trusted && trust.code === 'no-view' ? settled.servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason})) : settled.servers
   const tmuxMissing = settled.tmuxMissing

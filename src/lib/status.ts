@@ -80,7 +80,10 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
   }
   const attention = needsAttention(row, state, since, turnEnded)
   const mayNeedYou = state === 'waiting' || (state === 'idle' && turnEnded)
-  return {...row, state, stateSource, attention, attentionSince: mayNeedYou && since !== null ? new Date(since).toISOString() : null}
+  const attentionSince = mayNeedYou && since !== null ? new Date(since).toISOString() : null
+  // Unchanged rows stay the same objects: a watcher that reused its pairing then compares nothing.
+  if (state === row.state && stateSource === row.stateSource && attention === row.attention && attentionSince === row.attentionSince) return row
+  return {...row, state, stateSource, attention, attentionSince}
 }
 
 /**

@@ -6,6 +6,7 @@ import {ExitCode, PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
 import {loadConfig} from './config.js'
 import {notifyRows} from './notify.js'
+import {WatchCache} from './watch-cache.js'
 import {collectSessions} from './sessions.js'
 
 export type WatchEvent =
@@ -15,7 +16,18 @@ export type WatchEvent =
   | {type: 'heartbeat'}
 
 /** What counts as a change: everything but the window's last-activity clock, which ticks with any output. */
-const comparable = (row: SessionRow) => JSON.stringify({...row, tmux: row.tmux ? {...row.tmux, activity: null} : null})
+const sameRow = (a: SessionRow, b: SessionRow) => sameJson(a, b, (key, parent) => key === 'activity' && parent === a.tmux)
+
+/** Pure: whether two JSON-like values are equal, comparing nothing under a key `skip` names (no text built). */
+export function sameJson(a: unknown, b: unknown, skip: (key: string, parent: object) => boolean = () => false): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((item, i) => sameJson(item, (b as unknown[])[i], skip))
+  const keysA = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined)
+  const keysB = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined)
+  if (keysA.length !== keysB.length) return false
+  return keysA.every((k) => skip(k, a) || sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], skip))
+}
 
 /** Pure: events that turn the previous listing into the next, one per session. */
 export function diffRows(previous: SessionRow[], next: SessionRow[]): WatchEvent[] {
@@ -25,7 +37,7 @@ export function diffRows(previous: SessionRow[], next: SessionRow[]): WatchEvent
   for (const row of next) {
     const old = before.get(row.id)
     if (!old) events.push({type: 'added', session: row})
-    else if (comparable(old) !== comparable(row)) events.push({type: 'changed', session: row})
+    else if (!sameRow(old, row)) events.push({type: 'changed', session: row})
   }
   for (const row of previous) if (!after.has(row.id)) events.push({type: 'removed', id: row.id})
   return events
@@ -41,8 +53,10 @@ export const HEARTBEAT_MS = 5000
 export async function watchSessions(opts: {env: Env; intervalMs: number; filter: (row: SessionRow) => boolean; emit: (event: WatchEvent) => void; signal: AbortSignal}): Promise<void> {
   let previous: SessionRow[] | null = null
   let lastEmit = Date.now()
+  const cache = new WatchCache()
+  opts.signal.addEventListener('abort', () => cache.close(), {once: true})
   while (!opts.signal.aborted) {
-    const listing = await collectSessions(opts.env)
+    const listing = await collectSessions(opts.env, {cache})
     // A watcher notices sessions whose state only the screen tells: it notifies too (once per event in all).
     await notifyRows(listing.rows, (await loadConfig(process.cwd(), opts.env)).config.notify, opts.env, listing.snapshot.state).catch(() => [])
     const rows = listing.rows.filter(opts.filter)

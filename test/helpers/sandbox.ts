@@ -94,13 +94,13 @@ export class Sandbox {
     }
   }
 
-  /** Run the built CLI as a user would. `env` adds to (or, with undefined, removes from) the sandbox env. */
-  pk(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string} = {}): Promise<RunResult> {
+  /** Run the built CLI as a user would. `env` adds to (or, with undefined, removes from) the sandbox env; `bin`: another copy of pk's bin/run.js. */
+  pk(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string; bin?: string} = {}): Promise<RunResult> {
     const env = {...this.env, ...opts.env}
     for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete env[k]
     this.assertPrivate({...env, TMUX: undefined, TMUX_PANE: undefined})
     return new Promise((resolvePromise) => {
-      const child = execFile(process.execPath, [PK_BIN, ...args], {env, cwd: opts.cwd ?? this.root, encoding: 'utf8'}, (error, stdout, stderr) => {
+      const child = execFile(process.execPath, [opts.bin ?? PK_BIN, ...args], {env, cwd: opts.cwd ?? this.root, encoding: 'utf8'}, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
         resolvePromise({code, stdout, stderr})
       })

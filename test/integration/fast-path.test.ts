@@ -105,3 +105,37 @@ describe('scripts never see a stack trace', () => {
     expect(JSON.parse((await sb.pk(['prune', '--dry-run', '--json'])).stdout)).toMatchObject({dryRun: true})
   })
 })
+
+describe("the fast path's code cache", () => {
+  it('is made by the build, accepted by this node, and never needed: a stale or damaged one falls back to a plain load', async () => {
+    const {cpSync, readFileSync, symlinkSync} = await import('node:fs')
+    const {execFileSync} = await import('node:child_process')
+    const {dirname} = await import('node:path')
+    const repo = dirname(dirname(PK_BIN))
+    const cacheFile = join(repo, 'dist', 'fast-path.cjs.cache')
+    const accepted = execFileSync(process.execPath, ['-e', `
+      const vm = require('node:vm'), fs = require('node:fs'), Module = require('node:module')
+      const file = ${JSON.stringify(join(repo, 'dist', 'fast-path.cjs'))}
+      const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {filename: file, cachedData: fs.readFileSync(file + '.cache').subarray(32), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER})
+      process.stdout.write(String(!script.cachedDataRejected))`], {encoding: 'utf8'})
+    expect(accepted).toBe('true')
+
+    sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'sleep', '1000')
+    const expected = (await sb.pk(['ls', '--json', '--all'])).stdout
+    // A copy of the installed files, whose cache is then spoiled in each way in turn.
+    const copy = join(sb.root, 'copy')
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(repo, part), join(copy, part), {recursive: true})
+    symlinkSync(join(repo, 'node_modules'), join(copy, 'node_modules'))
+    const original = readFileSync(cacheFile)
+    const spoiled = {
+      'made from another bundle': Buffer.concat([Buffer.alloc(32), original.subarray(32)]),
+      'not a V8 cache at all': Buffer.concat([original.subarray(0, 32), Buffer.from('garbage'.repeat(100))]),
+      'cut short': original.subarray(0, 40),
+    }
+    for (const [how, bytes] of Object.entries(spoiled)) {
+      writeFileSync(join(copy, 'dist', 'fast-path.cjs.cache'), bytes)
+      const result = await sb.pk(['ls', '--json', '--all'], {bin: join(copy, 'bin', 'run.js')})
+      expect({how, code: result.code, stderr: result.stderr, stdout: result.stdout}).toEqual({how, code: 0, stderr: '', stdout: expected})
+    }
+  })
+})

@@ -24,7 +24,8 @@ describe('correlate', () => {
     const {rows, problems} = run(procs, panes, [stored('a.json', 100, 1000)])
     expect(problems).toEqual([])
     const row = rows.find((r) => r.kind === 'recorded')!
-    expect(row).toMatchObject({id: sessionIdOf(ident(100, 1000)), verified: true, pid: 100, cwd: '/a', command: ['bash'], record: 'a.json'})
+    // Where and what: what pk started (the record's), not re-read from /proc; the pid and start time are.
+    expect(row).toMatchObject({id: sessionIdOf(ident(100, 1000)), verified: true, pid: 100, cwd: '/home/u', command: ['claude', '--flag'], record: 'a.json'})
     expect(row.tmux).toMatchObject({pane: '%1', session: 'A'})
     // The other pane is listed as a plain pane with its own identity-derived id.
     expect(rows.find((r) => r.kind === 'pane')).toMatchObject({id: sessionIdOf(ident(200, 2000)), tmux: {pane: '%2'}})

@@ -26,8 +26,18 @@ export const ID_LENGTH = 8
  * same id, whichever record claims it and however often pk restarts.
  */
 export function sessionIdOf(identity: ProcessIdentity): string {
-  return createHash('sha256').update(identityKey(identity)).digest('hex').slice(0, ID_LENGTH)
+  const key = identityKey(identity)
+  let id = idMemo.get(key)
+  if (id === undefined) {
+    id = createHash('sha256').update(key).digest('hex').slice(0, ID_LENGTH)
+    if (idMemo.size >= 10_000) idMemo.clear()
+    idMemo.set(key, id)
+  }
+  return id
 }
+
+/** A pure function's answers: a watcher hashes the same thousand identities every second otherwise. */
+const idMemo = new Map<string, string>()
 
 export function sameIdentity(a: ProcessIdentity, b: ProcessIdentity): boolean {
   return a.bootId === b.bootId && a.pidNs === b.pidNs && a.pid === b.pid && a.startTime === b.startTime

@@ -1,4 +1,4 @@
-import {readdirSync} from 'node:fs'
+import {Dirent, constants, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode} from '../errors.js'
@@ -203,20 +203,43 @@ export interface RecordScan {
 export function readRecords(state: StateDir | null): RecordScan {
   const scan: RecordScan = {records: [], problems: []}
   if (state === null) return scan
-  let names: string[]
+  let entries: Dirent[]
   try {
-    names = readdirSync(state.sessions)
+    entries = readdirSync(state.sessions, {withFileTypes: true})
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return scan
     throw error
   }
-  for (const name of names.sort()) {
-    if (!name.endsWith('.json') || name.startsWith('.')) continue
-    const result = readRecordFile(join(state.sessions, name))
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!entry.name.endsWith('.json') || entry.name.startsWith('.')) continue
+    const path = join(state.sessions, entry.name)
+    const result = (entry.isFile() ? readPlainRecord(path) : null) ?? readRecordFile(path)
     if (isStored(result)) scan.records.push(result)
     else scan.problems.push(result)
   }
   return scan
+}
+
+const PLAIN_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+
+/**
+ * The common case, fast: a file the directory lists as regular, read in one call (node's readFileSync
+ * opens, sizes, reads and closes it in C++, about half the cost of doing each step from JS, which counts
+ * at a thousand records). Not through a link, never waiting on a FIFO swapped in meanwhile. Anything
+ * unusual (an error, a large file, a record that does not parse) is left to readRecordFile, which reads
+ * carefully and names the problem: null.
+ */
+function readPlainRecord(path: string): StoredRecord | null {
+  let text: string
+  try {
+    // Node takes numeric open flags here too; its types only name the string forms.
+    text = readFileSync(path, {encoding: 'utf8', flag: PLAIN_READ as unknown as string})
+  } catch {
+    return null
+  }
+  if (text.length > MAX_RECORD_BYTES) return null
+  const result = parseRecordText(path, text)
+  return isStored(result) ? result : null
 }
 
 /** Create a record file; never replaces an existing file (a leftover is reported, not overwritten). */

@@ -98,6 +98,8 @@ export interface ServerListing {
   unverifiedReason: string | null
   panes: Pane[]
   rejectedLines: number
+  /** tmux's answer as it came: a watcher compares it with the last one to tell whether anything changed. */
+  raw?: string
 }
 
 /** Pure: listening unix sockets per path, from /proc/net/unix. */
@@ -198,6 +200,8 @@ export function verifyServer(socket: string, serverPid: number, listening: Liste
 export interface ListOptions {
   deadlineMs?: number
   listening?: ListeningSockets
+  /** This server's last listing: when tmux answers exactly as then, it stands (parsed and checked then). */
+  previous?: ServerListing
 }
 
 /** One `list-panes -a` call for the whole server, then the server check. */
@@ -214,7 +218,9 @@ export async function listServer(socket: string, opts: ListOptions = {}): Promis
   }
   try {
     const {stdout} = await runTmux(tmuxArgv(socket, [['list-panes', '-a', '-F', PANE_FORMAT]]), {deadlineMs: opts.deadlineMs})
+    if (opts.previous?.raw === stdout) return opts.previous
     const parsed = parsePaneList(stdout)
+    listing.raw = stdout
     listing.panes = parsed.panes
     listing.rejectedLines = parsed.rejected.length
   } catch (error) {
@@ -245,15 +251,18 @@ export class ServerScan {
   private readonly pending = new Map<string, Promise<ServerListing | PkError>>()
   readonly listening: ListeningSockets = listeningSocketsOnce()
 
-  constructor(env: Env, private readonly deadlineMs?: number) {
+  constructor(env: Env, private readonly deadlineMs?: number, private readonly previous?: ReadonlyMap<string, ServerListing>) {
     for (const socket of listSocketFiles(socketDir(env))) this.add(socket)
   }
 
   /** Also list this socket, if it is one (a record's socket may be anywhere, or gone). */
   add(socket: string): void {
     if (this.pending.has(socket) || !isSocketFile(socket)) return
-    const listed = listServer(socket, {deadlineMs: this.deadlineMs, listening: this.listening})
-    this.pending.set(socket, listed.catch((error: unknown) => (error instanceof PkError && error.code === 'tmux-missing' ? error : Promise.reject(error))))
+    const listed = listServer(socket, {deadlineMs: this.deadlineMs, listening: this.listening, previous: this.previous?.get(socket)})
+    const settled = listed.catch((error: unknown) => (error instanceof PkError && error.code === 'tmux-missing' ? error : Promise.reject(error)))
+    // Seen by settle(); a scan started early and never settled (its listing failed first) must not crash pk.
+    settled.catch(() => {})
+    this.pending.set(socket, settled)
   }
 
   async settle(): Promise<{servers: ServerListing[]; tmuxMissing: PkError | null}> {

@@ -1,6 +1,7 @@
 import {runAttach} from '../attach-run.js'
 import {SessionRow, isListedByDefault} from '../correlate.js'
 import {PkError} from '../errors.js'
+import {WatchCache} from '../watch-cache.js'
 import {Env} from '../registry/state-dir.js'
 import {wantColour} from '../present/table.js'
 import {collectSessions} from '../sessions.js'
@@ -24,6 +25,8 @@ class Dashboard {
   private readonly stdout = process.stdout
   private state: UiState = {rows: [], problems: [], selected: null, filter: '', filtering: false, message: null}
   private busy = false
+  /** What refreshes keep of each other (see WatchCache). */
+  private readonly cache = new WatchCache()
   private closed = false
   private attaching = false
   private timer: NodeJS.Timeout | undefined
@@ -64,7 +67,7 @@ class Dashboard {
     this.busy = true
     try {
       this.branchOf = branchReader()
-      const listing = await collectSessions(this.env)
+      const listing = await collectSessions(this.env, {cache: this.cache})
       const {loadConfig} = await import('../config.js')
       const {notifyRows} = await import('../notify.js')
       await notifyRows(listing.rows, (await loadConfig(process.cwd(), this.env)).config.notify, this.env, listing.snapshot.state).catch(() => [])
@@ -159,6 +162,7 @@ class Dashboard {
   private readonly quit = () => {
     if (this.closed) return
     this.closed = true
+    this.cache.close()
     clearInterval(this.timer)
     this.stdin.off('data', this.onData)
     this.leaveScreen()

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Build step (npm run build): V8's code cache for dist/fast-path.cjs, which bin/run.js hands to V8 so that
+// `pk ls` does not compile its code again on every start (about 5 ms). The cache holds the functions a
+// real listing compiles, so it is made by running one: `pk ls --json` in a private, empty world (a private
+// state directory with a few records of processes long gone, and a private tmux server when tmux is
+// there), never the user's. The file starts with the bundle's sha-256, so a cache is used only with the
+// very bundle it was made from.
+'use strict'
+const {execFileSync} = require('node:child_process')
+const {createHash} = require('node:crypto')
+const {mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync} = require('node:fs')
+const Module = require('node:module')
+const {tmpdir} = require('node:os')
+const {dirname, join} = require('node:path')
+const vm = require('node:vm')
+
+const file = join(__dirname, '..', 'dist', 'fast-path.cjs')
+const out = `${file}.cache`
+rmSync(out, {force: true})
+if (vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER === undefined) process.exit(0) // node without it: no cache, plain require
+
+const world = mkdtempSync(join(tmpdir(), 'pk-code-cache-'))
+const socket = join(world, 'tmux', `tmux-${process.getuid()}`, 'default')
+const cleanup = () => {
+  try {
+    execFileSync('tmux', ['-S', socket, 'kill-server'], {stdio: 'ignore', timeout: 2000})
+  } catch {
+    // no server, or no tmux
+  }
+  rmSync(world, {recursive: true, force: true})
+}
+
+async function main() {
+  const state = join(world, 'state')
+  mkdirSync(join(state, 'sessions'), {recursive: true, mode: 0o700})
+  mkdirSync(dirname(socket), {recursive: true, mode: 0o700})
+  const identity = {bootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pidNs: /\d+/.exec(readlinkSync('/proc/self/ns/pid'))[0], startTime: 1}
+  for (let i = 0; i < 3; i++) {
+    const record = {version: 1, identity: {...identity, pid: 4_190_000 + i}, tmux: {socket, paneId: `%${i}`, sessionId: `$${i}`, serverPid: 1}, cwd: world, argv: ['claude'], agent: 'claude', label: null, createdAt: new Date().toISOString(), startedAt: null, conversationId: null, status: null}
+    writeFileSync(join(state, 'sessions', `r${i}.json`), JSON.stringify(record, null, 2))
+  }
+  try {
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'a', 'sleep 60', ';', 'new-session', '-d', '-s', 'b', 'sleep 60'], {stdio: 'ignore', timeout: 5000})
+  } catch {
+    // no tmux here: the listing still runs, with fewer of pk's functions compiled
+  }
+  Object.assign(process.env, {PK_STATE_DIR: state, TMUX_TMPDIR: join(world, 'tmux'), HOME: world, XDG_CONFIG_HOME: join(world, 'config')})
+  delete process.env.TMUX
+  delete process.env.TMUX_PANE
+  const source = readFileSync(file, 'utf8')
+  const script = new vm.Script(Module.wrap(source), {filename: file, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER})
+  const module = {exports: {}}
+  script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, dirname(file))
+  const write = process.stdout.write
+  process.stdout.write = () => true
+  try {
+    await module.exports.tryFastPath(['ls', '--json'])
+  } finally {
+    process.stdout.write = write
+  }
+  const digest = createHash('sha256').update(source).digest()
+  writeFileSync(out, Buffer.concat([digest, script.createCachedData()]))
+}
+
+main()
+  .catch((error) => {
+    // A build without a cache still works (bin/run.js requires the bundle plainly); say why, do not fail.
+    process.stderr.write(`code cache not made: ${error.message}\n`)
+  })
+  .finally(cleanup)
