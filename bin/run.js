@@ -34,8 +34,6 @@ if (args.length === 0 && process.stdin.isTTY && process.stdout.isTTY) process.ar
  */
 function loadFastPath() {
   const file = join(__dirname, '..', 'dist', 'fast-path.cjs')
-  const vm = require('node:vm')
-  const dynamicImport = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
   let source
   let cache
   try {
@@ -46,9 +44,10 @@ function loadFastPath() {
   }
   // node:crypto is loaded by the bundle anyway (session ids); hashing the bundle costs well under a millisecond.
   const digest = require('node:crypto').createHash('sha256').update(source).digest()
-  if (dynamicImport === undefined || cache.length <= 32 || !digest.equals(cache.subarray(0, 32))) return require(file)
+  if (cache.length <= 32 || !digest.equals(cache.subarray(0, 32))) return require(file)
   const Module = require('node:module')
-  const script = new vm.Script(Module.wrap(source), {filename: file, cachedData: cache.subarray(32), importModuleDynamically: dynamicImport})
+  // No dynamic import() can run in code compiled so; the bundle has none (src/lib/packages.ts).
+  const script = new (require('node:vm').Script)(Module.wrap(source), {filename: file, cachedData: cache.subarray(32)})
   const module = {exports: {}}
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, join(__dirname, '..', 'dist'))
   return module.exports

@@ -17,7 +17,6 @@ const vm = require('node:vm')
 const file = join(__dirname, '..', 'dist', 'fast-path.cjs')
 const out = `${file}.cache`
 rmSync(out, {force: true})
-if (vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER === undefined) process.exit(0) // node without it: no cache, plain require
 
 const world = mkdtempSync(join(tmpdir(), 'pk-code-cache-'))
 const socket = join(world, 'tmux', `tmux-${process.getuid()}`, 'default')
@@ -48,7 +47,7 @@ async function main() {
   delete process.env.TMUX
   delete process.env.TMUX_PANE
   const source = readFileSync(file, 'utf8')
-  const script = new vm.Script(Module.wrap(source), {filename: file, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER})
+  const script = new vm.Script(Module.wrap(source), {filename: file})
   const module = {exports: {}}
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, dirname(file))
   const write = process.stdout.write

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A stand-in for an agent's model API on 127.0.0.1, for capturing the agents' real screens without a key:
 // MODE=hang holds every request open (the agent shows that it works), MODE=fail answers 500 (it retries,
-// then fails), MODE=auth answers 401, MODE=gemini-tool asks Gemini CLI to run a command. Prints its port. Bounded: it exits by itself after LIFETIME seconds.
+// then fails), MODE=auth answers 401, MODE=gemini-tool asks Gemini CLI to run a command, MODE=openai-tool
+// and MODE=responses-tool do the same in OpenAI's chat and Responses APIs (TOOL_COMMAND, ESCALATE=1).
+// Prints its port. Bounded: it exits by itself after LIFETIME seconds.
 import {createServer} from 'node:http'
 
 const mode = process.env.MODE ?? 'hang'
@@ -12,8 +14,8 @@ const server = createServer((req, res) => {
     process.stderr.write(`${mode} ${req.method} ${req.url} ${body.slice(0, 120)}\n`)
     if (mode === 'hang') return // never answered
     if (mode === 'gemini-tool') return geminiTool(req, res)
-    if (mode === 'openai-tool') return openaiTool(req, res)
-    if (mode === 'responses-tool') return responsesTool(req, res)
+    if (mode === 'openai-tool') return openaiTool(req, res, body)
+    if (mode === 'responses-tool') return responsesTool(req, res, body)
     const status = mode === 'auth' ? 401 : 500
     res.writeHead(status, {'content-type': 'application/json'})
     res.end(JSON.stringify({error: {message: mode === 'auth' ? 'invalid api key' : 'internal error (fake)', type: 'server_error', code: status}}))
@@ -32,24 +34,49 @@ function geminiTool(req, res) {
 }
 
 /** OpenAI's chat completions, streamed, asking to run a shell command (Codex's `shell` tool). */
-function openaiTool(req, res) {
-  const command = (process.env.TOOL_COMMAND ?? 'touch pk-was-here').split(' ')
+function openaiTool(req, res, body) {
   const chunk = (delta, finish) => `data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`
   res.writeHead(200, {'content-type': 'text/event-stream'})
-  res.write(chunk({role: 'assistant', tool_calls: [{index: 0, id: 'call_1', type: 'function', function: {name: 'shell', arguments: JSON.stringify({command})}}]}, null))
+  res.write(chunk({role: 'assistant', tool_calls: [{index: 0, id: 'call_1', type: 'function', function: shellCall(body)}]}, null))
   res.write(chunk({}, 'tool_calls'))
   res.end('data: [DONE]\n\n')
 }
 
+/**
+ * The shell tool an agent offers in its request, and the arguments it takes: agents rename theirs between
+ * versions (Codex: `shell` with an argv, `shell_command` with a string, `exec_command` with `cmd`), and a
+ * call of a tool it does not have only makes it try again. TOOL_NAME forces one.
+ */
+function shellCall(body) {
+  let tools = []
+  try {
+    tools = JSON.parse(body).tools ?? []
+  } catch {
+    // not JSON: fall back to the old name
+  }
+  const names = tools.map((t) => t.name ?? t.function?.name).filter(Boolean)
+  process.stderr.write(`tools offered: ${names.join(', ')}\n`)
+  const name = process.env.TOOL_NAME ?? names.find((n) => /^(shell|shell_command|exec_command|local_shell|bash)$/.test(n)) ?? 'shell'
+  const tool = tools.find((t) => (t.name ?? t.function?.name) === name)
+  const params = tool?.parameters?.properties ?? tool?.function?.parameters?.properties ?? {}
+  const text = process.env.TOOL_COMMAND ?? 'touch pk-was-here'
+  const args = 'cmd' in params ? {cmd: text} : params.command?.type === 'string' ? {command: text} : {command: text.split(' ')}
+  // ESCALATE=1: ask to run it outside the agent's sandbox, which an agent asks its user about (Codex does).
+  if (process.env.ESCALATE && 'sandbox_permissions' in params) Object.assign(args, {sandbox_permissions: 'require_escalated', justification: 'Create a file outside the sandbox?'})
+  return {name, arguments: JSON.stringify(args)}
+}
+
 /** OpenAI's Responses API, streamed, asking to run a shell command: what makes Codex ask for approval. */
-function responsesTool(req, res) {
-  const command = (process.env.TOOL_COMMAND ?? 'touch pk-was-here').split(' ')
-  const event = (type, body) => `event: ${type}\ndata: ${JSON.stringify({type, ...body})}\n\n`
+function responsesTool(req, res, body) {
+  // Once the tool's result comes back, end the turn with a line of text rather than asking again.
+  const answered = body.includes('function_call_output')
+  const event = (type, payload) => `event: ${type}\ndata: ${JSON.stringify({type, ...payload})}\n\n`
   const response = {id: 'resp_1', object: 'response', status: 'in_progress', output: []}
-  const item = {type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'shell', arguments: JSON.stringify({command}), status: 'completed'}
+  const item = answered
+    ? {type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{type: 'output_text', text: 'Done.', annotations: []}]}
+    : {type: 'function_call', id: 'fc_1', call_id: 'call_1', status: 'completed', ...shellCall(body)}
   res.writeHead(200, {'content-type': 'text/event-stream'})
   res.write(event('response.created', {response}))
-  res.write(event('response.output_item.added', {output_index: 0, item: {...item, arguments: '', status: 'in_progress'}}))
   res.write(event('response.output_item.done', {output_index: 0, item}))
   res.end(event('response.completed', {response: {...response, status: 'completed', output: [item], usage: {input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: {cached_tokens: 0}, output_tokens_details: {reasoning_tokens: 0}}}}))
 }

@@ -8,6 +8,7 @@ import {usageError} from './errors.js'
 import {readRegularFile} from './registry/files.js'
 import {RULE_STATES, isOneOf} from './states.js'
 import type {WorktreeConfig} from './worktree.js'
+import {loadPackage} from './packages.js'
 
 /**
  * Optional configuration: the user's own file in ~/.config/pk/ (config, config.json, .yaml, .js, ...)
@@ -282,7 +283,7 @@ async function parseDataConfig(file: string, text: string): Promise<unknown> {
     if (file.endsWith('.json')) return JSON.parse(text)
     if (text.trim() === '') return null
     // YAML (and files without an extension, which may be JSON or YAML) through cosmiconfig's own loader.
-    const {defaultLoaders} = await import('cosmiconfig')
+    const {defaultLoaders} = loadPackage('cosmiconfig') as typeof import('cosmiconfig')
     return await defaultLoaders['.yaml'](file, text)
   } catch (error) {
     throw usageError('bad-config', `cannot read config ${file}: ${(error as Error).message}`)
@@ -293,7 +294,7 @@ async function parseDataConfig(file: string, text: string): Promise<unknown> {
 async function loadUserConfig(file: string): Promise<unknown> {
   const extension = /\.(c|m)?(js|ts)$/.exec(file)?.[0]
   if (extension === undefined) return parseDataConfig(file, readConfigText(file))
-  const {defaultLoaders} = await import('cosmiconfig')
+  const {defaultLoaders} = loadPackage('cosmiconfig') as typeof import('cosmiconfig')
   try {
     return await (defaultLoaders as Record<string, (path: string, text: string) => unknown>)[extension]!(file, readConfigText(file))
   } catch (error) {

@@ -9,6 +9,7 @@ import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {ExitCode, PkError, refusal, usageError} from './errors.js'
 import type {CheckResult} from './doctor/types.js'
 import {Problem} from './registry/records.js'
+import {loadPackage} from './packages.js'
 
 /**
  * pk across machines with OpenSSH as the only transport: each host runs its own pk, which is the only
@@ -226,7 +227,7 @@ export function findHost(config: PkConfig, name: string, env: Record<string, str
 /** Stream a host's `pk ls --watch --json`, tagging each event; ends when the connection does. */
 export async function watchHost(host: HostConfig, all: boolean, emit: (event: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
   // Loaded here, not at the top: fleet.ts is part of the bundle every `pk ls` loads.
-  const {createInterface} = await import('node:readline')
+  const {createInterface} = loadPackage('node:readline') as typeof import('node:readline')
   const argv = sshArgv(host, ['ls', '--watch', '--json', ...(all ? ['--all'] : [])], {tty: false, controlDir: controlDir(), connectTimeoutS: 10})
   return new Promise((resolve) => {
     const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})

@@ -2,13 +2,14 @@ import {join} from 'node:path'
 
 import {PkError} from '../errors.js'
 import {StateDir} from './state-dir.js'
+import {loadPackage} from '../packages.js'
 
 /**
  * Run `fn` holding the state directory's lock (a `registry.lock` directory made by proper-lockfile,
  * refreshed while held and taken over when stale), so writers never interleave.
  */
 export async function withStateLock<T>(state: StateDir, fn: () => T | Promise<T>): Promise<T> {
-  const {lock} = await import('proper-lockfile')
+  const {lock} = loadPackage('proper-lockfile') as typeof import('proper-lockfile')
   let release: () => Promise<void>
   try {
     release = await lock(join(state.root, 'registry'), {
