@@ -37,6 +37,12 @@ function geminiTool(req, res) {
 function openaiTool(req, res, body) {
   const chunk = (delta, finish) => `data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`
   res.writeHead(200, {'content-type': 'text/event-stream'})
+  // Once the tool's result comes back, end the turn with a line of text rather than asking again.
+  if (body.includes('"role":"tool"')) {
+    res.write(chunk({role: 'assistant', content: 'Done.'}, null))
+    res.write(chunk({}, 'stop'))
+    return res.end('data: [DONE]\n\n')
+  }
   res.write(chunk({role: 'assistant', tool_calls: [{index: 0, id: 'call_1', type: 'function', function: shellCall(body)}]}, null))
   res.write(chunk({}, 'tool_calls'))
   res.end('data: [DONE]\n\n')

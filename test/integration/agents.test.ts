@@ -181,7 +181,7 @@ describe('pk setup on real files', () => {
 describe('pk bg --handoff (what /bg runs)', () => {
   it('resumes the conversation in a new session, checks it, then ends the caller', async () => {
     const id = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-7 --agent-name pi'})
-    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    const result = await waitFor('handoff', () => readHandoff(), 15_000)
     expect(result.status, result.stderr).toBe(0)
     const newId = result.stdout.trim()
     const moved = await sessionWhen(newId, (r) => r.verified)
@@ -197,7 +197,7 @@ describe('pk bg --handoff (what /bg runs)', () => {
     const file = join(sb.stateDir, 'sessions', records[0]!)
     writeFileSync(file, JSON.stringify({...JSON.parse(readFileSync(file, 'utf8')), conversationId: 'conv-8'}))
     const caller = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-8'})
-    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    const result = await waitFor('handoff', () => readHandoff(), 15_000)
     expect(result.status).toBe(4)
     expect(result.stderr).toMatch(/conversation conv-8 is already live/)
     expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
@@ -206,7 +206,7 @@ describe('pk bg --handoff (what /bg runs)', () => {
 
   it('keeps the caller when the resumed agent dies at once, or no conversation is known', async () => {
     const caller = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-9', STANDIN_FAIL_RESUME: '1'})
-    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    const result = await waitFor('handoff', () => readHandoff(), 15_000)
     expect(result.status).toBe(1)
     expect(result.stderr).toMatch(/exited at once with status 3/)
     expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
@@ -219,7 +219,7 @@ describe('pk bg --handoff (what /bg runs)', () => {
 
   it('keeps the caller when the replacement never reports running the conversation (a fresh Pi with nothing written)', async () => {
     const caller = await bg(['pi'], {STANDIN_HANDOFF: '--conversation conv-fresh', STANDIN_NO_SESSION: '1'})
-    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 30_000)
+    const result = await waitFor('handoff', () => readHandoff(), 30_000)
     expect(result.status).toBe(1)
     expect(result.stderr).toMatch(/did not report that it runs conversation conv-fresh/)
     expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
@@ -229,13 +229,22 @@ describe('pk bg --handoff (what /bg runs)', () => {
   it('refuses when no conversation id is known, and the caller keeps running', async () => {
     // An agent whose hook never reported a conversation, asked to hand off without --conversation.
     const caller = await bg(['pi'], {STANDIN_HANDOFF: ' '})
-    const result = await waitFor('handoff', () => existsSync(join(sb.root, 'handoff.json')) && JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8')), 15_000)
+    const result = await waitFor('handoff', () => readHandoff(), 15_000)
     expect(result.status).toBe(1)
     expect(result.stderr).toMatch(/no conversation id is known for this pi session/)
     expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
     expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
   })
 })
+
+/** The stand-in's record of its handoff, once written whole (it is written while the test polls). */
+function readHandoff(): {status: number; stdout: string; stderr: string} | null {
+  try {
+    return JSON.parse(readFileSync(join(sb.root, 'handoff.json'), 'utf8'))
+  } catch {
+    return null
+  }
+}
 
 describe('config', () => {
   const places: [string, string][] = [
