@@ -2,7 +2,8 @@
 // A stand-in for an agent's model API on 127.0.0.1, for capturing the agents' real screens without a key:
 // MODE=hang holds every request open (the agent shows that it works), MODE=fail answers 500 (it retries,
 // then fails), MODE=auth answers 401, MODE=gemini-tool asks Gemini CLI to run a command, MODE=openai-tool
-// and MODE=responses-tool do the same in OpenAI's chat and Responses APIs (TOOL_COMMAND, ESCALATE=1).
+// and MODE=responses-tool do the same in OpenAI's chat and Responses APIs (TOOL_COMMAND, ESCALATE=1),
+// MODE=anthropic-tool in Anthropic's Messages API (Claude Code's Bash tool).
 // Prints its port. Bounded: it exits by itself after LIFETIME seconds.
 import {createServer} from 'node:http'
 
@@ -16,6 +17,7 @@ const server = createServer((req, res) => {
     if (mode === 'gemini-tool') return geminiTool(req, res)
     if (mode === 'openai-tool') return openaiTool(req, res, body)
     if (mode === 'responses-tool') return responsesTool(req, res, body)
+    if (mode === 'anthropic-tool') return anthropicTool(req, res, body)
     const status = mode === 'auth' ? 401 : 500
     res.writeHead(status, {'content-type': 'application/json'})
     res.end(JSON.stringify({error: {message: mode === 'auth' ? 'invalid api key' : 'internal error (fake)', type: 'server_error', code: status}}))
@@ -85,6 +87,33 @@ function responsesTool(req, res, body) {
   res.write(event('response.created', {response}))
   res.write(event('response.output_item.done', {output_index: 0, item}))
   res.end(event('response.completed', {response: {...response, status: 'completed', output: [item], usage: {input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: {cached_tokens: 0}, output_tokens_details: {reasoning_tokens: 0}}}}))
+}
+
+/** Anthropic's Messages API, streamed, asking to run a command with Claude Code's Bash tool; text once it has the result. */
+function anthropicTool(req, res, body) {
+  let request = {}
+  try {
+    request = JSON.parse(body)
+  } catch {
+    // a HEAD or a probe: answered below all the same
+  }
+  const offersBash = (request.tools ?? []).some((t) => t.name === 'Bash')
+  const answered = body.includes('"tool_result"')
+  const event = (type, payload) => `event: ${type}\ndata: ${JSON.stringify({type, ...payload})}\n\n`
+  const message = {id: 'msg_1', type: 'message', role: 'assistant', model: request.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage: {input_tokens: 1, output_tokens: 1}}
+  res.writeHead(200, {'content-type': 'text/event-stream'})
+  res.write(event('message_start', {message}))
+  if (offersBash && !answered) {
+    const input = {command: process.env.TOOL_COMMAND ?? 'touch pk-was-here', description: 'Create a file'}
+    res.write(event('content_block_start', {index: 0, content_block: {type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {}}}))
+    res.write(event('content_block_delta', {index: 0, delta: {type: 'input_json_delta', partial_json: JSON.stringify(input)}}))
+  } else {
+    res.write(event('content_block_start', {index: 0, content_block: {type: 'text', text: ''}}))
+    res.write(event('content_block_delta', {index: 0, delta: {type: 'text_delta', text: 'Done.'}}))
+  }
+  res.write(event('content_block_stop', {index: 0}))
+  res.write(event('message_delta', {delta: {stop_reason: offersBash && !answered ? 'tool_use' : 'end_turn', stop_sequence: null}, usage: {output_tokens: 1}}))
+  res.end(event('message_stop', {}))
 }
 
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`))
