@@ -84,7 +84,7 @@ export async function takeSnapshot(env: Env = process.env, opts: SnapshotOptions
   // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
   mark('view')
   const scan = opts.scan ?? new ServerScan(env, opts.deadlineMs, standing?.servers)
-  mark('tmux-start')
+  mark('tmux-start') // a one-shot listing started its scan earlier: then this is nothing
   const records = opts.carried ? opts.carried.records.read(state) : readRecords(state)
   mark('records')
   for (const {record} of records.records) scan.add(record.tmux.socket)
