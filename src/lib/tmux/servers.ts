@@ -327,13 +327,21 @@ export async function removeStaleSocket(socket: string, beforeUnlink?: () => Pro
   }
   const late = listenersAt(socket)
   if (late.size === 0 || existsSync(socket)) return 'removed'
-  for (const pid of new Set(socketHolders(process.getuid!(), late).values())) {
+  // SIGUSR1 makes tmux create its socket again. Asked again every quarter second, for up to five: on a
+  // loaded machine the holder may not show in /proc at once, and asking twice does no harm.
+  for (let i = 0; i < 250 && !existsSync(socket); i++) {
+    if (i % 12 === 0) signalHolders(late)
+    await sleep(20)
+  }
+  return existsSync(socket) ? 'recovered' : 'lost'
+}
+
+function signalHolders(inodes: Set<string>): void {
+  for (const pid of new Set(socketHolders(process.getuid!(), inodes).values())) {
     try {
       process.kill(pid, 'SIGUSR1')
     } catch {
       // gone meanwhile
     }
   }
-  for (let i = 0; i < 100 && !existsSync(socket); i++) await sleep(20)
-  return existsSync(socket) ? 'recovered' : 'lost'
 }
