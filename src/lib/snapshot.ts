@@ -31,7 +31,6 @@ export function procSource(): ProcessSource {
   }
 }
 
-
 function measured(): {view: View; viewMeasurement: ViewMeasurement} {
   const {view, measurement} = readView()
   return {view, viewMeasurement: measurement}
