@@ -1,10 +1,11 @@
 #!/bin/sh
 # pk's hook for agents: takes one event without starting node, so the agent never waits for pk.
 # Usage: pk-hook.sh AGENT NODE [PAYLOAD]   (the payload: the last argument, or standard input)
-# It writes the payload and the sender's process identity (its parent: the agent, its pid and the
-# kernel's start time of it) into the spool of pk's state directory; pk ls, pk wait, the watch stream
-# and the dashboard fold it in when they read. For events that may need the user it also starts
-# `pk notify --fold` in the background (the agent does not wait for that either). Always exits 0.
+# It writes the payload and the sender's process ancestry (pid and the kernel's start time of each, up to
+# pid 1) into the spool of pk's state directory. Readers (pk ls, wait, the watch stream, the dashboard)
+# take pending events into account in memory; one writer applies them to the records. For events that may
+# need the user it starts that writer, `pk notify --fold`, in the background (the agent does not wait for
+# it either). Always exits 0.
 umask 077
 agent=${1:-}
 node=${2:-}
@@ -17,45 +18,52 @@ dir=${PK_STATE_DIR:-}
 # Only a state directory pk made (the user's own, not a link); a hook never creates one.
 [ -d "$dir" ] && [ ! -L "$dir" ] && [ -O "$dir" ] || exit 0
 
-# A pk of another pid namespace owns this state: write nothing at all.
-if [ -f "$dir/owner.json" ] && [ ! -L "$dir/owner.json" ]; then
-  owner=
-  while IFS= read -r line; do
-    case $line in *'"pidNs"'*) owner=${line#*'"pidNs"'*'"'}; owner=${owner%%'"'*} ;; esac
-  done < "$dir/owner.json"
-  ns=$(readlink /proc/self/ns/pid) || exit 0
-  ns=${ns#*[}; ns=${ns%]}
-  [ -z "$owner" ] || [ "$owner" = "$ns" ] || exit 0
-fi
+# A pk of another pid namespace owns this state: write nothing at all. So does a hook that cannot tell:
+# owner.json missing (no pk has written here yet), a link, a FIFO, or without a namespace in it.
+owner_file=$dir/owner.json
+[ -f "$owner_file" ] && [ ! -L "$owner_file" ] || exit 0
+owner=
+while IFS= read -r line; do
+  case $line in *'"pidNs"'*) owner=${line#*'"pidNs"'*'"'}; owner=${owner%%'"'*} ;; esac
+done < "$owner_file"
+ns=$(readlink /proc/self/ns/pid) || exit 0
+ns=${ns#*[}; ns=${ns%]}
+case $owner in '' | *[!0-9]*) exit 0 ;; esac
+[ "$owner" = "$ns" ] || exit 0
 
-# The sender: pid and start time (field 22 of /proc/PID/stat, counted after the command name).
-read -r stat < "/proc/$PPID/stat" || exit 0
-rest=${stat##*) }
-# shellcheck disable=SC2086
-set -- $rest
-start=${20:-}
-case $start in '' | *[!0-9]*) exit 0 ;; esac
+# The sender's whole ancestry, noted now: `pid:starttime` from the hook's parent up to pid 1 (the start
+# time is field 22 of /proc/PID/stat, counted after the command name). A shell between the agent and
+# this hook (`sh -c "CMD"`) may be gone by the time pk reads the event; the agent above it is named here.
+chain=
+pid=$PPID
+depth=0
+while [ "$pid" -gt 1 ] 2>/dev/null && [ "$depth" -lt 64 ]; do
+  read -r stat < "/proc/$pid/stat" || break
+  rest=${stat##*) }
+  # shellcheck disable=SC2086
+  set -- $rest
+  start=${20:-}
+  case $start in '' | *[!0-9]*) break ;; esac
+  chain=$chain${chain:+,}$pid:$start
+  pid=$2
+  depth=$((depth + 1))
+done
+[ -n "$chain" ] || exit 0
 read -r up _ < /proc/uptime || exit 0
 stamp=${up%.*}${up#*.}
 
 spool=$dir/spool
-[ -d "$spool" ] || mkdir "$spool" 2>/dev/null
+[ -e "$spool" ] || [ -L "$spool" ] || mkdir "$spool" 2>/dev/null
 [ -d "$spool" ] && [ ! -L "$spool" ] && [ -O "$spool" ] || exit 0
-key=$PPID-$start
-tmp=$spool/.tmp-$key-$$
+tmp=$spool/.tmp-$$-$stamp
 {
-  printf 'pk-spool 1 %s %s %s %s\n' "$agent" "$PPID" "$start" "$up"
+  printf 'pk-spool 2 %s %s %s\n' "$agent" "$up" "$chain"
   if [ -n "${payload+x}" ]; then printf '%s' "$payload"; else timeout 2 head -c 65536; fi
 } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
-mine=$spool/$key-$stamp-$$
+# Named by when it was sent, so the folder applies events in the order the agent sent them. Every event
+# stays until pk has applied it: none is dropped for a newer one.
+mine=$spool/$stamp-$$
 mv -f "$tmp" "$mine" 2>/dev/null || { rm -f "$tmp"; exit 0; }
-# One pending event per agent process, the newest by its own clock: once this one is in place, the older
-# ones go, so the spool holds about one small file per agent however long nobody reads it.
-for old in "$spool/$key-"*; do
-  [ "$old" = "$mine" ] || [ ! -e "$old" ] && continue
-  when=${old#"$spool/$key-"}; when=${when%-*}
-  [ "$when" -le "$stamp" ] 2>/dev/null && rm -f "$old"
-done
 
 # Events that may need the user: have pk look now, in the background.
 if [ -n "$node" ] && [ -x "$node" ]; then

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/errors.js'
-import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, recordHook} from '../lib/hook.js'
+import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/hook.js'
 
 /** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
 async function readStdin(timeoutMs: number): Promise<string> {
@@ -65,13 +65,15 @@ in the state directory. pk setup AGENT installs the integration.`
     }
     try {
       const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
-      const outcome = await recordHook(args.agent, payload, process.env)
-      // The notification is a detached process's business: the agent never waits for it.
-      if (outcome.mayNeedYou && outcome.id) {
+      // Taken like the sh hook takes it: into the spool with the sender's ancestry, applied by the one
+      // writer, which this starts detached (the agent never waits for it).
+      const report = parseHookPayload(args.agent, payload)
+      const file = report === null ? null : await spoolReport(process.env, args.agent, payload, process.ppid)
+      if (file !== null) {
         const {spawn} = await import('node:child_process')
-        spawn(process.execPath, [process.argv[1]!, 'notify', '--check', outcome.id], {detached: true, stdio: 'ignore', env: process.env}).unref()
+        spawn(process.execPath, [process.argv[1]!, 'notify', '--fold'], {detached: true, stdio: 'ignore', env: process.env}).unref()
       }
-      if (flags.json) this.printJson(outcome)
+      if (flags.json) this.printJson({spooled: file !== null, file, state: report?.state ?? null, reason: report === null ? 'event carries no state' : file === null ? 'this pk may not write the state directory' : 'pending; pk notify --fold applies it to the session its sender runs in, if any'})
     } catch (error) {
       // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.
       if (error instanceof PkError && error.exitCode === 5) process.stderr.write(`pk hook: ${error.message}\n`)

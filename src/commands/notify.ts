@@ -4,6 +4,8 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {loadConfig} from '../lib/config.js'
 import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify.js'
 import {openStateDirForReading} from '../lib/registry/state-dir.js'
+import {spoolObservation} from '../lib/observe.js'
+import {foldPending} from '../lib/fold.js'
 import {collectSessions} from '../lib/sessions.js'
 
 export default class Notify extends PkCommand {
@@ -16,7 +18,8 @@ attached client, and notify-send when there is a display). --test sends a sample
   static override flags = {
     test: Flags.boolean({description: 'send a sample through every configured channel and report each result'}),
     check: Flags.string({description: 'only this session (what the hook path runs)', hidden: true}),
-    fold: Flags.boolean({description: 'fold the hook spool first, then tell (what the sh hook runs)', hidden: true}),
+    fold: Flags.boolean({description: 'apply pending hook events first, then tell (what the sh hook runs)', hidden: true}),
+    observe: Flags.string({description: 'an observer hands in what a screen showed (what watchers run)', hidden: true}),
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 
@@ -35,6 +38,10 @@ attached client, and notify-send when there is a display). --test sends a sample
       process.exitCode = results.every((r) => r.ok) ? 0 : 1
       return
     }
+    if (flags.observe !== undefined) spoolObservation(env, flags.observe)
+    // The one writer applies what is pending (or finds another pk holding the lock, which does); what
+    // needs the user is then told from the listing, which shows pending events either way.
+    if (flags.fold || flags.observe !== undefined) await foldPending(env, state)
     const listing = await collectSessions(env)
     const rows = flags.check === undefined ? listing.rows : listing.rows.filter((r) => r.id === flags.check)
     const told = await notifyRows(rows, channels, env, state)

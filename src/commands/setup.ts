@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {SETUP_AGENTS, applyChange, planSetup} from '../lib/setup/index.js'
+import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
 
 export default class Setup extends PkCommand {
   static override summary = "Install pk's integration into an agent (hooks, notify program, or extension)."
@@ -28,6 +28,8 @@ Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-bac
       return
     }
     const backup = applyChange(change)
+    // The agent's hook writes into pk's state directory only once it exists and names its owner.
+    await enrolStateDir(process.env).catch(() => {})
     process.stdout.write(`${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${backup ? ` (backup: ${backup})` : ''}\n`)
   }
 }

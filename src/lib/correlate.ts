@@ -30,6 +30,8 @@ export interface TmuxLocation {
   pane: string
   /** When a client last attached to the session (seconds since the epoch), or null. */
   lastAttached: number | null
+  /** When a client last detached from it (seconds since the epoch), where pk's server keeps it; else null. */
+  lastDetached: number | null
   /** Last activity in the pane's window (seconds since the epoch), or null. */
   activity: number | null
 }
@@ -115,6 +117,7 @@ function location(ref: PaneRef): TmuxLocation {
     window: ref.pane.windowId,
     pane: ref.pane.paneId,
     lastAttached: ref.pane.lastAttached,
+    lastDetached: ref.pane.lastDetached,
     activity: ref.pane.windowActivity,
   }
 }

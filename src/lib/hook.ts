@@ -1,22 +1,15 @@
 import {join} from 'node:path'
 
-import {AgentPreset, recognizeAgent} from './agents/presets.js'
-import {loadConfig} from './config.js'
 import {PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
-import {ProcessIdentity, identityFromStat, sessionIdOf} from './proc/identity.js'
-import {View, readView} from './proc/view.js'
-import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
-import {mayWrite, withWriteAccess} from './registry/ownership.js'
-import {appendRegularFile, readRegularFile} from './registry/files.js'
-import {HOOK_STATES, isOneOf} from './states.js'
-import {HookStatus, RECORD_VERSION, SessionRecord, StoredRecord, createRecord, isStored, parseRecordText, readRecords, recordOf, replaceRecord} from './registry/records.js'
+import {readStat} from './proc/reader.js'
+import {appendRegularFile} from './registry/files.js'
+import {enrol, mayWrite} from './registry/ownership.js'
+import {HookStatus} from './registry/records.js'
 import {Env, openStateDirForReading, openStateDirForWriting} from './registry/state-dir.js'
-import {Pane} from './tmux/panes.js'
-import {ServerListing, ServerScan} from './tmux/servers.js'
+import {enqueue} from './spool.js'
+import {HOOK_STATES, isOneOf} from './states.js'
 
-/** A hook runs inside the agent: one stuck tmux server may cost it this much, no more. */
-export const HOOK_TMUX_DEADLINE_MS = 300
 /** The whole `pk hook` process ends within this long after it started, whatever happens. */
 export const HOOK_DEADLINE_MS = 900
 /** ...but never leaves itself less than this for its work once it runs (node may start slowly under load). */
@@ -32,6 +25,8 @@ export interface HookReport {
   sentAt: number | null
   /** A reminder of the state the agent is already in (Claude's idle_prompt): it changes nothing that is already so. */
   reminder?: boolean
+  /** The directory the agent says it works in (Codex's notify), where it says so. */
+  cwd?: string | null
 }
 
 const CLAUDE_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean}> = {
@@ -52,6 +47,8 @@ const PI_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean
   session_start: {state: 'idle'},
   agent_start: {state: 'working'},
   agent_end: {state: 'idle', turnEnded: true},
+  // A failed attempt Pi retries by itself (pk's extension tells it apart): the turn goes on.
+  agent_retry: {state: 'working'},
   session_shutdown: {state: 'exited'},
 }
 
@@ -87,7 +84,7 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
   }
   if (agent === 'codex') {
     if (data.type !== 'agent-turn-complete') return null
-    return {state: 'idle', event: 'agent-turn-complete', conversationId: str(data['thread-id']) ?? str(data.thread_id), turnEnded: true, sentAt: null}
+    return {state: 'idle', event: 'agent-turn-complete', conversationId: str(data['thread-id']) ?? str(data.thread_id), turnEnded: true, sentAt: null, cwd: str(data.cwd)}
   }
   if (agent === 'pi') {
     const event = str(data.event)
@@ -104,155 +101,32 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
   return {state, event: str(data.event) ?? state, conversationId: str(data.conversationId), turnEnded: data.turnEnded === true, sentAt}
 }
 
-/** When the process the agent started for this event began (ms since the epoch): this one, or its parent shell. */
-function hookStartedAt(parentPid: number): number | null {
-  const self = readStat(process.pid)
-  const parent = readStat(parentPid)
-  // Claude's shell form runs `sh -c "... pk hook claude"`: the shell is what it started for the event.
-  const started = parent !== null && /^(sh|bash|dash|zsh)$/.test(parent.comm) ? parent : self
-  return started === null ? null : (startTimeToDate(started.startTime)?.getTime() ?? null)
-}
-
 /**
- * Pure: the status a report leaves, or null when it changes nothing. An older report (by the agent's own
- * clock, where it sends one) never overwrites a newer one; a reminder of the state already recorded
- * (Claude's idle prompt) keeps the first report's time, so attention once acknowledged stays cleared.
+ * Pure: the status a report leaves, or null when it changes nothing. A status is dated by the event (the
+ * agent's own clock, or when its hook ran), never by when pk read it, so every reader dates it alike. An
+ * older report never overwrites a newer one. A report of the waiting the session is already in (Claude's
+ * `PermissionRequest`, then its `Notification` about the same prompt) and a reminder of the state already
+ * recorded (Claude's idle prompt) are the same event: they change nothing.
  */
-export function nextStatus(previous: HookStatus | null, report: HookReport, now: Date): HookStatus | null {
+export function nextStatus(previous: HookStatus | null, report: HookReport): HookStatus | null {
   if (report.reminder && previous?.state === report.state) return null
   if (report.sentAt !== null && previous?.sentAt != null && report.sentAt < previous.sentAt) return null
-  return {state: report.state, at: now.toISOString(), event: report.event, turnEnded: report.turnEnded, ...(report.sentAt === null ? {} : {sentAt: report.sentAt})}
-}
-
-export type HookTarget =
-  | {kind: 'record'; stored: StoredRecord}
-  | {kind: 'pane'; agentPid: number; server: ServerListing; pane: Pane}
-  | {kind: 'none'}
-
-/**
- * Pure: walk up from the hook to the first process that is a recorded session (same pid and start
- * time) or a tmux pane's process. For a pane, the agent is the nearest ancestor the presets recognise,
- * else the pane's child on the way, else the pane process itself.
- */
-export function findHookTarget(opts: {
-  chain: {pid: number; startTime: number}[]
-  view: View
-  records: StoredRecord[]
-  panesByPid: Map<number, {server: ServerListing; pane: Pane}>
-  argv: (pid: number) => string[] | null
-  presets: readonly AgentPreset[]
-  agent: string
-}): HookTarget {
-  const {chain, view} = opts
-  for (let i = 0; i < chain.length; i++) {
-    const link = chain[i]!
-    const stored = recordOf(opts.records, {...view, ...link})
-    if (stored) return {kind: 'record', stored}
-    const ref = opts.panesByPid.get(link.pid)
-    if (ref) {
-      // The session is the agent's outermost process in the pane (a node wrapper, not its native child):
-      // an id never changes while that process lives, whichever of its descendants reports.
-      const below = chain.slice(0, i + 1).reverse()
-      const recognised = below.find((l) => {
-        const argv = opts.argv(l.pid)
-        return argv !== null && recognizeAgent(argv, opts.presets) === opts.agent
-      })
-      const agentPid = recognised?.pid ?? (i > 0 ? chain[i - 1]!.pid : link.pid)
-      return {kind: 'pane', agentPid, server: ref.server, pane: ref.pane}
-    }
-  }
-  return {kind: 'none'}
-}
-
-export interface HookOutcome {
-  recorded: boolean
-  id: string | null
-  reason: string
-  /** The recorded state may need the user (waiting, or a turn ended): worth a notification check. */
-  mayNeedYou?: boolean
-}
-
-const mayNeedYou = (status: HookStatus) => status.state === 'waiting' || (status.state === 'idle' && status.turnEnded)
-
-/**
- * Record what the agent's hook reported, on the session the hook runs in (found by process ancestry,
- * never by an environment variable or token). Exits quietly when the hook runs outside tmux.
- */
-export async function recordHook(agent: string, payload: string, env: Env, startPid: number = process.ppid): Promise<HookOutcome> {
-  const parsed = parseHookPayload(agent, payload)
-  if (parsed === null) return {recorded: false, id: null, reason: 'event carries no state'}
-  // Where the agent sends no time of its own, the kernel's start time of the process it ran for this
-  // event orders the reports: hooks that run at once (Claude's async hooks) may finish in any order.
-  const report = parsed.sentAt === null ? {...parsed, sentAt: hookStartedAt(startPid)} : parsed
-  return applyReport(agent, report, ancestry(startPid, readStat), env)
+  if (report.state === 'waiting' && previous?.state === 'waiting') return null
+  const at = new Date(report.sentAt ?? Date.now()).toISOString()
+  return {state: report.state, at, event: report.event, turnEnded: report.turnEnded, ...(report.sentAt === null ? {} : {sentAt: report.sentAt})}
 }
 
 /**
- * Record a report on the session whose process ancestry `chain` (nearest first, pid and start time from
- * /proc) leads to: a recorded session's process, or an agent in a tmux pane. Shared by `pk hook` and by
- * the spool, which takes events without starting node and is folded in when someone reads.
+ * Put one event into the spool, as the sh hook does (`pk hook`, for agents configured to call node):
+ * the sender's ancestry noted now, the payload as it came. Only a pk that may write the state does it.
  */
-export async function applyReport(agent: string, report: HookReport, chain: {pid: number; startTime: number}[], env: Env): Promise<HookOutcome> {
-  const {view} = readView()
-  const {presets} = await loadConfig(process.cwd(), env)
-  let scan = readRecords(openStateDirForReading(env))
-  let target = findHookTarget({chain, view, records: scan.records, panesByPid: new Map(), argv: readCmdline, presets, agent})
-  if (target.kind === 'none') {
-    // Not a recorded session: look for a tmux pane on the way up (one list-panes per server), among
-    // panes the kernel says are their server's children.
-    const {servers} = await new ServerScan(env, HOOK_TMUX_DEADLINE_MS).settle()
-    const panesByPid = new Map<number, {server: ServerListing; pane: Pane}>()
-    for (const server of servers) {
-      if (server.status !== 'ok' || !server.verified) continue
-      for (const pane of server.panes) if (!pane.dead && readStat(pane.panePid)?.ppid === server.serverPid) panesByPid.set(pane.panePid, {server, pane})
-    }
-    target = findHookTarget({chain, view, records: scan.records, panesByPid, argv: readCmdline, presets, agent})
-  }
-  if (target.kind === 'none') return {recorded: false, id: null, reason: 'no tmux pane in the hook process ancestry; nothing recorded'}
-
+export async function spoolReport(env: Env, agent: string, payload: string, senderPid: number): Promise<string | null> {
   const state = openStateDirForWriting(env)
-  const now = new Date()
-  return withWriteAccess(state, () => {
-    // Read again under the lock, so two hooks firing at once do not lose each other's update.
-    scan = readRecords(state)
-    if (target.kind === 'record') {
-      const text = readRegularFile(target.stored.file)
-      const current = parseRecordText(target.stored.file, text)
-      if (!isStored(current)) return {recorded: false, id: null, reason: 'the record changed under us and is no longer valid'}
-      const status = nextStatus(current.record.status, report, now)
-      if (status === null) return {recorded: false, id: sessionIdOf(current.record.identity), reason: 'an older or repeated report; the newer state stands'}
-      const updated: SessionRecord = {...current.record, agent: current.record.agent ?? agent, status, conversationId: report.conversationId ?? current.record.conversationId}
-      replaceRecord(current.file, updated)
-      return {recorded: true, id: sessionIdOf(updated.identity), reason: `updated ${current.file}`, mayNeedYou: mayNeedYou(status)}
-    }
-    if (target.kind !== 'pane') return {recorded: false, id: null, reason: 'unreachable'}
-    const stat = readStat(target.agentPid)
-    if (!stat) return {recorded: false, id: null, reason: 'the agent process is gone'}
-    const identity: ProcessIdentity = identityFromStat(view, stat)
-    const existing = recordOf(scan.records, identity)
-    if (existing) {
-      const status = nextStatus(existing.record.status, report, now)
-      if (status === null) return {recorded: false, id: sessionIdOf(identity), reason: 'an older or repeated report; the newer state stands'}
-      replaceRecord(existing.file, {...existing.record, status, conversationId: report.conversationId ?? existing.record.conversationId})
-      return {recorded: true, id: sessionIdOf(identity), reason: `updated ${existing.file}`, mayNeedYou: mayNeedYou(status)}
-    }
-    const status = nextStatus(null, report, now)!
-    const record: SessionRecord = {
-      version: RECORD_VERSION,
-      identity,
-      tmux: {socket: target.server.socket, paneId: target.pane.paneId, sessionId: target.pane.sessionId, serverPid: target.pane.serverPid},
-      cwd: readCwd(identity.pid) ?? '/',
-      argv: readCmdline(identity.pid) ?? [],
-      agent,
-      label: null,
-      createdAt: new Date().toISOString(),
-      startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
-      conversationId: report.conversationId,
-      status,
-    }
-    const file = createRecord(state, record)
-    return {recorded: true, id: sessionIdOf(identity), reason: `recorded ${file}`, mayNeedYou: mayNeedYou(status)}
-  })
+  if (!mayWrite(state)) return null
+  await enrol(state)
+  const chain = ancestry(senderPid, readStat)
+  if (chain.length === 0) return null
+  return enqueue(state, agent, chain, payload)
 }
 
 /**

@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
+import {accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {NotifyChannel} from './config.js'
@@ -136,8 +136,21 @@ function logNotify(state: StateDir | null, line: string): void {
   }
 }
 
-/** Pure: the marker file of one event: the session, and when what needs the user began. */
-export const markerName = (row: Pick<SessionRow, 'id' | 'attentionSince'>) => `${row.id}-${row.attentionSince ? Date.parse(row.attentionSince) : 'first'}`
+/**
+ * Pure: the marker file of one event: the session, and when what needs the user began, by the event's own
+ * date (the agent's report, or the moment an observer first saw the screen show it), so every observer
+ * names one event alike, whenever it looks and however often the screen redraws.
+ */
+export const markerName = (row: Pick<SessionRow, 'id' | 'attentionSince'>) => `${row.id}-${Date.parse(row.attentionSince!)}`
+
+const isPlainDir = (dir: string) => {
+  try {
+    const stats = lstatSync(dir)
+    return stats.isDirectory() && stats.uid === process.getuid!()
+  } catch {
+    return false
+  }
+}
 
 /**
  * Claim the event: true for the one caller that creates its marker (create-only: a second observer, at
@@ -146,6 +159,7 @@ export const markerName = (row: Pick<SessionRow, 'id' | 'attentionSince'>) => `$
 export function claimEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attentionSince'>): boolean {
   const dir = join(state.root, 'notified')
   mkdirSync(dir, {recursive: true, mode: 0o700})
+  if (!isPlainDir(dir)) return false
   try {
     writeFileAtomic(join(dir, markerName(row)), new Date().toISOString() + '\n', 'create')
   } catch {
@@ -156,6 +170,8 @@ export function claimEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attent
 }
 
 function sweep(dir: string): void {
+  // Markers are plain files in a directory of ours; a link or anything else is left alone, never followed.
+  if (!isPlainDir(dir)) return
   const old = Date.now() - 7 * 24 * 3600_000
   for (const name of readdirSync(dir)) {
     try {
@@ -174,7 +190,9 @@ export async function notifyRows(rows: SessionRow[], channels: NotifyChannel[] |
   if (state === null) return []
   const dir = join(state.root, 'notified')
   // Seen while a client is attached: the user was looking, so the event is claimed and never told.
-  const untold = rows.filter((row) => (row.attention || (row.attached && row.attentionSince !== null)) && !existsSync(join(dir, markerName(row))))
+  // An event without a date of its own (a screen state no observer has handed in yet) cannot be named:
+  // it is told once an observer dates it (watchers do, see watch.ts).
+  const untold = rows.filter((row) => row.attentionSince !== null && (row.attention || row.attached) && !existsSync(join(dir, markerName(row))))
   if (untold.length === 0 || !mayWrite(state)) return []
   const told: string[] = []
   for (const row of untold) {

@@ -1,9 +1,12 @@
-import {AgentPreset} from './agents/presets.js'
+import {AgentPreset, resumeArgv} from './agents/presets.js'
 import {Correlation, SessionRow, correlate} from './correlate.js'
-import {Problem, StoredRecord} from './registry/records.js'
+import {Applied, applyEvents, knownOf, worldOf} from './events.js'
+import {readBootTime} from './proc/reader.js'
+import {Problem} from './registry/records.js'
 import {Env, openStateDirForReading} from './registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
-import {applyStatus, captureKey, needsCapture} from './status.js'
+import {READER_PENDING_LIMIT, readPending} from './spool.js'
+import {Known, applyStatus, captureKey, needsCapture} from './status.js'
 import {capturePanes} from './tmux/capture.js'
 import {ServerScan} from './tmux/servers.js'
 import {mark} from './timings.js'
@@ -19,10 +22,10 @@ export interface Listing extends Correlation {
  */
 export async function collectSessions(env: Env = process.env, opts: {cache?: WatchCache; scan?: ServerScan} = {}): Promise<Listing> {
   const {cache} = opts
-  // Events the agents' hooks left in the spool are folded in first (a readdir when there are none).
+  // Events the agents' hooks left pending are read before the records: one applied meanwhile is then in
+  // the records as well, and applying it again changes nothing. Nothing here writes (a reader never does).
   const state = openStateDirForReading(env)
-  const {foldSpool} = await import('./spool.js')
-  if ((await foldSpool(state, env)).length > 0) cache?.records.invalidate()
+  const pending = readPending(state, READER_PENDING_LIMIT)
   mark('spool')
   const now = Date.now()
   const carried = cache?.carry(now)
@@ -37,9 +40,37 @@ export async function collectSessions(env: Env = process.env, opts: {cache?: Wat
   const result = reused ?? correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
   if (reused === null) cache?.remember(snap, result, carried?.standing === undefined, now)
   mark('pairing')
-  const rows = await withWorktrees(await withStatus(result.rows, snap.records, snap.presets))
+  const records = new Map(snap.records.map((s) => [s.file, s.record]))
+  const applied = pending.events.length === 0 || !snap.trust.trusted ? new Map() : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
+  const paired = withPendingConversations(result.rows, applied, snap.presets)
+  const rows = await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets))
   mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
+}
+
+/** Pending events may name a session's conversation before the writer records it: show how to resume it already. */
+function withPendingConversations(rows: SessionRow[], applied: ReadonlyMap<string, Applied>, presets: readonly AgentPreset[]): SessionRow[] {
+  if (applied.size === 0) return rows
+  return rows.map((row) => {
+    const entry = applied.get(row.id)
+    if (!entry?.changed || entry.conversationId === null || row.resumedBy !== null || row.conflict) return row
+    const resume = resumeArgv(entry.agent ?? row.agent, entry.conversationId, presets)
+    return resume === null ? row : {...row, agent: row.agent ?? entry.agent, resume}
+  })
+}
+
+/** Each row's process (pid and kernel start time), as this listing read it: what an observation names. */
+export const listingIdentity =
+  (listing: Listing) =>
+  (row: SessionRow): {pid: number; startTime: number} | null => {
+    const stat = row.pid === null ? null : listing.snapshot.proc.stat(row.pid)
+    return stat === null ? null : {pid: stat.pid, startTime: stat.startTime}
+  }
+
+/** When this boot began (ms since the epoch): dates events by their hook's /proc/uptime. */
+export const bootMs = () => {
+  const boot = readBootTime()
+  return boot === null ? null : boot * 1000
 }
 
 /** Whether each session's worktree has uncommitted changes: one git call per row that has a worktree. */
@@ -50,12 +81,11 @@ async function withWorktrees(rows: SessionRow[]): Promise<SessionRow[]> {
 }
 
 /** One capture call per server, covering only the agent panes that need one. */
-async function withStatus(rows: SessionRow[], stored: StoredRecord[], presets: readonly AgentPreset[]): Promise<SessionRow[]> {
+async function withStatus(rows: SessionRow[], known: ReadonlyMap<string, Known>, presets: readonly AgentPreset[]): Promise<SessionRow[]> {
   const now = Date.now()
-  const records = new Map(stored.map((s) => [s.file, s.record]))
   const wanted = new Map<string, string[]>()
   for (const row of rows) {
-    if (!needsCapture(row, row.record ? (records.get(row.record) ?? null) : null, presets, now)) continue
+    if (!needsCapture(row, known.get(row.id), presets, now)) continue
     wanted.set(row.tmux!.socket, [...(wanted.get(row.tmux!.socket) ?? []), row.tmux!.pane])
   }
   const captures = new Map<string, string>()
@@ -64,7 +94,7 @@ async function withStatus(rows: SessionRow[], stored: StoredRecord[], presets: r
       for (const [pane, screen] of await capturePanes(socket, panes).catch(() => new Map<string, string>())) captures.set(captureKey(socket, pane), screen)
     }),
   )
-  return applyStatus({rows, records, captures, presets, now})
+  return applyStatus({rows, known, captures, presets, now})
 }
 
 /** Send SIGCHLD to verified servers of ours with a recorded pane process left a zombie; whether any was. */

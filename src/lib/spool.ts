@@ -1,95 +1,148 @@
-import {readdirSync, unlinkSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import {lstatSync, mkdirSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {PkError} from './errors.js'
-import {HookOutcome, applyReport, parseHookPayload} from './hook.js'
-import {ancestry} from './proc/ancestry.js'
-import {readBootTime, readStat} from './proc/reader.js'
+import {ExitCode, PkError} from './errors.js'
+import {readUptime} from './proc/reader.js'
+import {writeFileAtomic} from './registry/atomic.js'
 import {readRegularFile} from './registry/files.js'
-import {mayWrite} from './registry/ownership.js'
-import {Env, StateDir} from './registry/state-dir.js'
+import {StateDir} from './registry/state-dir.js'
 
 /**
- * The spool: events that `assets/pk-hook.sh` took from the agents without starting node (one pending
- * file per agent process, the newest), folded into the records by whoever reads next. A file's first
- * line says who sent it: `pk-spool 1 AGENT PID STARTTIME UPTIME`; the rest is the agent's payload.
+ * The spool: events the agents' hooks left without starting node (`assets/pk-hook.sh`, or `pk hook`),
+ * one file per event, named `STAMP-PID` by when it was sent. Readers take pending events into account in
+ * memory and change nothing here; the one writer (`fold.ts`) applies them to the records and only then
+ * removes them. A file's first line says who sent it and when:
+ *
+ *   pk-spool 2 AGENT UPTIME PID:START,PID:START,...   the sender's ancestry, nearest first, up to pid 1
+ *   pk-spool 1 AGENT PID START UPTIME                 (earlier pk: the sender alone)
+ *
+ * The rest is the agent's payload.
  */
 
-export interface SpoolEvent {
-  file: string
-  agent: string
+export interface Link {
   pid: number
   startTime: number
-  /** Seconds since boot when the agent sent it (/proc/uptime), as the sender's own clock. */
+}
+
+export interface SpoolEvent {
+  /** The file's name in the spool directory. */
+  name: string
+  agent: string
+  /** Seconds since boot when the hook ran (/proc/uptime): the event's time where the agent gives none. */
   uptime: number
+  /** The process ancestry at the event, nearest first (pid and kernel start time of each). */
+  chain: Link[]
   payload: string
 }
 
-/** Pure: one spool file's text -> the event, or null when it is not one. */
-export function parseSpoolText(file: string, text: string): SpoolEvent | null {
-  const newline = text.indexOf('\n')
-  const match = /^pk-spool 1 ([a-z0-9_-]+) (\d+) (\d+) (\d+(?:\.\d+)?)$/.exec(newline === -1 ? text : text.slice(0, newline))
-  if (!match) return null
-  return {file, agent: match[1]!, pid: Number(match[2]), startTime: Number(match[3]), uptime: Number(match[4]), payload: newline === -1 ? '' : text.slice(newline + 1)}
+const parseChain = (text: string): Link[] | null => {
+  const links: Link[] = []
+  for (const part of text.split(',')) {
+    const match = /^(\d+):(\d+)$/.exec(part)
+    if (!match) return null
+    links.push({pid: Number(match[1]), startTime: Number(match[2])})
+  }
+  return links.length > 0 ? links : null
 }
 
-/** Pure: the newest event per sending process (by the sender's clock), oldest first. */
-export function newestPerSender(events: SpoolEvent[]): SpoolEvent[] {
-  const newest = new Map<string, SpoolEvent>()
-  for (const event of events) {
-    const key = `${event.pid}/${event.startTime}`
-    const seen = newest.get(key)
-    if (!seen || event.uptime >= seen.uptime) newest.set(key, event)
+/** Pure: one spool file's text -> the event, or null when it is not one. */
+export function parseSpoolText(name: string, text: string): SpoolEvent | null {
+  const newline = text.indexOf('\n')
+  const head = newline === -1 ? text : text.slice(0, newline)
+  const payload = newline === -1 ? '' : text.slice(newline + 1)
+  const v2 = /^pk-spool 2 ([a-z0-9_-]+) (\d+(?:\.\d+)?) ([\d:,]+)$/.exec(head)
+  if (v2) {
+    const chain = parseChain(v2[3]!)
+    return chain === null ? null : {name, agent: v2[1]!, uptime: Number(v2[2]), chain, payload}
   }
-  return [...newest.values()].sort((a, b) => a.uptime - b.uptime)
+  const v1 = /^pk-spool 1 ([a-z0-9_-]+) (\d+) (\d+) (\d+(?:\.\d+)?)$/.exec(head)
+  if (v1) return {name, agent: v1[1]!, uptime: Number(v1[4]), chain: [{pid: Number(v1[2]), startTime: Number(v1[3])}], payload}
+  return null
 }
+
+/** Pure: the time a spool file's name says it was sent (its stamp: /proc/uptime's digits), for ordering before reading. */
+export function stampOf(name: string): number {
+  const match = /^(\d+)-/.exec(name)
+  if (match) return Number(match[1])
+  // pk 0.1's names: PID-START-STAMP-HOOKPID
+  const old = /^\d+-\d+-(\d+)-\d+$/.exec(name)
+  return old ? Number(old[1]) : 0
+}
+
+/** Pure: events in the order they were sent (the sender's clock, then the name). */
+export const inSentOrder = (events: SpoolEvent[]) => [...events].sort((a, b) => a.uptime - b.uptime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+
+export const spoolDir = (state: StateDir) => join(state.root, 'spool')
 
 /**
- * Fold pending events into the records: each is attributed through the sender's process ancestry,
- * read now (the sender must still be the same process: same pid, same start time), exactly as `pk hook`
- * attributes its own. Every spool file is removed once read, folded or not. Only a pk that may write the
- * state folds; others leave the spool as it is.
+ * The spool directory, only when it is a real directory of this user's (never a link: pk would read,
+ * and its writer delete, whatever the link points at); else null.
  */
-export async function foldSpool(state: StateDir | null, env: Env): Promise<HookOutcome[]> {
-  if (state === null) return []
-  const dir = join(state.root, 'spool')
+export function checkedSpool(state: StateDir): string | null {
+  const dir = spoolDir(state)
+  try {
+    const stats = lstatSync(dir)
+    return stats.isDirectory() && !stats.isSymbolicLink() && stats.uid === process.getuid!() ? dir : null
+  } catch {
+    return null
+  }
+}
+
+/** The pending files' names, oldest first (by their stamp); temp files of hooks still writing are not events. */
+export function pendingNames(dir: string): string[] {
   let names: string[]
   try {
     names = readdirSync(dir).filter((n) => !n.startsWith('.'))
   } catch {
     return []
   }
-  if (names.length === 0 || !mayWrite(state)) return []
+  return names.sort((a, b) => stampOf(a) - stampOf(b) || (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/** The most pending events a reader takes into account: the newest ones (older ones are superseded anyway). */
+export const READER_PENDING_LIMIT = 256
+
+export interface Pending {
+  events: SpoolEvent[]
+  /** Files that are not events (garbage, too large, not regular): the writer logs and removes them. */
+  unreadable: string[]
+  /** How many pending files there were in all (a reader may have read only the newest). */
+  total: number
+}
+
+/** Read pending events (the newest `limit` of them), in the order they were sent. Reads only. */
+export function readPending(state: StateDir | null, limit = Infinity): Pending {
+  const dir = state === null ? null : checkedSpool(state)
+  if (dir === null) return {events: [], unreadable: [], total: 0}
+  const names = pendingNames(dir)
   const events: SpoolEvent[] = []
-  for (const name of names) {
-    const file = join(dir, name)
+  const unreadable: string[] = []
+  for (const name of names.slice(Math.max(0, names.length - limit))) {
     try {
-      const event = parseSpoolText(file, readRegularFile(file, 128 * 1024))
+      const event = parseSpoolText(name, readRegularFile(join(dir, name), 128 * 1024))
       if (event) events.push(event)
+      else unreadable.push(name)
     } catch {
-      // not a regular file, or too large: removed below all the same
+      // Gone meanwhile (applied by the writer), a FIFO, too large: not an event.
+      unreadable.push(name)
     }
   }
-  const outcomes: HookOutcome[] = []
-  const boot = readBootTime()
-  for (const event of newestPerSender(events)) {
-    const sender = readStat(event.pid)
-    if (sender === null || sender.startTime !== event.startTime) continue // gone, or its pid is another process now
-    try {
-      const parsed = parseHookPayload(event.agent, event.payload)
-      if (parsed === null) continue
-      const sentAt = parsed.sentAt ?? (boot === null ? null : Math.round((boot + event.uptime) * 1000))
-      outcomes.push(await applyReport(event.agent, {...parsed, sentAt}, ancestry(event.pid, readStat), env))
-    } catch (error) {
-      if (!(error instanceof PkError)) throw error
-    }
-  }
-  for (const name of names) {
-    try {
-      unlinkSync(join(dir, name))
-    } catch {
-      // someone else folded it
-    }
-  }
-  return outcomes
+  return {events: inSentOrder(events), unreadable, total: names.length}
+}
+
+/**
+ * Put one event into the spool (the writer's side of it, as the sh hook does): written whole, then
+ * renamed into place under a name that orders it by when it was sent. The caller checked that it may write.
+ */
+export function enqueue(state: StateDir, agent: string, chain: Link[], payload: string): string {
+  const uptime = readUptime()
+  if (uptime === null || chain.length === 0) throw new PkError('no-view', 'cannot date the event: /proc/uptime is unreadable')
+  const dir = spoolDir(state)
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  if (checkedSpool(state) === null) throw new PkError('unsafe-state-dir', `${dir} is not a directory of this user's (a link?); pk doctor explains`, ExitCode.refused)
+  const head = `pk-spool 2 ${agent} ${uptime.toFixed(2)} ${chain.map((l) => `${l.pid}:${l.startTime}`).join(',')}\n`
+  const file = join(dir, `${uptime.toFixed(2).replace('.', '')}-${process.pid}-${randomBytes(3).toString('hex')}`)
+  writeFileAtomic(file, head + payload, 'create')
+  return file
 }

@@ -1,7 +1,7 @@
 import {AgentPreset} from './agents/presets.js'
 import {applyPaneRules} from './agents/pane-rules.js'
 import {SessionRow, State, StateSource, sortRows} from './correlate.js'
-import {HookStatus, SessionRecord} from './registry/records.js'
+import {HookStatus, ScreenEpisode} from './registry/records.js'
 
 /**
  * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's
@@ -24,17 +24,23 @@ const screenIsNewer = (row: SessionRow, hook: HookStatus) => row.tmux?.activity 
  * Rows whose screen is worth reading: live, verified agents with pane rules, and no fresh hook state or
  * one the screen has changed since (precedence is by time, not by source).
  */
-export function needsCapture(row: SessionRow, record: SessionRecord | null, presets: readonly AgentPreset[], now: number): boolean {
+export function needsCapture(row: SessionRow, known: Known | undefined, presets: readonly AgentPreset[], now: number): boolean {
   if (!row.verified || row.state === 'exited' || row.tmux === null || row.agent === null) return false
-  const hook = freshHookStatus(record?.status ?? null, now)
+  const hook = freshHookStatus(known?.status ?? null, now)
   if (hook && hook.state !== 'exited' && !screenIsNewer(row, hook)) return false
   return (presets.find((p) => p.name === row.agent)?.paneRules.length ?? 0) > 0
 }
 
+/** What is known of a session beyond its pane: the agent's last report, and the screen episode an observer handed in. */
+export interface Known {
+  status: HookStatus | null
+  observed: ScreenEpisode | null
+}
+
 export interface StatusInput {
   rows: SessionRow[]
-  /** Records by file path. */
-  records: Map<string, SessionRecord>
+  /** By row id: from its record, with pending events applied. */
+  known: ReadonlyMap<string, Known>
   /** Screens by `socket\0paneId`. */
   captures: Map<string, string>
   presets: readonly AgentPreset[]
@@ -48,14 +54,17 @@ export function applyStatus(input: StatusInput): SessionRow[] {
 }
 
 function decide(row: SessionRow, input: StatusInput): SessionRow {
-  const record = row.record ? (input.records.get(row.record) ?? null) : null
+  const known = input.known.get(row.id)
   let state: State = row.state
   let stateSource: StateSource = row.stateSource
   let since: number | null = null
+  // Whether `since` names the event (a report's time, a screen episode's first sight), or only the
+  // window's last output, which every redraw moves: then the event has no stable name to be told by.
+  let dated = true
   let turnEnded = false
   if (row.verified && row.state !== 'exited' && row.tmux !== null) {
     // A hook's `exited` is believed only when the process is gone, and that is the kernel's to say.
-    const reported = freshHookStatus(record?.status ?? null, input.now)
+    const reported = freshHookStatus(known?.status ?? null, input.now)
     const hook = reported?.state === 'exited' ? null : reported
     const screen = input.captures.get(captureKey(row.tmux.socket, row.tmux.pane))
     const rules = input.presets.find((p) => p.name === row.agent)?.paneRules ?? []
@@ -64,8 +73,13 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     if (hook && fromPane && fromPane !== hook.state && screenIsNewer(row, hook)) {
       state = fromPane
       stateSource = 'pane'
-      since = row.tmux.activity! * 1000
       turnEnded = fromPane !== 'working' && hook.state === 'working'
+      const episode = known?.observed
+      if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.at)) since = Date.parse(episode.since)
+      else {
+        since = row.tmux.activity! * 1000
+        dated = false
+      }
     } else if (hook) {
       state = hook.state
       stateSource = 'hook'
@@ -74,26 +88,35 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     } else if (fromPane) {
       state = fromPane
       stateSource = 'pane'
-      // What the screen says began with its last output.
-      since = row.tmux.activity === null ? null : row.tmux.activity * 1000
+      // What the screen says began when an observer first saw it (a redraw moves nothing); without an
+      // observation, with the window's last output.
+      const episode = known?.observed
+      if (episode && episode.state === fromPane) {
+        since = Date.parse(episode.since)
+        turnEnded = episode.turnEnded
+      } else {
+        since = row.tmux.activity === null ? null : row.tmux.activity * 1000
+        dated = false
+      }
     }
   }
   const attention = needsAttention(row, state, since, turnEnded)
   const mayNeedYou = state === 'waiting' || (state === 'idle' && turnEnded)
-  const attentionSince = mayNeedYou && since !== null ? new Date(since).toISOString() : null
+  const attentionSince = mayNeedYou && since !== null && dated ? new Date(since).toISOString() : null
   // Unchanged rows stay the same objects: a watcher that reused its pairing then compares nothing.
   if (state === row.state && stateSource === row.stateSource && attention === row.attention && attentionSince === row.attentionSince) return row
   return {...row, state, stateSource, attention, attentionSince}
 }
 
 /**
- * Waiting, or finished a turn, while no client is attached; cleared once someone attached after the
- * state began (tmux's session_last_attached), even if they detached again.
+ * Waiting, or finished a turn, while no client is attached; cleared once someone looked after the state
+ * began: a client attached since (tmux's session_last_attached), or one was attached when it began and
+ * detached later (the detach time pk's own servers keep, see tmux/session.ts), even if they left again.
  */
 export function needsAttention(row: SessionRow, state: State, since: number | null, turnEnded: boolean): boolean {
   if (row.attached || row.tmux === null) return false
   if (state !== 'waiting' && !(state === 'idle' && turnEnded)) return false
-  const lastAttached = row.tmux.lastAttached
-  if (since !== null && lastAttached !== null && lastAttached * 1000 >= since) return false
+  const looked = Math.max(row.tmux.lastAttached ?? -1, row.tmux.lastDetached ?? -1)
+  if (since !== null && looked >= 0 && looked * 1000 >= since) return false
   return true
 }

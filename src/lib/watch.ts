@@ -4,10 +4,9 @@ import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {resolveId} from './attach.js'
 import {ExitCode, PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
-import {loadConfig} from './config.js'
-import {notifyRows} from './notify.js'
+import {ScreenWatch, watchPass} from './observe.js'
 import {WatchCache} from './watch-cache.js'
-import {collectSessions} from './sessions.js'
+import {collectSessions, listingIdentity} from './sessions.js'
 
 export type WatchEvent =
   | {type: 'snapshot'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
@@ -54,11 +53,13 @@ export async function watchSessions(opts: {env: Env; intervalMs: number; filter:
   let previous: SessionRow[] | null = null
   let lastEmit = Date.now()
   const cache = new WatchCache()
+  const screens = new ScreenWatch()
   opts.signal.addEventListener('abort', () => cache.close(), {once: true})
   while (!opts.signal.aborted) {
     const listing = await collectSessions(opts.env, {cache})
-    // A watcher notices sessions whose state only the screen tells: it notifies too (once per event in all).
-    await notifyRows(listing.rows, (await loadConfig(process.cwd(), opts.env)).config.notify, opts.env, listing.snapshot.state).catch(() => [])
+    // A watcher sees what no single look can (a screen's turn ending): it hands that, and whatever needs
+    // the user and was not told yet, to the one writer; it writes nothing itself.
+    watchPass(screens, listing.rows, listing.snapshot.state, opts.env, listingIdentity(listing))
     const rows = listing.rows.filter(opts.filter)
     const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
     if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})

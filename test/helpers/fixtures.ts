@@ -56,6 +56,7 @@ export function pane(over: Partial<Pane> & {paneId: string; panePid: number}): P
     windowId: '@0',
     windowActivity: null,
     lastAttached: null,
+    lastDetached: null,
     serverPid: 5,
     sessionName: 'main',
     ...over,

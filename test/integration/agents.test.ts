@@ -50,7 +50,8 @@ describe('pk hook through a real process tree', () => {
   it('Pi extension style: working, then the turn ends', async () => {
     const id = await bg(['pi', '--', JSON.stringify({event: 'agent_start', sessionId: 'pi-1'})])
     expect(await sessionWhen(id, (r) => r.stateSource === 'hook')).toMatchObject({state: 'working', attention: false})
-    // The same process reports again (a second stand-in call from inside the pane's process tree).
+    // The writer records it: \`pk notify --fold\`, which the hook started, or this one.
+    await sb.pk(['notify', '--fold'], {env})
     const record = readdirSync(join(sb.stateDir, 'sessions'))[0]!
     expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', record), 'utf8')).conversationId).toBe('pi-1')
   })
@@ -70,8 +71,12 @@ describe('pk hook through a real process tree', () => {
   it('a hook whose ancestry reaches no pane records nothing, and never fails', async () => {
     const outside = await sb.pk(['hook', 'claude', '--json'], {input: claude('Notification')})
     expect(outside.code).toBe(0)
-    expect(JSON.parse(outside.stdout)).toMatchObject({recorded: false, reason: expect.stringMatching(/no tmux pane/)})
+    expect(JSON.parse(outside.stdout)).toMatchObject({spooled: true, state: 'waiting'})
+    // The writer finds no session in its ancestry: nobody's, logged, and gone from the spool.
+    await sb.pk(['notify', '--fold'])
     expect(existsSync(join(sb.stateDir, 'sessions')) ? readdirSync(join(sb.stateDir, 'sessions')) : []).toEqual([])
+    expect(readdirSync(join(sb.stateDir, 'spool'))).toEqual([])
+    expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/claude event .*: nobody's \(no session in the sender's ancestry\)/)
 
     mkdirSync(sb.stateDir, {recursive: true, mode: 0o700})
     const broken = await sb.pk(['hook', 'claude'], {input: 'this is not json'})
@@ -79,7 +84,7 @@ describe('pk hook through a real process tree', () => {
     expect(broken.stdout).toBe('')
     expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/claude: claude hook payload is not a JSON object/)
     const ignored = await sb.pk(['hook', 'claude', '--json'], {input: claude('SubagentStop')})
-    expect(JSON.parse(ignored.stdout)).toMatchObject({recorded: false, reason: 'event carries no state'})
+    expect(JSON.parse(ignored.stdout)).toMatchObject({spooled: false, reason: 'event carries no state'})
   })
 })
 

@@ -18,30 +18,60 @@ const spooled = () => (existsSync(spool()) ? readdirSync(spool()).filter((n) => 
 const claude = (event: string, extra = '') => `{"hook_event_name":"${event}","session_id":"conv-s"${extra}}`
 
 describe('the sh hook and its spool', () => {
-  it('takes an event from inside a pane without node; the next reader folds it into the session', async () => {
+  it('takes an event from inside a pane without node; readers show it, and only the writer applies it', async () => {
     // The pane's process reports once it has been told to go (after its record exists), then stays.
     const go = join(sb.root, 'go')
     const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; printf %s '${claude('Notification', ',"notification_type":"permission_prompt"')}' | "${HOOK}" claude; exec sleep 100000`])
     writeFileSync(go, '')
     await waitFor('spooled', () => spooled().length === 1)
     const text = readFileSync(join(spool(), spooled()[0]!), 'utf8')
-    expect(parseSpoolText('f', text)).toMatchObject({agent: 'claude', pid: row.pid, payload: claude('Notification', ',"notification_type":"permission_prompt"')})
+    const event = parseSpoolText('f', text)!
+    expect(event).toMatchObject({agent: 'claude', payload: claude('Notification', ',"notification_type":"permission_prompt"')})
+    // The sender's whole ancestry, nearest first: the pane's shell, then tmux above it.
+    expect(event.chain[0]!.pid).toBe(row.pid)
+    expect(event.chain.length).toBeGreaterThan(1)
+    const recordFile = join(sb.stateDir, 'sessions', `${row.id}.json`)
+    const before = readFileSync(recordFile, 'utf8')
     const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
-    expect(listed).toMatchObject({state: 'waiting', stateSource: 'hook'})
+    expect(listed).toMatchObject({state: 'waiting', stateSource: 'hook', resume: ['claude', '--resume', 'conv-s']})
+    // A reader never writes: the event is still pending and the record as it was.
+    expect(spooled()).toHaveLength(1)
+    expect(readFileSync(recordFile, 'utf8')).toBe(before)
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
     expect(spooled()).toEqual([])
-    const record = JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8'))
+    const record = JSON.parse(readFileSync(recordFile, 'utf8'))
     expect(record).toMatchObject({conversationId: 'conv-s', status: {state: 'waiting', event: 'Notification:permission_prompt'}})
   })
 
-  it('holds one pending event per agent however many come, never torn by writers at once', async () => {
-    await sb.bgRow(['--', 'sleep', '100000'])
-    const script = `for i in $(seq 40); do printf '{"hook_event_name":"PreToolUse","n":%s}' $i | "${HOOK}" claude & done; wait; touch "${join(sb.root, 'burst-done')}"; sleep 0.05; printf '{"hook_event_name":"Stop"}' | "${HOOK}" claude`
-    expect(spawnSync('sh', ['-c', script], {env: sb.env}).status).toBe(0)
-    // After a burst of 40 at once, the next event replaced every older pending one of the same agent.
-    const files = spooled()
-    expect(files).toHaveLength(1)
-    expect(parseSpoolText(files[0]!, readFileSync(join(spool(), files[0]!), 'utf8'))?.payload).toBe('{"hook_event_name":"Stop"}')
+  it('keeps every event until it is applied, never torn by writers at once; the writer applies them in order', async () => {
+    const go = join(sb.root, 'go')
+    const script = `while [ ! -e "${go}" ]; do sleep 0.1; done; for i in $(seq 40); do printf '{"hook_event_name":"PreToolUse","n":%s}' $i | "${HOOK}" claude & done; wait; sleep 0.05; printf '{"hook_event_name":"Stop"}' | "${HOOK}" claude; exec sleep 100000`
+    // Sent from inside the session's process tree, through a shell each time.
+    const row = await sb.bgRow(['--', 'sh', '-c', script])
+    writeFileSync(go, '')
+    await waitFor('all 41 pending', () => spooled().length === 41, 15_000)
+    for (const name of spooled()) expect(parseSpoolText(name, readFileSync(join(spool(), name), 'utf8'))).not.toBeNull()
     expect(readdirSync(spool()).filter((n) => n.startsWith('.'))).toEqual([])
+    await sb.pk(['notify', '--fold'])
+    expect(spooled()).toEqual([])
+    // The last one sent stands: the turn ended.
+    expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'idle', event: 'Stop', turnEnded: true})
+  })
+
+  it('an event whose sender is nobody\'s session is logged and removed by the writer, never attributed to another process', async () => {
+    mkdirSync(spool(), {recursive: true, mode: 0o700})
+    await sb.bgRow(['--', 'sleep', '100000'])
+    // An event from a process that is gone (pid 1 with a start time that is not its own).
+    writeFileSync(join(spool(), '100-1'), `pk-spool 2 claude 1.00 999999:1\n${claude('Stop')}`, {mode: 0o600})
+    writeFileSync(join(spool(), '101-1'), 'garbage', {mode: 0o600})
+    const listing = await sb.pkJson<LsJson>(['ls'])
+    expect(listing.sessions.every((s) => s.stateSource !== 'hook')).toBe(true)
+    expect(spooled()).toHaveLength(2)
+    await sb.pk(['notify', '--fold'])
+    expect(spooled()).toEqual([])
+    const log = readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')
+    expect(log).toMatch(/claude event 100-1: nobody's/)
+    expect(log).toMatch(/spool 101-1: not an event; removed/)
   })
 
   it('writes nothing, and exits 0, where it may not: no state directory, another namespace owns it, a bad agent name', async () => {
@@ -76,16 +106,6 @@ describe('the sh hook and its spool', () => {
     // Codex passes its payload as the last argument.
     spawnSync(HOOK, ['codex', shim, '{"type":"agent-turn-complete","thread-id":"t1"}'], {env: sb.env})
     await waitFor('again for codex', () => readFileSync(calls, 'utf8').trim().split('\n').length === 2)
-  })
-
-  it('a hook whose agent has gone by the time it is read is dropped, not attributed to another process', async () => {
-    mkdirSync(spool(), {recursive: true, mode: 0o700})
-    await sb.bgRow(['--', 'sleep', '100000'])
-    // An event from a process that is gone (pid 1 with a start time that is not its own).
-    writeFileSync(join(spool(), '1-999999-1-1'), `pk-spool 1 claude 1 999999 1.00\n${claude('Stop')}`, {mode: 0o600})
-    const listing = await sb.pkJson<LsJson>(['ls'])
-    expect(listing.sessions.every((s) => s.stateSource !== 'hook')).toBe(true)
-    expect(spooled()).toEqual([])
   })
 
   it('pk setup installs it for claude, codex and pi', async () => {

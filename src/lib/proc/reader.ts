@@ -118,6 +118,12 @@ export function readBootTime(): number | null {
   return bootTimeCache
 }
 
+/** Seconds since boot (/proc/uptime's first number), as the sh hook stamps its events. */
+export function readUptime(): number | null {
+  const match = /^(\d+(?:\.\d+)?) /.exec(readOrNull(`${PROC_ROOT}/uptime`) ?? '')
+  return match ? Number(match[1]) : null
+}
+
 /** Linux has reported process times in USER_HZ = 100 ticks per second on every mainstream architecture. */
 export const CLOCK_TICKS_PER_SECOND = 100
 

@@ -5,6 +5,7 @@ import {View, ViewMeasurement, describeView, isInitial, measureView, sameView} f
 import {writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {withStateLock} from './lock.js'
+import {checkedSpool, pendingNames} from '../spool.js'
 import {readRecords} from './records.js'
 import {StateDir} from './state-dir.js'
 
@@ -117,13 +118,40 @@ export function assertMayWrite(state: StateDir): void {
  * Run `fn` as the owner of the state directory: checked before the lock and again under it, enrolling
  * this view when the rules allow. Every writer goes through here.
  */
-export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<T>): Promise<T> {
+export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<T>, opts: {wait?: boolean; applyPending?: boolean} = {}): Promise<T> {
   check(state)
-  return withStateLock(state, () => {
-    const {view, decision} = check(state)
-    if (decision.action === 'enrol') writeOwner(state, view)
-    return fn()
-  })
+  const applyPending = opts.applyPending !== false
+  const result = await withStateLock(
+    state,
+    async () => {
+      const {view, decision} = check(state)
+      if (decision.action === 'enrol') writeOwner(state, view)
+      const value = await fn()
+      // Whoever holds the lock applies the agents' pending events before letting go: the folder the
+      // hook started found the lock taken and left them to us.
+      if (applyPending && hasPending(state)) await (await import('../fold.js')).applyPendingHeld(state, process.env).catch(() => {})
+      return value
+    },
+    {wait: opts.wait},
+  )
+  // One that arrived while we held the lock, after we looked: its folder found the lock taken too.
+  if (applyPending && hasPending(state)) await (await import('../fold.js')).foldPending(process.env, state).catch(() => {})
+  return result
+}
+
+/**
+ * Make sure the state directory exists and names its owner (this pk's namespace, where the rules allow):
+ * the agents' sh hooks write nothing until it does. `pk setup` and `pk hook` call it.
+ */
+export async function enrol(state: StateDir): Promise<void> {
+  const owner = readOwner(state)
+  if (owner.ok && owner.owner !== null) return
+  await withWriteAccess(state, () => {}, {applyPending: false})
+}
+
+function hasPending(state: StateDir): boolean {
+  const dir = checkedSpool(state)
+  return dir !== null && pendingNames(dir).length > 0
 }
 
 export type ReadTrust = {trusted: true} | {trusted: false; code: 'no-view' | 'bad-owner' | 'foreign-namespace'; reason: string}

@@ -37,6 +37,15 @@ export interface SessionRecord {
   resumedBy?: string | null
   /** The git worktree pk made for this session (`pk bg --worktree`). Optional in files. */
   worktree?: {path: string; branch: string; repo: string} | null
+  /** What the screen showed, as an observer handed it to the writer: dated by when it first appeared. Optional in files. */
+  observed?: ScreenEpisode | null
+}
+
+/** A state the screen showed from `since` on; `turnEnded` when it followed work (a turn ended). */
+export interface ScreenEpisode {
+  state: 'idle' | 'waiting'
+  since: string
+  turnEnded: boolean
 }
 
 /** The last state an agent's own hook reported, with when and which event. */
@@ -136,14 +145,17 @@ export function validateRecord(data: unknown): Validation {
 const isSessionId = (v: unknown) => v === undefined || v === null || (isString(v) && /^[0-9a-f]{8}$/.test(v))
 
 /** The optional lifecycle fields, checked; a string names the first bad one. */
-function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree'> | string {
+function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed'> | string {
   const stopped = data.stopped
   if (stopped !== undefined && stopped !== null && (!isObject(stopped) || !isDate(stopped.at) || !isString(stopped.signal))) return 'stopped'
   if (!isSessionId(data.resumedFrom)) return 'resumedFrom'
   if (!isSessionId(data.resumedBy)) return 'resumedBy'
   const worktree = data.worktree
   if (worktree !== undefined && worktree !== null && (!isObject(worktree) || !isString(worktree.path) || !worktree.path.startsWith('/') || !isString(worktree.branch) || !isString(worktree.repo) || !worktree.repo.startsWith('/'))) return 'worktree'
-  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree'> = {}
+  const observed = data.observed
+  if (observed !== undefined && observed !== null && (!isObject(observed) || (observed.state !== 'idle' && observed.state !== 'waiting') || !isDate(observed.since) || typeof observed.turnEnded !== 'boolean')) return 'observed'
+  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed'> = {}
+  if (isObject(observed)) out.observed = {state: observed.state as ScreenEpisode['state'], since: observed.since as string, turnEnded: observed.turnEnded as boolean}
   if (isObject(worktree)) out.worktree = {path: worktree.path as string, branch: worktree.branch as string, repo: worktree.repo as string}
   if (isObject(stopped)) out.stopped = {at: stopped.at as string, signal: stopped.signal as string}
   if (isString(data.resumedFrom)) out.resumedFrom = data.resumedFrom

@@ -27,5 +27,12 @@ export async function planSetup(agent: string, env: Record<string, string | unde
   throw usageError('no-setup', `pk setup knows ${SETUP_AGENTS.join(', ')}; ${JSON.stringify(agent)} has no hook system pk can install (its state comes from pane rules)`)
 }
 
+/** The state directory, made and enrolled, so the installed hook has somewhere to write. */
+export async function enrolStateDir(env: Record<string, string | undefined>): Promise<void> {
+  const {enrol} = await import('../registry/ownership.js')
+  const {openStateDirForWriting} = await import('../registry/state-dir.js')
+  await enrol(openStateDirForWriting(env))
+}
+
 export {applyChange}
 export type {SetupChange}

@@ -13,6 +13,9 @@ const FIELDS = [
   'window_id',
   'window_activity',
   'session_last_attached',
+  // When a client last detached from the session: kept by pk's own servers (a client-detached hook, see
+  // session.ts); empty elsewhere. A label anyone may set, used only to judge whether the user has seen.
+  '@pk-detached',
   'pid',
   'session_name',
 ] as const
@@ -31,6 +34,8 @@ export interface Pane {
   windowActivity: number | null
   /** When a client last attached to the pane's session (seconds since the epoch), or null. */
   lastAttached: number | null
+  /** When a client last detached from it (seconds since the epoch), where the server keeps it; else null. */
+  lastDetached: number | null
   serverPid: number
   /**
    * A label: shown, never used to pair. (pane_current_command and pane_current_path are not asked for:
@@ -49,8 +54,8 @@ const intOrNull = (s: string) => (/^\d+$/.test(s) ? Number(s) : null)
 export function parsePaneLine(line: string): Pane | null {
   const f = line.split(FIELD_SEPARATOR)
   if (f.length !== FIELDS.length) return null
-  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, serverPid, sessionName] = f as [
-    string, string, string, string, string, string, string, string, string, string, string,
+  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, lastDetached, serverPid, sessionName] = f as [
+    string, string, string, string, string, string, string, string, string, string, string, string,
   ]
   if (!/^%\d+$/.test(paneId) || !/^\$\d+$/.test(sessionId) || !/^@\d+$/.test(windowId)) return null
   const pid = intOrNull(panePid)
@@ -67,6 +72,7 @@ export function parsePaneLine(line: string): Pane | null {
     windowId,
     windowActivity: intOrNull(activity),
     lastAttached: intOrNull(lastAttached),
+    lastDetached: intOrNull(lastDetached),
     serverPid: server,
     sessionName,
   }

@@ -121,6 +121,15 @@ async function globalEnvironmentNames(socket: string): Promise<string[]> {
 }
 
 /**
+ * When a client detaches, the session notes the time (`@pk-detached`, listed with the panes): an event that
+ * happened while someone was attached and looking has been seen, and raises no attention after they
+ * leave (tmux itself keeps only when a client last attached). One fixed hook index, so setting it again
+ * replaces it; a failure changes nothing but that date.
+ */
+const DETACH_HOOK_NAME = 'client-detached[4242]'
+const DETACH_HOOK = 'run-shell -b "tmux -S #{q:socket_path} set-option -t #{q:session_id} @pk-detached $(date +%s) >/dev/null 2>&1"'
+
+/**
  * Start `argv` behind the gate in a new detached session. The client's command line is only
  * `start-server ; source-file -`: the session, its environment (the caller's, as `-e` words) and the
  * command reach tmux through a pipe, because a tmux server keeps the argv of the client that started it
@@ -140,6 +149,7 @@ export async function newSession(opts: {
   const env = environmentFlags(unset.length > 0 ? {...opts.env, PK_GATE_UNSET: unset.join(' ')} : opts.env)
   for (const name of candidateNames(opts.name)) {
     const script = tmuxScript([
+      ['set-hook', '-g', DETACH_HOOK_NAME, DETACH_HOOK],
       ['new-session', '-d', '-s', name, '-c', formatLiteral(opts.cwd), '-P', '-F', NEW_SESSION_FORMAT, ...env, '--', ...gateArgv(opts.sleepProgram, GATE_SECONDS, opts.argv)],
     ])
     try {

@@ -4,7 +4,8 @@ import {PkError} from '../errors.js'
 import {WatchCache} from '../watch-cache.js'
 import {Env} from '../registry/state-dir.js'
 import {wantColour} from '../present/table.js'
-import {collectSessions} from '../sessions.js'
+import {ScreenWatch, watchPass} from '../observe.js'
+import {collectSessions, listingIdentity} from '../sessions.js'
 import {branchReader} from './git.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
 
@@ -27,6 +28,7 @@ class Dashboard {
   private busy = false
   /** What refreshes keep of each other (see WatchCache). */
   private readonly cache = new WatchCache()
+  private readonly screens = new ScreenWatch()
   private closed = false
   private attaching = false
   private timer: NodeJS.Timeout | undefined
@@ -68,9 +70,8 @@ class Dashboard {
     try {
       this.branchOf = branchReader()
       const listing = await collectSessions(this.env, {cache: this.cache})
-      const {loadConfig} = await import('../config.js')
-      const {notifyRows} = await import('../notify.js')
-      await notifyRows(listing.rows, (await loadConfig(process.cwd(), this.env)).config.notify, this.env, listing.snapshot.state).catch(() => [])
+      // What needs the user and was not told yet goes to the one writer (the dashboard itself writes nothing).
+      watchPass(this.screens, listing.rows, listing.snapshot.state, this.env, listingIdentity(listing))
       this.state = reconcileSelection({...this.state, rows: dashboardRows(listing.rows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
     } catch (error) {
       this.state = {...this.state, message: error instanceof Error ? error.message : String(error)}

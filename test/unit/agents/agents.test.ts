@@ -5,12 +5,12 @@ import {describe, expect, it} from 'vitest'
 import {applyPaneRules, bottomLines} from '../../../src/lib/agents/pane-rules.js'
 import {BUILTIN_PRESETS, findPreset, resumeArgv} from '../../../src/lib/agents/presets.js'
 import {PROJECT_PLACES, USER_PLACES, checkProjectConfig, layerConfigs, mergePresets, validateConfig} from '../../../src/lib/config.js'
-import {findHookTarget, parseHookPayload} from '../../../src/lib/hook.js'
+import {parseHookPayload} from '../../../src/lib/hook.js'
 import {ancestry} from '../../../src/lib/proc/ancestry.js'
 import {findCaller} from '../../../src/lib/handoff.js'
 import {SessionRow} from '../../../src/lib/correlate.js'
 import {applyStatus, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/status.js'
-import {VIEW, pane, sampleRecord, server} from '../../helpers/fixtures.js'
+import {VIEW} from '../../helpers/fixtures.js'
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
 
@@ -49,18 +49,22 @@ describe('hook payloads', () => {
 
   it('keeps the newer state: older reports and reminders change nothing', async () => {
     const {nextStatus} = await import('../../../src/lib/hook.js')
-    const now = new Date('2026-11-30T10:00:00Z')
-    const stop = nextStatus(null, {state: 'idle', event: 'Stop', conversationId: null, turnEnded: true, sentAt: 2000}, now)!
+    const stop = nextStatus(null, {state: 'idle', event: 'Stop', conversationId: null, turnEnded: true, sentAt: 2000})!
     expect(stop).toMatchObject({state: 'idle', turnEnded: true, sentAt: 2000})
     // Pi across /reload: the old session's shutdown arrives after the new start, but was sent before it.
-    const started = nextStatus(stop, {state: 'idle', event: 'session_start', conversationId: null, turnEnded: false, sentAt: 3000}, now)!
-    expect(nextStatus(started, {state: 'exited', event: 'session_shutdown', conversationId: null, turnEnded: false, sentAt: 2500}, now)).toBeNull()
+    const started = nextStatus(stop, {state: 'idle', event: 'session_start', conversationId: null, turnEnded: false, sentAt: 3000})!
+    expect(nextStatus(started, {state: 'exited', event: 'session_shutdown', conversationId: null, turnEnded: false, sentAt: 2500})).toBeNull()
     // Claude's idle reminder a minute later keeps the Stop's time, so a look since then still counts.
-    expect(nextStatus(stop, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true}, now)).toBeNull()
-    expect(nextStatus({...stop, state: 'working'}, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true}, now)).toMatchObject({state: 'idle'})
+    expect(nextStatus(stop, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true})).toBeNull()
+    expect(nextStatus({...stop, state: 'working'}, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true})).toMatchObject({state: 'idle'})
+    // Dated by the event, not by when pk read it: every reader names it alike.
+    expect(stop.at).toBe(new Date(2000).toISOString())
+    // Claude's PermissionRequest, then its Notification about the same prompt six seconds later: one event.
+    const asked = nextStatus(stop, {state: 'waiting', event: 'PermissionRequest', conversationId: null, turnEnded: false, sentAt: 10_000})!
+    expect(nextStatus(asked, {state: 'waiting', event: 'Notification:permission_prompt', conversationId: null, turnEnded: false, sentAt: 16_000})).toBeNull()
   })
   it('reads Codex notify and Pi extension payloads', () => {
-    expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't9', 'turn-id': '1'}))).toEqual({state: 'idle', event: 'agent-turn-complete', conversationId: 't9', turnEnded: true, sentAt: null})
+    expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't9', 'turn-id': '1', cwd: '/w'}))).toEqual({state: 'idle', event: 'agent-turn-complete', conversationId: 't9', turnEnded: true, sentAt: null, cwd: '/w'})
     expect(parseHookPayload('codex', JSON.stringify({type: 'something-else'}))).toBeNull()
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_start', sessionId: 'p1'}))).toMatchObject({state: 'working', conversationId: 'p1'})
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_end', sessionId: 'p1'}))).toMatchObject({state: 'idle', turnEnded: true})
@@ -82,28 +86,9 @@ describe('finding the session a hook runs in', () => {
   ])
   const chain = ancestry(40, (pid) => stats.get(pid) ?? null)
   const argv = (pid: number) => ({40: ['pk', 'hook'], 30: ['sh', '-c', 'pk hook claude'], 20: ['claude'], 10: ['bash']})[pid] ?? null
-  const panes = new Map([[10, {server: server('/s', []), pane: pane({paneId: '%1', panePid: 10})}]])
 
   it('walks parents up to pid 1', () => {
     expect(chain.map((l) => l.pid)).toEqual([40, 30, 20, 10])
-  })
-  it('prefers a recorded session process, matched by pid and start time', () => {
-    const stored = {file: 'r.json', record: sampleRecord({identity: {...VIEW, pid: 20, startTime: 200}})}
-    expect(findHookTarget({chain, view: VIEW, records: [stored], panesByPid: panes, argv, presets: BUILTIN_PRESETS, agent: 'claude'})).toEqual({kind: 'record', stored})
-    const stale = {file: 'r.json', record: sampleRecord({identity: {...VIEW, pid: 20, startTime: 199}})}
-    expect(findHookTarget({chain, view: VIEW, records: [stale], panesByPid: new Map(), argv, presets: BUILTIN_PRESETS, agent: 'claude'}).kind).toBe('none')
-  })
-  it('in a pane, takes the recognised agent as the session process', () => {
-    const target = findHookTarget({chain, view: VIEW, records: [], panesByPid: panes, argv, presets: BUILTIN_PRESETS, agent: 'claude'})
-    expect(target).toMatchObject({kind: 'pane', agentPid: 20, pane: {paneId: '%1'}})
-  })
-  it("a hook from an agent's descendant counts for the agent's outermost process in the pane", () => {
-    // Codex: a node wrapper (20) and its native child (30), both named codex; the hook runs under the child.
-    const codexArgv = (pid: number) => ({40: ['pk', 'hook'], 30: ['/opt/codex/bin/codex'], 20: ['node', '/usr/bin/codex'], 10: ['bash']})[pid] ?? null
-    expect(findHookTarget({chain, view: VIEW, records: [], panesByPid: panes, argv: codexArgv, presets: BUILTIN_PRESETS, agent: 'codex'})).toMatchObject({kind: 'pane', agentPid: 20})
-  })
-  it('finds nothing outside tmux', () => {
-    expect(findHookTarget({chain, view: VIEW, records: [], panesByPid: new Map(), argv, presets: BUILTIN_PRESETS, agent: 'claude'}).kind).toBe('none')
   })
   it('finds the calling agent for a handoff', () => {
     expect(findCaller({chain, view: VIEW, records: [], argv, presets: BUILTIN_PRESETS})).toMatchObject({pid: 20, agent: 'claude'})
@@ -116,20 +101,20 @@ describe('status', () => {
   const row = (over: Partial<SessionRow> = {}): SessionRow => ({
     id: 'a', kind: 'recorded', agent: 'claude', label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
     pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null,
-    tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, activity: null}, ...over,
+    tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
   })
   const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({state, at: new Date(now - ago).toISOString(), event: 'e', turnEnded})
 
   it('trusts hooks over pane rules, and lets a working report go stale', () => {
     expect(freshHookStatus(hook('working', WORKING_FRESH_MS + 1), now)).toBeNull()
     expect(freshHookStatus(hook('waiting', 24 * 3600_000), now)).not.toBeNull()
-    const records = new Map([['r.json', sampleRecord({status: hook('waiting', 1000)})]])
+    const records = new Map([['a', {status: hook('waiting', 1000), observed: null}]])
     const captures = new Map([['/s\0%1', 'esc to interrupt']])
-    const [decided] = applyStatus({rows: [row()], records, captures, presets: BUILTIN_PRESETS, now})
+    const [decided] = applyStatus({rows: [row()], known: records, captures, presets: BUILTIN_PRESETS, now})
     expect(decided).toMatchObject({state: 'waiting', stateSource: 'hook', attention: true})
-    const [fromPane] = applyStatus({rows: [row()], records: new Map(), captures, presets: BUILTIN_PRESETS, now})
+    const [fromPane] = applyStatus({rows: [row()], known: new Map(), captures, presets: BUILTIN_PRESETS, now})
     expect(fromPane).toMatchObject({state: 'working', stateSource: 'pane', attention: false})
-    const [nothing] = applyStatus({rows: [row()], records: new Map(), captures: new Map(), presets: BUILTIN_PRESETS, now})
+    const [nothing] = applyStatus({rows: [row()], known: new Map(), captures: new Map(), presets: BUILTIN_PRESETS, now})
     expect(nothing).toMatchObject({state: 'unknown', stateSource: 'none'})
   })
 
@@ -140,36 +125,40 @@ describe('status', () => {
     expect(needsAttention(row({attached: true}), 'waiting', now, false)).toBe(false)
     expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 + 5}}), 'idle', now, true)).toBe(false)
     expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 - 5}}), 'idle', now, true)).toBe(true)
+    // Attached before the turn ended and detached after it: the user was looking when it happened.
+    expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 - 5, lastDetached: now / 1000 + 2}}), 'idle', now, true)).toBe(false)
+    // Detached before it happened: they did not see it.
+    expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 - 9, lastDetached: now / 1000 - 5}}), 'idle', now, true)).toBe(true)
   })
 
   it('decides by time, not by source: a screen that changed after the hook report and reads otherwise wins', () => {
     // Codex's notify says only that a turn ended; the next turn shows on the screen alone.
-    const records = new Map([['r.json', sampleRecord({status: hook('idle', 60_000, true)})]])
+    const records = new Map([['a', {status: hook('idle', 60_000, true), observed: null}]])
     const captures = new Map([['/s\0%1', 'esc to interrupt']])
     const later = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 5_000) / 1000}})
-    expect(applyStatus({rows: [later], records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'working', stateSource: 'pane', attention: false})
+    expect(applyStatus({rows: [later], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'working', stateSource: 'pane', attention: false})
     // A screen that has not changed since the report leaves the hook's word standing.
     const quiet = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 120_000) / 1000}})
-    expect(applyStatus({rows: [quiet], records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'idle', stateSource: 'hook'})
+    expect(applyStatus({rows: [quiet], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'idle', stateSource: 'hook'})
   })
 
   it("believes a hook's exited only when the process is gone", () => {
-    const records = new Map([['r.json', sampleRecord({status: {...hook('idle', 1000), state: 'exited' as const}})]])
-    const alive = applyStatus({rows: [row()], records, captures: new Map([['/s\0%1', '? for shortcuts']]), presets: BUILTIN_PRESETS, now})[0]!
+    const records = new Map([['a', {status: {...hook('idle', 1000), state: 'exited' as const}, observed: null}]])
+    const alive = applyStatus({rows: [row()], known: records, captures: new Map([['/s\0%1', '? for shortcuts']]), presets: BUILTIN_PRESETS, now})[0]!
     expect(alive.state).not.toBe('exited')
     expect(alive).toMatchObject({state: 'idle', stateSource: 'pane'})
   })
 
   it('orders attention first, then waiting, working, idle', () => {
-    const records = new Map([
-      ['w.json', sampleRecord({status: hook('working', 1)})],
-      ['i.json', sampleRecord({status: hook('idle', 1)})],
-      ['q.json', sampleRecord({status: hook('waiting', 1)})],
+    const records = new Map<string, {status: ReturnType<typeof hook>; observed: null}>([
+      ['w', {status: hook('working', 1), observed: null}],
+      ['i', {status: hook('idle', 1), observed: null}],
+      ['q', {status: hook('waiting', 1), observed: null}],
     ])
     const rows = ['w', 'i', 'q'].map((id) => row({id, record: `${id}.json`, attached: true}))
     rows.push(row({id: 'z', record: 'z.json'}))
-    records.set('z.json', sampleRecord({status: hook('idle', 1, true)}))
-    expect(applyStatus({rows, records, captures: new Map(), presets: BUILTIN_PRESETS, now}).map((r) => r.id)).toEqual(['z', 'q', 'w', 'i'])
+    records.set('z', {status: hook('idle', 1, true), observed: null})
+    expect(applyStatus({rows, known: records, captures: new Map(), presets: BUILTIN_PRESETS, now}).map((r) => r.id)).toEqual(['z', 'q', 'w', 'i'])
   })
 })
 

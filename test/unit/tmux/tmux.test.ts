@@ -32,12 +32,12 @@ describe('tmux argv', () => {
 
 describe('pane list', () => {
   const line = (fields: string[]) => fields.join(FIELD_SEPARATOR)
-  const good = ['%3', '123', '0', '', '$1', '2', '@4', '1700000000', '', '99', 'my session']
+  const good = ['%3', '123', '0', '', '$1', '2', '@4', '1700000000', '', '1700000050', '99', 'my session']
 
   it('parses a well-formed line', () => {
     expect(parsePaneLine(line(good))).toEqual({
       paneId: '%3', panePid: 123, dead: false, deadStatus: null, sessionId: '$1', attachedClients: 2, windowId: '@4',
-      windowActivity: 1_700_000_000, lastAttached: null, serverPid: 99, sessionName: 'my session',
+      windowActivity: 1_700_000_000, lastAttached: null, lastDetached: 1_700_000_050, serverPid: 99, sessionName: 'my session',
     })
   })
 

@@ -1,0 +1,292 @@
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {SessionRow} from './correlate.js'
+import {PkError} from './errors.js'
+import {HookReport, nextStatus, parseHookPayload} from './hook.js'
+import {sessionIdOf} from './proc/identity.js'
+import {View} from './proc/view.js'
+import {HookStatus, ScreenEpisode, SessionRecord} from './registry/records.js'
+import {Env} from './registry/state-dir.js'
+import {Link, SpoolEvent} from './spool.js'
+import {Known} from './status.js'
+
+/**
+ * Events, from a pending spool file to the session they belong to. Pure decisions over a `World` (what
+ * the caller's one snapshot says), shared by readers (which apply pending events in memory) and by the
+ * one writer (which applies them to the records). An event is the right session's or nobody's: it is
+ * attributed only on evidence that names one session, never guessed.
+ */
+
+/** An observer's report of what a screen showed (`pk-screen` events): handed to the writer by watchers. */
+export interface ScreenObservation {
+  state: 'idle' | 'waiting'
+  /** The state the observer saw before, on the same session: a turn ends when it was `working`. */
+  from: string | null
+  /** When the observer first saw this state (ms since the epoch). */
+  firstSeen: number
+  /** When it last saw another state (ms), or null: an earlier episode of the same state ended then. */
+  lastOther: number | null
+}
+
+export type ParsedEvent = {kind: 'report'; report: HookReport} | {kind: 'screen'; observation: ScreenObservation} | {kind: 'ignored'; reason: string}
+
+/** The agent name of observations in the spool (never an agent's: agent names have no such prefix in presets). */
+export const SCREEN_EVENT = 'pk-screen'
+
+/** Pure: a spool event's meaning. `bootMs`: when this boot began, for events the agent did not date itself. */
+export function parseEvent(event: SpoolEvent, bootMs: number | null): ParsedEvent {
+  if (event.agent === SCREEN_EVENT) {
+    const data = safeJson(event.payload)
+    const state = data?.state
+    if ((state !== 'idle' && state !== 'waiting') || typeof data?.firstSeen !== 'number') return {kind: 'ignored', reason: 'a malformed screen observation'}
+    return {kind: 'screen', observation: {state, from: typeof data.from === 'string' ? data.from : null, firstSeen: data.firstSeen, lastOther: typeof data.lastOther === 'number' ? data.lastOther : null}}
+  }
+  let parsed: HookReport | null
+  try {
+    parsed = parseHookPayload(event.agent, event.payload)
+  } catch (error) {
+    if (error instanceof PkError) return {kind: 'ignored', reason: error.message}
+    throw error
+  }
+  if (parsed === null) return {kind: 'ignored', reason: 'the event says nothing about state'}
+  // Where the agent sends no time of its own, the moment its hook ran dates the event: every reader and
+  // the writer then date it alike, so one event is one notification whoever sees it first.
+  const sentAt = parsed.sentAt ?? (bootMs === null ? null : Math.round(bootMs + event.uptime * 1000))
+  return {kind: 'report', report: {...parsed, sentAt}}
+}
+
+const safeJson = (text: string): Record<string, unknown> | null => {
+  try {
+    const data = JSON.parse(text)
+    return typeof data === 'object' && data !== null && !Array.isArray(data) ? data : null
+  } catch {
+    return null
+  }
+}
+
+/** What attribution may look at: the caller's one snapshot of the world. */
+export interface World {
+  view: Pick<View, 'bootId' | 'pidNs'>
+  rowsById: ReadonlyMap<string, SessionRow>
+  stat(pid: number): {startTime: number} | null
+  argv(pid: number): string[] | null
+  /** Whether a Codex thread is a conversation of the user's (it has a rollout file); null when that cannot be told. */
+  codexThreadIsConversation(threadId: string, at: number | null): boolean | null
+  /** The conversation id a session has (its record's, or one applied earlier in the same pass). */
+  conversationOf(row: SessionRow): string | null
+}
+
+export type Attribution =
+  /** The session's row; `agent` names the process to record for a pane nobody recorded yet. */
+  | {kind: 'session'; row: SessionRow; agent: Link | null; by: 'ancestry' | 'conversation' | 'cwd'}
+  | {kind: 'none'; reason: string}
+
+/** Pure: a process that serves several sessions (Codex's app-server daemon runs every window's notify). */
+export const servesSessions = (argv: string[] | null) => argv !== null && argv.some((word) => word === 'app-server')
+
+const alive = (world: World, link: Link) => world.stat(link.pid)?.startTime === link.startTime
+
+/** Walk the event's ancestry (as noted at the event) to the first process that is a session's. */
+function byAncestry(chain: Link[], world: World): Attribution | null {
+  for (let i = 0; i < chain.length; i++) {
+    const link = chain[i]!
+    // A live process that serves several sessions names none of them; nor does anything above it.
+    if (alive(world, link) && servesSessions(world.argv(link.pid))) return {kind: 'none', reason: `the event came through a process that serves several sessions (pid ${link.pid})`}
+    const row = world.rowsById.get(sessionIdOf({...world.view, ...link}))
+    if (!row) continue
+    if (row.conflict) return {kind: 'none', reason: `session ${row.id} is claimed by more than one record`}
+    if (row.kind !== 'pane') return {kind: 'session', row, agent: null, by: 'ancestry'}
+    // A pane whose process no preset names: the agent is its child on the way up (or the pane process).
+    const below = i > 0 ? chain[i - 1]! : link
+    if (!row.verified || !alive(world, below)) return {kind: 'none', reason: `the pane's process ${below.pid} is gone`}
+    return {kind: 'session', row, agent: below, by: 'ancestry'}
+  }
+  return null
+}
+
+/**
+ * Pure: the session an event belongs to, or none. Every agent: the sender's ancestry, noted by the hook
+ * at the event (so a shell in between, gone since, is harmless). Codex: its notify program runs from a
+ * shared app-server daemon, so its ancestry names no session; what does is the thread id of a recorded
+ * conversation, else the one live Codex session in the event's directory. A thread that is no
+ * conversation of the user's (the side thread that writes a title) is nobody's.
+ */
+export function attribute(event: SpoolEvent, report: HookReport, world: World): Attribution {
+  if (event.agent !== 'codex') return byAncestry(event.chain, world) ?? {kind: 'none', reason: 'no session in the sender\'s ancestry'}
+  const thread = report.conversationId
+  if (thread !== null && world.codexThreadIsConversation(thread, report.sentAt) === false) return {kind: 'none', reason: `codex thread ${thread} is not a conversation (no rollout file): a side thread`}
+  // The notifier itself must be a process that can be checked and serves one session: Codex before 0.171
+  // ran notify from the window's own process.
+  const notifier = event.chain[0]!
+  const direct = alive(world, notifier) && !servesSessions(world.argv(notifier.pid)) ? byAncestry(event.chain, world) : null
+  if (direct?.kind === 'session') return direct
+  const live = [...world.rowsById.values()].filter((r) => r.agent === 'codex' && r.verified && r.state !== 'exited' && !r.conflict)
+  if (thread !== null) {
+    const owners = live.filter((r) => world.conversationOf(r) === thread)
+    if (owners.length === 1) return {kind: 'session', row: owners[0]!, agent: null, by: 'conversation'}
+    if (owners.length > 1) return {kind: 'none', reason: `codex thread ${thread} is recorded on ${owners.length} live sessions`}
+  }
+  const cwd = report.cwd ?? null
+  if (cwd !== null) {
+    // A window already on another conversation is not this thread's.
+    const here = live.filter((r) => r.cwd === cwd && (thread === null || world.conversationOf(r) === null))
+    if (here.length === 1) return {kind: 'session', row: here[0]!, agent: null, by: 'cwd'}
+    return {kind: 'none', reason: `${here.length} codex sessions in ${cwd} could have sent thread ${thread ?? '(none)'}`}
+  }
+  return {kind: 'none', reason: 'a codex event that names neither a known thread nor a directory'}
+}
+
+/** Pure: a screen observation applied to the episode a session has: a new episode, or null (the same one). */
+export function nextEpisode(previous: ScreenEpisode | null | undefined, observed: ScreenObservation): ScreenEpisode | null {
+  const sameEpisode = previous && previous.state === observed.state && (observed.lastOther === null || observed.lastOther < Date.parse(previous.since))
+  if (sameEpisode) return null
+  return {state: observed.state, since: new Date(observed.firstSeen).toISOString(), turnEnded: observed.state === 'waiting' || observed.from === 'working'}
+}
+
+/** What pending events leave on one session: its status, its conversation, its screen episode. */
+export interface Applied {
+  status: HookStatus | null
+  conversationId: string | null
+  observed: ScreenEpisode | null
+  agent: string | null
+  /** The process to record for a session nobody recorded yet. */
+  agentLink: Link | null
+  /** Whether any event changed something. */
+  changed: boolean
+  /** The newest change may need the user. */
+  mayNeedYou: boolean
+}
+
+export interface Outcome {
+  event: SpoolEvent
+  id: string | null
+  reason: string
+}
+
+/**
+ * Pure: replay events, oldest first, over what the sessions' records say. Returns each touched session's
+ * result (by row id) and what became of each event. Readers show the result; the writer stores it.
+ */
+export function applyEvents(events: SpoolEvent[], world: World, records: ReadonlyMap<string, SessionRecord>, bootMs: number | null): {applied: Map<string, Applied>; outcomes: Outcome[]} {
+  const applied = new Map<string, Applied>()
+  const outcomes: Outcome[] = []
+  const current = (row: SessionRow): Applied => {
+    let entry = applied.get(row.id)
+    if (!entry) {
+      const record = row.record ? (records.get(row.record) ?? null) : null
+      entry = {status: record?.status ?? null, conversationId: record?.conversationId ?? null, observed: record?.observed ?? null, agent: record?.agent ?? row.agent, agentLink: null, changed: false, mayNeedYou: false}
+      applied.set(row.id, entry)
+    }
+    return entry
+  }
+  const conversationWorld: World = {...world, conversationOf: (row) => applied.get(row.id)?.conversationId ?? world.conversationOf(row)}
+  for (const event of events) {
+    const parsed = parseEvent(event, bootMs)
+    if (parsed.kind === 'ignored') {
+      outcomes.push({event, id: null, reason: parsed.reason})
+      continue
+    }
+    if (parsed.kind === 'screen') {
+      const row = conversationWorld.rowsById.get(sessionIdOf({...world.view, ...event.chain[0]!}))
+      if (!row || row.conflict || !row.verified) {
+        outcomes.push({event, id: null, reason: 'the observed session is gone or cannot be verified'})
+        continue
+      }
+      const entry = current(row)
+      const episode = nextEpisode(entry.observed, parsed.observation)
+      if (episode !== null) Object.assign(entry, {observed: episode, changed: true, mayNeedYou: episode.turnEnded, agentLink: entry.agentLink ?? (row.kind === 'pane' ? event.chain[0]! : null)})
+      outcomes.push({event, id: row.id, reason: episode === null ? 'the same screen episode' : `screen ${episode.state}`})
+      continue
+    }
+    const target = attribute(event, parsed.report, conversationWorld)
+    if (target.kind === 'none') {
+      outcomes.push({event, id: null, reason: target.reason})
+      continue
+    }
+    const entry = current(target.row)
+    const status = nextStatus(entry.status, parsed.report)
+    // A thread found by directory alone names the conversation only where none is known yet.
+    const conversationId = parsed.report.conversationId ?? entry.conversationId
+    if (status !== null || conversationId !== entry.conversationId) {
+      Object.assign(entry, {status: status ?? entry.status, conversationId, agent: entry.agent ?? event.agent, changed: true, agentLink: entry.agentLink ?? target.agent})
+      if (status !== null) entry.mayNeedYou = status.state === 'waiting' || (status.state === 'idle' && status.turnEnded)
+    }
+    outcomes.push({event, id: target.row.id, reason: status === null ? 'an older or repeated report; the newer state stands' : `${status.state} (${status.event}, by ${target.by})`})
+  }
+  return {applied, outcomes}
+}
+
+/**
+ * Whether a Codex thread is one of the user's conversations: Codex writes every conversation to
+ * `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl`. Looked for on the event's day and the
+ * days either side (time zones, midnight). null when Codex keeps no sessions directory here at all.
+ */
+export function codexThreadLookup(env: Env): World['codexThreadIsConversation'] {
+  const root = join(env.CODEX_HOME || join(env.HOME ?? '/', '.codex'), 'sessions')
+  return (threadId, at) => {
+    // Codex names threads by UUID; anything else cannot be looked up (nor be a file name part).
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(threadId)) return null
+    let years: string[]
+    try {
+      years = readdirSync(root)
+    } catch {
+      return null
+    }
+    if (years.length === 0) return null
+    const when = at ?? Date.now()
+    const pad = (n: number) => String(n).padStart(2, '0')
+    const days = new Set<string>()
+    for (const offset of [0, -1, 1]) {
+      const day = new Date(when + offset * 86_400_000)
+      days.add(join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())))
+      days.add(join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())))
+    }
+    const holds = (day: string) => {
+      try {
+        return readdirSync(join(root, day)).some((name) => name.endsWith(`-${threadId}.jsonl`))
+      } catch {
+        return false
+      }
+    }
+    if ([...days].some(holds)) return true
+    // A conversation resumed by hand keeps writing where it began: look through every day (rare: only a
+    // thread no session has yet).
+    const list = (dir: string) => {
+      try {
+        return readdirSync(join(root, dir)).filter((n) => /^\d+$/.test(n))
+      } catch {
+        return []
+      }
+    }
+    for (const y of years.filter((n) => /^\d+$/.test(n))) for (const m of list(y)) for (const d of list(join(y, m))) if (holds(join(y, m, d))) return true
+    return false
+  }
+}
+
+/** The world attribution looks at, from one listing: its rows, its memoised /proc, its records. */
+export function worldOf(view: World['view'], rows: SessionRow[], proc: {stat: World['stat']; argv: World['argv']}, records: ReadonlyMap<string, SessionRecord>, env: Env): World {
+  return {
+    view,
+    rowsById: new Map(rows.map((r) => [r.id, r])),
+    stat: proc.stat,
+    argv: proc.argv,
+    codexThreadIsConversation: codexThreadLookup(env),
+    conversationOf: (row) => (row.record ? (records.get(row.record)?.conversationId ?? null) : null),
+  }
+}
+
+/**
+ * Pure: what is known of each session beyond its pane, by row id: its record's status and screen
+ * episode, with pending events applied in memory (what a reader shows; nothing is written).
+ */
+export function knownOf(rows: SessionRow[], records: ReadonlyMap<string, SessionRecord>, applied: ReadonlyMap<string, Applied>): Map<string, Known> {
+  const known = new Map<string, Known>()
+  for (const row of rows) {
+    const record = row.record ? records.get(row.record) : undefined
+    const pending = applied.get(row.id)
+    if (pending?.changed) known.set(row.id, {status: pending.status, observed: pending.observed})
+    else if (record) known.set(row.id, {status: record.status, observed: record.observed ?? null})
+  }
+  return known
+}

@@ -1,0 +1,148 @@
+import {unlinkSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {correlate} from './correlate.js'
+import {Applied, Outcome, applyEvents, worldOf} from './events.js'
+import {PkError} from './errors.js'
+import {identityFromStat, sessionIdOf} from './proc/identity.js'
+import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
+import {appendRegularFile} from './registry/files.js'
+import {mayWrite, withWriteAccess} from './registry/ownership.js'
+import {RECORD_VERSION, SessionRecord, createRecord, replaceRecord} from './registry/records.js'
+import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
+import {bootMs} from './sessions.js'
+import {takeSnapshot} from './snapshot.js'
+import {checkedSpool, pendingNames, readPending} from './spool.js'
+
+/**
+ * The one writer of events: applies pending spool events to the records, then removes them. Single
+ * flight: it never waits for the registry lock (whoever holds it applies what is pending before letting
+ * go, see `applyPendingHeld`), and after letting go it looks once more, so an event that arrived while the
+ * lock was held is not left behind. An event leaves the spool only once applied, or judged nobody's and
+ * logged (hook.log).
+ */
+
+export interface FoldResult {
+  /** Another pk held the lock: it applies what is pending before it lets go. */
+  busy: boolean
+  outcomes: Outcome[]
+  /** Ids of sessions whose new state may need the user (a turn ended, it waits). */
+  mayNeedYou: string[]
+}
+
+/** How long a pending batch may be: a huge spool is applied in slices, the lock let go between them. */
+const BATCH = 5000
+
+export async function foldPending(env: Env, state: StateDir | null = openStateDirForReading(env)): Promise<FoldResult> {
+  const result: FoldResult = {busy: false, outcomes: [], mayNeedYou: []}
+  if (state === null || checkedSpool(state) === null || !mayWrite(state)) return result
+  for (let round = 0; round < 100; round++) {
+    if (pendingNames(checkedSpool(state)!).length === 0) break
+    let got = false
+    try {
+      await withWriteAccess(
+        state,
+        async () => {
+          got = true
+          merge(result, await applyPendingHeld(state, env))
+        },
+        {wait: false, applyPending: false},
+      )
+    } catch (error) {
+      if (!got && error instanceof PkError && error.code === 'state-locked') return {...result, busy: true}
+      throw error
+    }
+  }
+  return result
+}
+
+function merge(into: FoldResult, from: Omit<FoldResult, 'busy'>): void {
+  into.outcomes.push(...from.outcomes)
+  for (const id of from.mayNeedYou) if (!into.mayNeedYou.includes(id)) into.mayNeedYou.push(id)
+}
+
+/**
+ * Apply every pending event (up to a batch), the lock held by the caller: one look at the world (tmux,
+ * /proc, the records: listed once however many events there are), each changed record written once, then
+ * the applied files removed.
+ */
+export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<FoldResult, 'busy'>> {
+  const dir = checkedSpool(state)
+  if (dir === null) return {outcomes: [], mayNeedYou: []}
+  const pending = readPending(state, BATCH)
+  if (pending.events.length === 0 && pending.unreadable.length === 0) return {outcomes: [], mayNeedYou: []}
+  const log: string[] = pending.unreadable.map((name) => `spool ${name}: not an event; removed`)
+  let outcomes: Outcome[] = []
+  const mayNeedYou: string[] = []
+  if (pending.events.length > 0) {
+    const snap = await takeSnapshot(env, {state})
+    const records = new Map(snap.records.map((s) => [s.file, s.record]))
+    const {rows} = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
+    const world = worldOf(snap.view, rows, snap.proc, records, env)
+    const applied = applyEvents(pending.events, world, records, bootMs())
+    outcomes = applied.outcomes
+    for (const [id, entry] of applied.applied) {
+      if (!entry.changed) continue
+      const row = world.rowsById.get(id)!
+      const written = row.record ? update(row.record, records.get(row.record)!, entry) : create(state, snap.view, snap.servers.find((s) => s.socket === row.tmux?.socket)?.serverPid ?? undefined, row, entry)
+      if (written === null) {
+        log.push(`session ${id}: ${entry.agentLink ? 'its agent process is gone' : 'nothing to record it by'}; its events are dropped`)
+        continue
+      }
+      if (entry.mayNeedYou) mayNeedYou.push(written)
+    }
+    for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
+  }
+  writeLog(state, log)
+  for (const name of [...pending.events.map((e) => e.name), ...pending.unreadable]) {
+    try {
+      unlinkSync(join(dir, name))
+    } catch {
+      // gone already
+    }
+  }
+  return {outcomes, mayNeedYou}
+}
+
+function update(file: string, record: SessionRecord, entry: Applied): string {
+  replaceRecord(file, {...record, agent: record.agent ?? entry.agent, status: entry.status, conversationId: entry.conversationId, observed: entry.observed})
+  return sessionIdOf(record.identity)
+}
+
+/** A session nobody recorded (an agent started by hand in a pane): its record, from the process the events name. */
+function create(state: StateDir, view: {bootId: string; pidNs: string}, serverPid: number | undefined, row: {id: string; pid: number | null; tmux: {socket: string; pane: string; sessionId: string} | null}, entry: Applied): string | null {
+  const pid = entry.agentLink?.pid ?? row.pid
+  const stat = pid === null ? null : readStat(pid)
+  if (stat === null || row.tmux === null || serverPid === undefined || (entry.agentLink && stat.startTime !== entry.agentLink.startTime)) return null
+  const identity = identityFromStat(view, stat)
+  const record: SessionRecord = {
+    version: RECORD_VERSION,
+    identity,
+    tmux: {socket: row.tmux.socket, paneId: row.tmux.pane, sessionId: row.tmux.sessionId, serverPid},
+    cwd: readCwd(identity.pid) ?? '/',
+    argv: readCmdline(identity.pid) ?? [],
+    agent: entry.agent,
+    label: null,
+    createdAt: new Date().toISOString(),
+    startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
+    conversationId: entry.conversationId,
+    status: entry.status,
+    observed: entry.observed,
+  }
+  try {
+    createRecord(state, record)
+  } catch {
+    return null // a record of the same process appeared meanwhile: the next fold applies to it
+  }
+  return sessionIdOf(identity)
+}
+
+function writeLog(state: StateDir, lines: string[]): void {
+  if (lines.length === 0) return
+  const at = new Date().toISOString()
+  try {
+    appendRegularFile(join(state.root, 'hook.log'), lines.map((l) => `${at} ${l}\n`).join(''))
+  } catch {
+    // nowhere safe to log
+  }
+}

@@ -1,0 +1,121 @@
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {SessionRow} from './correlate.js'
+import {ScreenObservation, SCREEN_EVENT} from './events.js'
+import {ExitCode, PkError, usageError} from './errors.js'
+import {markerName} from './notify.js'
+import {mayWrite} from './registry/ownership.js'
+import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
+import {enqueue} from './spool.js'
+
+/**
+ * Watchers (`pk ls --watch`, the dashboard) look again and again, so they see what no single look can: a
+ * screen that went from working to idle (a turn of an agent without hooks ended), or a dialog appearing.
+ * They write nothing themselves (a reader never writes): they hand what they saw to the one writer, a
+ * `pk notify` they start, which records it once (whoever else saw it too) and tells the user.
+ */
+
+/** What a watcher hands in: which process, and what its screen showed. */
+export interface Observation extends ScreenObservation {
+  pid: number
+  startTime: number
+}
+
+/** Pure: the observation text `pk notify --observe` takes, checked. */
+export function parseObservation(text: string): Observation {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch {
+    throw usageError('bad-payload', '--observe takes a JSON object')
+  }
+  const o = data as Record<string, unknown>
+  const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
+  if (typeof data !== 'object' || data === null || !count(o.pid) || !count(o.startTime) || (o.state !== 'idle' && o.state !== 'waiting') || !count(o.firstSeen)) {
+    throw usageError('bad-payload', '--observe needs pid, startTime, state (idle or waiting) and firstSeen')
+  }
+  return {pid: o.pid as number, startTime: o.startTime as number, state: o.state, from: typeof o.from === 'string' ? o.from : null, firstSeen: o.firstSeen as number, lastOther: count(o.lastOther) ? (o.lastOther as number) : null}
+}
+
+/** Put an observation into the spool, for the writer to apply like any event. */
+export function spoolObservation(env: Env, text: string): void {
+  const o = parseObservation(text)
+  const state = openStateDirForReading(env)
+  if (state === null || !mayWrite(state)) throw new PkError('foreign-namespace', 'this pk may not write the state directory; the observation is not kept', ExitCode.refused)
+  const payload: ScreenObservation = {state: o.state, from: o.from, firstSeen: o.firstSeen, lastOther: o.lastOther}
+  enqueue(state, SCREEN_EVENT, [{pid: o.pid, startTime: o.startTime}], JSON.stringify(payload))
+}
+
+interface Seen {
+  state: string
+  since: number
+  /** When this watcher last looked and saw it (any state). */
+  lastLook: number
+  /** The last look that saw another state: an earlier episode ended after it. */
+  lastOther: number | null
+  /** The episode (state and since) handed in already. */
+  handed: string | null
+}
+
+/** Pure-ish bookkeeping of one watcher: what each session showed, and what it handed to the writer. */
+export class ScreenWatch {
+  private seen = new Map<string, Seen>()
+  private asked = new Set<string>()
+
+  /** Observations to hand in for this listing: a screen state that needs the user and has no date of its own. */
+  observe(rows: SessionRow[], identity: (row: SessionRow) => {pid: number; startTime: number} | null, now: number): Observation[] {
+    const out: Observation[] = []
+    const present = new Set<string>()
+    for (const row of rows) {
+      present.add(row.id)
+      const before = this.seen.get(row.id)
+      const current: Seen = before && before.state === row.state ? before : {state: row.state, since: now, lastLook: now, lastOther: before ? before.lastLook : null, handed: null}
+      current.lastLook = now
+      this.seen.set(row.id, current)
+      if (row.stateSource !== 'pane' || row.attentionSince !== null || (row.state !== 'idle' && row.state !== 'waiting')) continue
+      // Idle is worth handing in only after work was seen: the end of a turn.
+      const from = before && before.state !== row.state ? before.state : null
+      if (row.state === 'idle' && from !== 'working') continue
+      const episode = `${row.state}@${current.since}`
+      if (current.handed === episode) continue
+      const who = identity(row)
+      if (who === null) continue
+      current.handed = episode
+      out.push({...who, state: row.state, from, firstSeen: current.since, lastOther: current.lastOther})
+    }
+    for (const id of this.seen.keys()) if (!present.has(id)) this.seen.delete(id)
+    return out
+  }
+
+  /** Rows that need the user, with a dated event nobody has told of yet (a marker read, no write), asked once each. */
+  untold(rows: SessionRow[], state: StateDir | null): SessionRow[] {
+    if (state === null) return []
+    const dir = join(state.root, 'notified')
+    return rows.filter((row) => {
+      if (!row.attention || row.attentionSince === null) return false
+      const name = markerName(row)
+      if (this.asked.has(name) || existsSync(join(dir, name))) return false
+      this.asked.add(name)
+      return true
+    })
+  }
+}
+
+/** Start the writer for what a watcher saw: detached, so the watcher never waits for it. */
+export function handToWriter(args: string[], env: Env): void {
+  const entry = process.argv[1]
+  if (!entry) return
+  try {
+    spawn(process.execPath, [entry, 'notify', ...args], {detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv}).unref()
+  } catch {
+    // could not start: the next look tries again
+  }
+}
+
+/** One watcher pass: hand in new screen episodes, and ask the writer to tell what nobody told yet. */
+export function watchPass(watch: ScreenWatch, rows: SessionRow[], state: StateDir | null, env: Env, identity: (row: SessionRow) => {pid: number; startTime: number} | null): void {
+  for (const o of watch.observe(rows, identity, Date.now())) handToWriter(['--observe', JSON.stringify(o)], env)
+  for (const row of watch.untold(rows, state)) handToWriter(['--check', row.id], env)
+}
