@@ -19,7 +19,7 @@ const arg = (name, fallback) => {
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
 const STRICT = process.argv.includes('--strict')
-const BUDGET = {version: 2.3, ls: {10: 1.5, 100: 1.5, 1000: 2.5}, agentExtra: 0.5, hook: 0.25, fold: 10, watchCpu: 5}
+const BUDGET = {version: 2.3, ls: {10: 1.5, 100: 1.5, 1000: 2.5}, agentExtra: 0.5, hook: 0.25, watchCpu: 5}
 const WATCH_SECONDS = Number(arg('watch-seconds', '20'))
 
 const {createRecord, RECORD_VERSION} = await import(join(ROOT, 'dist/lib/registry/records.js'))
@@ -221,22 +221,57 @@ for (const {n, agent} of cases) {
   cleanup()
 }
 
-// Folding a full spool: 10,000 pending events (of senders long gone) read, judged and removed by one ls.
+// Events (issue #20): what the one writer costs per event, and what pending events and a held lock cost readers.
 {
-  const w = await world(10, false)
+  const w = await world(1000, false)
+  mkdirSync(join(w.root, '.config', 'pk'), {recursive: true})
+  writeFileSync(join(w.root, '.config', 'pk', 'config.json'), JSON.stringify({notify: []}))
   const spool = join(w.env.PK_STATE_DIR, 'spool')
-  const fill = () => {
-    mkdirSync(spool, {recursive: true, mode: 0o700})
-    for (let i = 0; i < 10_000; i++) writeFileSync(join(spool, `${4_000_000 + i}-1-1-1`), `pk-spool 1 claude ${4_000_000 + i} 1 1.00\n{"hook_event_name":"Stop"}`)
+  mkdirSync(spool, {recursive: true, mode: 0o700})
+  const panes = execFileSync('tmux', ['-S', w.socket, 'list-panes', '-a', '-F', '#{pane_pid}'], {encoding: 'utf8'}).trim().split('\n').map(Number)
+  const links = panes.map((pid) => `${pid}:${readStat(pid).startTime}`)
+  let serial = 0
+  /** N events from N recorded sessions' processes, as the sh hook writes them. */
+  const spoolEvents = (n) => {
+    for (let i = 0; i < n; i++) {
+      serial++
+      writeFileSync(join(spool, `${1_000_000 + serial}-${serial}`), `pk-spool 2 claude ${(10_000 + serial / 100).toFixed(2)} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i}"}`)
+    }
   }
-  const samples = {node: [], fold: []}
+  const fold = (n) => {
+    spoolEvents(n)
+    return time([process.execPath, PK, 'notify', '--fold'], w.env)
+  }
+  const samples = {one: [], many: []}
   for (let i = 0; i < Math.max(3, Math.floor(RUNS / 3)); i++) {
-    samples.node.push(time([process.execPath, '-e', '0'], w.env))
-    fill()
-    samples.fold.push(time([process.execPath, PK, 'ls', '--json'], w.env))
+    samples.one.push(fold(1))
+    samples.many.push(fold(200))
   }
-  const [node, fold] = [median(samples.node), median(samples.fold)]
-  console.log(`pk ls --json folding 10,000 spooled events: ${fold.toFixed(1)} ms = ${check('fold', fold / node, BUDGET.fold)}`)
+  const perEvent = (median(samples.many) - median(samples.one)) / 199
+  console.log(`applying events at 1000 records (pk notify --fold): 1 event ${median(samples.one).toFixed(1)} ms, 200 events ${median(samples.many).toFixed(1)} ms: ${perEvent.toFixed(2)} ms per event (budget 2 ms) ${perEvent <= 2 ? 'ok' : 'OVER'}`)
+  verdicts.push(perEvent <= 2)
+
+  // Readers: the same listing with 20 pending events, and with the registry lock held by another pk.
+  const [without] = measure([[process.execPath, PK, 'ls', '--json']], w.env)
+  spoolEvents(20)
+  const [pending] = measure([[process.execPath, PK, 'ls', '--json']], w.env)
+  console.log(`pk ls --json at 1000 records with 20 pending events: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('pending', pending / without, 1.1)}`)
+  const {lock} = await import(join(ROOT, 'node_modules/proper-lockfile/index.js')).then((m) => m.default ?? m)
+  const release = await lock(join(w.env.PK_STATE_DIR, 'registry'), {realpath: false, stale: 60_000})
+  const [locked] = measure([[process.execPath, PK, 'ls', '--json']], w.env)
+  await release()
+  const delay = locked - pending
+  console.log(`pk ls --json with the registry lock held elsewhere: ${locked.toFixed(1)} ms, ${delay.toFixed(1)} ms more (budget 100 ms) ${delay <= 100 ? 'ok' : 'OVER'}`)
+  verdicts.push(delay <= 100)
+
+  // A spool nobody applied for a long time: 20,000 pending files (of senders long gone).
+  for (let i = 0; i < 20_000; i++) writeFileSync(join(spool, `${2_000_000 + i}-1`), `pk-spool 2 claude 1.00 1:999999\n{"hook_event_name":"Stop"}`)
+  const start = process.hrtime.bigint()
+  const out = spawnSync(process.execPath, [PK, 'ls', '--json'], {env: w.env, encoding: 'utf8', maxBuffer: 1 << 28})
+  const ms = Number(process.hrtime.bigint() - start) / 1e6
+  const healthy = out.status === 0 && !JSON.parse(out.stdout).problems.some((p) => p.code === 'server-unresponsive')
+  console.log(`pk ls --json with 20,000 pending files: ${ms.toFixed(1)} ms, ${healthy ? 'the server listed as healthy' : 'the server called unresponsive'} ${healthy ? 'ok' : 'OVER'}`)
+  verdicts.push(healthy)
   cleanup()
 }
 cleanup()

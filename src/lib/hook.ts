@@ -4,7 +4,7 @@ import {PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
 import {readStat} from './proc/reader.js'
 import {appendRegularFile} from './registry/files.js'
-import {enrol, mayWrite} from './registry/ownership.js'
+import {assertMayWrite, enrol, mayWrite} from './registry/ownership.js'
 import {HookStatus} from './registry/records.js'
 import {Env, openStateDirForReading, openStateDirForWriting} from './registry/state-dir.js'
 import {enqueue} from './spool.js'
@@ -122,7 +122,8 @@ export function nextStatus(previous: HookStatus | null, report: HookReport): Hoo
  */
 export async function spoolReport(env: Env, agent: string, payload: string, senderPid: number): Promise<string | null> {
   const state = openStateDirForWriting(env)
-  if (!mayWrite(state)) return null
+  // A pk of another pid namespace writes nothing: refused (and said on stderr), never silently.
+  assertMayWrite(state)
   await enrol(state)
   const chain = ancestry(senderPid, readStat)
   if (chain.length === 0) return null

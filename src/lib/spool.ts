@@ -63,11 +63,11 @@ export function parseSpoolText(name: string, text: string): SpoolEvent | null {
 
 /** Pure: the time a spool file's name says it was sent (its stamp: /proc/uptime's digits), for ordering before reading. */
 export function stampOf(name: string): number {
-  const match = /^(\d+)-/.exec(name)
-  if (match) return Number(match[1])
   // pk 0.1's names: PID-START-STAMP-HOOKPID
   const old = /^\d+-\d+-(\d+)-\d+$/.exec(name)
-  return old ? Number(old[1]) : 0
+  if (old) return Number(old[1])
+  const match = /^(\d+)-/.exec(name)
+  return match ? Number(match[1]) : 0
 }
 
 /** Pure: events in the order they were sent (the sender's clock, then the name). */

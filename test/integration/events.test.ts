@@ -1,0 +1,226 @@
+import {ChildProcess, spawn} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+
+/**
+ * The path an agent event takes into pk (issue #20): hooks through shells, a shared Codex daemon, a held
+ * lock, readers at once, an attached client, screens that only a watcher sees change.
+ */
+const HOOK = join(ROOT, 'assets', 'pk-hook.sh')
+let sb: Sandbox
+let told: string
+const children: ChildProcess[] = []
+beforeEach(() => {
+  sb = new Sandbox()
+  told = join(sb.root, 'told')
+  mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+  writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({notify: [{command: ['sh', '-c', 'echo "$PK_ID $PK_REASON" >> "$0"', told]}]}))
+})
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+  sb.cleanup()
+})
+
+const lines = () => (existsSync(told) ? readFileSync(told, 'utf8').trim().split('\n').filter(Boolean) : [])
+const spooled = () => (existsSync(join(sb.stateDir, 'spool')) ? readdirSync(join(sb.stateDir, 'spool')).filter((n) => !n.startsWith('.')) : [])
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const claude = (event: string, extra: object = {}) => JSON.stringify({hook_event_name: event, session_id: 'conv-1', ...extra})
+/** A shell line that reports one Claude event the way Claude's string-form hooks do: through `sh -c`. */
+const viaShell = (payload: string, node = true) => `sh -c "printf %s '${payload.replaceAll('"', '\\"')}' | '${HOOK}' claude ${node ? `'${process.execPath}'` : ''}"`
+
+/** Every file under the state directory with its content hash and mtime: what a reader must leave as it is. */
+function stateTree(): string[] {
+  const out: string[] = []
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name)
+      const stats = statSync(path)
+      if (stats.isDirectory()) walk(path)
+      else out.push(`${path.slice(sb.stateDir.length)} ${stats.mtimeMs} ${createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 12)}`)
+    }
+  }
+  walk(sb.stateDir)
+  return out
+}
+
+/** Holds the registry lock the way another pk would, until killed with SIGTERM (then it lets go). */
+async function holdLock(): Promise<ChildProcess> {
+  const script = `const {lock} = require(${JSON.stringify(join(ROOT, 'node_modules', 'proper-lockfile'))});
+lock(${JSON.stringify(join(sb.stateDir, 'registry'))}, {realpath: false, stale: 10000}).then((release) => {
+  process.stdout.write('held\\n'); process.on('SIGTERM', () => release().then(() => process.exit(0)))
+  setInterval(() => {}, 1000)
+})`
+  const child = spawn(process.execPath, ['-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
+  children.push(child)
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
+  return child
+}
+
+describe('readers never write', () => {
+  it('pk ls, wait and the watch stream show pending events with the lock held elsewhere, change nothing, and lose nothing', async () => {
+    const go = join(sb.root, 'go')
+    // Reported through a shell that is gone long before anything reads it (the node-less hook: no writer starts).
+    const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('Stop'), false)}; exec sleep 100000`])
+    const holder = await holdLock()
+    writeFileSync(go, '')
+    await waitFor('pending', () => spooled().length === 1)
+    const before = stateTree()
+    const started = Date.now()
+    const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
+    expect(Date.now() - started).toBeLessThan(8000) // it used to wait ten seconds for the lock
+    expect(listed).toMatchObject({state: 'idle', stateSource: 'hook', attention: true})
+    for (const args of [['ls'], ['ls', '--format', 'short'], ['ls', '--all', '--json'], ['wait', row.id, '--for', 'idle', '--timeout', '5']]) {
+      const result = await sb.pk(args)
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    }
+    const watch = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json'], {env: sb.env, stdio: ['ignore', 'pipe', 'ignore']})
+    children.push(watch)
+    await new Promise<void>((resolve) => watch.stdout!.once('data', () => resolve()))
+    watch.kill('SIGTERM')
+    expect(stateTree()).toEqual(before)
+    // The writer started meanwhile finds the lock taken and leaves the event where it is.
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(spooled()).toHaveLength(1)
+    holder.kill('SIGTERM')
+    await new Promise((r) => holder.once('exit', r))
+    await sb.pk(['notify', '--fold'])
+    expect(spooled()).toEqual([])
+    expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'idle', event: 'Stop'})
+    expect(lines()).toEqual([`${row.id} finished its turn`])
+  }, 60_000)
+
+  it('a writer that holds the lock applies what is pending before it lets go', async () => {
+    const row = await sb.bgRow(['--', 'sh', '-c', `sleep 0.5; ${viaShell(claude('PermissionRequest'), false)}; exec sleep 100000`])
+    await waitFor('pending', () => spooled().length === 1)
+    // Any writer: pk bg records another session, and applies the pending event on the way.
+    await sb.bgRow(['--', 'sleep', '100000'])
+    expect(spooled()).toEqual([])
+    expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'waiting'})
+  })
+})
+
+describe('told once per event', () => {
+  it("four readers and the hook's writer at once: one prompt told once, though Claude reports it twice", async () => {
+    const go = join(sb.root, 'go')
+    const row = await sb.bgRow(['--name', 'twice', '--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('PermissionRequest'))}; sleep 1; ${viaShell(claude('Notification', {notification_type: 'permission_prompt'}))}; exec sleep 100000`])
+    const readers = Array.from({length: 4}, () => spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: 'ignore'}))
+    children.push(...readers)
+    writeFileSync(go, '')
+    await waitFor('told', () => lines().length > 0, 15_000)
+    await waitFor('both applied', () => spooled().length === 0, 15_000)
+    await settle(1500)
+    await Promise.all([sb.pk(['notify']), sb.pk(['notify', '--fold']), sb.pk(['ls'])])
+    expect(lines()).toEqual([`${row.id} waiting for you`])
+  }, 60_000)
+
+  it('an event that happened while a client was attached raises nothing after it detaches', async () => {
+    const go = join(sb.root, 'go')
+    const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('Stop'))}; exec sleep 100000`])
+    const term = sb.socket('term')
+    sb.tmux(term, 'new-session', '-d', '-x', '100', '-y', '20', '--', 'env', '-u', 'TMUX', 'tmux', '-S', sb.pkSocket, 'attach', '-t', row.tmux!.sessionId)
+    await waitFor('attached', () => sb.tmuxTry(sb.pkSocket, 'list-clients').stdout.trim() !== '')
+    // The client attached first; the turn ends a second later, while it looks.
+    await settle(1100)
+    writeFileSync(go, '')
+    await waitFor('applied', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'idle' && spooled().length === 0), 15_000)
+    await settle(1100)
+    sb.tmux(sb.pkSocket, 'detach-client', '-s', row.tmux!.sessionId)
+    const detached = await waitFor('detach noted', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && !s.attached && s.tmux?.lastDetached), 10_000)
+    expect(detached).toMatchObject({state: 'idle', attention: false})
+    await sb.pk(['notify'])
+    expect(lines()).toEqual([])
+  }, 40_000)
+})
+
+describe('every turn end counts', () => {
+  it("a screen-only agent's turn end, seen by a watcher, needs the user and is told once", async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    const done = join(sb.root, 'done')
+    // A stand-in with Gemini's screens: working until told, then its idle prompt.
+    writeFileSync(join(bin, 'gemini'), `#!/bin/sh\nprintf 'Thinking... (esc to cancel)\\n'\nwhile [ ! -e "${done}" ]; do sleep 0.1; done\nclear\nprintf '> Type your message or @path/to/file\\n'\nexec sleep 100000\n`, {mode: 0o755})
+    const env = {PATH: `${bin}:${process.env.PATH}`}
+    const row = await sb.bgRow(['gemini'], {env})
+    await waitFor('working', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'working'), 10_000)
+    const watch = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: 'ignore'})
+    const second = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: 'ignore'})
+    children.push(watch, second)
+    await settle(1500)
+    writeFileSync(done, '')
+    await waitFor('told', () => lines().length > 0, 15_000)
+    const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
+    expect(listed).toMatchObject({state: 'idle', stateSource: 'pane', attention: true})
+    expect(listed.attentionSince).not.toBeNull()
+    // The screen redraws: the same event, still told once.
+    sb.tmux(sb.pkSocket, 'send-keys', '-t', row.tmux!.pane, 'x')
+    await settle(2000)
+    expect(lines()).toEqual([`${row.id} finished its turn`])
+  }, 60_000)
+
+  it("Codex: two windows, one notify daemon under the first; each turn lands on its own window, a title thread on none", async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    const dirA = join(sb.root, 'a')
+    const dirB = join(sb.root, 'b')
+    mkdirSync(dirA)
+    mkdirSync(dirB)
+    const thread = '0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee'
+    const title = '0199aaaa-bbbb-7ccc-8ddd-ffffffffffff'
+    // Codex writes each conversation to a rollout file; the title thread has none.
+    const day = new Date()
+    const rollouts = join(sb.home, '.codex', 'sessions', String(day.getFullYear()), String(day.getMonth() + 1).padStart(2, '0'), String(day.getDate()).padStart(2, '0'))
+    mkdirSync(rollouts, {recursive: true})
+    writeFileSync(join(rollouts, `rollout-2026-12-01T00-00-00-${thread}.jsonl`), '{}\n')
+    const fire = join(sb.root, 'fire')
+    // The first window starts the shared daemon (its child, as Codex 0.171 does); the daemon runs notify
+    // for whichever window's turn ended, with that window's thread and directory.
+    const daemon = `while :; do for f in "${fire}".*; do [ -e "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; '${HOOK}' codex '${process.execPath}' "$p"; done; sleep 0.1; done`
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`, {mode: 0o755})
+    const env = {PATH: `${bin}:${process.env.PATH}`}
+    const first = await sb.bgRow(['codex', '--cwd', dirA], {env: {...env, START_DAEMON: '1'}})
+    const second = await sb.bgRow(['codex', '--cwd', dirB], {env})
+    const turn = (n: number, payload: object) => writeFileSync(`${fire}.${n}`, JSON.stringify({type: 'agent-turn-complete', 'turn-id': String(n), ...payload}))
+    // The second window's first turn: its thread, and the side thread that writes the title.
+    turn(1, {'thread-id': thread, cwd: dirB})
+    turn(2, {'thread-id': title, cwd: dirB})
+    await waitFor('told', () => lines().length > 0, 15_000)
+    await waitFor('applied', () => spooled().length === 0 && !readdirSync(sb.root).some((n) => n.startsWith('fire.')), 15_000)
+    await sb.pk(['notify', '--fold'])
+    const record = (id: string) => JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8'))
+    expect(record(second.id)).toMatchObject({conversationId: thread, status: {state: 'idle', turnEnded: true}})
+    expect(record(first.id)).toMatchObject({conversationId: null, status: null})
+    const listed = await sb.pkJson<LsJson>(['ls'])
+    expect(listed.sessions.find((s) => s.id === second.id)).toMatchObject({attention: true, resume: ['codex', 'resume', thread]})
+    expect(listed.sessions.find((s) => s.id === first.id)).toMatchObject({attention: false})
+    expect(lines()).toEqual([`${second.id} finished its turn`])
+    expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/side thread/)
+  }, 60_000)
+})
+
+describe("Pi's extension", () => {
+  it('reports a failed attempt Pi retries as work, and the last failed attempt as the end of the turn', async () => {
+    const reports = join(sb.root, 'reports')
+    const recorder = join(sb.root, 'recorder')
+    writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$2" >> "${reports}"\n`, {mode: 0o755})
+    const source = readFileSync(join(ROOT, 'assets', 'pi-extension.js'), 'utf8').replace('= __PK_ARGV__', '= ["node", "pk"]').replace('= __PK_HOOK__', `= [${JSON.stringify(recorder)}, "pi"]`)
+    const file = join(sb.root, 'pk-ext.mjs')
+    writeFileSync(file, source)
+    const handlers = new Map<string, (event: unknown, ctx: unknown) => Promise<void>>()
+    const {default: register} = await import(file)
+    register({on: (name: string, fn: (event: unknown, ctx: unknown) => Promise<void>) => handlers.set(name, fn), registerCommand: () => {}})
+    const ctx = {cwd: sb.root, sessionManager: {getSessionId: () => 'p1'}}
+    const failed = {messages: [{role: 'user'}, {role: 'assistant', stopReason: 'error', errorMessage: '503 service unavailable'}]}
+    await handlers.get('agent_start')!({}, ctx)
+    for (let attempt = 0; attempt < 4; attempt++) await handlers.get('agent_end')!(failed, ctx)
+    await handlers.get('agent_end')!({messages: [{role: 'assistant', stopReason: 'stop'}]}, ctx)
+    const events = await waitFor('reported', () => {
+      const got = existsSync(reports) ? readFileSync(reports, 'utf8').trim().split('\n') : []
+      return got.length === 6 ? got.map((l) => JSON.parse(l)) : null
+    })
+    expect(events.map((e) => `${e.event}${e.failed ? ' failed' : ''}`)).toEqual(['agent_start', 'agent_retry', 'agent_retry', 'agent_retry', 'agent_end failed', 'agent_end'])
+  })
+})

@@ -1,0 +1,156 @@
+import {describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../src/lib/correlate.js'
+import {World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../src/lib/events.js'
+import {HookReport} from '../../src/lib/hook.js'
+import {sessionIdOf} from '../../src/lib/proc/identity.js'
+import {SessionRecord} from '../../src/lib/registry/records.js'
+import {SpoolEvent, parseSpoolText, stampOf} from '../../src/lib/spool.js'
+import {VIEW, sampleRecord} from '../helpers/fixtures.js'
+
+/**
+ * A machine: pane shells 10 and 20 (two Codex windows, 11 and 21, in /w), the first window's app-server
+ * daemon 12 (which runs every window's notify), a Claude in pane 30 (31), a plain pane 40.
+ */
+const procs: Record<number, {startTime: number; argv: string[]}> = {
+  10: {startTime: 100, argv: ['bash']},
+  11: {startTime: 110, argv: ['node', '/usr/bin/codex']},
+  12: {startTime: 120, argv: ['/opt/codex', 'app-server', '--listen', 'unix://', '--managed-daemon']},
+  20: {startTime: 200, argv: ['bash']},
+  21: {startTime: 210, argv: ['node', '/usr/bin/codex']},
+  30: {startTime: 300, argv: ['bash']},
+  31: {startTime: 310, argv: ['claude']},
+  40: {startTime: 400, argv: ['bash']},
+  41: {startTime: 410, argv: ['python3', 'agent.py']},
+}
+const idOf = (pid: number) => sessionIdOf({...VIEW, pid, startTime: procs[pid]!.startTime})
+const link = (pid: number) => ({pid, startTime: procs[pid]!.startTime})
+
+const row = (pid: number, over: Partial<SessionRow> = {}): SessionRow => ({
+  id: idOf(pid), kind: 'detected', agent: null, label: null, state: 'idle', stateSource: 'pane', attention: false, verified: true, conflict: false,
+  pid, cwd: '/w', command: [], startedAt: null, attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null,
+  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: `%${pid}`, lastAttached: null, lastDetached: null, activity: null}, ...over,
+})
+
+function world(rows: SessionRow[], opts: {conversations?: Record<string, string>; threads?: Record<string, boolean | null>} = {}): World {
+  return {
+    view: VIEW,
+    rowsById: new Map(rows.map((r) => [r.id, r])),
+    stat: (pid) => (procs[pid] ? {startTime: procs[pid]!.startTime} : null),
+    argv: (pid) => procs[pid]?.argv ?? null,
+    codexThreadIsConversation: (thread) => (opts.threads && thread in opts.threads ? opts.threads[thread]! : null),
+    conversationOf: (r) => opts.conversations?.[r.id] ?? null,
+  }
+}
+
+const event = (agent: string, chain: number[], payload: object, uptime = 1): SpoolEvent => ({name: `${uptime * 100}-1`, agent, uptime, chain: chain.map(link), payload: JSON.stringify(payload)})
+const report = (e: SpoolEvent): HookReport => {
+  const parsed = parseEvent(e, 0)
+  if (parsed.kind !== 'report') throw new Error(parsed.kind)
+  return parsed.report
+}
+
+describe('the spool format', () => {
+  it('reads the ancestry the hook noted, and the earlier one-process form', () => {
+    expect(parseSpoolText('n', 'pk-spool 2 claude 12.34 99:5,10:100,1:1\n{"a":1}')).toEqual({name: 'n', agent: 'claude', uptime: 12.34, chain: [{pid: 99, startTime: 5}, {pid: 10, startTime: 100}, {pid: 1, startTime: 1}], payload: '{"a":1}'})
+    expect(parseSpoolText('n', 'pk-spool 1 pi 42 4200 7.5\n{}')).toMatchObject({agent: 'pi', uptime: 7.5, chain: [{pid: 42, startTime: 4200}]})
+    expect(parseSpoolText('n', 'pk-spool 2 claude 1 99:x\n')).toBeNull()
+    expect(parseSpoolText('n', 'pk-spool 2 ../x 1 99:1\n')).toBeNull()
+    expect(parseSpoolText('n', 'garbage')).toBeNull()
+    expect(stampOf('1234-99')).toBe(1234)
+    expect(stampOf('42-4200-1234-99')).toBe(1234)
+  })
+  it('dates an event by its hook where the agent gives no time, by the agent where it does', () => {
+    expect(report(event('claude', [31], {hook_event_name: 'Stop'}, 5)).sentAt).toBe(5000)
+    expect(report(event('pi', [31], {event: 'agent_end', at: 777}, 5)).sentAt).toBe(777)
+    expect(parseEvent(event('claude', [31], {hook_event_name: 'SubagentStop'}), 0).kind).toBe('ignored')
+    expect(parseEvent({...event('claude', [31], {}), payload: 'nope'}, 0).kind).toBe('ignored')
+  })
+})
+
+describe('attribution: the right session or none', () => {
+  it('walks the ancestry noted at the event: a shell in between, gone since, is harmless', () => {
+    const claude = row(31, {agent: 'claude'})
+    // The hook ran as `sh -c CMD` (pid 99, gone now) under Claude.
+    const e = event('claude', [], {hook_event_name: 'Stop'})
+    e.chain = [{pid: 99, startTime: 9}, link(31), link(30), {pid: 1, startTime: 1}]
+    expect(attribute(e, report(e), world([claude]))).toMatchObject({kind: 'session', row: {id: claude.id}, by: 'ancestry'})
+  })
+  it('a pane whose process no preset names: its child on the way up is the agent', () => {
+    const plain = row(40, {kind: 'pane'})
+    const e = event('aider', [41, 40], {state: 'waiting'})
+    expect(attribute(e, report(e), world([plain]))).toMatchObject({kind: 'session', row: {id: plain.id}, agent: link(41)})
+    // A start time that is not the process's own: not that session.
+    const stale = event('aider', [], {state: 'waiting'})
+    stale.chain = [{pid: 41, startTime: 1}, {pid: 40, startTime: 1}]
+    expect(attribute(stale, report(stale), world([plain])).kind).toBe('none')
+  })
+  it('refuses a session two records claim', () => {
+    const e = event('claude', [31, 30], {hook_event_name: 'Stop'})
+    expect(attribute(e, report(e), world([row(31, {conflict: true})])).kind).toBe('none')
+  })
+  it("Codex: a shared daemon is no proof; the thread of a recorded conversation, or the one window in the event's directory, is", () => {
+    const first = row(11, {agent: 'codex', cwd: '/w'})
+    const second = row(21, {agent: 'codex', cwd: '/v'})
+    // The notify program runs under the first window's app-server daemon, for the second window's thread.
+    const e = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 't-second', cwd: '/v'})
+    expect(attribute(e, report(e), world([first, second]))).toMatchObject({kind: 'session', row: {id: second.id}, by: 'cwd'})
+    expect(attribute(e, report(e), world([first, second], {conversations: {[second.id]: 't-second'}}))).toMatchObject({row: {id: second.id}, by: 'conversation'})
+    // Both windows in one directory, neither on that thread yet: nobody's, never the first window's.
+    const same = row(21, {agent: 'codex', cwd: '/w'})
+    expect(attribute(e, report({...e, payload: JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't-x', cwd: '/w'})}), world([first, same])).kind).toBe('none')
+    // A window already on another conversation is not the sender of a new thread.
+    const onOther = world([first, same], {conversations: {[first.id]: 't-first'}})
+    const newThread = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 't-new', cwd: '/w'})
+    expect(attribute(newThread, report(newThread), onOther)).toMatchObject({row: {id: same.id}, by: 'cwd'})
+    // The daemon gone, or never named: still never the window it once ran under.
+    const noDir = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 't-y'})
+    expect(attribute(noDir, report(noDir), world([first])).kind).toBe('none')
+    expect(servesSessions(procs[12]!.argv)).toBe(true)
+  })
+  it('Codex: a thread with no rollout file (the side thread that writes the title) is nobody\'s', () => {
+    const first = row(11, {agent: 'codex', cwd: '/w'})
+    const e = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 'title-thread', cwd: '/w'})
+    expect(attribute(e, report(e), world([first], {threads: {'title-thread': false}}))).toMatchObject({kind: 'none', reason: expect.stringMatching(/side thread/)})
+  })
+  it('Codex before 0.171 ran notify from the window itself: its ancestry names it', () => {
+    const first = row(11, {agent: 'codex'})
+    const e = event('codex', [11, 10], {type: 'agent-turn-complete', 'thread-id': 't1'})
+    expect(attribute(e, report(e), world([first, row(21, {agent: 'codex'})]))).toMatchObject({row: {id: first.id}, by: 'ancestry'})
+  })
+})
+
+describe('applying events', () => {
+  const records = new Map<string, SessionRecord>([['c.json', sampleRecord({identity: {...VIEW, ...link(31)}, agent: 'claude', status: null})]])
+  const claude = row(31, {agent: 'claude', kind: 'recorded', record: 'c.json'})
+
+  it('replays in order; one prompt told by two events is one event', () => {
+    const events = [
+      event('claude', [31], {hook_event_name: 'UserPromptSubmit', session_id: 's'}, 1),
+      event('claude', [31], {hook_event_name: 'PermissionRequest', session_id: 's'}, 2),
+      event('claude', [31], {hook_event_name: 'Notification', notification_type: 'permission_prompt', session_id: 's'}, 8),
+    ]
+    const {applied, outcomes} = applyEvents(events, world([claude]), records, 0)
+    expect(applied.get(claude.id)).toMatchObject({changed: true, mayNeedYou: true, conversationId: 's', status: {state: 'waiting', event: 'PermissionRequest', at: new Date(2000).toISOString()}})
+    expect(outcomes.map((o) => o.id)).toEqual([claude.id, claude.id, claude.id])
+    // Applying what is already in the record changes nothing (a reader may see an event twice).
+    const again = applyEvents(events.slice(1), world([claude]), new Map([['c.json', {...records.get('c.json')!, status: applied.get(claude.id)!.status}]]), 0)
+    expect(again.applied.get(claude.id)?.status).toEqual(applied.get(claude.id)!.status)
+  })
+  it("Pi's retried attempt is work, not the end of a turn", () => {
+    const pi = row(31, {agent: 'pi', kind: 'recorded', record: 'c.json'})
+    const {applied} = applyEvents([event('pi', [31], {event: 'agent_start', at: 1}), event('pi', [31], {event: 'agent_retry', at: 2})], world([pi]), records, 0)
+    expect(applied.get(pi.id)).toMatchObject({mayNeedYou: false, status: {state: 'working'}})
+  })
+  it('screen episodes: a new one when the state changed since, the same one otherwise', () => {
+    expect(nextEpisode(null, {state: 'idle', from: 'working', firstSeen: 1000, lastOther: 900})).toEqual({state: 'idle', since: new Date(1000).toISOString(), turnEnded: true})
+    const episode = {state: 'idle' as const, since: new Date(1000).toISOString(), turnEnded: true}
+    // A second watcher saw the same change a little later: it last saw work before the first one's sighting.
+    expect(nextEpisode(episode, {state: 'idle', from: 'working', firstSeen: 1500, lastOther: 800})).toBeNull()
+    // Work seen after the episode began: a new turn ended.
+    expect(nextEpisode(episode, {state: 'idle', from: 'working', firstSeen: 9000, lastOther: 8000})).toMatchObject({since: new Date(9000).toISOString()})
+    // Waiting always needs the user; idle first seen without work before it is no turn end.
+    expect(nextEpisode(null, {state: 'waiting', from: null, firstSeen: 5, lastOther: null})?.turnEnded).toBe(true)
+    expect(nextEpisode(null, {state: 'idle', from: null, firstSeen: 5, lastOther: null})?.turnEnded).toBe(false)
+  })
+})
