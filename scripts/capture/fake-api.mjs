@@ -77,7 +77,7 @@ function shellCall(body) {
 /** OpenAI's Responses API, streamed, asking to run a shell command: what makes Codex ask for approval. */
 function responsesTool(req, res, body) {
   // Once the tool's result comes back, end the turn with a line of text rather than asking again.
-  const answered = body.includes('function_call_output')
+  const answered = process.env.ANSWER === 'text' || body.includes('function_call_output')
   const event = (type, payload) => `event: ${type}\ndata: ${JSON.stringify({type, ...payload})}\n\n`
   const response = {id: 'resp_1', object: 'response', status: 'in_progress', output: []}
   const item = answered

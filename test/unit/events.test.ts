@@ -1,8 +1,10 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/correlate.js'
 import {World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../src/lib/events.js'
-import {HookReport} from '../../src/lib/hook.js'
+import {HookReport, parseHookPayload} from '../../src/lib/hook.js'
 import {sessionIdOf} from '../../src/lib/proc/identity.js'
 import {SessionRecord} from '../../src/lib/registry/records.js'
 import {SpoolEvent, parseSpoolText, stampOf} from '../../src/lib/spool.js'
@@ -152,5 +154,27 @@ describe('applying events', () => {
     // Waiting always needs the user; idle first seen without work before it is no turn end.
     expect(nextEpisode(null, {state: 'waiting', from: null, firstSeen: 5, lastOther: null})?.turnEnded).toBe(true)
     expect(nextEpisode(null, {state: 'idle', from: null, firstSeen: 5, lastOther: null})?.turnEnded).toBe(false)
+  })
+})
+
+describe('what the real Codex 0.171 sends', () => {
+  // Two windows (in /tmp/cx/a and /tmp/cx/b), one turn each, captured from the notify program the shared
+  // app-server daemon ran: each turn, then its title thread (scripts/capture/README.md).
+  const payloads = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'events', 'codex-0.171-notify.jsonl'), 'utf8').trim().split('\n')
+  it('names the thread and the directory of the window whose turn ended', () => {
+    const reports = payloads.map((p) => parseHookPayload('codex', p)!)
+    expect(reports.map((r) => r.cwd)).toEqual(['/tmp/cx/a', '/tmp/cx/a', '/tmp/cx/b', '/tmp/cx/b'])
+    expect(new Set(reports.map((r) => r.conversationId)).size).toBe(4)
+    expect(reports.every((r) => r.state === 'idle' && r.turnEnded)).toBe(true)
+  })
+  it('lands each turn on its own window and the title threads on none', () => {
+    const a = row(11, {agent: 'codex', cwd: '/tmp/cx/a'})
+    const b = row(21, {agent: 'codex', cwd: '/tmp/cx/b'})
+    const threads = Object.fromEntries(payloads.map((p, i) => [JSON.parse(p)['thread-id'], i % 2 === 0]))
+    const events = payloads.map((p, i) => ({...event('codex', [12, 11, 10], {}, i + 1), payload: p}))
+    const {applied, outcomes} = applyEvents(events, world([a, b], {threads}), new Map(), 0)
+    expect(outcomes.map((o) => o.id)).toEqual([a.id, null, b.id, null])
+    expect(applied.get(a.id)?.conversationId).toBe(JSON.parse(payloads[0]!)['thread-id'])
+    expect(applied.get(b.id)?.conversationId).toBe(JSON.parse(payloads[2]!)['thread-id'])
   })
 })

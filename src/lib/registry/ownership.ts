@@ -94,7 +94,10 @@ function check(state: StateDir): {view: View; decision: OwnerDecision} {
   if (!measured.ok) throw refusal('no-view', `refusing to write pk state: ${measured.reason}. ${FIX}`)
   const owner = readOwner(state)
   if (!owner.ok) throw refusal('bad-owner', `refusing to write pk state: ${owner.reason} (${ownerPath(state)}). pk doctor explains; remove the file from the host to re-enrol.`)
-  const decision = decideWrite(measured.view, owner.owner, readRecords(state).records.length)
+  // The records are counted only where the rules need the number (no owner yet, or another one): a writer
+  // that owns the directory, like the folder of events, does not read them all twice more for nothing.
+  const mine = owner.owner !== null && sameView(owner.owner, measured.view)
+  const decision = decideWrite(measured.view, owner.owner, mine ? 0 : readRecords(state).records.length)
   if (decision.action === 'refuse') throw refusal('foreign-namespace', `refusing to write pk state: ${decision.reason}. ${FIX}`)
   return {view: measured.view, decision}
 }
