@@ -4,7 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/attach-run.js'
 import {startSession} from '../lib/bg.js'
-import {loadConfig} from '../lib/config.js'
+import {loadConfig, pkOwnDirectories} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
 import type {Worktree} from '../lib/worktree.js'
 import {randomBytes} from 'node:crypto'
@@ -62,7 +62,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     if (flags.worktree) {
       const {createWorktree, runSetup, setupFor} = await import('../lib/worktree.js')
       const label = flags.name ?? `${args.agent ?? extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
-      worktree = await createWorktree({cwd: flags.cwd ?? process.cwd(), branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}})
+      worktree = await createWorktree({cwd: flags.cwd ?? process.cwd(), branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(process.env)})
       process.stderr.write(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
       const setup = setupFor(worktree.repo, config.worktrees ?? {})
       if (setup) await runSetup(setup, worktree.path)

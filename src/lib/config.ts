@@ -6,6 +6,7 @@ import {AgentPreset, BUILTIN_PRESETS} from './agents/presets.js'
 import {PaneRule} from './agents/pane-rules.js'
 import {usageError} from './errors.js'
 import {readRegularFile} from './registry/files.js'
+import {resolveStateDir} from './registry/state-dir.js'
 import {RULE_STATES, isOneOf} from './states.js'
 import type {WorktreeConfig} from './worktree.js'
 import {loadPackage} from './packages.js'
@@ -203,11 +204,19 @@ export function mergePresets(config: PkConfig): AgentPreset[] {
  */
 export const PROJECT_PLACES = ['package.json', '.pkrc', '.pkrc.json', '.pkrc.yaml', '.pkrc.yml', '.config/pkrc', '.config/pkrc.json', '.config/pkrc.yaml', '.config/pkrc.yml'] as const
 
+/** pk's own directories (its config, which may hold code, and its state): nothing is ever checked out there. */
+export function pkOwnDirectories(env: Env): string[] {
+  const home = env.HOME || homedir()
+  return [join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pk'), resolveStateDir(env)]
+}
+
 /** The user's own config in `$XDG_CONFIG_HOME/pk/` (else `~/.config/pk/`): the one place that may hold code. */
 export const USER_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const
 
 /** Keys a project's config may not set: each names a program pk would run (or a host it would run on). */
 const USER_ONLY = 'agents.*.command, agents.*.resume, hosts, notify and worktrees.setup'
+/** What a project's config may not set because it names a place or runs unbounded work: the user's own config may. */
+const USER_ONLY_PLACES = 'socket, worktrees.dir and agents.*.paneRules'
 
 const isRegularFile = (path: string) => {
   try {
@@ -308,9 +317,16 @@ export function checkProjectConfig(config: PkConfig, file: string): void {
   if (config.hosts !== undefined) throw fail('hosts')
   if (config.notify !== undefined) throw fail('notify')
   if (config.worktrees?.setup !== undefined) throw fail('worktrees.setup')
+  // A checkout's config could otherwise pick the tmux server pk hands your environment to, check code out
+  // into pk's own config directory (whose config.js pk runs), or hang every pk with a regular expression.
+  const place = (key: string) =>
+    usageError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY_PLACES} (they choose where pk connects and writes, or what it runs); put it in your own config (~/.config/pk/config.json)`)
+  if (config.socket !== undefined) throw place('socket')
+  if (config.worktrees?.dir !== undefined) throw place('worktrees.dir')
   for (const [name, preset] of Object.entries(config.agents ?? {})) {
     if (preset.command !== undefined) throw fail(`agents.${name}.command`)
     if (preset.resume !== undefined) throw fail(`agents.${name}.resume`)
+    if (preset.paneRules !== undefined) throw place(`agents.${name}.paneRules`)
   }
 }
 

@@ -81,7 +81,13 @@ function runBounded(argv: string[], env: NodeJS.ProcessEnv, seconds: number): Pr
 
 /** A message on every client attached to any tmux server of the user's. */
 async function tellTmux(e: NotifyEvent, env: Env): Promise<ChannelResult> {
-  const {servers} = await new ServerScan(env).settle()
+  let scan: ServerScan
+  try {
+    scan = new ServerScan(env)
+  } catch {
+    return {channel: 'tmux', ok: false, detail: 'the tmux socket directory is not safe to connect through (pk doctor)'}
+  }
+  const {servers} = await scan.settle()
   let told = 0
   for (const server of servers.filter((s) => s.status === 'ok')) {
     const clients = await runTmux(tmuxArgv(server.socket, [['list-clients', '-F', '#{client_name}']])).catch(() => null)

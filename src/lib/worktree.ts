@@ -1,6 +1,6 @@
 import {execFile, spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {basename, dirname, join, resolve} from 'node:path'
+import {basename, dirname, isAbsolute, join, relative, resolve} from 'node:path'
 
 import {PkError, errnoCode, usageError} from './errors.js'
 
@@ -84,7 +84,7 @@ export function worktreePath(repo: string, branch: string, config: WorktreeConfi
  * Make the worktree a new session runs in: a new branch from `from` (default HEAD), or an existing
  * branch that no worktree has checked out (one that is checked out elsewhere is refused, exit 2).
  */
-export async function createWorktree(opts: {cwd: string; branch: string | undefined; label: string; from: string | undefined; config: WorktreeConfig}): Promise<Worktree> {
+export async function createWorktree(opts: {cwd: string; branch: string | undefined; label: string; from: string | undefined; config: WorktreeConfig; forbidden?: string[]}): Promise<Worktree> {
   const repo = await repositoryOf(opts.cwd)
   const branch = opts.branch ?? branchName(opts.config.branchPrefix ?? 'pk/', opts.label)
   if (!(await git(['check-ref-format', '--branch', branch], repo).then(() => true, () => false))) throw usageError('bad-branch', `${JSON.stringify(branch)} is not a valid branch name`)
@@ -93,6 +93,10 @@ export async function createWorktree(opts: {cwd: string; branch: string | undefi
   const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repo).then(() => true, () => false)
   if (exists && opts.from) throw usageError('bad-branch', `branch ${branch} exists already; --from makes a new branch`)
   const path = worktreePath(repo, branch, opts.config)
+  for (const own of opts.forbidden ?? []) {
+    const inside = relative(resolve(own), path)
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw usageError('bad-cwd', `${path} is inside ${own}, pk's own directory; a worktree never goes there (pk runs code from its config directory). Set worktrees.dir in your own config.`)
+  }
   if (existsSync(path)) throw usageError('worktree-exists', `${path} exists already; remove it or pick another branch`)
   await git(exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, opts.from ?? 'HEAD'], repo)
   return {path, branch, repo}
@@ -126,6 +130,10 @@ export async function isSafeToRemove(worktree: Worktree): Promise<{ok: boolean; 
   const dirty = await isDirty(worktree.path)
   if (dirty === null) return {ok: false, reason: 'git cannot read it'}
   if (dirty) return {ok: false, reason: 'it has uncommitted changes'}
+  // git status hides ignored files, and git worktree remove deletes them (.env, local databases).
+  const ignored = await git(['status', '--porcelain', '--ignored'], worktree.path, 5000).then((out) => out.split('\n').filter((l) => l.startsWith('!! ')).map((l) => l.slice(3)), () => null)
+  if (ignored === null) return {ok: false, reason: 'git cannot read it'}
+  if (ignored.length > 0) return {ok: false, reason: `it holds ignored files git would delete (${ignored.slice(0, 3).join(', ')}${ignored.length > 3 ? ', …' : ''})`}
   const merged = await git(['merge-base', '--is-ancestor', worktree.branch, 'HEAD'], worktree.repo).then(() => true, () => false)
   if (merged) return {ok: true, reason: `clean, and ${worktree.branch} is merged`}
   const unpushed = await git(['rev-list', '--count', `${worktree.branch}@{upstream}..${worktree.branch}`], worktree.repo).then((n) => Number(n.trim()), () => null)

@@ -1,8 +1,9 @@
 import {lstatSync, readFileSync, statfsSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {userInfo} from 'node:os'
 
 import {PRESETS} from '../agents/presets.js'
-import {errnoCode} from '../errors.js'
+import {PkError, errnoCode} from '../errors.js'
 import {checkLiveness, identityKey} from '../proc/identity.js'
 import {PROC_ROOT} from '../proc/reader.js'
 import {View, readView} from '../proc/view.js'
@@ -14,7 +15,8 @@ import {procSource} from '../snapshot.js'
 import {Problem, StoredRecord, readRecords} from '../registry/records.js'
 import {Env, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {TMUX_DEADLINE_MS, runTmux, tmuxArgv} from '../tmux/exec.js'
-import {ServerScan, listSocketFiles, socketDir} from '../tmux/servers.js'
+
+import {ServerScan, judgeSocketDirs, listSocketFiles, socketDir, socketDirFacts} from '../tmux/servers.js'
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
 
@@ -59,7 +61,10 @@ function socketFacts(env: Env): Pick<DoctorFacts, 'socketDir' | 'sockets'> {
     const s = statOrNull(path)
     return s ? [{path, uid: s.uid, mode: s.mode & 0o777}] : []
   })
-  return {socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType}, sockets}
+  // What is above the socket directory counts too (judged with the directory itself taken as it should be) (another user's writable directory on the way).
+  const ancestors = socketDirFacts(dirname(dir))
+  const aboveProblem = ancestors.length === 0 ? null : judgeSocketDirs([...ancestors, {path: dir, uid: process.getuid!(), mode: 0o700, isDirectory: true}], process.getuid!())
+  return {socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType, aboveProblem}, sockets}
 }
 
 /** The state directory as it is, and its records: read even from a loose directory (doctor explains it), never through a link. */
@@ -71,9 +76,15 @@ function stateFacts(env: Env, uid: number): Pick<DoctorFacts, 'state' | 'records
   const verdict = stateStats ? judgeStateDir(statePath, stateStats, uid) : null
   const sessionsVerdict = sessionsStats ? judgeStateDir(layout.sessions, sessionsStats, uid) : null
   const linked = (v: StateDirVerdict | null) => v !== null && !v.ok && v.kind === 'symlink'
+  // The other directories pk reads and sweeps: a link there would have pk read or delete its target.
+  const inner = ['spool', 'notified'].flatMap((name) => {
+    const path = join(statePath, name)
+    const stats = statOrNull(path)
+    return stats ? [judgeStateDir(path, stats, uid)] : []
+  })
   const scan = stateStats !== null && !linked(verdict) && !linked(sessionsVerdict) ? readRecords(layout) : {records: [], problems: []}
   return {
-    state: {path: statePath, exists: stateStats !== null, verdict, sessionsVerdict},
+    state: {path: statePath, exists: stateStats !== null, verdict, sessionsVerdict, inner},
     records: scan.records,
     recordProblems: scan.problems,
     owner: readOwner(stateStats && verdict?.ok ? layout : null),
@@ -85,7 +96,14 @@ async function serverFacts(env: Env, records: StoredRecord[], tmuxFound: boolean
   const serverAccess = new Map<string, string[]>()
   const serverPaths = new Map<string, string | null>()
   if (!tmuxFound) return {servers: [], serverAccess, serverPaths}
-  const scan = new ServerScan(env)
+  let scan: ServerScan
+  try {
+    scan = new ServerScan(env)
+  } catch (error) {
+    // An unsafe socket directory: pk connects to nothing there; the socket-dir check says why and how to fix it.
+    if (error instanceof PkError && error.code === 'unsafe-socket-dir') return {servers: [], serverAccess, serverPaths}
+    throw error
+  }
   for (const {record} of records) scan.add(record.tmux.socket)
   const {servers} = await scan.settle()
   await Promise.all(

@@ -21,13 +21,13 @@ export interface DoctorFacts {
   env: Record<string, string | undefined>
   uid: number
   tmuxVersion: {ok: true; version: string} | {ok: false; reason: string}
-  socketDir: {path: string; exists: boolean; uid: number | null; mode: number | null; fsType: number | null}
+  socketDir: {path: string; exists: boolean; uid: number | null; mode: number | null; fsType: number | null; aboveProblem: string | null}
   sockets: {path: string; uid: number; mode: number}[]
   servers: ServerListing[]
   serverAccess: Map<string, string[]>
   serverPaths: Map<string, string | null>
   orphans: OrphanServer[]
-  state: {path: string; exists: boolean; verdict: StateDirVerdict | null; sessionsVerdict: StateDirVerdict | null}
+  state: {path: string; exists: boolean; verdict: StateDirVerdict | null; sessionsVerdict: StateDirVerdict | null; inner?: StateDirVerdict[]}
   records: StoredRecord[]
   recordProblems: Problem[]
   conflicts: Problem[]

@@ -1,6 +1,6 @@
 import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync, unlinkSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {dirname, isAbsolute, join, resolve} from 'node:path'
+import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 
 import {PkError, errnoCode, refusal, usageError} from '../errors.js'
 import {PROC_ROOT, readPidNamespace} from '../proc/reader.js'
@@ -40,6 +40,7 @@ export function resolveSocket(option: string | undefined, env: Env = process.env
  * would hand the server's owner root's environment).
  */
 export function checkSocketPath(socket: string, uid: number = process.getuid!()): void {
+  checkSocketDir(socket, uid)
   let stats
   try {
     stats = lstatSync(socket)
@@ -53,6 +54,74 @@ export function checkSocketPath(socket: string, uid: number = process.getuid!())
   }
   if (stats.uid !== uid) throw refusal('foreign-socket', `${socket} belongs to uid ${stats.uid}, not to you (uid ${uid}); pk does not start sessions in another user's tmux server`)
 }
+
+export interface DirFacts {
+  path: string
+  uid: number
+  mode: number
+  isDirectory: boolean
+}
+
+/**
+ * Pure: whether pk may connect to sockets in a directory, given it and its ancestors (from / down). A
+ * socket is only as safe as its directory: another user who can write it can rename their own listening
+ * socket into place between pk's check and tmux's connect, and receive the session pk starts (with your
+ * environment). So, like tmux's own check of its socket directory, all the way down: the socket's
+ * directory is yours and writable by nobody else; every directory above it is yours or root's, and one
+ * that others may write has the sticky bit (then nobody can rename what is not theirs). A reason, or null.
+ */
+export function judgeSocketDirs(chain: DirFacts[], uid: number): string | null {
+  for (const [i, dir] of chain.entries()) {
+    const last = i === chain.length - 1
+    if (!dir.isDirectory) return `${dir.path} is not a directory`
+    if (last) {
+      if (dir.uid !== uid) return `${dir.path} belongs to uid ${dir.uid}, not to you (uid ${uid})`
+      if ((dir.mode & 0o022) !== 0) return `${dir.path} is writable by ${dir.mode & 0o002 ? 'every user' : 'its group'} (mode ${(dir.mode & 0o7777).toString(8)})`
+      continue
+    }
+    if (dir.uid !== uid && dir.uid !== 0) return `${dir.path}, above the socket, belongs to uid ${dir.uid}`
+    if ((dir.mode & 0o022) !== 0 && (dir.mode & 0o1000) === 0) return `${dir.path}, above the socket, is writable by others without the sticky bit`
+  }
+  return null
+}
+
+/** The socket directory's and its ancestors' facts, as far as they exist (a directory pk is about to make is not there yet). */
+export function socketDirFacts(dir: string): DirFacts[] {
+  let real = resolve(dir)
+  const missing: string[] = []
+  for (;;) {
+    try {
+      real = join(realpathSync(real), ...missing.reverse())
+      break
+    } catch {
+      missing.push(basename(real))
+      const up = dirname(real)
+      if (up === real) break
+      real = up
+    }
+  }
+  const facts: DirFacts[] = []
+  const parts = real.split('/').filter(Boolean)
+  for (let i = 0; i <= parts.length; i++) {
+    const path = '/' + parts.slice(0, i).join('/')
+    try {
+      const stats = lstatSync(path)
+      facts.push({path, uid: stats.uid, mode: stats.mode, isDirectory: stats.isDirectory()})
+    } catch {
+      break // not made yet: what exists above it was checked
+    }
+  }
+  return facts
+}
+
+/** Refuse (exit 5) to connect to, or start a server at, a socket in a directory another user could swap it in. */
+export function checkSocketDir(socket: string, uid: number = process.getuid!()): void {
+  const reason = judgeSocketDirs(socketDirFacts(dirname(socket)), uid)
+  if (reason !== null) throw refusal('unsafe-socket-dir', `refusing the tmux socket ${socket}: ${reason}; another user could put their own server there. Fix the directory (pk doctor says how) or choose another --socket.`)
+}
+
+/** Whether a socket's directory passes checkSocketDir (for sockets pk only lists, such as a record's). */
+export const socketDirIsSafe = (socket: string, uid: number = process.getuid!()) => judgeSocketDirs(socketDirFacts(dirname(socket)), uid) === null
 
 /** Socket files in the socket directory. No `list-sockets` exists in tmux; reading the directory is the way. */
 export function listSocketFiles(dir: string): string[] {
@@ -249,15 +318,23 @@ export async function listServer(socket: string, opts: ListOptions = {}): Promis
  */
 export class ServerScan {
   private readonly pending = new Map<string, Promise<ServerListing | PkError>>()
+  private readonly safeDirs = new Set<string>()
   readonly listening: ListeningSockets = listeningSocketsOnce()
 
   constructor(env: Env, private readonly deadlineMs?: number, private readonly previous?: ReadonlyMap<string, ServerListing>) {
-    for (const socket of listSocketFiles(socketDir(env))) this.add(socket)
+    const dir = socketDir(env)
+    // A socket directory another user could write is refused outright, as an unsafe state directory is.
+    if (existsSync(dir)) checkSocketDir(join(dir, PK_SOCKET_NAME))
+    for (const socket of listSocketFiles(dir)) this.add(socket, true)
   }
 
-  /** Also list this socket, if it is one (a record's socket may be anywhere, or gone). */
-  add(socket: string): void {
+  /** Also list this socket, if it is one (a record's socket may be anywhere, or gone) in a directory pk may trust. */
+  add(socket: string, checked = false): void {
     if (this.pending.has(socket) || !isSocketFile(socket)) return
+    if (!checked && !this.safeDirs.has(dirname(socket))) {
+      if (!socketDirIsSafe(socket)) return
+      this.safeDirs.add(dirname(socket))
+    }
     const listed = listServer(socket, {deadlineMs: this.deadlineMs, listening: this.listening, previous: this.previous?.get(socket)})
     const settled = listed.catch((error: unknown) => (error instanceof PkError && error.code === 'tmux-missing' ? error : Promise.reject(error)))
     // Seen by settle(); a scan started early and never settled (its listing failed first) must not crash pk.

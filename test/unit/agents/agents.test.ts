@@ -198,7 +198,11 @@ describe('config places', () => {
     expect(() => checkProjectConfig({agents: {claude: {command: ['x']}}}, '/p/.pkrc')).toThrow(/agents\.claude\.command/)
     expect(() => checkProjectConfig({agents: {claude: {resume: ['x', '{id}']}}}, '/p/.pkrc')).toThrow(/agents\.claude\.resume/)
     expect(() => checkProjectConfig({hosts: [{name: 'a', destination: 'b'}]}, '/p/.pkrc')).toThrow(/hosts/)
-    expect(() => checkProjectConfig({socket: 'x', agents: {claude: {paneRules: []}}}, '/p/.pkrc')).not.toThrow()
+    // Nor where pk connects or writes, nor regular expressions every pk would run (issue #21).
+    expect(() => checkProjectConfig({socket: 'x'}, '/p/.pkrc')).toThrow(/socket: a project's config cannot set/)
+    expect(() => checkProjectConfig({worktrees: {dir: '/home/u/.config/pk'}}, '/p/.pkrc')).toThrow(/worktrees\.dir/)
+    expect(() => checkProjectConfig({agents: {claude: {paneRules: []}}}, '/p/.pkrc')).toThrow(/agents\.claude\.paneRules/)
+    expect(() => checkProjectConfig({defaultAgent: 'claude', worktrees: {branchPrefix: 'x/'}}, '/p/.pkrc')).not.toThrow()
     const user = {socket: 'mine', hosts: [{name: 'a', destination: 'b'}], agents: {mine: {command: ['m'], executables: ['m']}}}
     const layered = layerConfigs(user, {socket: 'project', agents: {mine: {paneRules: [{state: 'idle' as const, pattern: '>'}]}}})
     expect(layered).toEqual({socket: 'project', hosts: user.hosts, agents: {mine: {command: ['m'], executables: ['m'], paneRules: [{state: 'idle', pattern: '>'}]}}})

@@ -15,7 +15,7 @@ const facts = (over: Partial<DoctorFacts>): DoctorFacts =>
     uid: 1000,
     env: {},
     tmuxVersion: {ok: true, version: 'tmux 3.3a'},
-    socketDir: {path: '/tmp/tmux-1000', exists: true, uid: 1000, mode: 0o700, fsType: 0xef53},
+    socketDir: {path: '/tmp/tmux-1000', exists: true, uid: 1000, mode: 0o700, fsType: 0xef53, aboveProblem: null},
     sockets: [],
     serverAccess: new Map(),
     orphans: [],
@@ -35,9 +35,11 @@ describe('doctor checks, judged from facts', () => {
 
   it('wants the socket directory 0700, local, and sockets closed to others', () => {
     expect(socketDirCheck.judge(facts({})).status).toBe('pass')
-    expect(socketDirCheck.judge(facts({socketDir: {path: '/s', exists: true, uid: 1000, mode: 0o755, fsType: 0xef53}}))).toMatchObject({status: 'fail', fixable: true})
-    expect(socketDirCheck.judge(facts({socketDir: {path: '/s', exists: true, uid: 1000, mode: 0o700, fsType: 0x6969}}))).toMatchObject({status: 'fail', fixable: false, message: expect.stringMatching(/NFS/)})
+    expect(socketDirCheck.judge(facts({socketDir: {path: '/s', exists: true, uid: 1000, mode: 0o755, fsType: 0xef53, aboveProblem: null}}))).toMatchObject({status: 'fail', fixable: true})
+    expect(socketDirCheck.judge(facts({socketDir: {path: '/s', exists: true, uid: 1000, mode: 0o700, fsType: 0x6969, aboveProblem: null}}))).toMatchObject({status: 'fail', fixable: false, message: expect.stringMatching(/NFS/)})
     expect(socketDirCheck.judge(facts({sockets: [{path: '/s/x', uid: 1000, mode: 0o666}]}))).toMatchObject({status: 'fail', fixable: true})
+    // A directory above it that another user may write: nothing pk can fix, and pk connects to nothing there.
+    expect(socketDirCheck.judge(facts({socketDir: {path: '/s', exists: true, uid: 1000, mode: 0o700, fsType: 0xef53, aboveProblem: '/shared is writable by others without the sticky bit'}}))).toMatchObject({status: 'fail', fixable: false, message: expect.stringMatching(/sticky/)})
     expect(socketDirCheck.judge(facts({sockets: [{path: '/s/x', uid: 1000, mode: 0o660}]})).status).toBe('pass')
     expect(socketDirCheck.judge(facts({serverAccess: new Map([['/s/x', ['bob (W)']]])}))).toMatchObject({status: 'warn', message: expect.stringMatching(/bob/)})
   })

@@ -39,6 +39,11 @@ export const socketDirCheck: Check = {
       status = 'fail'
       fixable = false
     }
+    if (dir.aboveProblem) {
+      problems.push(`${dir.aboveProblem}; pk refuses to connect there (another user could swap a socket in)`)
+      status = 'fail'
+      fixable = false
+    }
     for (const socket of facts.sockets) {
       if (socket.uid !== facts.uid) {
         problems.push(`${socket.path} is owned by uid ${socket.uid}`)

@@ -23,6 +23,7 @@ export const stateDirCheck: Check = {
     const failures: string[] = []
     const warnings: string[] = []
     let fixable = false
+    for (const verdict of state.inner ?? []) if (!verdict.ok) failures.push(verdict.problem)
     for (const verdict of [state.verdict, state.sessionsVerdict]) {
       if (verdict && !verdict.ok) {
         failures.push(verdict.problem)

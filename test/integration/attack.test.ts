@@ -1,0 +1,170 @@
+import {execFileSync} from 'node:child_process'
+import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../src/lib/correlate.js'
+import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+
+/** Issue #21, safe under attack: directories others can write, a project's config, links where directories should be. */
+let sb: Sandbox
+beforeEach(() => {
+  sb = new Sandbox()
+})
+afterEach(() => sb.cleanup())
+
+const rootIt = process.getuid!() === 0 ? it : it.skip
+const HOOK = join(ROOT, 'assets', 'pk-hook.sh')
+
+describe('never a socket another user could swap', () => {
+  it('a socket directory others may write is refused by bg, ls, attach and send (exit 5), and nothing starts there', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    // Another user (or a careless chmod) opened the socket directory: anyone could rename a socket in.
+    chmodSync(sb.socketDir, 0o777)
+    const before = sb.tmux(sb.pkSocket, 'list-panes', '-a', '-F', '#{pane_id}')
+    for (const args of [['bg', '--', 'sleep', '1'], ['ls'], ['ls', '--json'], ['attach', row.id, '--print'], ['send', row.id, 'hello']]) {
+      const result = await sb.pk(args)
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(5)
+      expect(result.stderr).toMatch(/refusing the tmux socket .*writable by every user/)
+    }
+    expect(sb.tmux(sb.pkSocket, 'list-panes', '-a', '-F', '#{pane_id}')).toBe(before)
+    // doctor explains it, and still runs.
+    const doctor = await sb.pk(['doctor', '--json'])
+    expect(JSON.parse(doctor.stdout).checks.find((c: {id: string}) => c.id === 'socket-dir')).toMatchObject({status: 'fail'})
+    chmodSync(sb.socketDir, 0o700)
+    expect((await sb.pk(['ls'])).code).toBe(0)
+  })
+
+  it('--socket in a directory others may write, or under one without the sticky bit, is refused before tmux connects', async () => {
+    const open = join(sb.root, 'open')
+    mkdirSync(join(open, 'mine'), {recursive: true})
+    chmodSync(open, 0o777)
+    chmodSync(join(open, 'mine'), 0o700)
+    for (const socket of [join(open, 'pk.sock'), join(open, 'mine', 'pk.sock')]) {
+      const result = await sb.pk(['bg', '--socket', socket, '--', 'sleep', '100000'])
+      expect(result.code, socket).toBe(5)
+      expect(result.stderr).toMatch(/another user could put their own server there/)
+      expect(existsSync(socket)).toBe(false)
+    }
+    // The sticky bit (like /tmp): nobody can rename what is not theirs, so a private directory under it is fine.
+    chmodSync(open, 0o1777)
+    const ok = await sb.pk(['bg', '--socket', join(open, 'mine', 'pk.sock'), '--', 'sleep', '100000'])
+    expect(ok.code, ok.stderr).toBe(0)
+    sb.tmuxTry(join(open, 'mine', 'pk.sock'), 'kill-server')
+  })
+
+  rootIt("a socket directory made by another user is refused even as root: ls lists none of that user's panes", async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    chownSync(sb.socketDir, 65534, 65534)
+    const result = await sb.pk(['ls', '--json'])
+    expect(result.code).toBe(5)
+    expect(result.stderr).toMatch(/belongs to uid 65534/)
+    chownSync(sb.socketDir, 0, 0)
+    expect((await sb.pkJson<LsJson>(['ls'])).sessions.map((s) => s.id)).toContain(row.id)
+  })
+})
+
+describe("a project's config is data about the project", () => {
+  const project = () => {
+    const dir = join(sb.home, 'checkout')
+    mkdirSync(dir, {recursive: true})
+    return dir
+  }
+  it('may not choose the socket, where worktrees go, or pane rules (exit 2, naming the key)', async () => {
+    const dir = project()
+    const cases: [object, string][] = [
+      [{socket: join(sb.root, 'elsewhere.sock')}, 'socket'],
+      [{worktrees: {dir: join(sb.home, '.config', 'pk')}}, 'worktrees.dir'],
+      [{agents: {claude: {paneRules: [{state: 'idle', pattern: String.raw`^(\w+\s?)*$`}]}}}, 'agents.claude.paneRules'],
+    ]
+    for (const [config, key] of cases) {
+      writeFileSync(join(dir, '.pkrc.json'), JSON.stringify(config))
+      for (const args of [['ls'], ['bg', '--', 'sleep', '1']]) {
+        const result = await sb.pk(args, {cwd: dir})
+        expect(result.code, `${key} ${args[0]}`).toBe(2)
+        expect(result.stderr).toContain(`${key}: a project's config cannot set`)
+      }
+    }
+    expect(existsSync(join(sb.stateDir, 'sessions')) ? readdirSync(join(sb.stateDir, 'sessions')) : []).toEqual([])
+  })
+
+  it("never checks a repository out into pk's own config or state directory, whoever's config says so", async () => {
+    const repo = project()
+    const gitEnv = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1'}
+    execFileSync('sh', ['-c', 'git init -q -b main && echo x > f && git add f && git commit -qm x'], {cwd: repo, env: {...sb.env, ...gitEnv}})
+    mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+    for (const dir of [join(sb.home, '.config', 'pk'), join(sb.stateDir, 'wt')]) {
+      writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({worktrees: {dir}}))
+      const result = await sb.pk(['bg', '--worktree=evil', '--', 'sleep', '1'], {cwd: repo, env: gitEnv})
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stderr).toMatch(/pk's own directory; a worktree never goes there/)
+    }
+    expect(existsSync(join(sb.home, '.config', 'pk', 'f'))).toBe(false)
+  })
+})
+
+describe('no directory pk reads or sweeps may be a link', () => {
+  it('spool/ as a link: nothing in its target is read as an event or deleted; doctor reports it', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    const target = join(sb.root, 'precious')
+    mkdirSync(target)
+    writeFileSync(join(target, '100-1'), `pk-spool 2 claude 1.00 ${row.pid}:1\n{"hook_event_name":"Stop"}`)
+    writeFileSync(join(target, 'keep.txt'), 'mine\n')
+    symlinkSync(target, join(sb.stateDir, 'spool'))
+    expect((await sb.pk(['ls'])).code).toBe(0)
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(readdirSync(target).sort()).toEqual(['100-1', 'keep.txt'])
+    const doctor = JSON.parse((await sb.pk(['doctor', '--json'])).stdout)
+    expect(JSON.stringify(doctor.checks)).toMatch(/spool.*link/)
+  })
+
+  it('notified/ as a link: no marker is written into its target, and the weekly sweep deletes nothing there', async () => {
+    const target = join(sb.root, 'elsewhere')
+    mkdirSync(target)
+    const old = join(target, 'old-file')
+    writeFileSync(old, 'keep\n')
+    utimesSync(old, new Date(2020, 1, 1), new Date(2020, 1, 1))
+    mkdirSync(sb.stateDir, {recursive: true, mode: 0o700})
+    symlinkSync(target, join(sb.stateDir, 'notified'))
+    const row = await sb.bgRow(['--', 'sh', '-c', `printf %s '{"hook_event_name":"Stop"}' | '${HOOK}' claude; exec sleep 100000`])
+    await waitFor('pending', () => existsSync(join(sb.stateDir, 'spool')) && readdirSync(join(sb.stateDir, 'spool')).length > 0)
+    await sb.pk(['notify', '--fold'])
+    await sb.pk(['notify'])
+    expect(readdirSync(target)).toEqual(['old-file'])
+    void row
+  })
+
+  it("owner.json as a FIFO, a link, garbage or missing: the sh hook writes nothing, whichever namespace it is in", async () => {
+    mkdirSync(sb.stateDir, {recursive: true, mode: 0o700})
+    const owner = join(sb.stateDir, 'owner.json')
+    const run = () => execFileSync('sh', ['-c', `printf %s '{"hook_event_name":"Stop"}' | '${HOOK}' claude; echo $?`], {env: sb.env, encoding: 'utf8'}).trim()
+    expect(run()).toBe('0') // missing
+    writeFileSync(owner, 'garbage')
+    expect(run()).toBe('0')
+    execFileSync('rm', [owner])
+    symlinkSync(join(sb.root, 'nowhere'), owner)
+    expect(run()).toBe('0')
+    execFileSync('rm', [owner])
+    execFileSync('mkfifo', [owner])
+    expect(run()).toBe('0')
+    expect(existsSync(join(sb.stateDir, 'spool'))).toBe(false)
+  })
+})
+
+describe('prune destroys nothing', () => {
+  it('keeps a merged worktree that holds ignored files (.env, a local database), and says why', async () => {
+    const repo = join(sb.root, 'app')
+    mkdirSync(repo)
+    const gitEnv = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1'}
+    execFileSync('sh', ['-c', 'git init -q -b main && printf ".env\\n*.sqlite\\n" > .gitignore && git add .gitignore && git commit -qm x'], {cwd: repo, env: {...sb.env, ...gitEnv}})
+    const started = await sb.pk(['bg', '--json', '--worktree=merged', '--', 'sleep', '100000'], {cwd: repo, env: gitEnv})
+    const row = (JSON.parse(started.stdout) as {session: SessionRow}).session
+    writeFileSync(join(row.cwd!, '.env'), 'SECRET=1\n')
+    writeFileSync(join(row.cwd!, 'app.sqlite'), 'data')
+    await sb.pk(['stop', row.id])
+    const result = await sb.pk(['prune', '--yes', '--json'], {env: gitEnv})
+    const {worktrees} = JSON.parse(result.stdout) as {worktrees: {action: string; reason: string}[]}
+    expect(worktrees[0]).toMatchObject({action: 'keep', reason: expect.stringMatching(/ignored files git would delete \(.*\.env/)})
+    expect(readFileSync(join(row.cwd!, '.env'), 'utf8')).toBe('SECRET=1\n')
+  })
+})
