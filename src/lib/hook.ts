@@ -1,5 +1,6 @@
 import {join} from 'node:path'
 
+import {isConversationId} from './agents/presets.js'
 import {PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
 import {readStat} from './proc/reader.js'
@@ -61,6 +62,11 @@ const asObject = (text: string): Record<string, unknown> | null => {
   }
 }
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null)
+/** A conversation id, only where it is one (never a flag, never text with spaces or controls). */
+const conversation = (v: unknown) => {
+  const id = str(v)
+  return id !== null && isConversationId(id) ? id : null
+}
 
 /**
  * Pure: an agent's hook payload -> what to record, or null for events that say nothing about state.
@@ -74,7 +80,7 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     const event = str(data.hook_event_name)
     const mapped = event ? CLAUDE_EVENTS[event] : undefined
     if (!event || !mapped) return null
-    const report = {state: mapped.state, event, conversationId: str(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: null}
+    const report = {state: mapped.state, event, conversationId: conversation(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: null}
     if (event !== 'Notification') return report
     // A Notification is a permission request or a question only by its type; the idle reminder Claude
     // sends a minute after a turn is not: it says the agent is idle, which the Stop already said.
@@ -84,7 +90,7 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
   }
   if (agent === 'codex') {
     if (data.type !== 'agent-turn-complete') return null
-    return {state: 'idle', event: 'agent-turn-complete', conversationId: str(data['thread-id']) ?? str(data.thread_id), turnEnded: true, sentAt: null, cwd: str(data.cwd)}
+    return {state: 'idle', event: 'agent-turn-complete', conversationId: conversation(data['thread-id']) ?? conversation(data.thread_id), turnEnded: true, sentAt: null, cwd: str(data.cwd)}
   }
   if (agent === 'pi') {
     const event = str(data.event)
@@ -92,13 +98,13 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     if (!event || !mapped) return null
     // Pi's events can arrive out of order across /reload: its extension stamps each with Pi's own clock.
     const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
-    return {state: mapped.state, event, conversationId: str(data.sessionId), turnEnded: mapped.turnEnded ?? false, sentAt}
+    return {state: mapped.state, event, conversationId: conversation(data.sessionId), turnEnded: mapped.turnEnded ?? false, sentAt}
   }
   // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`.
   const state = str(data.state)
   if (!isOneOf(HOOK_STATES, state)) return null
   const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
-  return {state, event: str(data.event) ?? state, conversationId: str(data.conversationId), turnEnded: data.turnEnded === true, sentAt}
+  return {state, event: str(data.event) ?? state, conversationId: conversation(data.conversationId), turnEnded: data.turnEnded === true, sentAt}
 }
 
 /**

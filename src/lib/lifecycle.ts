@@ -1,4 +1,3 @@
-import {randomBytes} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {LiveRow, PaneRow, checkLive, resolveChecked, resolveId} from './attach.js'
@@ -184,26 +183,11 @@ export function planRestore(rows: SessionRow[], records: StoredRecord[], servers
 /** Pure: text that is safe to type: no control characters but newlines and tabs (an ESC could end a bracketed paste). */
 export function checkSendText(text: string): string {
   const normal = text.replaceAll('\r\n', '\n')
+  // C1 controls too (U+0080-U+009F): a terminal takes U+009B as CSI, the start of an escape sequence.
   // eslint-disable-next-line no-control-regex -- these are exactly what is refused
-  const bad = /[\u0000-\u0008\u000B-\u001F\u007F]/.exec(normal)
+  const bad = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/.exec(normal)
   if (bad) throw usageError('bad-text', `the text contains a control character (code ${bad[0].charCodeAt(0)}); pk send types text, not keys`)
   return normal
-}
-
-/**
- * Type text into a session's verified pane exactly: it goes to tmux through a pipe (load-buffer), never on
- * a command line and never through tmux's key names or a shell, and is pasted with bracketed paste where the
- * agent asked for it, so several lines arrive as one message. Then Enter, unless not wanted.
- */
-export async function sendText(idArg: string, env: Env, text: string, opts: {enter: boolean}): Promise<{id: string; bytes: number; enter: boolean}> {
-  const clean = checkSendText(text)
-  const row = await resolveChecked(idArg, env, liveFor('send to'))
-  const buffer = `pk-send-${randomBytes(6).toString('hex')}`
-  const commands: string[][] = []
-  if (clean !== '') commands.push(['load-buffer', '-b', buffer, '-'], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', row.tmux.pane])
-  if (opts.enter) commands.push(['send-keys', '-t', row.tmux.pane, 'Enter'])
-  if (commands.length > 0) await runTmux(tmuxArgv(row.tmux.socket, commands), {input: clean})
-  return {id: row.id, bytes: Buffer.byteLength(clean), enter: opts.enter}
 }
 
 /** Pure: the last `n` lines of a capture, without the blank lines below the last output. */

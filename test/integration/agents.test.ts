@@ -252,22 +252,23 @@ function readHandoff(): {status: number; stdout: string; stderr: string} | null 
 }
 
 describe('config', () => {
+  // A project's config may pick the agent \`pk bg\` starts by default (not the socket: issue #21).
   const places: [string, string][] = [
-    ['package.json', JSON.stringify({name: 'app', pk: {socket: 'from-config'}})],
-    ['.pkrc', '{"socket": "from-config"}'],
-    ['.pkrc.json', '{"socket": "from-config"}'],
-    ['.pkrc.yaml', 'socket: from-config\n'],
-    ['.config/pkrc.json', '{"socket": "from-config"}'],
-    ['.config/pkrc.yml', 'socket: from-config\n'],
+    ['package.json', JSON.stringify({name: 'app', pk: {defaultAgent: 'claude'}})],
+    ['.pkrc', '{"defaultAgent": "claude"}'],
+    ['.pkrc.json', '{"defaultAgent": "claude"}'],
+    ['.pkrc.yaml', 'defaultAgent: claude\n'],
+    ['.config/pkrc.json', '{"defaultAgent": "claude"}'],
+    ['.config/pkrc.yml', 'defaultAgent: claude\n'],
   ]
   it.each(places)('is found in %s', async (name, text) => {
     const dir = join(sb.home, 'project', 'sub')
     mkdirSync(dir, {recursive: true})
     mkdirSync(dirname(join(sb.home, 'project', name)), {recursive: true})
     writeFileSync(join(sb.home, 'project', name), text)
-    const result = await sb.pk(['bg', '--json', '--', 'sleep', '1000'], {cwd: dir})
+    const result = await sb.pk(['bg', '--json'], {cwd: dir, env})
     expect(result.code, result.stderr).toBe(0)
-    expect(JSON.parse(result.stdout).session.tmux.socket).toBe(sb.socket('from-config'))
+    expect(JSON.parse(result.stdout).session.agent).toBe('claude')
   })
 
   it("never runs a project's code: executable config in a project is not loaded", async () => {
@@ -295,10 +296,11 @@ describe('config', () => {
     expect(JSON.parse(plain.stdout).session.tmux.socket).toBe(sb.socket('from-user'))
     const project = join(sb.home, 'project')
     mkdirSync(project, {recursive: true})
-    writeFileSync(join(project, '.pkrc.json'), JSON.stringify({socket: 'from-project', defaultAgent: 'napper'}))
+    writeFileSync(join(project, '.pkrc.json'), JSON.stringify({defaultAgent: 'napper'}))
     const layered = await sb.pk(['bg', '--json'], {cwd: project})
     expect(layered.code, layered.stderr).toBe(0)
-    expect(JSON.parse(layered.stdout).session).toMatchObject({agent: 'napper', tmux: {socket: sb.socket('from-project')}})
+    // The project picked the preset; the socket stays the user's.
+    expect(JSON.parse(layered.stdout).session).toMatchObject({agent: 'napper', tmux: {socket: sb.socket('from-user')}})
     // A project may not name the program a preset runs.
     writeFileSync(join(project, '.pkrc.json'), JSON.stringify({agents: {claude: {command: ['sh', '-c', 'touch pwned']}}}))
     const hostile = await sb.pk(['ls'], {cwd: project})

@@ -214,13 +214,17 @@ describe("Pi's extension", () => {
     register({on: (name: string, fn: (event: unknown, ctx: unknown) => Promise<void>) => handlers.set(name, fn), registerCommand: () => {}})
     const ctx = {cwd: sb.root, sessionManager: {getSessionId: () => 'p1'}}
     const failed = {messages: [{role: 'user'}, {role: 'assistant', stopReason: 'error', errorMessage: '503 service unavailable'}]}
-    await handlers.get('agent_start')!({}, ctx)
-    for (let attempt = 0; attempt < 4; attempt++) await handlers.get('agent_end')!(failed, ctx)
-    await handlers.get('agent_end')!({messages: [{role: 'assistant', stopReason: 'stop'}]}, ctx)
-    const events = await waitFor('reported', () => {
-      const got = existsSync(reports) ? readFileSync(reports, 'utf8').trim().split('\n') : []
-      return got.length === 6 ? got.map((l) => JSON.parse(l)) : null
-    })
+    const reported = () => (existsSync(reports) ? readFileSync(reports, 'utf8').trim().split('\n') : [])
+    // Each report is a process of its own (fire and forget, as in Pi): one at a time, so they land in order.
+    const step = async (name: string, event: unknown) => {
+      const count = reported().length
+      await handlers.get(name)!(event, ctx)
+      await waitFor('reported', () => reported().length > count)
+    }
+    await step('agent_start', {})
+    for (let attempt = 0; attempt < 4; attempt++) await step('agent_end', failed)
+    await step('agent_end', {messages: [{role: 'assistant', stopReason: 'stop'}]})
+    const events = reported().map((l) => JSON.parse(l))
     expect(events.map((e) => `${e.event}${e.failed ? ' failed' : ''}`)).toEqual(['agent_start', 'agent_retry', 'agent_retry', 'agent_retry', 'agent_end failed', 'agent_end'])
   })
 })

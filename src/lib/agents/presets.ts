@@ -117,9 +117,16 @@ export function launchCommand(preset: AgentPreset, env: Record<string, string | 
   return preset.command.map((word) => (word === '$SHELL' ? env.SHELL || '/bin/sh' : word))
 }
 
-/** Pure: the argv that resumes a recorded conversation, or null when there is none or the agent cannot. */
+/**
+ * Pure: whether a conversation id is one pk hands to an agent. Ids come from the agents' hooks and
+ * screens, which anything in the pane can imitate: one shaped like a flag (`--dangerously-...`) would
+ * become an option of the resumed agent. The agents' own ids are UUIDs or file-name-like words.
+ */
+export const isConversationId = (id: string) => /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/.test(id)
+
+/** Pure: the argv that resumes a recorded conversation, or null when there is none, the agent cannot, or the id is not one. */
 export function resumeArgv(agent: string | null, conversationId: string | null, presets: readonly AgentPreset[] = BUILTIN_PRESETS): string[] | null {
-  if (agent === null || conversationId === null) return null
+  if (agent === null || conversationId === null || !isConversationId(conversationId)) return null
   const template = presets.find((p) => p.name === agent)?.resume
   return template ? template.map((word) => word.replaceAll('{id}', conversationId)) : null
 }

@@ -62,8 +62,7 @@ function socketFacts(env: Env): Pick<DoctorFacts, 'socketDir' | 'sockets'> {
     return s ? [{path, uid: s.uid, mode: s.mode & 0o777}] : []
   })
   // What is above the socket directory counts too (judged with the directory itself taken as it should be) (another user's writable directory on the way).
-  const ancestors = socketDirFacts(dirname(dir))
-  const aboveProblem = ancestors.length === 0 ? null : judgeSocketDirs([...ancestors, {path: dir, uid: process.getuid!(), mode: 0o700, isDirectory: true}], process.getuid!())
+  const aboveProblem = judgeSocketDirs([...socketDirFacts(dirname(dir)), {path: dir, uid: process.getuid!(), mode: 0o40700, isDirectory: true}], process.getuid!())
   return {socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType, aboveProblem}, sockets}
 }
 

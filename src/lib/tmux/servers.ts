@@ -85,7 +85,10 @@ export function judgeSocketDirs(chain: DirFacts[], uid: number): string | null {
   return null
 }
 
-/** The socket directory's and its ancestors' facts, as far as they exist (a directory pk is about to make is not there yet). */
+/**
+ * The socket directory's and its ancestors' facts. A directory not made yet (pk makes it 0700 before tmux
+ * binds there) stands as it will be, so only what exists above it is judged.
+ */
 export function socketDirFacts(dir: string): DirFacts[] {
   let real = resolve(dir)
   const missing: string[] = []
@@ -108,7 +111,9 @@ export function socketDirFacts(dir: string): DirFacts[] {
       const stats = lstatSync(path)
       facts.push({path, uid: stats.uid, mode: stats.mode, isDirectory: stats.isDirectory()})
     } catch {
-      break // not made yet: what exists above it was checked
+      // Not made yet: it and what is below it will be pk's own, private.
+      for (let j = i; j <= parts.length; j++) facts.push({path: '/' + parts.slice(0, j).join('/'), uid: process.getuid!(), mode: 0o40700, isDirectory: true})
+      break
     }
   }
   return facts

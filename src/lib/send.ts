@@ -1,0 +1,117 @@
+import {randomBytes} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {LiveRow, checkLive, resolveChecked} from './attach.js'
+import {SessionRow} from './correlate.js'
+import {ExitCode, PkError} from './errors.js'
+import {checkSendText} from './lifecycle.js'
+import {Env} from './registry/state-dir.js'
+import {collectSessions} from './sessions.js'
+import {runTmux, tmuxArgv} from './tmux/exec.js'
+
+/**
+ * `pk send`: type text into an agent and have it submitted, or say that it was not. Agents take a paste
+ * as it arrives and swallow an Enter that comes while they still take it (Claude Code, Gemini CLI), and
+ * right after `pk bg` they have no input box yet: so pk waits until the agent is ready, pastes, waits
+ * until the paste shows and a little more, presses Enter, and confirms that the screen took it.
+ */
+
+/** How long after the paste shows before Enter: Claude Code and Gemini CLI took the Enter after a 0.3 s pause; with room to spare. */
+export const PASTE_SETTLE_MS = 500
+/** How long the screen has to change after Enter (a submitted prompt leaves the input box). */
+export const CONFIRM_MS = 2500
+const POLL_MS = 100
+
+export interface SendOptions {
+  enter: boolean
+  /** How long to wait for the agent to be ready for input (ms). */
+  timeoutMs: number
+  /** Also wait for a running turn to end. */
+  whenIdle: boolean
+}
+
+export interface SendResult {
+  id: string
+  bytes: number
+  enter: boolean
+  /** Whether the agent took the Enter (the screen changed after it); null when no Enter was pressed. */
+  submitted: boolean | null
+  /** How many times Enter was pressed (a second time when the first was swallowed). */
+  enters: number
+  /** The state the session was in when the text went in. */
+  state: string
+}
+
+/**
+ * Pure: what to do about a session before typing into it: `go`, `wait` (not ready yet), or a reason to
+ * refuse. An agent that waits on a dialog (trust, sign-in, permission) would take the text as an answer.
+ */
+export function readiness(row: SessionRow, whenIdle: boolean): 'go' | 'wait' | {refuse: string} {
+  if (row.agent === null) return 'go' // a plain command: nothing tells when it is ready, so now
+  if (row.state === 'waiting') return {refuse: `${row.agent} in session ${row.id} is waiting on a dialog (a question, a permission, a sign-in); answer it first: pk attach ${row.id}`}
+  if (row.state === 'idle') return 'go'
+  if (row.state === 'working') return whenIdle ? 'wait' : 'go'
+  return 'wait' // unknown: still starting, no prompt on its screen yet
+}
+
+/** What the pane shows, with where its cursor is and how much has scrolled: a shell's Enter only moves the cursor. */
+const screen = async (row: LiveRow) =>
+  (await runTmux(tmuxArgv(row.tmux.socket, [['display-message', '-p', '-t', row.tmux.pane, '#{cursor_x} #{cursor_y} #{history_size}'], ['capture-pane', '-p', '-t', row.tmux.pane]]))).stdout
+
+/** Poll until `test` holds or `ms` pass; whether it held. */
+async function until(test: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    if (await test()) return true
+    if (Date.now() >= deadline) return false
+    await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())))
+  }
+}
+
+const liveToSend: (row: SessionRow) => asserts row is LiveRow = (row) => checkLive(row, 'send to')
+
+/** Wait until the session is ready for input (bounded), verified again just before typing. */
+async function ready(idArg: string, env: Env, opts: SendOptions): Promise<LiveRow> {
+  const deadline = Date.now() + opts.timeoutMs
+  let row: LiveRow = await resolveChecked(idArg, env, liveToSend)
+  for (;;) {
+    const verdict = readiness(row, opts.whenIdle)
+    if (verdict === 'go') return row
+    if (verdict !== 'wait') throw new PkError('not-ready', verdict.refuse)
+    if (Date.now() >= deadline) {
+      throw new PkError('timeout', `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${opts.timeoutMs / 1000} s; nothing was typed (pk send --timeout SECONDS waits longer)`, ExitCode.timeout)
+    }
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
+    const again = (await collectSessions(env)).rows.find((r) => r.id === row.id)
+    if (!again) throw new PkError('gone', `session ${row.id} ended before it was ready for input`, ExitCode.noSuchSession)
+    liveToSend(again)
+    row = again
+  }
+}
+
+export async function sendText(idArg: string, env: Env, text: string, opts: SendOptions): Promise<SendResult> {
+  const clean = checkSendText(text)
+  const row = await ready(idArg, env, opts)
+  const state = row.state
+  if (clean !== '') {
+    const before = await screen(row)
+    const buffer = `pk-send-${randomBytes(6).toString('hex')}`
+    await runTmux(tmuxArgv(row.tmux.socket, [['load-buffer', '-b', buffer, '-'], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', row.tmux.pane]]), {input: clean})
+    // Until the paste shows (an agent may hide its input: then a second at most), then a moment more.
+    await until(async () => (await screen(row)) !== before, 1000)
+    if (opts.enter) await sleep(PASTE_SETTLE_MS)
+  }
+  if (!opts.enter) return {id: row.id, bytes: Buffer.byteLength(clean), enter: false, submitted: null, enters: 0, state}
+  let enters = 0
+  let submitted = false
+  // A swallowed Enter leaves the screen as it was: the text still in the box. Then once more, no more.
+  while (!submitted && enters < 2) {
+    const before = await screen(row)
+    await runTmux(tmuxArgv(row.tmux.socket, [['send-keys', '-t', row.tmux.pane, 'Enter']]))
+    enters++
+    submitted = await until(async () => (await screen(row)) !== before, CONFIRM_MS)
+  }
+  const result = {id: row.id, bytes: Buffer.byteLength(clean), enter: true, submitted, enters, state}
+  if (!submitted) throw Object.assign(new PkError('not-submitted', `the text is in session ${row.id}'s input, but ${row.agent ?? 'the program'} did not take the Enter (its screen did not change after ${enters} tries); see it with pk attach ${row.id}`), {result})
+  return result
+}

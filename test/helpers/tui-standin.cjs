@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// A stand-in for an agent's terminal UI, built from what the real ones do (issue #22): it draws its
+// prompt only after a delay (STANDIN_READY_MS), takes a bracketed paste into its input box, swallows an
+// Enter that arrives within STANDIN_SWALLOW_MS of the paste's end (Claude Code and Gemini CLI do), and on
+// an Enter it takes, appends the input to STANDIN_SUBMITTED and shows itself working for a moment.
+// STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_NEVER_SUBMIT swallows every Enter;
+// STANDIN_WORKING_MS starts with a turn already running.
+const fs = require('node:fs')
+const env = process.env
+const readyMs = Number(env.STANDIN_READY_MS ?? 1500)
+const swallowMs = Number(env.STANDIN_SWALLOW_MS ?? 400)
+const out = (s) => process.stdout.write(s)
+let input = ''
+let pasting = false
+let pasteEnd = 0
+let ready = false
+
+const draw = (status) => out(`\x1b[2J\x1b[H${status}\n\n╭────────╮\n│ ❯ ${input}\n╰────────╯\n`)
+const idle = () => draw('  ? for shortcuts')
+
+process.stdin.setRawMode?.(true)
+process.stdin.on('data', (chunk) => {
+  if (!ready) return // nothing to type into yet: what arrives now is lost, as with a real agent starting
+  let text = chunk.toString('utf8')
+  while (text.length > 0) {
+    if (text.startsWith('\x1b[200~')) {
+      pasting = true
+      text = text.slice(6)
+      continue
+    }
+    if (text.startsWith('\x1b[201~')) {
+      pasting = false
+      pasteEnd = Date.now()
+      text = text.slice(6)
+      idle()
+      continue
+    }
+    const ch = text[0]
+    text = text.slice(1)
+    if (pasting) {
+      input += ch === '\r' ? '\n' : ch // tmux pastes a line break as CR; the agents keep it as a new line
+      continue
+    }
+    if (ch === '\r') {
+      if (env.STANDIN_NEVER_SUBMIT || Date.now() - pasteEnd < swallowMs) continue // still taking the paste
+      if (env.STANDIN_SUBMITTED) fs.appendFileSync(env.STANDIN_SUBMITTED, JSON.stringify(input) + '\n')
+      input = ''
+      draw('✻ Working… (esc to interrupt)')
+      setTimeout(idle, 1000)
+      continue
+    }
+    input += ch
+    idle()
+  }
+})
+
+setTimeout(() => {
+  out('\x1b[?2004h') // bracketed paste, as the agents ask for it
+  ready = true
+  if (env.STANDIN_DIALOG) return draw(' Do you want to proceed?\n ❯ 1. Yes\n   2. No')
+  if (env.STANDIN_WORKING_MS) {
+    draw('✻ Working… (esc to interrupt)')
+    return setTimeout(idle, Number(env.STANDIN_WORKING_MS))
+  }
+  idle()
+}, readyMs)
+setInterval(() => {}, 1000)

@@ -1,0 +1,72 @@
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {LsJson, ROOT, Sandbox} from '../helpers/sandbox.js'
+
+/** Issue #22: a script starts an agent and gives it work at once; pk send submits it, or says it did not. */
+let sb: Sandbox
+let env: NodeJS.ProcessEnv
+let submitted: string
+beforeEach(() => {
+  sb = new Sandbox()
+  const bin = join(sb.root, 'bin')
+  mkdirSync(bin)
+  // A stand-in named like Claude Code: the claude preset's screen rules read it.
+  copyFileSync(join(ROOT, 'test', 'helpers', 'tui-standin.cjs'), join(bin, 'claude'))
+  chmodSync(join(bin, 'claude'), 0o755)
+  submitted = join(sb.root, 'submitted')
+  env = {PATH: `${bin}:${process.env.PATH}`, STANDIN_SUBMITTED: submitted}
+})
+afterEach(() => sb.cleanup())
+
+const lines = () => (existsSync(submitted) ? readFileSync(submitted, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [])
+
+describe('pk send to an agent', () => {
+  it('right after pk bg: waits for the prompt, pastes, lets the paste settle, submits, and says so', async () => {
+    const started = await sb.pk(['bg', 'claude'], {env})
+    expect(started.code, started.stderr).toBe(0)
+    const id = started.stdout.trim()
+    const text = `fix the tests; it's "quoted" $(whoami)\nand a second line`
+    const sent = await sb.pk(['send', id, '--json', text], {env})
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(JSON.parse(sent.stdout)).toMatchObject({id, submitted: true, enters: 1, state: 'idle'})
+    expect(lines()).toEqual([text])
+  }, 30_000)
+
+  it('refuses an agent that waits on a dialog: the text would answer it', async () => {
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_DIALOG: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
+    const sent = await sb.pk(['send', id, 'yes please', '--timeout', '10'], {env})
+    expect(sent.code).toBe(1)
+    expect(sent.stderr).toMatch(/waiting on a dialog .*pk attach/)
+    const row = (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === id)!
+    expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('yes please')
+  }, 30_000)
+
+  it('exits 1 when the agent never takes the Enter, and says the text is typed but not submitted', async () => {
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_NEVER_SUBMIT: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
+    const sent = await sb.pk(['send', id, 'stuck'], {env})
+    expect(sent.code).toBe(1)
+    expect(sent.stderr).toMatch(/did not take the Enter/)
+    expect(lines()).toEqual([])
+  }, 30_000)
+
+  it('--when-idle waits for the running turn to end; --timeout bounds the wait (exit 124, nothing typed)', async () => {
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0', STANDIN_WORKING_MS: '3000'}})).stdout.trim()
+    const early = await sb.pk(['send', id, 'too soon', '--when-idle', '--timeout', '1'], {env})
+    expect(early.code).toBe(124)
+    expect(early.stderr).toMatch(/still working after 1 s; nothing was typed/)
+    const sent = await sb.pk(['send', id, 'after the turn', '--when-idle', '--json'], {env})
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(JSON.parse(sent.stdout)).toMatchObject({submitted: true, state: 'idle'})
+    expect(lines()).toEqual(['after the turn'])
+  }, 30_000)
+
+  it('no text is a usage error; Enter alone only when asked for by name', async () => {
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0'}})).stdout.trim()
+    const bare = await sb.pk(['send', id], {env})
+    expect(bare.code).toBe(2)
+    expect(bare.stderr).toMatch(/no text to send .*--enter-only/)
+    expect((await sb.pk(['send', id, 'x', '--enter-only'], {env})).code).toBe(2)
+  }, 30_000)
+})
