@@ -28,6 +28,11 @@ export interface BgRequest {
   presets?: readonly AgentPreset[]
   /** Preset to start when neither an agent nor a command is given (config `defaultAgent`). */
   defaultAgent?: string
+  /**
+   * The agent's own arguments, given after `--` to a preset: recorded, so resume and handoff start the
+   * conversation again with them. Where absent: `extraArgs` when a preset is named, else none.
+   */
+  agentArgs?: string[]
   /** The conversation this session continues (handoff), recorded so no second process takes it. */
   conversationId?: string
   /** The session this one resumes (its id), recorded in the new record. */
@@ -142,7 +147,7 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
 }
 
 /** Pure: the record of a session pk starts: the process identity, and the rest as claims. */
-function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree'>): SessionRecord {
+function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs'>): SessionRecord {
   return {
     version: RECORD_VERSION,
     identity,
@@ -204,7 +209,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
     return abandon(new PkError('gate-lost', `the new pane's process (pid ${created.panePid}) ended or is not the tmux server's child; nothing was started`))
   }
   const identity = identityFromStat(view, stat)
-  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null, resumedFrom: request.resumedFrom ?? null, worktree: request.worktree ?? null})
+  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null, resumedFrom: request.resumedFrom ?? null, worktree: request.worktree ?? null, agentArgs: request.agentArgs ?? (request.agent !== undefined ? request.extraArgs : null)})
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
   let file: string
   try {

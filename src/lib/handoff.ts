@@ -98,11 +98,14 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
     throw new PkError('conversation-taken', `conversation ${conversationId} is already live in session ${holders.map((h) => h.id).join(', ')}; attach to it instead`, ExitCode.ambiguous)
   }
 
+  // What the caller was started with stays: its label and the agent's own arguments (issue #22).
+  const agentArgs = caller.record?.record.agentArgs ?? []
   const started = await startSession({
     agent: undefined,
-    extraArgs: argv,
+    extraArgs: [...argv, ...agentArgs],
+    agentArgs,
     cwd: readCwd(caller.pid) ?? process.cwd(),
-    name: undefined,
+    name: caller.record?.record.label ?? undefined,
     socket: config.socket,
     env,
     presets,

@@ -141,7 +141,9 @@ export async function resumeSession(idArg: string, env: Env, listing?: Listing):
   }
   const started = await startSession({
     agent: undefined,
-    extraArgs: row.resume!,
+    // The agent's own arguments it was started with (`pk bg claude -- --model opus`) come along.
+    extraArgs: [...row.resume!, ...(record.agentArgs ?? [])],
+    agentArgs: record.agentArgs ?? undefined,
     cwd: record.cwd,
     name: record.label ?? undefined,
     socket: record.tmux.socket,
@@ -203,15 +205,29 @@ export interface PaneView {
   cursorY: number
 }
 
-async function paneView(socket: string, pane: string): Promise<PaneView | null> {
-  const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, '#{pane_dead} #{history_size} #{cursor_y}']])).catch(() => null)
-  const [dead, history, cursor] = (out?.stdout.trim() ?? '').split(' ')
-  if (!out || history === undefined || cursor === undefined) return null
+const VIEW_FORMAT = '#{pane_dead} #{history_size} #{cursor_y}'
+
+function parseView(line: string | undefined): PaneView | null {
+  const [dead, history, cursor] = (line ?? '').trim().split(' ')
+  if (history === undefined || cursor === undefined || !/^\d+$/.test(history) || !/^\d+$/.test(cursor)) return null
   return {dead: dead === '1', historySize: Number(history), cursorY: Number(cursor)}
 }
 
-const capture = async (socket: string, pane: string, from: number, to: number | '-', color: boolean) =>
-  (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]]))).stdout
+async function paneView(socket: string, pane: string): Promise<PaneView | null> {
+  const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT]])).catch(() => null)
+  return out ? parseView(out.stdout) : null
+}
+
+const captureArgs = (pane: string, from: number, to: number | '-', color: boolean) => ['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]
+
+const capture = async (socket: string, pane: string, from: number, to: number | '-', color: boolean) => (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
+
+/** The view and a capture in one tmux call, so no output lands between them (it would be printed twice). */
+async function viewAndCapture(socket: string, pane: string, lines: number, color: boolean): Promise<{view: PaneView | null; text: string}> {
+  const {stdout} = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT], captureArgs(pane, -lines, '-', color)]))
+  const newline = stdout.indexOf('\n')
+  return {view: parseView(stdout.slice(0, newline)), text: stdout.slice(newline + 1)}
+}
 
 /**
  * What a session's pane shows and its scrollback: the last `lines` lines, also of the dead pane an exited
@@ -221,8 +237,8 @@ const capture = async (socket: string, pane: string, from: number, to: number | 
 export async function readLogs(idArg: string, env: Env, opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void}): Promise<{id: string; dead: boolean}> {
   const row = await resolveChecked(idArg, env, readable)
   const {socket, pane} = row.tmux
-  const first = await paneView(socket, pane)
-  opts.emit(lastLines(await capture(socket, pane, -opts.lines, '-', opts.color), opts.lines))
+  const {view: first, text} = await viewAndCapture(socket, pane, opts.lines, opts.color)
+  opts.emit(lastLines(text, opts.lines))
   if (!opts.follow || first === null || first.dead) return {id: row.id, dead: first?.dead ?? true}
   // Lines are counted from the top of the history: all lines above the cursor are complete.
   let printed = first.historySize + first.cursorY

@@ -81,6 +81,19 @@ describe('pk resume', () => {
     expect((await sb.pk(['resume', first.id], {env})).code).toBe(4)
   })
 
+  it('keeps what the session was started with: the label and the agent\'s own arguments, resumed after resumed', async () => {
+    const first = await echoer('conv-9', ['--', '--model', 'opus'])
+    expect(readFileSync(join(sb.root, `argv-${first.pid}`), 'utf8')).toBe('--model\nopus\n')
+    await sb.pk(['stop', first.id])
+    const again = JSON.parse((await sb.pk(['resume', first.id, '--json'], {env})).stdout).session as SessionRow
+    expect(again).toMatchObject({label: 'work'})
+    expect(readFileSync(join(sb.root, `argv-${again.pid}`), 'utf8')).toBe('--resume\nconv-9\n--model\nopus\n')
+    await waitFor('reported', async () => (await rowOf(again.id))?.resume !== null)
+    await sb.pk(['stop', again.id])
+    const third = JSON.parse((await sb.pk(['resume', again.id, '--json'], {env})).stdout).session as SessionRow
+    expect(readFileSync(join(sb.root, `argv-${third.pid}`), 'utf8')).toBe('--resume\nconv-9\n--model\nopus\n')
+  })
+
   it('refuses a live session (4), a conversation live elsewhere (4), nothing to resume (1), no such session (3)', async () => {
     const live = await echoer('conv-2')
     expect((await sb.pk(['resume', live.id], {env})).code).toBe(4)

@@ -101,7 +101,8 @@ describe('the sh hook and its spool', () => {
     await new Promise((r) => setTimeout(r, 300))
     expect(existsSync(calls)).toBe(false)
     spawnSync(HOOK, ['claude', shim], {env: sb.env, input: claude('Stop')})
-    await waitFor('pk notify ran', () => existsSync(calls))
+    // (the shim's file exists a moment before its line is in it)
+    await waitFor('pk notify ran', () => existsSync(calls) && /\n/.test(readFileSync(calls, 'utf8')))
     expect(readFileSync(calls, 'utf8')).toMatch(/bin\/run\.js notify --fold/)
     // Codex passes its payload as the last argument.
     spawnSync(HOOK, ['codex', shim, '{"type":"agent-turn-complete","thread-id":"t1"}'], {env: sb.env})
