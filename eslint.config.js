@@ -16,8 +16,8 @@ export default tseslint.config(
   },
   {
     // bin/run.js is CommonJS (bin/package.json): node starts it sooner than an ES module.
-    files: ['bin/**/*.js', 'scripts/**/*.cjs'],
-    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', module: 'readonly', process: 'readonly', Buffer: 'readonly', require: 'readonly'}},
+    files: ['bin/**/*.js', 'scripts/**/*.cjs', 'test/**/*.cjs'],
+    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', module: 'readonly', process: 'readonly', Buffer: 'readonly', require: 'readonly', setTimeout: 'readonly', setInterval: 'readonly'}},
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --strict]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|hook|events --strict]
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {cpus, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -18,6 +18,9 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
+/** One part only: ls, hook or events (default: all). */
+const ONLY = arg('only', '')
+const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
 const BUDGET = {version: 2.3, ls: {10: 1.5, 100: 1.5, 1000: 2.5}, agentExtra: 0.5, hook: 0.25, watchCpu: 5}
 const WATCH_SECONDS = Number(arg('watch-seconds', '20'))
@@ -196,7 +199,7 @@ const [node0, oclif, pkCode, version] = measure(
 console.log(`node -e 0: ${node0.toFixed(1)} ms; loading @oclif/core: ${oclif.toFixed(1)} ms (${(oclif / node0).toFixed(2)}x, skipped by pk ls and pk --version); loading pk's ls bundle (without its code cache): ${pkCode.toFixed(1)} ms`)
 console.log(`pk --version: ${version.toFixed(1)} ms = ${check('version', version / node0, BUDGET.version)}`)
 
-const cases = [...SIZES.map((n) => ({n, agent: false})), ...(SIZES.includes(100) ? [{n: 100, agent: true}] : [])]
+const cases = part('ls') ? [...SIZES.map((n) => ({n, agent: false})), ...(SIZES.includes(100) ? [{n: 100, agent: true}] : [])] : []
 for (const {n, agent} of cases) {
   const w = await world(n, agent)
   const [node, ls] = measure([[process.execPath, '-e', '0'], [process.execPath, PK, 'ls', '--json']], w.env)
@@ -212,7 +215,7 @@ for (const {n, agent} of cases) {
   cleanup()
 }
 // The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).
-{
+if (part('hook')) {
   const w = await world(1, false)
   const payload = '{"hook_event_name":"PreToolUse","session_id":"bench","tool_name":"Bash"}'
   const input = (argv) => ['sh', '-c', `printf '%s' '${payload}' | ${argv.map((a) => `'${a}'`).join(' ')}`]
@@ -222,7 +225,7 @@ for (const {n, agent} of cases) {
 }
 
 // Events (issue #20): what the one writer costs per event, and what pending events and a held lock cost readers.
-{
+if (part('events')) {
   const w = await world(1000, false)
   mkdirSync(join(w.root, '.config', 'pk'), {recursive: true})
   writeFileSync(join(w.root, '.config', 'pk', 'config.json'), JSON.stringify({notify: []}))
@@ -251,17 +254,30 @@ for (const {n, agent} of cases) {
   console.log(`applying events at 1000 records (pk notify --fold): 1 event ${median(samples.one).toFixed(1)} ms, 200 events ${median(samples.many).toFixed(1)} ms: ${perEvent.toFixed(2)} ms per event (budget 2 ms) ${perEvent <= 2 ? 'ok' : 'OVER'}`)
   verdicts.push(perEvent <= 2)
 
-  // Readers: the same listing with 20 pending events, and with the registry lock held by another pk.
-  const [without] = measure([[process.execPath, PK, 'ls', '--json']], w.env)
+  // Readers: the same listing with and without 20 pending events, and with and without the registry lock
+  // held by another pk, alternating run by run so that machine noise hits both alike.
   spoolEvents(20)
-  const [pending] = measure([[process.execPath, PK, 'ls', '--json']], w.env)
+  const away = join(w.root, 'spool-away')
+  const ls = [process.execPath, PK, 'ls', '--json']
+  const paired = {without: [], pending: []}
+  for (let i = 0; i < RUNS; i++) {
+    renameSync(spool, away)
+    paired.without.push(time(ls, w.env))
+    renameSync(away, spool)
+    paired.pending.push(time(ls, w.env))
+  }
+  const [without, pending] = [median(paired.without), median(paired.pending)]
   console.log(`pk ls --json at 1000 records with 20 pending events: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('pending', pending / without, 1.1)}`)
   const {lock} = await import(join(ROOT, 'node_modules/proper-lockfile/index.js')).then((m) => m.default ?? m)
-  const release = await lock(join(w.env.PK_STATE_DIR, 'registry'), {realpath: false, stale: 60_000})
-  const [locked] = measure([[process.execPath, PK, 'ls', '--json']], w.env)
-  await release()
-  const delay = locked - pending
-  console.log(`pk ls --json with the registry lock held elsewhere: ${locked.toFixed(1)} ms, ${delay.toFixed(1)} ms more (budget 100 ms) ${delay <= 100 ? 'ok' : 'OVER'}`)
+  const locking = {free: [], held: []}
+  for (let i = 0; i < RUNS; i++) {
+    locking.free.push(time(ls, w.env))
+    const release = await lock(join(w.env.PK_STATE_DIR, 'registry'), {realpath: false, stale: 60_000})
+    locking.held.push(time(ls, w.env))
+    await release()
+  }
+  const delay = median(locking.held) - median(locking.free)
+  console.log(`pk ls --json with the registry lock held elsewhere: ${median(locking.held).toFixed(1)} ms against ${median(locking.free).toFixed(1)} ms, ${delay.toFixed(1)} ms more (budget 100 ms) ${delay <= 100 ? 'ok' : 'OVER'}`)
   verdicts.push(delay <= 100)
 
   // A spool nobody applied for a long time: 20,000 pending files (of senders long gone).

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/attach-run.js'
-import {startSession} from '../lib/bg.js'
+import {launchArgv, startSession, worktreeWords} from '../lib/bg.js'
 import {loadConfig, pkOwnDirectories} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
 import type {Worktree} from '../lib/worktree.js'
@@ -41,8 +41,10 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
   async run(): Promise<void> {
     // Everything after the first `--` is the command, untouched by flag parsing.
     const split = this.argv.indexOf('--')
-    // `--worktree=BRANCH` is `--worktree --branch BRANCH`.
-    const own = (split === -1 ? this.argv : this.argv.slice(0, split)).flatMap((a) => (a.startsWith('--worktree=') ? ['--worktree', '--branch', a.slice('--worktree='.length)] : [a]))
+    // `--worktree=BRANCH` is `--worktree --branch BRANCH`, and so is `--worktree BRANCH` where BRANCH names
+    // no agent preset (`pk bg --worktree feat1 -- cmd`; `pk bg --worktree claude` is claude in a new worktree).
+    const before = split === -1 ? this.argv : this.argv.slice(0, split)
+    const own = worktreeWords(before, presetNames((await loadConfig(process.cwd(), process.env)).presets))
     const extra = split === -1 ? [] : this.argv.slice(split + 1)
     const {args, flags, argv} = await this.parse(Bg, own)
     if (argv.length > 1) this.error(`unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`, {exit: 2})
@@ -58,11 +60,16 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       return
     }
     const {config, presets} = await loadConfig(process.cwd(), process.env)
+    // What to run is checked first: a refused pk bg leaves no worktree, branch or record behind.
+    launchArgv(args.agent, extra, process.env, presets, config.defaultAgent)
     let worktree: Worktree | undefined
+    let newBranch = false
     if (flags.worktree) {
       const {createWorktree, runSetup, setupFor} = await import('../lib/worktree.js')
       const label = flags.name ?? `${args.agent ?? extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
-      worktree = await createWorktree({cwd: flags.cwd ?? process.cwd(), branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(process.env)})
+      const made = await createWorktree({cwd: flags.cwd ?? process.cwd(), branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(process.env)})
+      worktree = {path: made.path, branch: made.branch, repo: made.repo}
+      newBranch = made.newBranch
       process.stderr.write(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
       const setup = setupFor(worktree.repo, config.worktrees ?? {})
       if (setup) await runSetup(setup, worktree.path)
@@ -77,6 +84,10 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       env: process.env,
       presets,
       defaultAgent: config.defaultAgent,
+    }).catch(async (error: unknown) => {
+      // Nothing started: the worktree made for it goes again (it is fresh and clean), its new branch too.
+      if (worktree) await (await import('../lib/worktree.js')).discardWorktree(worktree, newBranch).catch(() => {})
+      throw error
     })
     if (flags.json) {
       const row = (await collectSessions(process.env)).rows.find((r) => r.id === started.id) ?? null

@@ -226,6 +226,9 @@ export async function startSession(request: BgRequest): Promise<Started> {
   const alive = (await openGate(view, identity)) && (await survives(view, identity, request.graceMs ?? DEFAULT_GRACE_MS))
   if (!alive) {
     const dead = await deadPaneReport(socket, created.paneId, created.serverPid)
+    // A command that ended at once with status 0 did what it was asked (pk bg -- make): no failure. Its
+    // record and dead pane stay, so pk ls shows it exited 0 and pk logs shows what it printed.
+    if (dead?.dead && dead.status === 0) return {id: sessionIdOf(identity), record, file}
     const status = typeof dead?.status === 'number' ? `status ${dead.status}` : typeof dead?.signal === 'number' ? `signal ${dead.signal}` : 'an unknown status'
     const tail = dead?.output ? `\n--- last output ---\n${dead.output}` : ''
     return abandon(new PkError('died-at-once', `${argv[0]} exited at once with ${status}${tail}`), file)
@@ -234,4 +237,18 @@ export async function startSession(request: BgRequest): Promise<Started> {
   // A clean exit later closes the pane as tmux normally does; a crash keeps it for pk ls and prune.
   await setRemainOnExit(socket, created.paneId, 'failed').catch(() => {})
   return {id: sessionIdOf(identity), record, file}
+}
+
+/** Pure: bg's own words with `--worktree BRANCH` and `--worktree=BRANCH` spelled `--worktree --branch BRANCH`. */
+export function worktreeWords(words: string[], presets: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!
+    if (word.startsWith('--worktree=')) out.push('--worktree', '--branch', word.slice('--worktree='.length))
+    else if (word === '--worktree' && i + 1 < words.length && !words[i + 1]!.startsWith('-') && !presets.includes(words[i + 1]!)) {
+      out.push('--worktree', '--branch', words[i + 1]!)
+      i++
+    } else out.push(word)
+  }
+  return out
 }

@@ -84,7 +84,7 @@ export function worktreePath(repo: string, branch: string, config: WorktreeConfi
  * Make the worktree a new session runs in: a new branch from `from` (default HEAD), or an existing
  * branch that no worktree has checked out (one that is checked out elsewhere is refused, exit 2).
  */
-export async function createWorktree(opts: {cwd: string; branch: string | undefined; label: string; from: string | undefined; config: WorktreeConfig; forbidden?: string[]}): Promise<Worktree> {
+export async function createWorktree(opts: {cwd: string; branch: string | undefined; label: string; from: string | undefined; config: WorktreeConfig; forbidden?: string[]}): Promise<Worktree & {newBranch: boolean}> {
   const repo = await repositoryOf(opts.cwd)
   const branch = opts.branch ?? branchName(opts.config.branchPrefix ?? 'pk/', opts.label)
   if (!(await git(['check-ref-format', '--branch', branch], repo).then(() => true, () => false))) throw usageError('bad-branch', `${JSON.stringify(branch)} is not a valid branch name`)
@@ -99,7 +99,13 @@ export async function createWorktree(opts: {cwd: string; branch: string | undefi
   }
   if (existsSync(path)) throw usageError('worktree-exists', `${path} exists already; remove it or pick another branch`)
   await git(exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, opts.from ?? 'HEAD'], repo)
-  return {path, branch, repo}
+  return {path, branch, repo, newBranch: !exists}
+}
+
+/** Take back a worktree made for a session that never started: the fresh checkout, and its branch when pk made it. */
+export async function discardWorktree(worktree: Worktree, newBranch: boolean): Promise<void> {
+  await git(['worktree', 'remove', '--force', worktree.path], worktree.repo)
+  if (newBranch) await git(['branch', '-D', worktree.branch], worktree.repo)
 }
 
 /** Pure: the setup argv for a repository, by its path, then its basename, then `*`. */

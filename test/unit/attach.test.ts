@@ -84,6 +84,8 @@ describe('presets', () => {
   })
   it('recognises agent processes by argv, directly or under an interpreter', () => {
     expect(recognizeAgent(['/usr/local/bin/claude', '--resume'])).toBe('claude')
+    // What the npm package really runs: a native binary named claude.exe, on Linux too.
+    expect(recognizeAgent(['/usr/lib/node_modules/@anthropic-ai/claude-code/bin/claude.exe'])).toBe('claude')
     expect(recognizeAgent(['node', '--no-warnings', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini'])).toBe('gemini')
     expect(recognizeAgent(['python3', '/home/u/.local/bin/aider'])).toBe('aider')
     expect(recognizeAgent(['bash'])).toBeNull()
@@ -98,5 +100,16 @@ describe('agent recognition under interpreters', () => {
     expect(recognizeAgent(['sh', '-c', 'vim notes/claude'])).toBeNull()
     expect(recognizeAgent(['node', '-e', 'require("claude")'])).toBeNull()
     expect(recognizeAgent(['python3', '-m', 'aider'])).toBeNull()
+  })
+})
+
+describe('pk bg --worktree words', () => {
+  it('reads the word after --worktree as the branch, unless it names an agent', async () => {
+    const {worktreeWords} = await import('../../src/lib/bg.js')
+    const presets = ['claude', 'codex']
+    expect(worktreeWords(['--worktree', 'feat1'], presets)).toEqual(['--worktree', '--branch', 'feat1'])
+    expect(worktreeWords(['--worktree=feat1', 'claude'], presets)).toEqual(['--worktree', '--branch', 'feat1', 'claude'])
+    expect(worktreeWords(['--worktree', 'claude'], presets)).toEqual(['--worktree', 'claude'])
+    expect(worktreeWords(['--worktree', '--name', 'x'], presets)).toEqual(['--worktree', '--name', 'x'])
   })
 })

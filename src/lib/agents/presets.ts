@@ -41,7 +41,8 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   {
     name: 'claude',
     command: ['claude'],
-    executables: ['claude'],
+    // The npm package installs a native binary named claude.exe (also on Linux).
+    executables: ['claude', 'claude.exe'],
     resume: ['claude', '--resume', '{id}'],
     paneRules: [
       {state: 'working', pattern: String.raw`esc to interrupt`},

@@ -51,6 +51,7 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
     let state: string = row.state
     if (row.conflict) state = 'conflict'
     else if (!row.verified && row.state !== 'exited') state = `${row.state}?`
+    else if (row.state === 'exited' && row.exitStatus !== null) state = `exited ${row.exitStatus}`
     return [
       row.id,
       printable(row.label ? `${agentCell(row)} (${row.label})` : agentCell(row)),

@@ -110,15 +110,25 @@ export function candidateNames(name: string, random: () => string = () => random
   return names
 }
 
-/** The names in the server's global environment, or none when no server answers there. */
-async function globalEnvironmentNames(socket: string): Promise<string[]> {
+/** The names in the server's global environment, or null when no server answers there (pk starts it). */
+async function globalEnvironmentNames(socket: string): Promise<string[] | null> {
   try {
     return parseEnvironmentNames((await runTmux(tmuxArgv(socket, [['show-environment', '-g']]))).stdout)
   } catch (error) {
-    if (error instanceof TmuxCommandError && (error.kind === 'no-server' || error.kind === 'stale-socket')) return []
+    if (error instanceof TmuxCommandError && (error.kind === 'no-server' || error.kind === 'stale-socket')) return null
     throw error
   }
 }
+
+/**
+ * What the agents need of a tmux server, set only on a server pk starts itself (never on one of yours):
+ * Pi warns when extended keys are off (it cannot tell Shift+Enter from Enter), Claude Code when focus
+ * events are off. Plus the detach time (see DETACH_HOOK).
+ */
+const OWN_SERVER_OPTIONS = [
+  ['set-option', '-s', 'extended-keys', 'on'],
+  ['set-option', '-g', 'focus-events', 'on'],
+]
 
 /**
  * When a client detaches, the session notes the time (`@pk-detached`, listed with the panes): an event that
@@ -145,11 +155,12 @@ export async function newSession(opts: {
   env: Record<string, string | undefined>
   sleepProgram: string
 }): Promise<NewSession> {
-  const unset = variablesToUnset(await globalEnvironmentNames(opts.socket), opts.env)
+  const existing = await globalEnvironmentNames(opts.socket)
+  const unset = variablesToUnset(existing ?? [], opts.env)
   const env = environmentFlags(unset.length > 0 ? {...opts.env, PK_GATE_UNSET: unset.join(' ')} : opts.env)
   for (const name of candidateNames(opts.name)) {
     const script = tmuxScript([
-      ['set-hook', '-g', DETACH_HOOK_NAME, DETACH_HOOK],
+      ...(existing === null ? [...OWN_SERVER_OPTIONS, ['set-hook', '-g', DETACH_HOOK_NAME, DETACH_HOOK]] : []),
       ['new-session', '-d', '-s', name, '-c', formatLiteral(opts.cwd), '-P', '-F', NEW_SESSION_FORMAT, ...env, '--', ...gateArgv(opts.sleepProgram, GATE_SECONDS, opts.argv)],
     ])
     try {

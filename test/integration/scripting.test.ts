@@ -1,0 +1,68 @@
+import {execFileSync} from 'node:child_process'
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {LsJson, Sandbox, waitFor} from '../helpers/sandbox.js'
+
+/** Issue #22: what a script sees when it starts things. */
+let sb: Sandbox
+beforeEach(() => {
+  sb = new Sandbox()
+})
+afterEach(() => sb.cleanup())
+
+describe('exit statuses', () => {
+  it('a command that ends at once with status 0 did its job (exit 0); the table says exited 0, a failure says its status', async () => {
+    const done = await sb.pk(['bg', '--', 'sh', '-c', 'echo hi'])
+    expect(done.code, done.stderr).toBe(0)
+    const id = done.stdout.trim()
+    const row = await waitFor('listed', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id))
+    expect(row).toMatchObject({state: 'exited', exitStatus: 0})
+    expect((await sb.pk(['logs', id])).stdout).toMatch(/hi/)
+    // One that fails a moment after it started (past the start window) shows its status in the table.
+    const later = await sb.bgRow(['--', 'sh', '-c', 'sleep 1; exit 3'])
+    await waitFor('exited 3', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === later.id && s.exitStatus === 3), 10_000)
+    expect((await sb.pk(['ls'])).stdout).toMatch(new RegExp(`${later.id}.*exited 3`))
+  }, 30_000)
+})
+
+describe('the server pk starts', () => {
+  it("has what the agents ask for (extended keys, focus events), and a server of yours is left as it is", async () => {
+    await sb.bgRow(['--', 'sleep', '100000'])
+    expect(sb.tmux(sb.pkSocket, 'show-options', '-s', '-v', 'extended-keys').trim()).toBe('on')
+    expect(sb.tmux(sb.pkSocket, 'show-options', '-g', '-v', 'focus-events').trim()).toBe('on')
+    const mine = sb.socket('mine')
+    sb.tmux(mine, 'new-session', '-d', '--', 'sleep', '100000')
+    await sb.bgRow(['--socket', mine, '--', 'sleep', '100000'])
+    expect(sb.tmux(mine, 'show-options', '-s', '-v', 'extended-keys').trim()).toBe('off')
+    expect(sb.tmux(mine, 'show-options', '-g', '-v', 'focus-events').trim()).toBe('off')
+  })
+})
+
+describe('pk bg --worktree BRANCH', () => {
+  it('takes the word after --worktree as the branch (unless it names an agent); a refused bg leaves no worktree, branch or record', async () => {
+    const repo = join(sb.root, 'app')
+    mkdirSync(repo)
+    const gitEnv = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1'}
+    const git = (...args: string[]) => execFileSync('git', args, {cwd: repo, env: {...sb.env, ...gitEnv}, encoding: 'utf8'})
+    git('init', '-q', '-b', 'main')
+    writeFileSync(join(repo, 'f'), 'x\n')
+    git('add', 'f')
+    git('commit', '-qm', 'x')
+    const started = await sb.pk(['bg', '--json', '--worktree', 'feat1', '--', 'sleep', '100000'], {cwd: repo, env: gitEnv})
+    expect(started.code, started.stderr).toBe(0)
+    expect(JSON.parse(started.stdout).session.worktree).toMatchObject({branch: 'feat1', path: join(sb.root, 'app.worktrees', 'feat1')})
+    // An unknown agent: refused before anything is made.
+    const refused = await sb.pk(['bg', '--worktree=feat2', 'no-such-agent'], {cwd: repo, env: gitEnv})
+    expect(refused.code).toBe(2)
+    // A command that dies at once: what was made for it goes again.
+    const died = await sb.pk(['bg', '--worktree', 'feat3', '--', 'sh', '-c', 'exit 9'], {cwd: repo, env: gitEnv})
+    expect(died.code).toBe(1)
+    for (const branch of ['feat2', 'feat3']) {
+      expect(git('branch', '--list', branch).trim()).toBe('')
+      expect(existsSync(join(sb.root, 'app.worktrees', branch))).toBe(false)
+    }
+    expect((await sb.pkJson<LsJson>(['ls', '--all'])).sessions.filter((s) => s.worktree?.branch === 'feat3')).toEqual([])
+  }, 30_000)
+})
