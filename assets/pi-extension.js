@@ -89,7 +89,8 @@ export default function (pi) {
         return
       }
       execFile(PK[0], [...PK.slice(1), 'bg', '--handoff', '--conversation', id, '--agent-name', 'pi'], {timeout: 30_000}, (error, stdout, stderr) => {
-        if (error) ctx.ui?.notify?.(`pk: ${String(stderr || error.message).trim()}`, 'error')
+        // pk's own messages start with "pk: " already.
+        if (error) ctx.ui?.notify?.(`pk: ${String(stderr || error.message).trim().replace(/^pk: /, '')}`, 'error')
         else ctx.ui?.notify?.(`pk: continued in session ${String(stdout).trim()}`, 'info')
       })
     },

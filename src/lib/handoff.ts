@@ -4,11 +4,12 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {loadConfig} from './config.js'
 import {ExitCode, PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
-import {checkLiveness} from './proc/identity.js'
+import {checkLiveness, sessionIdOf} from './proc/identity.js'
 import {View, readView} from './proc/view.js'
 import {readCmdline, readCwd, readStat} from './proc/reader.js'
-import {assertMayWrite} from './registry/ownership.js'
-import {StoredRecord, readRecords, recordOf} from './registry/records.js'
+import {readRegularFile} from './registry/files.js'
+import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
+import {StoredRecord, isStored, parseRecordText, readRecords, recordOf, removeRecordFile, replaceRecord} from './registry/records.js'
 import {Env, openStateDirForWriting} from './registry/state-dir.js'
 import {collectSessions} from './sessions.js'
 import {killSession} from './tmux/session.js'
@@ -111,12 +112,24 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
     presets,
     conversationId,
     graceMs: opts.graceMs,
+    resumedFrom: caller.record ? sessionIdOf(caller.record.record.identity) : undefined,
   })
   // Not a timer: the replacement must say, through its own hook, that it runs the conversation (a fresh
   // Pi whose session was never written exits after a couple of seconds instead).
   if (!(await confirmedByHook(started, env, opts.confirmMs ?? HANDOFF_CONFIRM_MS))) {
     await killSession(started.record.tmux.socket, started.record.tmux.sessionId)
+    // It never ran the conversation: no record of it stays for restore to offer.
+    await withWriteAccess(state, () => removeRecordFile(started.file)).catch(() => {})
     throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not report that it runs conversation ${conversationId} (nothing to hand off yet? say something first); the original keeps running`)
+  }
+  // The caller's conversation lives on in the new session: its record says so (restore and doctor then
+  // leave it alone, as after pk resume).
+  if (caller.record) {
+    const file = caller.record.file
+    await withWriteAccess(state, () => {
+      const now = parseRecordText(file, readRegularFile(file))
+      if (isStored(now)) replaceRecord(file, {...now.record, resumedBy: started.id})
+    }).catch(() => {})
   }
   // End the caller only if it is still the very process we found (same pid and start time).
   const stillCaller = checkLiveness(view, {...view, pid: caller.pid, startTime: caller.startTime})

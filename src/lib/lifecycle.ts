@@ -1,5 +1,8 @@
+import {accessSync, constants} from 'node:fs'
+import {dirname} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import {BUILTIN_PRESETS} from './agents/presets.js'
 import {LiveRow, PaneRow, checkLive, resolveChecked, resolveId} from './attach.js'
 import {Started, startSession} from './bg.js'
 import {SessionRow} from './correlate.js'
@@ -26,7 +29,7 @@ const readable: Check<PaneRow> = (row) => {
 }
 
 /** The identity a live row's id was derived from, read again now: null when that process is gone. */
-function identityOf(view: View, row: LiveRow): ProcessIdentity | null {
+function identityOf(view: View, row: {id: string; pid: number}): ProcessIdentity | null {
   const stat = readStat(row.pid)
   if (stat === null) return null
   const identity = {bootId: view.bootId, pidNs: view.pidNs, pid: row.pid, startTime: stat.startTime}
@@ -68,6 +71,31 @@ function signal(view: View, identity: ProcessIdentity, name: 'SIGTERM' | 'SIGKIL
   }
 }
 
+/** A record pk is about to update: a regular file it may write, or a plain refusal now. */
+function assertWritableRecord(file: string): void {
+  try {
+    parseRecordText(file, readRegularFile(file))
+    accessSync(file, constants.W_OK)
+    accessSync(dirname(file), constants.W_OK)
+  } catch (error) {
+    throw new PkError('not-a-file', `cannot write the record ${file} (${error instanceof Error ? error.message : String(error)}); nothing was stopped`)
+  }
+}
+
+/**
+ * What stop may end: a live verified session, or a recorded process whose pane is gone (an agent that
+ * outlived its tmux server): its pid and start time are checked against the record all the same.
+ */
+async function resolveStoppable(idArg: string, env: Env): Promise<SessionRow & {pid: number}> {
+  const paneless = (row: SessionRow): row is SessionRow & {pid: number} => !row.conflict && row.state !== 'exited' && row.tmux === null && row.record !== null && row.pid !== null
+  const first = resolveId(idArg, (await collectSessions(env)).rows)
+  if (!paneless(first)) return resolveChecked(idArg, env, liveFor('stop'))
+  const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
+  if (!again) throw new PkError('gone', `session ${first.id} ended just now`, ExitCode.noSuchSession)
+  if (!paneless(again)) checkLive(again, 'stop')
+  return again as SessionRow & {pid: number}
+}
+
 /**
  * End a session's agent: SIGTERM to its process group (how agents stop cleanly when their terminal goes
  * away), then SIGKILL after the timeout, or at once with `force`. The pane goes with the process; the
@@ -76,13 +104,16 @@ function signal(view: View, identity: ProcessIdentity, name: 'SIGTERM' | 'SIGKIL
 export async function stopSession(idArg: string, env: Env, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
   const state = openStateDirForWriting(env)
   assertMayWrite(state)
-  const row = await resolveChecked(idArg, env, liveFor('stop'))
+  const row = await resolveStoppable(idArg, env)
   const {view} = readView()
   const identity = identityOf(view, row)
   if (identity === null) throw new PkError('gone', `session ${row.id} ended just now`, ExitCode.noSuchSession)
+  // The stop is written down after the signal: make sure it can be (the lock, the record file), or an
+  // agent would end with no "stopped" mark and restore would bring it back.
+  if (row.record !== null) await withWriteAccess(state, () => assertWritableRecord(row.record!))
   const started = Date.now()
   // Its pane closes with it instead of staying as a dead pane.
-  await runTmux(tmuxArgv(row.tmux.socket, [['set-option', '-w', '-t', row.tmux.pane, 'remain-on-exit', 'off']])).catch(() => {})
+  if (row.tmux !== null) await runTmux(tmuxArgv(row.tmux.socket, [['set-option', '-w', '-t', row.tmux.pane, 'remain-on-exit', 'off']])).catch(() => {})
   let last: StopResult['signal'] = opts.force ? 'SIGKILL' : 'SIGTERM'
   signal(view, identity, last)
   if (!(await goneBy(view, identity, Date.now() + (opts.force ? 2000 : opts.timeoutMs)))) {
@@ -98,6 +129,17 @@ export interface Resumed extends Started {
   resumedFrom: string
 }
 
+/** Pure: why a record names no conversation to resume, in words that send nobody the wrong way. */
+function noResumeReason(record: SessionRecord): string {
+  if (record.agent === null) return 'it was not started as an agent preset'
+  if (record.conversationId !== null) return `${record.agent} cannot resume a conversation by id`
+  const preset = BUILTIN_PRESETS.find((p) => p.name === record.agent)
+  if (preset && preset.hooks === null) return `${record.agent} has no hooks that tell pk its conversation id (start it again with its own resume option)`
+  if (preset?.resume === null) return `${record.agent} cannot resume a conversation`
+  // Claude, Codex and Pi report it: Codex only when a turn ends, the others when the conversation starts.
+  return `${record.agent} never reported a conversation id for it (${record.agent === 'codex' ? 'Codex reports it when a turn ends' : 'it reports one once a conversation starts'}; pk setup ${record.agent} installs the hook if it is missing)`
+}
+
 /** Pure: why this exited session cannot be resumed, or null when it can. */
 export function whyNotResumable(row: SessionRow, record: SessionRecord | undefined, liveHolders: SessionRow[]): PkError | null {
   if (row.conflict) return new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right`, ExitCode.ambiguous)
@@ -105,7 +147,7 @@ export function whyNotResumable(row: SessionRow, record: SessionRecord | undefin
   if (record === undefined) return new PkError('no-resume', `session ${row.id} has no record to resume from`)
   if (record.resumedBy) return new PkError('conversation-taken', `session ${row.id} was resumed already, as session ${record.resumedBy}`, ExitCode.ambiguous)
   if (row.resume === null) {
-    return new PkError('no-resume', `session ${row.id} has nothing to resume: ${record.agent === null ? 'it was not started as an agent preset' : record.conversationId === null ? `no conversation id was reported (pk setup ${record.agent} installs the hooks that report it)` : `${record.agent} cannot resume a conversation by id`}`)
+    return new PkError('no-resume', `session ${row.id} has nothing to resume: ${noResumeReason(record)}`)
   }
   if (liveHolders.length > 0) {
     return new PkError('conversation-taken', `conversation ${record.conversationId} is already live in session ${liveHolders.map((h) => h.id).join(', ')}; two processes writing one transcript corrupt it`, ExitCode.ambiguous)

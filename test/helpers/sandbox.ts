@@ -133,7 +133,8 @@ export class Sandbox {
 
   cleanup(): void {
     for (const socket of this.sockets()) this.tmuxTry(socket, 'kill-server')
-    rmSync(this.root, {recursive: true, force: true})
+    // A detached pk (the writer a hook starts) may still be finishing in here: retried, as rm -rf would be.
+    rmSync(this.root, {recursive: true, force: true, maxRetries: 10, retryDelay: 100})
   }
 }
 

@@ -194,6 +194,11 @@ describe('pk bg --handoff (what /bg runs)', () => {
     expect(moved).toMatchObject({agent: 'pi', command: ['pi', '--session', 'conv-7'], resume: ['pi', '--session', 'conv-7']})
     await waitFor('caller terminated', () => readdirSync(sb.root).some((f) => f.startsWith('terminated-')))
     expect((await sessionWhen(id, (r) => r.state === 'exited')).state).toBe('exited')
+    // The books say where the conversation went: restore offers only the continuation, not both.
+    const record = (sid: string) => JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${sid}.json`), 'utf8'))
+    expect(record(id)).toMatchObject({resumedBy: newId})
+    expect(record(newId)).toMatchObject({resumedFrom: id})
+    expect(JSON.parse((await sb.pk(['restore', '--dry-run', '--json'], {env})).stdout).restored.map((r: {from: string}) => r.from)).not.toContain(id)
   })
 
   it('refuses a second live process for one conversation, and keeps the caller running', async () => {
@@ -228,6 +233,8 @@ describe('pk bg --handoff (what /bg runs)', () => {
     expect(result.status).toBe(1)
     expect(result.stderr).toMatch(/did not report that it runs conversation conv-fresh/)
     expect((await sessionWhen(caller, () => true)).state).not.toBe('exited')
+    // The replacement that never ran the conversation leaves no record for restore to offer.
+    expect(readdirSync(join(sb.stateDir, 'sessions')).map((f) => f.replace('.json', ''))).toEqual([caller])
     expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
   }, 40_000)
 

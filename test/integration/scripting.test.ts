@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -64,5 +64,31 @@ describe('pk bg --worktree BRANCH', () => {
       expect(existsSync(join(sb.root, 'app.worktrees', branch))).toBe(false)
     }
     expect((await sb.pkJson<LsJson>(['ls', '--all'])).sessions.filter((s) => s.worktree?.branch === 'feat3')).toEqual([])
+  }, 30_000)
+})
+
+describe('agents that outlive their server', () => {
+  it('a recorded agent left in no pane is named by doctor and stopped by pk stop (pid and start time checked)', async () => {
+    // Like the Gemini processes that survived tmux kill-server and ignored SIGTERM.
+    const row = await sb.bgRow(['--', 'sh', '-c', 'trap "" HUP TERM; exec sleep 100000'])
+    sb.tmux(sb.pkSocket, 'kill-server')
+    const left = await waitFor('paneless', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.tmux === null))
+    expect(left.state).not.toBe('exited')
+    const doctor = JSON.parse((await sb.pk(['doctor', '--json'])).stdout)
+    expect(JSON.stringify(doctor)).toContain(`pk stop ${row.id}`)
+    const stopped = await sb.pk(['stop', row.id, '--timeout', '1', '--json'])
+    expect(stopped.code, stopped.stderr).toBe(0)
+    expect(JSON.parse(stopped.stdout).stopped[0]).toMatchObject({id: row.id, signal: 'SIGKILL'})
+    expect(existsSync(`/proc/${row.pid}/cmdline`) && !readFileSync(`/proc/${row.pid}/stat`, 'utf8').includes(') Z')).toBe(false)
+  }, 30_000)
+
+  it('pk stop signals nothing when it could not write down the stop', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    // The lock is a plain file where its directory should be: the record cannot be updated.
+    writeFileSync(join(sb.stateDir, 'registry.lock'), 'not a lock')
+    const result = await sb.pk(['stop', row.id])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/lock/)
+    expect(existsSync(`/proc/${row.pid}`)).toBe(true)
   }, 30_000)
 })

@@ -158,7 +158,9 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
   const {presets} = await loadConfig(process.cwd(), env).catch(() => ({presets: PRESETS}))
   const rows = correlate({view, servers: servers.servers, records: state.records, source: procSource(), presets, trustRecords: readTrust(state.state.exists ? stateLayout(state.state.path) : null, measurement).trusted}).rows
   const restorable = tmuxVersion.ok ? planRestore(rows, state.records, servers.servers).restore.length : 0
-  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, view: measurement}
+  // Recorded agents alive (pid and start time checked) in no pane: they outlived their tmux server.
+  const paneless = rows.filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null).map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
+  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, view: measurement}
 }
 
 function readOrEmpty(path: string): string {

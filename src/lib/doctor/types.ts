@@ -34,6 +34,8 @@ export interface DoctorFacts {
   earlierBoot: StoredRecord[]
   /** Sessions a reboot or a server's death ended that `pk restore` can resume. */
   restorable: number
+  /** Recorded agents still alive in no pane of any reachable server (they outlived it). */
+  paneless?: {id: string; pid: number; agent: string | null}[]
   view: import('../proc/view.js').ViewMeasurement
   owner: import('../registry/ownership.js').OwnerRead
 }

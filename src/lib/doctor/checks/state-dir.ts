@@ -38,6 +38,8 @@ export const stateDirCheck: Check = {
     }
     if (newer.length > 0) warnings.push(`${newer.length} record(s) written by a newer pk, left alone: ${newer.map((p) => basename(String(p.file))).join(', ')} (upgrade pk to see them)`)
     for (const conflict of facts.conflicts) failures.push(conflict.message)
+    const paneless = facts.paneless ?? []
+    if (paneless.length > 0) warnings.push(`${paneless.length} recorded agent(s) outlived their tmux server and run in no pane: ${paneless.map((p) => `${p.id} (${p.agent ?? 'command'}, pid ${p.pid})`).join(', ')}; pk stop ${paneless.map((p) => p.id).join(' ')} ends them`)
     if (facts.restorable > 0) warnings.push(`${facts.restorable} session(s) can be resumed after a reboot or a tmux server's death: pk restore`)
     else if (facts.earlierBoot.length > 0) warnings.push(`${facts.earlierBoot.length} record(s) from an earlier boot (exited; pk prune removes them)`)
     const summary = `${facts.records.length} record(s) in ${state.path}`
@@ -51,7 +53,7 @@ export const stateDirCheck: Check = {
         fixable,
       }
     }
-    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: facts.restorable > 0 ? 'pk restore' : facts.earlierBoot.length > 0 ? 'pk prune' : null, fixable: false}
+    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: paneless.length > 0 ? `pk stop ${paneless.map((p) => p.id).join(' ')}` : facts.restorable > 0 ? 'pk restore' : facts.earlierBoot.length > 0 ? 'pk prune' : null, fixable: false}
     return {status: 'pass', message: summary, fix: null, fixable: false}
   },
   async fix(facts) {
