@@ -16,10 +16,13 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
+// `pk -h` and `pk -v` are what people type for help and version.
+if (args.length === 1 && args[0] === '-h') process.argv[2] = '--help'
 // `pk --version` as oclif prints it, without loading anything else.
-if (args.length === 1 && args[0] === '--version') {
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
-  process.stdout.write(`${pkg.oclif.bin}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
+  // The package's name, as pk --help (oclif) prints it: one name for one thing.
+  process.stdout.write(`${pkg.name}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
   process.exit(0)
 }
 

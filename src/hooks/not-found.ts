@@ -3,16 +3,17 @@ import {Hook} from '@oclif/core'
 import {closestWord} from '../lib/suggest.js'
 
 /**
- * `pk lss`: on a terminal, @oclif/plugin-not-found asks "Did you mean ls?" and runs it; without one
- * (a script) nothing may prompt: the suggestion is printed and pk exits 2, loudly and predictably.
+ * `pk lss`, `pk start ID`: a word that is no command never runs another command, on a terminal or not:
+ * asking "Did you mean stop?" and taking Enter for yes once stopped a live session. pk prints the
+ * suggestion and exits 2. A command followed by a word it does not take (`pk ls 0111`) is said as such.
  */
 const hook: Hook<'command_not_found'> = async function (opts) {
   const [word, ...rest] = opts.id.split(':')
-  if (process.stdin.isTTY && process.stdout.isTTY) {
-    const {default: ask} = await import('@oclif/plugin-not-found')
-    return ask.call(this, {...opts, id: word!, argv: [...rest, ...(opts.argv ?? [])]})
-  }
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
+  if (ids.includes(word!) && rest.length > 0) {
+    process.stderr.write(`pk: ${word} takes no argument ${JSON.stringify(rest.join(' '))} (pk ${word} --help)\n`)
+    this.exit(2)
+  }
   const suggestion = closestWord(word!, ids)
   process.stderr.write(`pk: ${word} is not a pk command.${suggestion ? ` Did you mean: pk ${suggestion}?` : ''} (pk help lists them all)\n`)
   this.exit(2)

@@ -134,7 +134,7 @@ describe('the npm package', () => {
     execFileSync('npm', ['install', '-g', '--prefix', prefix, '--omit=dev', '--loglevel=error', tarball], {env, stdio: 'ignore', timeout: 300_000})
     const pk = join(prefix, 'bin', 'pk')
     const run = (...args: string[]) => spawnSync(pk, args, {env: sb.env, encoding: 'utf8', cwd: sb.root})
-    expect(run('--version').stdout).toMatch(/^pk\/\d+\.\d+\.\d+ /)
+    expect(run('--version').stdout).toMatch(/^pk-sessions\/\d+\.\d+\.\d+ /)
     expect(JSON.parse(run('ls', '--json').stdout)).toMatchObject({schema: 1})
     expect(run('bg', '--', 'sleep', '100000').status).toBe(0)
     expect(JSON.parse(run('ls', '--json').stdout).sessions).toHaveLength(1)

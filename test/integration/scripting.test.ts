@@ -3,7 +3,7 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /** Issue #22: what a script sees when it starts things. */
 let sb: Sandbox
@@ -90,5 +90,22 @@ describe('agents that outlive their server', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/lock/)
     expect(existsSync(`/proc/${row.pid}`)).toBe(true)
+  }, 30_000)
+})
+
+describe('safe to mistype', () => {
+  it('pk start ID on a terminal, then Enter: nothing runs, the session lives on, the suggestion is printed', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    // A real pseudo-terminal: a tmux pane of a server of the test's own, running pk as a user would.
+    const term = sb.socket('term')
+    const out = `${sb.root}/typo-out`
+    sb.tmux(term, 'new-session', '-d', '-s', 'term', '-x', '120', '-y', '20', '--', 'sh', '-c', `env -u TMUX "${process.execPath}" "${PK_BIN}" start ${row.id}; echo "rc=$?" > "${out}"; sleep 100000`)
+    // Enter, as someone who took a prompt for one would press.
+    for (let i = 0; i < 5; i++) sb.tmuxTry(term, 'send-keys', '-t', 'term', 'Enter')
+    await waitFor('exited', () => existsSync(out), 10_000)
+    expect(readFileSync(out, 'utf8').trim()).toBe('rc=2')
+    expect(sb.tmux(term, 'capture-pane', '-p')).toMatch(/start is not a pk command\. Did you mean: pk stop\?/)
+    expect(existsSync(`/proc/${row.pid}`)).toBe(true)
+    expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)).toMatchObject({state: 'unknown', verified: true})
   }, 30_000)
 })
