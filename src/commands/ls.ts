@@ -4,8 +4,9 @@ import {PkCommand} from '../command-base.js'
 import {isListedByDefault} from '../lib/correlate.js'
 import type {HostConfig} from '../lib/config.js'
 import {listSessions} from '../lib/listing.js'
-import {LS_FLAGS, checkLsOptions} from '../lib/ls-options.js'
-import {presentListing} from '../lib/present/listing.js'
+import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseStates} from '../lib/ls-options.js'
+import {filterRows, presentListing} from '../lib/present/listing.js'
+import type {SessionRow} from '../lib/correlate.js'
 import {terminal, write} from '../output.js'
 import {watchSessions} from '../lib/watch.js'
 
@@ -20,6 +21,11 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     watch: Flags.boolean({description: 'with --json: keep running; a snapshot, then one event per change (NDJSON)', dependsOn: ['json']}),
     format: Flags.option({options: LS_FLAGS.format.options, default: LS_FLAGS.format.default, description: LS_FLAGS.format.description})(),
     color: Flags.boolean({description: LS_FLAGS.color.description}),
+    state: Flags.string({description: LS_FLAGS.state.description}),
+    attention: Flags.boolean({description: LS_FLAGS.attention.description}),
+    agent: Flags.string({description: LS_FLAGS.agent.description}),
+    ids: Flags.boolean({char: LS_FLAGS.ids.short, description: LS_FLAGS.ids.description}),
+    'no-headers': Flags.boolean({description: LS_FLAGS['no-headers'].description}),
     interval: Flags.integer({description: 'with --watch: seconds between polls', default: 1, min: 1, hidden: true}),
     fleet: Flags.boolean({description: 'also every configured host (over ssh); their ids are HOST/ID'}),
     host: Flags.string({description: 'also this host (configured name or ssh destination); repeatable', multiple: true}),
@@ -27,17 +33,19 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Ls)
-    if (!flags.watch) checkLsOptions(flags)
+    const opts = {json: flags.json, all: flags.all, format: flags.format, color: flags.color, states: parseStates(flags.state), attention: flags.attention, agent: flags.agent ?? null, ids: flags.ids, headers: !flags['no-headers']}
+    if (flags.watch) checkWatchOptions(opts)
+    else checkLsOptions(opts)
     const {loadConfig} = await import('../lib/config.js')
     const {resolveHosts} = await import('../lib/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await loadConfig()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, process.env) : []
-    if (flags.watch) return this.watch(flags.all, flags.interval, hosts)
+    if (flags.watch) return this.watch(flags.all, flags.interval, hosts, (row) => filterRows([row], opts).length === 1)
     const {rows, problems} = await listSessions({all: flags.all, hosts})
-    write(presentListing(rows, problems, {json: flags.json, all: flags.all, format: flags.format, color: flags.color}, terminal()))
+    write(presentListing(rows, problems, opts, terminal()))
   }
 
   /** NDJSON until SIGINT, SIGTERM or a closed pipe; all three end cleanly with exit 0. */
-  private async watch(all: boolean, intervalSeconds: number, hosts: HostConfig[]): Promise<void> {
+  private async watch(all: boolean, intervalSeconds: number, hosts: HostConfig[], wanted: (row: SessionRow) => boolean): Promise<void> {
     const controller = new AbortController()
     const stop = () => controller.abort()
     process.once('SIGINT', stop)
@@ -53,7 +61,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     await watchSessions({
       env: process.env,
       intervalMs: intervalSeconds * 1000,
-      filter: (row) => all || isListedByDefault(row),
+      filter: (row) => (all || isListedByDefault(row)) && wanted(row),
       emit: (event) => {
         if (!controller.signal.aborted) process.stdout.write(JSON.stringify(event) + '\n')
       },

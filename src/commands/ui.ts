@@ -1,6 +1,6 @@
 import {PkCommand} from '../command-base.js'
 import {listSessions} from '../lib/listing.js'
-import {presentListing} from '../lib/present/listing.js'
+import {LS_DEFAULTS, presentListing} from '../lib/present/listing.js'
 import {terminal, write} from '../output.js'
 
 export default class Ui extends PkCommand {
@@ -14,7 +14,7 @@ r refreshes, q quits. Refreshes by itself every 1.5 s. When stdout is not a term
     if (!process.stdout.isTTY || !process.stdin.isTTY) {
       // Exactly what pk ls prints, problems on stderr included.
       const {rows, problems} = await listSessions({all: false})
-      write(presentListing(rows, problems, {json: false, all: false, format: 'table', color: false}, terminal()))
+      write(presentListing(rows, problems, LS_DEFAULTS, terminal()))
       return
     }
     const {runDashboard} = await import('../lib/ui/app.js')

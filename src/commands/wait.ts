@@ -1,29 +1,45 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {waitForState} from '../lib/watch.js'
+import {usageError} from '../lib/errors.js'
+import {waitForStates} from '../lib/watch.js'
 
 export default class Wait extends PkCommand {
-  static override summary = 'Block until a session is waiting, idle or exited.'
-  static override description = `Exit 0 when the session reaches the state, 124 on --timeout, 3 when the session disappears or
-exits first (for --for exited, disappearing counts as reaching it).`
-  static override examples = ['<%= config.bin %> wait 3f9a --for waiting && notify-send "claude needs you"', '<%= config.bin %> wait 3f9a --for idle --timeout 600']
+  static override summary = 'Block until sessions need you, or are waiting, idle or exited.'
+  static override description = `With no --for, waits until the session needs you (attention: it asks something, or finished a turn,
+while nobody looks). Several ids: until all of them (--all, the default) or any one (--any) do; the ids
+that did are printed, one per line. Exit 0 then, 124 on --timeout, 3 when a session disappears or exits
+first (for --for exited, disappearing counts as reaching it).`
+  static override examples = [
+    '<%= config.bin %> wait 3f9a && notify-send "claude needs you"',
+    '<%= config.bin %> wait 3f9a --for idle --timeout 600',
+    '<%= config.bin %> wait 3f9a a70e 9c1d --for idle --all',
+    '<%= config.bin %> wait $(pk ls -q --agent claude) --any',
+  ]
+  static override strict = false
   static override args = {
-    id: Args.string({description: 'session id or unique prefix', required: true}),
+    id: Args.string({description: 'session id or unique prefix (several: one per argument)', required: true}),
   }
   static override flags = {
-    for: Flags.option({description: 'the state to wait for', options: ['waiting', 'idle', 'exited'] as const, required: true})(),
+    for: Flags.option({description: 'the state to wait for (default: needs you)', options: ['waiting', 'idle', 'exited'] as const})(),
+    all: Flags.boolean({description: 'with several ids: until every one has (the default)', exclusive: ['any']}),
+    any: Flags.boolean({description: 'with several ids: until one has', exclusive: ['all']}),
     timeout: Flags.integer({description: 'give up after this many seconds (exit 124)', min: 0}),
   }
 
   async run(): Promise<void> {
-    const {args, flags} = await this.parse(Wait)
-    await waitForState({
+    const {argv, flags} = await this.parse(Wait)
+    const ids = argv.map(String)
+    const bad = ids.find((id) => id.startsWith('-'))
+    if (bad !== undefined) throw usageError('bad-flags', `unknown flag ${bad} (pk wait --help)`)
+    const done = await waitForStates({
       env: process.env,
-      idArg: args.id,
-      target: flags.for,
+      idArgs: ids,
+      target: flags.for ?? 'attention',
+      mode: flags.any ? 'any' : 'all',
       timeoutMs: flags.timeout === undefined ? null : flags.timeout * 1000,
       intervalMs: 500,
     })
+    if (ids.length > 1) process.stdout.write(done.map((id) => id + '\n').join(''))
   }
 }

@@ -70,29 +70,49 @@ export async function watchSessions(opts: {env: Env; intervalMs: number; filter:
   }
 }
 
-export type WaitTarget = 'waiting' | 'idle' | 'exited'
+export type WaitTarget = 'waiting' | 'idle' | 'exited' | 'attention'
+
+/** Pure: whether a row has reached what `pk wait` waits for; `attention`: it needs the user (the default). */
+export const reached = (row: SessionRow, target: WaitTarget) => (target === 'attention' ? row.attention : row.state === target)
 
 /**
- * Block until the session reaches `target`. Exit 0 when it does, 124 on timeout, 3 when the session
- * disappears (for `exited`, disappearing is reaching it: an agent started by hand leaves no record).
+ * Block until the sessions reach `target`: every one of them (`all`), or any one (`any`). Exit 0 when they
+ * do, 124 on timeout, 3 when a session disappears or exits first (for `exited`, disappearing is reaching
+ * it: an agent started by hand leaves no record). Returns the sessions that reached it.
  */
-export async function waitForState(opts: {env: Env; idArg: string; target: WaitTarget; timeoutMs: number | null; intervalMs: number}): Promise<SessionRow | null> {
-  const first = resolveId(opts.idArg, (await collectSessions(opts.env)).rows)
+export async function waitForStates(opts: {env: Env; idArgs: string[]; target: WaitTarget; mode: 'all' | 'any'; timeoutMs: number | null; intervalMs: number}): Promise<string[]> {
+  const listing = (await collectSessions(opts.env)).rows
+  const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
   const refuseConflict = (row: SessionRow) => {
     if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`, ExitCode.ambiguous)
   }
-  refuseConflict(first)
+  for (const row of listing) if (ids.includes(row.id)) refuseConflict(row)
+  const what = opts.target === 'attention' ? 'needing you' : opts.target
   const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
-  for (;;) {
-    const row = (await collectSessions(opts.env)).rows.find((r) => r.id === first.id)
-    if (!row) {
-      if (opts.target === 'exited') return null
-      throw new PkError('gone', `session ${first.id} went away before it was ${opts.target}`, ExitCode.noSuchSession)
+  for (let first = true; ; first = false) {
+    const rows = first ? listing : (await collectSessions(opts.env)).rows
+    const done: string[] = []
+    const lost: string[] = []
+    const states = new Map<string, string>()
+    for (const id of ids) {
+      const row = rows.find((r) => r.id === id)
+      if (row) states.set(id, row.state)
+      if (!row) {
+        if (opts.target === 'exited') done.push(id)
+        else lost.push(`session ${id} went away before it was ${what}`)
+        continue
+      }
+      refuseConflict(row)
+      if (reached(row, opts.target)) done.push(id)
+      else if (row.state === 'exited') lost.push(`session ${id} exited before it was ${what}`)
     }
-    refuseConflict(row)
-    if (row.state === opts.target) return row
-    if (row.state === 'exited') throw new PkError('gone', `session ${first.id} exited before it was ${opts.target}`, ExitCode.noSuchSession)
-    if (Date.now() >= deadline) throw new PkError('timeout', `session ${first.id} is still ${row.state} after ${(opts.timeoutMs ?? 0) / 1000} s`, ExitCode.timeout)
+    if (opts.mode === 'any' ? done.length > 0 : done.length === ids.length) return done
+    if (opts.mode === 'all' ? lost.length > 0 : lost.length === ids.length) throw new PkError('gone', lost.join('; '), ExitCode.noSuchSession)
+    if (Date.now() >= deadline) {
+      const left = ids.filter((id) => !done.includes(id))
+      const still = left.map((id) => `session ${id} is still ${states.get(id) ?? 'gone'}`).join('; ')
+      throw new PkError('timeout', `${still} after ${(opts.timeoutMs ?? 0) / 1000} s (waiting until ${opts.mode === 'any' ? 'any is' : left.length > 1 ? 'all are' : 'it is'} ${what})`, ExitCode.timeout)
+    }
     await sleep(Math.min(opts.intervalMs, Math.max(0, deadline - Date.now())))
   }
 }

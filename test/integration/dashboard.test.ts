@@ -145,3 +145,23 @@ describe('pk wait', () => {
     expect((await sb.pk(['wait', short.id, '--for', 'sleepy'])).code).toBe(2)
   })
 })
+
+describe('pk wait on several sessions (issue #23)', () => {
+  it('waits until all, or any, and without --for until they need you; prints the ids that did', async () => {
+    const a = await bg('--', 'sh')
+    const b = await bg('--', 'sh')
+    const any = sb.pk(['wait', a.id, b.id, '--any', '--timeout', '30'])
+    await new Promise((r) => setTimeout(r, 1200))
+    reportFromPane(b, 'waiting')
+    const first = await any
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout).toBe(`${b.id}\n`)
+    const none = await sb.pk(['wait', a.id, b.id, '--timeout', '1'])
+    expect(none.code).toBe(124)
+    expect(none.stderr).toMatch(new RegExp(`session ${a.id} is still`))
+    reportFromPane(a, 'waiting')
+    const all = await sb.pk(['wait', a.id, b.id, '--all', '--timeout', '30'])
+    expect(all.code, all.stderr).toBe(0)
+    expect(all.stdout.trim().split('\n').sort()).toEqual([a.id, b.id].sort())
+  }, 60_000)
+})

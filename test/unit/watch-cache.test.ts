@@ -72,3 +72,17 @@ describe('sameJson', () => {
     expect(sameJson({tmux}, {tmux: {pane: '%2', activity: 1}}, (key, parent) => key === 'activity' && parent === tmux)).toBe(false)
   })
 })
+
+describe('ls option checks (issue #23)', () => {
+  it('refuse what means nothing, on both paths (exit 2), and parse the filters on the fast path', async () => {
+    const {checkLsOptions, checkWatchOptions, parseLsArgv} = await import('../../src/lib/ls-options.js')
+    const {LS_DEFAULTS} = await import('../../src/lib/present/listing.js')
+    expect(() => checkLsOptions({...LS_DEFAULTS, ids: true, json: true})).toThrow(/--ids and --json/)
+    expect(() => checkLsOptions({...LS_DEFAULTS, headers: false, json: true})).toThrow(/--no-headers goes with the table/)
+    expect(() => checkLsOptions({...LS_DEFAULTS, states: ['sleepy']})).toThrow(/the states are working, waiting, idle, exited, unknown/)
+    expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, format: 'short'})).toThrow(/--watch streams JSON events/)
+    expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, states: ['waiting']})).not.toThrow()
+    expect(parseLsArgv(['--state', 'waiting, idle', '-q', '--agent', 'claude', '--attention'])).toMatchObject({states: ['waiting', 'idle'], ids: true, agent: 'claude', attention: true, headers: true})
+    expect(parseLsArgv(['--no-headers'])).toMatchObject({headers: false})
+  })
+})

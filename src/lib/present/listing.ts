@@ -8,6 +8,24 @@ export interface LsOptions {
   all: boolean
   format: 'table' | 'short'
   color: boolean
+  /** Only these states (null: every state). */
+  states: string[] | null
+  /** Only sessions that need the user. */
+  attention: boolean
+  /** Only this agent (null: any). */
+  agent: string | null
+  /** Only the ids, one per line. */
+  ids: boolean
+  /** The table's header line. */
+  headers: boolean
+}
+
+/** What `pk ls` shows with no flags. */
+export const LS_DEFAULTS: LsOptions = {json: false, all: false, format: 'table', color: false, states: null, attention: false, agent: null, ids: false, headers: true}
+
+/** Pure: the rows the filters keep (every output filters alike: table, JSON, ids, the short line). */
+export function filterRows(rows: SessionRow[], opts: Pick<LsOptions, 'states' | 'attention' | 'agent'>): SessionRow[] {
+  return rows.filter((row) => (opts.states === null || opts.states.includes(row.state)) && (!opts.attention || row.attention) && (opts.agent === null || row.agent === opts.agent))
 }
 
 /** Where it goes: a terminal or not, colours or not, and what "now" and HOME are for ages and paths. */
@@ -45,12 +63,15 @@ export function shortSummary(rows: SessionRow[], tmuxColours = false): string {
  * them to stderr, one per line. Shared by the command, the fast path, the dashboard without a terminal
  * and the fleet listing.
  */
-export function presentListing(rows: SessionRow[], problems: Problem[], opts: LsOptions, term: Terminal): Output {
+export function presentListing(all: SessionRow[], problems: Problem[], opts: LsOptions, term: Terminal): Output {
+  const rows = filterRows(all, opts)
   if (opts.format === 'short') return {stdout: shortSummary(rows, opts.color) + '\n', stderr: ''}
   if (opts.json) return {stdout: JSON.stringify({schema: JSON_SCHEMA_VERSION, sessions: rows, problems}, null, 2) + '\n', stderr: ''}
+  if (opts.ids) return {stdout: rows.map((r) => r.id + '\n').join(''), stderr: problems.map((p) => `pk: ${p.code}: ${p.message}\n`).join('')}
   let stdout = ''
   let stderr = ''
-  if (rows.length > 0) stdout = renderTable(rows, {colour: term.colour, now: term.now, home: term.home})
+  if (rows.length > 0) stdout = renderTable(rows, {colour: term.colour, now: term.now, home: term.home, headers: opts.headers})
+  else if (all.length > 0 && term.tty) stderr = 'no session matches the filters\n'
   else if (term.tty) stderr = `no agent sessions${opts.all ? '' : ' (pk ls --all shows every pane)'}; start one with: pk bg shell\n`
   for (const problem of problems) stderr += `pk: ${problem.code}: ${problem.message}\n`
   return {stdout, stderr}

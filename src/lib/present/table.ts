@@ -44,7 +44,7 @@ function target(row: SessionRow): string {
   return `${socket}:${row.tmux.session} ${row.tmux.pane}`
 }
 
-export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: number; home?: string}): string {
+export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: number; home?: string; headers?: boolean}): string {
   const c = paint(opts.colour)
   const header = ['ID', 'AGENT', 'STATE', 'AGE', 'CWD', 'TMUX']
   const cells = rows.map((row) => {
@@ -70,7 +70,7 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
         return colour ? c(colour, padded) : padded
       })
       .join('  ')
-  const out = [line(header, () => 'bold')]
+  const out = opts.headers === false ? [] : [line(header, () => 'bold')]
   cells.forEach((r, i) => {
     const row = rows[i]!
     const whole: Colour | null = row.conflict ? 'red' : row.state === 'exited' ? 'dim' : null

@@ -86,9 +86,10 @@ describe('watch events and the short format', () => {
 describe('fast path flags', async () => {
   const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/ls-options.js')
   it('takes only the flags it knows, and leaves the rest to oclif', () => {
-    expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false})
-    expect(parseLsFlags(['--json', '-a'])).toEqual({json: true, all: true, format: 'table', color: false})
-    expect(parseLsFlags(['--format', 'short', '--color'])).toEqual({json: false, all: false, format: 'short', color: true})
+    const none = {states: null, attention: false, agent: null, ids: false, headers: true}
+    expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false, ...none})
+    expect(parseLsFlags(['--json', '-a'])).toEqual({json: true, all: true, format: 'table', color: false, ...none})
+    expect(parseLsFlags(['--format', 'short', '--color'])).toEqual({json: false, all: false, format: 'short', color: true, ...none})
     expect(parseLsFlags(['--format=short'])).toMatchObject({format: 'short'})
     for (const argv of [['--watch'], ['--help'], ['--format'], ['--format', 'long'], ['extra'], ['--json=false']]) expect(parseLsFlags(argv)).toBeNull()
   })
