@@ -3,7 +3,8 @@
 // MODE=hang holds every request open (the agent shows that it works), MODE=fail answers 500 (it retries,
 // then fails), MODE=auth answers 401, MODE=gemini-tool asks Gemini CLI to run a command, MODE=openai-tool
 // and MODE=responses-tool do the same in OpenAI's chat and Responses APIs (TOOL_COMMAND, ESCALATE=1),
-// MODE=anthropic-tool in Anthropic's Messages API (Claude Code's Bash tool).
+// MODE=anthropic-tool in Anthropic's Messages API (Claude Code's Bash tool). ANSWER=text makes each of the
+// tool modes answer with plain text ("Done.") instead, so every turn ends at once.
 // Prints its port. Bounded: it exits by itself after LIFETIME seconds.
 import {createServer} from 'node:http'
 
@@ -25,7 +26,9 @@ const server = createServer((req, res) => {
 })
 /** Gemini's API asking to run a shell command: what makes Gemini CLI ask the user for permission. */
 function geminiTool(req, res) {
-  const call = {candidates: [{content: {role: 'model', parts: [{functionCall: {name: 'run_shell_command', args: {command: process.env.TOOL_COMMAND ?? 'ls -la', description: 'a command'}}}]}, finishReason: 'STOP'}], usageMetadata: {promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2}}
+  // ANSWER=text: a plain answer instead, so a turn ends at once.
+  const part = process.env.ANSWER === 'text' ? {text: 'Done.'} : {functionCall: {name: 'run_shell_command', args: {command: process.env.TOOL_COMMAND ?? 'ls -la', description: 'a command'}}}
+  const call = {candidates: [{content: {role: 'model', parts: [part]}, finishReason: 'STOP'}], usageMetadata: {promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2}}
   if (req.url.includes(':countTokens')) return res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({totalTokens: 1}))
   if (req.url.includes(':streamGenerateContent')) {
     res.writeHead(200, {'content-type': 'text/event-stream'})
@@ -98,7 +101,7 @@ function anthropicTool(req, res, body) {
     // a HEAD or a probe: answered below all the same
   }
   const offersBash = (request.tools ?? []).some((t) => t.name === 'Bash')
-  const answered = body.includes('"tool_result"')
+  const answered = process.env.ANSWER === 'text' || body.includes('"tool_result"')
   const event = (type, payload) => `event: ${type}\ndata: ${JSON.stringify({type, ...payload})}\n\n`
   const message = {id: 'msg_1', type: 'message', role: 'assistant', model: request.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage: {input_tokens: 1, output_tokens: 1}}
   res.writeHead(200, {'content-type': 'text/event-stream'})
