@@ -9,12 +9,14 @@ const args = process.argv.slice(2)
 
 // Output into a closed pipe (`pk ls --json | head -c 100`) ends quietly, like other command-line tools:
 // no stack trace, exit 0, whatever was still to be written is dropped.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(0)
-    throw error
-  })
+// Any other failure to write (a full disk, `> /dev/full`) is said in one line, exit 1, no stack trace.
+const onWriteError = (stream) => (error) => {
+  if (error.code === 'EPIPE') process.exit(0)
+  process.exitCode = 1
+  if (stream === process.stdout) process.stderr.write(`pk: cannot write to standard output (${error.code ?? error.message})\n`)
 }
+const writeHandlers = new Map([process.stdout, process.stderr].map((stream) => [stream, onWriteError(stream)]))
+for (const [stream, handler] of writeHandlers) stream.on('error', handler)
 
 // `pk -h` and `pk -v` are what people type for help and version.
 if (args.length === 1 && args[0] === '-h') process.argv[2] = '--help'
@@ -61,6 +63,8 @@ async function main() {
   const {tryFastPath} = loadFastPath()
   if (await tryFastPath(process.argv.slice(2))) return
   const {execute} = await import('@oclif/core')
+  // oclif adds a handler that throws on any write error but EPIPE (a stack trace for `> /dev/full`): ours stand.
+  for (const [stream, handler] of writeHandlers) for (const other of stream.listeners('error')) if (other !== handler) stream.removeListener('error', other)
   await execute({dir: join(__dirname, '..')})
 }
 

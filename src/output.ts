@@ -1,3 +1,4 @@
+import {terminalSafe} from './lib/errors.js'
 import {Output, Terminal} from './lib/present/listing.js'
 import {wantColour} from './lib/present/table.js'
 
@@ -6,8 +7,11 @@ export function terminal(env: Record<string, string | undefined> = process.env):
   return {tty: Boolean(process.stdout.isTTY), colour: wantColour(process.stdout, env), now: Date.now(), home: env.HOME}
 }
 
-/** Only commands (and the fast path) write: what a presenter made goes out here. */
+/**
+ * Only commands (and the fast path) write: what a presenter made goes out here. What goes to stderr is
+ * words for a person, names included: no escape sequence reaches the terminal raw.
+ */
 export function write(output: Output): void {
   if (output.stdout) process.stdout.write(output.stdout)
-  if (output.stderr) process.stderr.write(output.stderr)
+  if (output.stderr) process.stderr.write(terminalSafe(output.stderr))
 }

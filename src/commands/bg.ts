@@ -4,7 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/attach-run.js'
 import {launchArgv, startSession, worktreeWords} from '../lib/bg.js'
-import {loadConfig, pkOwnDirectories} from '../lib/config.js'
+import {loadConfig, pkOwnDirectories, currentDir} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
 import type {Worktree} from '../lib/worktree.js'
 import {randomBytes} from 'node:crypto'
@@ -44,7 +44,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     // `--worktree=BRANCH` is `--worktree --branch BRANCH`, and so is `--worktree BRANCH` where BRANCH names
     // no agent preset (`pk bg --worktree feat1 -- cmd`; `pk bg --worktree claude` is claude in a new worktree).
     const before = split === -1 ? this.argv : this.argv.slice(0, split)
-    const own = worktreeWords(before, presetNames((await loadConfig(process.cwd(), process.env)).presets))
+    const own = worktreeWords(before, presetNames((await loadConfig(currentDir(), process.env)).presets))
     const extra = split === -1 ? [] : this.argv.slice(split + 1)
     const {args, flags, argv} = await this.parse(Bg, own)
     if (argv.length > 1) this.error(`unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`, {exit: 2})
@@ -59,7 +59,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       process.stdout.write(moved.id + '\n')
       return
     }
-    const {config, presets} = await loadConfig(process.cwd(), process.env)
+    const {config, presets} = await loadConfig(currentDir(), process.env)
     // What to run is checked first: a refused pk bg leaves no worktree, branch or record behind.
     launchArgv(args.agent, extra, process.env, presets, config.defaultAgent)
     let worktree: Worktree | undefined
@@ -67,7 +67,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     if (flags.worktree) {
       const {createWorktree, runSetup, setupFor} = await import('../lib/worktree.js')
       const label = flags.name ?? `${args.agent ?? extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
-      const made = await createWorktree({cwd: flags.cwd ?? process.cwd(), branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(process.env)})
+      const made = await createWorktree({cwd: flags.cwd ?? currentDir() ?? '/', branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(process.env)})
       worktree = {path: made.path, branch: made.branch, repo: made.repo}
       newBranch = made.newBranch
       process.stderr.write(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
@@ -89,6 +89,8 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       if (worktree) await (await import('../lib/worktree.js')).discardWorktree(worktree, newBranch).catch(() => {})
       throw error
     })
+    // Should stdout fail (a full disk), the session still runs and is recorded: its id must not be lost.
+    process.stdout.once('error', () => process.stderr.write(`pk: session ${started.id} was started and recorded, but its id could not be printed\n`))
     if (flags.json) {
       const row = (await collectSessions(process.env)).rows.find((r) => r.id === started.id) ?? null
       this.printJson({schema: JSON_SCHEMA_VERSION, session: row})

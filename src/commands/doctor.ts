@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {terminalSafe} from '../lib/errors.js'
 import {Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
@@ -35,7 +36,8 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     } else if (process.stdout.isTTY && hosts.length === 0 && wantColour(process.stdout, env)) {
       await renderWithListr(diagnosis)
     } else {
-      process.stdout.write(doctorText(diagnosis, remote))
+      // Names in it (sockets, record files) may hold escape sequences: none reaches the terminal raw.
+      process.stdout.write(terminalSafe(doctorText(diagnosis, remote)))
     }
     process.exitCode = ok ? 0 : 1
   }

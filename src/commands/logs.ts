@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {readLogs} from '../lib/lifecycle.js'
+import {pipeHasReader} from '../lib/proc/reader.js'
 
 export default class Logs extends PkCommand {
   static override summary = "Print what a session's pane shows and its scrollback, also a dead pane's."
@@ -29,7 +30,7 @@ line (NDJSON).`
       else if (flags.json) for (const line of lines) process.stdout.write(JSON.stringify({line}) + '\n')
       else if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n')
     }
-    const result = await readLogs(args.id, process.env, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit})
+    const result = await readLogs(args.id, process.env, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit, wanted: () => pipeHasReader(1) !== false})
     if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
     process.exitCode = 0
   }

@@ -9,6 +9,7 @@ import {filterRows, presentListing} from '../lib/present/listing.js'
 import type {SessionRow} from '../lib/correlate.js'
 import {terminal, write} from '../output.js'
 import {watchSessions} from '../lib/watch.js'
+import {pipeHasReader} from '../lib/proc/reader.js'
 
 export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'
@@ -53,6 +54,9 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') stop()
     })
+    // A reader that went away (`| head -1`) is otherwise noticed only at the next heartbeat.
+    const reader = setInterval(() => pipeHasReader(1) === false && stop(), 1000)
+    controller.signal.addEventListener('abort', () => clearInterval(reader), {once: true})
     const {watchHost} = await import('../lib/fleet.js')
     const emitLine = (event: unknown) => {
       if (!controller.signal.aborted) process.stdout.write(JSON.stringify(event) + '\n')

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {loadConfig} from '../lib/config.js'
+import {loadConfig, currentDir} from '../lib/config.js'
 import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify.js'
 import {openStateDirForReading} from '../lib/registry/state-dir.js'
 import {spoolObservation} from '../lib/observe.js'
@@ -26,11 +26,11 @@ attached client, and notify-send when there is a display). --test sends a sample
   async run(): Promise<void> {
     const {flags} = await this.parse(Notify)
     const env = process.env
-    const {config} = await loadConfig(process.cwd(), env)
+    const {config} = await loadConfig(currentDir(), env)
     const channels = config.notify ?? DEFAULT_CHANNELS
     const state = openStateDirForReading(env)
     if (flags.test) {
-      const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: process.cwd(), reason: 'testing its notifications'}
+      const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: currentDir(), reason: 'testing its notifications'}
       const results = await deliver(sample, channels, env, state)
       if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, results})
       else for (const r of results) process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.channel}: ${r.detail}\n`)

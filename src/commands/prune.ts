@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {terminalSafe} from '../lib/errors.js'
 import {confirm} from '../prompt.js'
 import {PkError, usageError} from '../lib/errors.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
@@ -40,7 +41,7 @@ without one it needs --yes or --dry-run.`
     let removed: PruneItem[] = []
     if (!dryRun && plan.remove.length > 0) {
       if (!flags.yes && interactive) {
-        process.stdout.write(planLines(plan.remove, 'would remove'))
+        process.stdout.write(terminalSafe(planLines(plan.remove, 'would remove')))
         if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
       }
       removed = await executePrune(plan, state, listing.snapshot.view)
@@ -52,7 +53,8 @@ without one it needs --yes or --dry-run.`
       this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: listed, kept: plan.keep, worktrees: worktreesDone, problems: listing.problems})
       return
     }
-    write(pruneText(listed, plan.keep, listing.problems, dryRun))
-    for (const w of worktreesDone) process.stdout.write(`${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`)
+    const text = pruneText(listed, plan.keep, listing.problems, dryRun)
+    write({stdout: terminalSafe(text.stdout), stderr: text.stderr})
+    for (const w of worktreesDone) process.stdout.write(terminalSafe(`${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`))
   }
 }

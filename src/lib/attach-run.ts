@@ -29,9 +29,9 @@ export async function runAttach(idArg: string, env: Env, print: boolean): Promis
 /** `pk attach HOST/ID`: the host's own pk verifies and attaches, through `ssh -t`. */
 export async function runRemoteAttach(hostName: string, idArg: string, env: Env, print: boolean): Promise<number> {
   const id = checkIdForm(idArg)
-  const {loadConfig} = await import('./config.js')
+  const {loadConfig, currentDir} = await import('./config.js')
   const {findHost, remoteAttachArgv} = await import('./fleet.js')
-  const host = findHost((await loadConfig(process.cwd(), env)).config, hostName, env)
+  const host = findHost((await loadConfig(currentDir(), env)).config, hostName, env)
   const argv = remoteAttachArgv(host, id)
   if (print) {
     process.stdout.write(['ssh', ...argv].map(shellQuote).join(' ') + '\n')

@@ -12,6 +12,7 @@ import {readCaughtSignals, readStat, startTimeToDate} from './proc/reader.js'
 import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from './registry/records.js'
 import {Env, openStateDirForWriting} from './registry/state-dir.js'
+import {currentDir} from './config.js'
 import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from './tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from './tmux/session.js'
 
@@ -176,7 +177,9 @@ async function survives(view: View, identity: ProcessIdentity, graceMs: number):
  */
 export async function startSession(request: BgRequest): Promise<Started> {
   const {argv, agent} = launchArgv(request.agent, request.extraArgs, request.env, request.presets, request.defaultAgent)
-  const cwd = checkCwd(request.cwd ?? process.cwd())
+  const here = request.cwd ?? currentDir()
+  if (here === null) throw usageError('bad-cwd', 'the current directory no longer exists (deleted under this shell); cd somewhere, or pass --cwd DIR')
+  const cwd = checkCwd(here)
   const socket = resolveSocket(request.socket, request.env)
   checkSocketPath(socket)
   const state = openStateDirForWriting(request.env)

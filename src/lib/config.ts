@@ -350,14 +350,26 @@ const cache = new Map<string, LoadedConfig>()
  * Load and validate config once per process: the user's own (any format cosmiconfig loads, code
  * included) with the nearest project's (data only) layered over it. Commands that need none never call this.
  */
-export async function loadConfig(cwd: string = process.cwd(), env: Env = process.env): Promise<LoadedConfig> {
+/**
+ * The current directory, or null when it was deleted under us (then `process.cwd()` throws "uv_cwd"): pk
+ * lists, and reads no project config, rather than fail.
+ */
+export function currentDir(): string | null {
+  try {
+    return process.cwd()
+  } catch {
+    return null
+  }
+}
+
+export async function loadConfig(cwd: string | null = currentDir(), env: Env = process.env): Promise<LoadedConfig> {
   const home = env.HOME || homedir()
   const userDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pk')
   const key = `${cwd}\0${home}\0${userDir}`
   const cached = cache.get(key)
   if (cached) return cached
   const userFile = findUserConfig(userDir)
-  const project = findProjectConfig(cwd, home)
+  const project = cwd === null ? null : findProjectConfig(cwd, home)
   if (userFile === null && project === null) {
     cache.set(key, EMPTY)
     return EMPTY

@@ -62,13 +62,23 @@ const SYSTEM_ADVICE: Record<string, string> = {
  * Any error as one plain line and an exit code: pk's own errors as they are, system errors (errno) as
  * what failed, where, and what to do. Scripts and people never see a stack trace for these.
  */
+/**
+ * Pure: text safe to print on a terminal: control characters but newline and tab become `?`. Names pk
+ * prints (socket files, record files, a cwd, a label) can hold escape sequences that would otherwise
+ * reach the terminal raw.
+ */
+export function terminalSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex -- these are exactly what is replaced
+  return text.replaceAll(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, '?')
+}
+
 export function describeError(error: unknown): {message: string; exitCode: ExitCodeValue} {
-  if (error instanceof PkError) return {message: error.message, exitCode: error.exitCode}
+  if (error instanceof PkError) return {message: terminalSafe(error.message), exitCode: error.exitCode}
   const code = errnoCode(error)
   if (code !== undefined && typeof error === 'object' && error !== null && 'syscall' in error) {
     const e = error as {syscall?: string; path?: string; message: string}
     const advice = SYSTEM_ADVICE[code] ?? e.message
-    return {message: `${e.syscall ?? 'a system call'} ${e.path ?? ''} failed (${code}): ${advice}`.replace('  ', ' '), exitCode: ExitCode.failure}
+    return {message: terminalSafe(`${e.syscall ?? 'a system call'} ${e.path ?? ''} failed (${code}): ${advice}`.replace('  ', ' ')), exitCode: ExitCode.failure}
   }
   const message = error instanceof Error ? error.message : String(error)
   return {message: `${message} (this is a bug in pk; run with PK_DEBUG=1 for details)`, exitCode: ExitCode.failure}

@@ -1,7 +1,7 @@
 import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
 import {Started, startSession} from './bg.js'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {loadConfig} from './config.js'
+import {loadConfig, currentDir} from './config.js'
 import {ExitCode, PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
 import {checkLiveness, sessionIdOf} from './proc/identity.js'
@@ -73,7 +73,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
   const state = openStateDirForWriting(env)
   assertMayWrite(state)
   const {view} = readView()
-  const {presets, config} = await loadConfig(process.cwd(), env)
+  const {presets, config} = await loadConfig(currentDir(), env)
   const caller = findCaller({
     chain: ancestry(process.ppid, readStat),
     view,

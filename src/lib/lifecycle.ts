@@ -276,7 +276,7 @@ async function viewAndCapture(socket: string, pane: string, lines: number, color
  * session left. With `follow`, then every new line as it is written, until the session ends (or `signal`
  * aborts). Lines that scroll out of a full history (tmux's history-limit) between two looks are missed.
  */
-export async function readLogs(idArg: string, env: Env, opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void}): Promise<{id: string; dead: boolean}> {
+export async function readLogs(idArg: string, env: Env, opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void; wanted?: () => boolean}): Promise<{id: string; dead: boolean}> {
   const row = await resolveChecked(idArg, env, readable)
   const {socket, pane} = row.tmux
   const {view: first, text} = await viewAndCapture(socket, pane, opts.lines, opts.color)
@@ -284,8 +284,10 @@ export async function readLogs(idArg: string, env: Env, opts: {lines: number; co
   if (!opts.follow || first === null || first.dead) return {id: row.id, dead: first?.dead ?? true}
   // Lines are counted from the top of the history: all lines above the cursor are complete.
   let printed = first.historySize + first.cursorY
-  for (;;) {
+  for (let poll = 1; ; poll++) {
     await sleep(500, undefined, {signal: opts.signal}).catch(() => {})
+    // Nobody reads any more (`| head -1`, with a quiet pane that would never make us write): done.
+    if (opts.wanted && poll % 4 === 0 && !opts.wanted()) return {id: row.id, dead: false}
     const now = await paneView(socket, pane)
     const end = now === null || now.dead || opts.signal?.aborted
     const complete = now === null ? printed : now.historySize + now.cursorY + (end ? 1 : 0)

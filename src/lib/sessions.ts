@@ -20,7 +20,7 @@ export interface Listing extends Correlation {
  * Everything `pk ls` shows: one `list-panes -a` per tmux server (the socket directory's, plus any socket a
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
-export async function collectSessions(env: Env = process.env, opts: {cache?: WatchCache; scan?: ServerScan} = {}): Promise<Listing> {
+export async function collectSessions(env: Env = process.env, opts: {cache?: WatchCache; scan?: ServerScan; deadlineMs?: number} = {}): Promise<Listing> {
   const {cache} = opts
   // Events the agents' hooks left pending are read before the records: one applied meanwhile is then in
   // the records as well, and applying it again changes nothing. Nothing here writes (a reader never does).
@@ -29,11 +29,11 @@ export async function collectSessions(env: Env = process.env, opts: {cache?: Wat
   mark('spool')
   const now = Date.now()
   const carried = cache?.carry(now)
-  const first = await takeSnapshot(env, {state, carried, scan: opts.scan})
+  const first = await takeSnapshot(env, {state, carried, scan: opts.scan, deadlineMs: opts.deadlineMs})
   const reused = cache?.reusable(first) ?? null
   // tmux 3.3 now and then misses a pane's SIGCHLD: the process stays a zombie, the pane looks alive and
   // its exit status is unknown. A SIGCHLD to that (verified) server makes it reap; then look again, once.
-  const snap = reused === null && nudgeReapers(first) ? await takeSnapshot(env, {state, carried}) : first
+  const snap = reused === null && nudgeReapers(first) ? await takeSnapshot(env, {state, carried, deadlineMs: opts.deadlineMs}) : first
   const problems: Problem[] = [...snap.recordProblems]
   if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
   if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})

@@ -1,5 +1,5 @@
 import {AgentPreset} from './agents/presets.js'
-import {loadConfig} from './config.js'
+import {loadConfig, currentDir} from './config.js'
 import {ProcessSource} from './correlate.js'
 import {PkError} from './errors.js'
 import {ProcStat} from './proc/parse.js'
@@ -92,7 +92,7 @@ export async function takeSnapshot(env: Env = process.env, opts: SnapshotOptions
   // Still while tmux lists: each recorded process's start time, which a one-shot listing checks anyway.
   if (trust.trusted && !opts.carried) for (const {record} of records.records) if (record.identity.pidNs === view.pidNs) proc.stat(record.identity.pid)
   mark('proc')
-  const presets = standing?.presets ?? (await loadConfig(process.cwd(), env)).presets
+  const presets = standing?.presets ?? (await loadConfig(currentDir(), env)).presets
   mark('config')
   const settled = await scan.settle()
   mark('tmux-wait')

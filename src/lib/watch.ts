@@ -81,16 +81,18 @@ export const reached = (row: SessionRow, target: WaitTarget) => (target === 'att
  * it: an agent started by hand leaves no record). Returns the sessions that reached it.
  */
 export async function waitForStates(opts: {env: Env; idArgs: string[]; target: WaitTarget; mode: 'all' | 'any'; timeoutMs: number | null; intervalMs: number}): Promise<string[]> {
-  const listing = (await collectSessions(opts.env)).rows
+  const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
+  // A stopped tmux server costs each look its deadline: never more than what is left of ours.
+  const look = async () => (await collectSessions(opts.env, {deadlineMs: Math.max(200, Math.min(2000, deadline - Date.now()))})).rows
+  const listing = await look()
   const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
   const refuseConflict = (row: SessionRow) => {
     if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`, ExitCode.ambiguous)
   }
   for (const row of listing) if (ids.includes(row.id)) refuseConflict(row)
   const what = opts.target === 'attention' ? 'needing you' : opts.target
-  const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
   for (let first = true; ; first = false) {
-    const rows = first ? listing : (await collectSessions(opts.env)).rows
+    const rows = first ? listing : await look()
     const done: string[] = []
     const lost: string[] = []
     const states = new Map<string, string>()

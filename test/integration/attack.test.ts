@@ -1,5 +1,6 @@
 import {execFileSync} from 'node:child_process'
-import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -14,6 +15,7 @@ beforeEach(() => {
 afterEach(() => sb.cleanup())
 
 const rootIt = process.getuid!() === 0 ? it : it.skip
+const require = createRequire(import.meta.url)
 const HOOK = join(ROOT, 'assets', 'pk-hook.sh')
 
 describe('never a socket another user could swap', () => {
@@ -166,5 +168,91 @@ describe('prune destroys nothing', () => {
     const {worktrees} = JSON.parse(result.stdout) as {worktrees: {action: string; reason: string}[]}
     expect(worktrees[0]).toMatchObject({action: 'keep', reason: expect.stringMatching(/ignored files git would delete \(.*\.env/)})
     expect(readFileSync(join(row.cwd!, '.env'), 'utf8')).toBe('SECRET=1\n')
+  })
+})
+
+describe('say what is true, destroy nothing, bound everything (the low ones)', () => {
+  it('names with escape sequences never reach the terminal raw: ls problems, doctor, prune --dry-run', async () => {
+    await sb.bgRow(['--', 'sleep', '100000'])
+    // A socket whose name carries an escape sequence (a terminal title change, a bell), left stale.
+    const evil = join(sb.socketDir, 'x\u001b]0;pwned\u0007')
+    const holder = (await import('node:child_process')).spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(evil)}, () => console.log('ready'))`], {stdio: ['ignore', 'pipe', 'ignore']})
+    await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
+    holder.kill('SIGKILL') // gone without unlinking: a stale socket with that name
+    await new Promise((r) => holder.once('exit', r))
+    for (const args of [['doctor'], ['prune', '--dry-run'], ['ls'], ['attach', 'zzzz']]) {
+      const result = await sb.pk(args)
+      expect(result.stdout + result.stderr, args.join(' ')).not.toContain('\u001b')
+      expect(result.stdout + result.stderr, args.join(' ')).not.toContain('\u0007')
+    }
+  })
+
+  it('standard output on a full device: one plain line, exit 1, and bg still gives its id', async () => {
+    const run = (await import('node:child_process')).spawnSync('sh', ['-c', `"${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" bg -- sleep 100000 > /dev/full`], {env: sb.env, encoding: 'utf8'})
+    expect(run.status).toBe(1)
+    expect(run.stderr).toMatch(/cannot write to standard output \(ENOSPC\)/)
+    expect(run.stderr).toMatch(/session [0-9a-f]{8} was started and recorded/)
+    expect(run.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('logs --follow and the watch stream end soon after their reader went away, though the pane is quiet', async () => {
+    const row = await sb.bgRow(['--', 'sh', '-c', 'echo hello; exec sleep 100000'])
+    await waitFor('printed', async () => (await sb.pk(['logs', row.id])).stdout.includes('hello'))
+    const pk = `"${process.execPath}" "${join(ROOT, 'bin', 'run.js')}"`
+    for (const args of [`logs ${row.id} --follow`, 'ls --watch --json']) {
+      const started = Date.now()
+      const run = (await import('node:child_process')).spawnSync('sh', ['-c', `${pk} ${args} | head -1`], {env: sb.env, encoding: 'utf8', timeout: 20_000})
+      expect(run.status, args).toBe(0)
+      expect(Date.now() - started, args).toBeLessThan(10_000)
+    }
+  }, 60_000)
+
+  it('pk wait --timeout 3 against a stopped server says 124 near its deadline, not seconds after', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    const serverPid = Number(sb.tmux(sb.pkSocket, 'display-message', '-p', '#{pid}').trim())
+    process.kill(serverPid, 'SIGSTOP')
+    try {
+      const started = Date.now()
+      const result = await sb.pk(['wait', row.id, '--for', 'idle', '--timeout', '3'])
+      expect(result.code).toBe(124)
+      // Each look is bounded by what is left of the deadline (a 2 s tmux deadline made it 7-8 s).
+      expect(Date.now() - started).toBeLessThan(7000)
+    } finally {
+      process.kill(serverPid, 'SIGCONT')
+    }
+  }, 30_000)
+
+  it('a deleted current directory: ls just works, bg says so (exit 2)', async () => {
+    const gone = join(sb.root, 'gone')
+    mkdirSync(gone)
+    const run = (args: string) => require('node:child_process').spawnSync('sh', ['-c', `cd "${gone}" && rmdir "${gone}" 2>/dev/null; mkdir -p "${gone}" && cd "${gone}" && rmdir "${gone}" && "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" ${args}`], {env: sb.env, encoding: 'utf8'})
+    expect(run('ls').status).toBe(0)
+    const bg = run('bg -- sleep 1')
+    expect(bg.status).toBe(2)
+    expect(bg.stderr).toMatch(/current directory no longer exists/)
+  })
+
+  it('pk setup claude writes through a settings.json that links into a dotfiles repository, and backs it up', async () => {
+    const dotfiles = join(sb.root, 'dotfiles')
+    mkdirSync(dotfiles)
+    writeFileSync(join(dotfiles, 'settings.json'), '{"theme": "dark"}')
+    mkdirSync(join(sb.home, '.claude'))
+    symlinkSync(join(dotfiles, 'settings.json'), join(sb.home, '.claude', 'settings.json'))
+    expect((await sb.pk(['setup', 'claude'])).code).toBe(0)
+    expect(lstatSync(join(sb.home, '.claude', 'settings.json')).isSymbolicLink()).toBe(true)
+    expect(JSON.parse(readFileSync(join(dotfiles, 'settings.json'), 'utf8'))).toMatchObject({theme: 'dark', hooks: expect.any(Object)})
+    expect(readdirSync(join(sb.home, '.claude')).some((f) => f.includes('pk-backup'))).toBe(true)
+  })
+
+  it("doctor --fix never signals a process that holds a deleted socket but is not tmux", async () => {
+    const child = (await import('node:child_process')).spawn(process.execPath, ['-e', `const s = require('node:net').createServer(); s.listen(${JSON.stringify(join(sb.socketDir, 'notmux'))}, () => { require('node:fs').unlinkSync(${JSON.stringify(join(sb.socketDir, 'notmux'))}); console.log('ready') }); process.on('SIGUSR1', () => process.exit(7))`], {stdio: ['ignore', 'pipe', 'ignore']})
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
+    try {
+      await sb.pk(['doctor', '--fix'])
+      expect(child.exitCode).toBeNull()
+      expect(existsSync(`/proc/${child.pid}`)).toBe(true)
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 })

@@ -178,3 +178,19 @@ describe('what the real Codex 0.171 sends', () => {
     expect(applied.get(b.id)?.conversationId).toBe(JSON.parse(payloads[2]!)['thread-id'])
   })
 })
+
+describe('what an agent may not smuggle in', () => {
+  it('a conversation id shaped like a flag never becomes one (hooks and resume argv)', async () => {
+    const {resumeArgv} = await import('../../src/lib/agents/presets.js')
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', session_id: '--dangerously-bypass-approvals-and-sandbox'}))?.conversationId).toBeNull()
+    expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': '-x'}))?.conversationId).toBeNull()
+    expect(resumeArgv('codex', '--dangerously-bypass-approvals-and-sandbox')).toBeNull()
+    expect(resumeArgv('codex', 'has space')).toBeNull()
+    expect(resumeArgv('codex', '0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee')).toEqual(['codex', 'resume', '0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee'])
+  })
+  it('pk send refuses C1 controls like C0 (U+009B is CSI to a terminal)', async () => {
+    const {checkSendText} = await import('../../src/lib/lifecycle.js')
+    expect(() => checkSendText('a\u009b31mb')).toThrow(/control character \(code 155\)/)
+    expect(checkSendText('tab\tand\r\nnewline é')).toBe('tab\tand\nnewline é')
+  })
+})

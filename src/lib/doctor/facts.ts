@@ -8,7 +8,7 @@ import {checkLiveness, identityKey} from '../proc/identity.js'
 import {PROC_ROOT} from '../proc/reader.js'
 import {View, readView} from '../proc/view.js'
 import {readOwner, readTrust} from '../registry/ownership.js'
-import {loadConfig} from '../config.js'
+import {loadConfig, currentDir} from '../config.js'
 import {correlate} from '../correlate.js'
 import {planRestore} from '../lifecycle.js'
 import {procSource} from '../snapshot.js'
@@ -16,7 +16,7 @@ import {Problem, StoredRecord, readRecords} from '../registry/records.js'
 import {Env, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {TMUX_DEADLINE_MS, runTmux, tmuxArgv} from '../tmux/exec.js'
 
-import {ServerScan, judgeSocketDirs, listSocketFiles, socketDir, socketDirFacts} from '../tmux/servers.js'
+import {ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFiles, socketDir, socketDirFacts} from '../tmux/servers.js'
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
 
@@ -153,9 +153,10 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
         isCandidatePath: (path) => path.startsWith(sockets.socketDir.path + '/') || recordSockets.has(path),
         currentServerPids,
         recordedPids: alivePids,
-      })
+        // Only tmux is a tmux server: another program holding a socket path there is not called one.
+      }).filter((o) => isTmuxProcess(o.pid))
     : []
-  const {presets} = await loadConfig(process.cwd(), env).catch(() => ({presets: PRESETS}))
+  const {presets} = await loadConfig(currentDir(), env).catch(() => ({presets: PRESETS}))
   const rows = correlate({view, servers: servers.servers, records: state.records, source: procSource(), presets, trustRecords: readTrust(state.state.exists ? stateLayout(state.state.path) : null, measurement).trusted}).rows
   const restorable = tmuxVersion.ok ? planRestore(rows, state.records, servers.servers).restore.length : 0
   // Recorded agents alive (pid and start time checked) in no pane: they outlived their tmux server.

@@ -1,4 +1,4 @@
-import {closeSync, constants, openSync, readSync, readlinkSync} from 'node:fs'
+import {closeSync, constants, openSync, readSync, readdirSync, readlinkSync, statSync} from 'node:fs'
 
 import {PkError, errnoCode} from '../errors.js'
 import {ProcStat, parseBootTime, parseCaughtSignals, parseChildren, parseCmdline, parseNamespaceLink, parseStat} from './parse.js'
@@ -130,4 +130,36 @@ export const CLOCK_TICKS_PER_SECOND = 100
 export function startTimeToDate(startTicks: number): Date | null {
   const boot = readBootTime()
   return boot === null ? null : new Date((boot + startTicks / CLOCK_TICKS_PER_SECOND) * 1000)
+}
+
+/**
+ * Whether anyone still reads the pipe on this process's `fd` (true), nobody does (false), or it is not a
+ * pipe or cannot be told (null). A reader that went away (`pk logs --follow | head -1`) is otherwise seen
+ * only at the next write, which a quiet pane may never make: `tail -f` watches its output the same way.
+ * Looks through the processes of this user for a descriptor open for reading on the same pipe.
+ */
+export function pipeHasReader(fd = 1): boolean | null {
+  const target = readlinkOrNull(`${PROC_ROOT}/self/fd/${fd}`)
+  if (target === null || !target.startsWith('pipe:')) return null
+  const uid = process.getuid?.()
+  let pids: string[]
+  try {
+    pids = readdirSync(PROC_ROOT).filter((n) => /^\d+$/.test(n) && n !== String(process.pid))
+  } catch {
+    return null
+  }
+  for (const pid of pids) {
+    try {
+      if (uid !== undefined && statSync(`${PROC_ROOT}/${pid}`).uid !== uid && uid !== 0) continue
+      for (const n of readdirSync(`${PROC_ROOT}/${pid}/fd`)) {
+        if (readlinkOrNull(`${PROC_ROOT}/${pid}/fd/${n}`) !== target) continue
+        // flags are octal: the access mode is its last digit (0 read, 1 write, 2 both)
+        const flags = /flags:\s*(\d+)/.exec(readOrNull(`${PROC_ROOT}/${pid}/fdinfo/${n}`) ?? '')?.[1]
+        if (flags === undefined || Number.parseInt(flags, 8) % 4 !== 1) return true
+      }
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return false
 }

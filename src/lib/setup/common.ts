@@ -1,4 +1,4 @@
-import {chmodSync, copyFileSync, existsSync, mkdirSync, statSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, realpathSync, statSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -41,13 +41,15 @@ export function applyChange(change: SetupChange, now = new Date()): string | nul
   mkdirSync(dirname(change.file), {recursive: true, mode: 0o700})
   let backup: string | null = null
   let mode: number | null = null
+  // A settings file that is a link (into a dotfiles repository, say) is written through: the link stays.
+  const target = change.before !== null && lstatSync(change.file).isSymbolicLink() ? realpathSync(change.file) : change.file
   if (change.before !== null) {
-    mode = statSync(change.file).mode & 0o777
+    mode = statSync(target).mode & 0o777
     backup = `${change.file}.pk-backup-${now.toISOString().replaceAll(':', '-')}`
-    copyFileSync(change.file, backup)
+    copyFileSync(target, backup)
   }
-  writeFileAtomic(change.file, change.after, 'replace')
+  writeFileAtomic(target, change.after, 'replace')
   // Keep the file's mode: a settings file others may read stays readable.
-  if (mode !== null) chmodSync(change.file, mode)
+  if (mode !== null) chmodSync(target, mode)
   return backup
 }

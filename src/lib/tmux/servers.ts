@@ -3,7 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 
 import {PkError, errnoCode, refusal, usageError} from '../errors.js'
-import {PROC_ROOT, readPidNamespace} from '../proc/reader.js'
+import {PROC_ROOT, readExe, readPidNamespace} from '../proc/reader.js'
 import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
 import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
 
@@ -418,8 +418,18 @@ export async function removeStaleSocket(socket: string, beforeUnlink?: () => Pro
   return existsSync(socket) ? 'recovered' : 'lost'
 }
 
+/**
+ * Whether a process runs tmux (its executable, from the kernel): SIGUSR1 asks tmux to recreate its socket,
+ * and ends most other programs, so it goes to nothing else.
+ */
+export function isTmuxProcess(pid: number): boolean {
+  const exe = readExe(pid)
+  return exe !== null && /^tmux/.test(basename(exe.replace(/ \(deleted\)$/, '')))
+}
+
 function signalHolders(inodes: Set<string>): void {
   for (const pid of new Set(socketHolders(process.getuid!(), inodes).values())) {
+    if (!isTmuxProcess(pid)) continue
     try {
       process.kill(pid, 'SIGUSR1')
     } catch {

@@ -1,6 +1,7 @@
 import {existsSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import {isTmuxProcess} from '../../tmux/servers.js'
 import {Check} from '../types.js'
 
 export const orphanedServersCheck: Check = {
@@ -28,6 +29,11 @@ export const orphanedServersCheck: Check = {
     const done: string[] = []
     for (const orphan of facts.orphans) {
       if (orphan.reason !== 'socket-missing' || existsSync(orphan.socket)) continue
+      // A process that is not tmux holding a deleted socket would likely die of SIGUSR1: left alone.
+      if (!isTmuxProcess(orphan.pid)) {
+        done.push(`left pid ${orphan.pid} alone: it holds ${orphan.socket} but is not tmux`)
+        continue
+      }
       process.kill(orphan.pid, 'SIGUSR1')
       for (let i = 0; i < 50 && !existsSync(orphan.socket); i++) await sleep(20)
       done.push(existsSync(orphan.socket) ? `recreated ${orphan.socket} for tmux server pid ${orphan.pid} (SIGUSR1)` : `sent SIGUSR1 to tmux server pid ${orphan.pid}, but ${orphan.socket} did not come back`)
