@@ -18,6 +18,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     'dry-run': Flags.boolean({description: 'show what would be restored; start nothing'}),
     yes: Flags.boolean({char: 'y', description: 'do not ask'}),
     json: Flags.boolean({description: 'print {schema, dryRun, restored, skipped, failed} as JSON'}),
+    autostart: Flags.boolean({description: 'note how the run went, for pk doctor (what pk setup autostart installs)', hidden: true}),
   }
 
   async run(): Promise<void> {
@@ -54,5 +55,9 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
       for (const item of failed) process.stderr.write(`pk: ${item.id}: ${item.message}\n`)
     }
     process.exitCode = failed.length > 0 ? 1 : 0
+    if (flags.autostart && !dryRun) {
+      const {noteAutostartRun} = await import('../lib/service.js')
+      noteAutostartRun(openStateDirForWriting(process.env), failed.length === 0, `${restored.length} restored, ${plan.skip.length} skipped, ${failed.length} failed`)
+    }
   }
 }

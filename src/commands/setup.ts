@@ -1,23 +1,30 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
+import {usageError} from '../lib/errors.js'
+import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
 
 export default class Setup extends PkCommand {
-  static override summary = "Install pk's integration into an agent (hooks, notify program, or extension)."
+  static override summary = "Install pk's integration into an agent (hooks, notify program, or extension), or autostart."
   static override description = `claude: hooks in ~/.claude/settings.json. codex: the notify program in ~/.codex/config.toml.
 pi: an extension in ~/.pi/agent/extensions/pk.js that reports state and adds /bg.
-Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-backup-TIME).`
-  static override examples = ['<%= config.bin %> setup claude', '<%= config.bin %> setup codex --print']
+Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-backup-TIME).
+autostart: what runs pk restore --yes once after a reboot, on the machine's own service manager: a systemd user
+unit (pk-restore.service) where a user manager answers, else an @reboot crontab entry. --remove takes it away.`
+  static override examples = ['<%= config.bin %> setup claude', '<%= config.bin %> setup codex --print', '<%= config.bin %> setup autostart', '<%= config.bin %> setup autostart --remove']
   static override args = {
-    agent: Args.string({description: SETUP_AGENTS.join(', '), required: true}),
+    agent: Args.string({description: `${SETUP_AGENTS.join(', ')}, or autostart`, required: true}),
   }
   static override flags = {
     print: Flags.boolean({description: 'show the file as it would be written; change nothing'}),
+    remove: Flags.boolean({description: 'with autostart: take it away'}),
   }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Setup)
+    if (args.agent === 'autostart') return this.autostart(flags)
+    if (flags.remove) throw usageError('bad-flags', '--remove goes with pk setup autostart')
     const change = await planSetup(args.agent, process.env)
     if (flags.print) {
       process.stdout.write(`# ${change.file} (${change.changed ? 'would change' : 'unchanged'})\n${change.after}`)
@@ -31,5 +38,21 @@ Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-bac
     // The agent's hook writes into pk's state directory only once it exists and names its owner.
     await enrolStateDir(process.env).catch(() => {})
     process.stdout.write(`${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${backup ? ` (backup: ${backup})` : ''}\n`)
+  }
+
+  private async autostart(flags: {print: boolean; remove: boolean}): Promise<void> {
+    const service = await import('../lib/service.js')
+    if (flags.remove) {
+      const done = await service.removeAutostart(process.env)
+      process.stdout.write(done.length === 0 ? 'autostart: nothing installed\n' : done.map((d) => `autostart: ${d}\n`).join(''))
+      return
+    }
+    const plan = await service.planAutostart(pkArgv(), process.env)
+    if (flags.print) {
+      process.stdout.write(`# ${plan.manager === 'systemd' ? plan.where : 'a line for your crontab'}\n${plan.text}${plan.text.endsWith('\n') ? '' : '\n'}`)
+      return
+    }
+    process.stdout.write(`autostart: ${await service.installAutostart(plan, process.env)}\n`)
+    if (plan.manager === 'systemd') process.stdout.write('autostart: it runs when your systemd user manager starts: at boot only with lingering (loginctl enable-linger), else at your first login\n')
   }
 }

@@ -161,7 +161,9 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
   const restorable = tmuxVersion.ok ? planRestore(rows, state.records, servers.servers).restore.length : 0
   // Recorded agents alive (pid and start time checked) in no pane: they outlived their tmux server.
   const paneless = rows.filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null).map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
-  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, view: measurement}
+  const service = await import('../service.js')
+  const [login, autostart] = await Promise.all([service.loginFacts(env), service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null)])
+  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, view: measurement}
 }
 
 function readOrEmpty(path: string): string {

@@ -18,6 +18,10 @@ export interface CheckResult {
 
 /** Facts gathered once, shared by every check. */
 export interface DoctorFacts {
+  /** What logind and the service manager do with this user's sessions (see service.ts). */
+  login?: import('../service.js').LoginFacts
+  /** Whether autostart is installed, and how its last run went. */
+  autostart?: Awaited<ReturnType<typeof import('../service.js').autostartStatus>>
   env: Record<string, string | undefined>
   uid: number
   tmuxVersion: {ok: true; version: string} | {ok: false; reason: string}

@@ -90,6 +90,8 @@ export interface RunTmuxOptions {
   /** Text for tmux's standard input (what `source-file -` reads): a pipe, never a command line. */
   input?: string
   deadlineMs?: number
+  /** A program that runs tmux (its argv, up to where tmux's begins): systemd-run placing a new server in a scope. */
+  wrap?: string[]
 }
 
 /**
@@ -103,7 +105,8 @@ export function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promise<Tmux
   return new Promise((resolve, reject) => {
     // spawn, not execFile: one pipe fewer when there is no input, and none of execFile's decoding layers,
     // which a listing pays for on every start.
-    const child = spawn('tmux', ['-u', ...argv], {env: opts.env ?? clientEnv(), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
+    const [program, ...args] = [...(opts.wrap ?? []), 'tmux', '-u', ...argv]
+    const child = spawn(program!, args, {env: opts.env ?? clientEnv(), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))

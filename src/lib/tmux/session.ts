@@ -156,6 +156,8 @@ export async function newSession(opts: {
   sleepProgram: string
 }): Promise<NewSession> {
   const existing = await globalEnvironmentNames(opts.socket)
+  // A server pk starts itself goes into a systemd scope of its own where a user manager answers (see service.ts).
+  const wrap = existing === null ? ((await (await import('../service.js')).serverScope(opts.env)) ?? undefined) : undefined
   const unset = variablesToUnset(existing ?? [], opts.env)
   const env = environmentFlags(unset.length > 0 ? {...opts.env, PK_GATE_UNSET: unset.join(' ')} : opts.env)
   for (const name of candidateNames(opts.name)) {
@@ -164,7 +166,7 @@ export async function newSession(opts: {
       ['new-session', '-d', '-s', name, '-c', formatLiteral(opts.cwd), '-P', '-F', NEW_SESSION_FORMAT, ...env, '--', ...gateArgv(opts.sleepProgram, GATE_SECONDS, opts.argv)],
     ])
     try {
-      const {stdout, stderr} = await runTmux(['-S', opts.socket, 'start-server', ';', 'source-file', '-'], {input: script})
+      const {stdout, stderr} = await runTmux(['-S', opts.socket, 'start-server', ';', 'source-file', '-'], {input: script, wrap})
       const created = parseNewSession(stdout)
       // tmux can exit 0 without starting anything (for example when it cannot create the socket).
       if (!created) throw new PkError('tmux-failed', `tmux did not start the session: ${stderr.trim() || JSON.stringify(stdout)}`)

@@ -1,0 +1,258 @@
+import {spawn} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync} from 'node:fs'
+import {homedir, userInfo} from 'node:os'
+import {join} from 'node:path'
+
+import {PkError} from './errors.js'
+import {writeFileAtomic} from './registry/atomic.js'
+import {appendRegularFile, readRegularFile} from './registry/files.js'
+import {Env, StateDir} from './registry/state-dir.js'
+
+/**
+ * Sessions that outlive a logout and come back after a reboot, on the machine's own service manager:
+ * systemd where a user manager is reachable, else cron. pk never changes how the machine is set up
+ * (lingering, logind's KillUserProcesses): it says what they mean and the command that changes them.
+ */
+
+interface Ran {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Run a program without a shell, bounded; never throws (a missing program is code null). */
+export function runBounded(argv: string[], env: Env, opts: {input?: string; timeoutMs?: number} = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    let stdout = ''
+    let stderr = ''
+    const child = spawn(argv[0]!, argv.slice(1), {env: env as NodeJS.ProcessEnv, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 3000)
+    child.stdout!.on('data', (d) => (stdout += d))
+    child.stderr!.on('data', (d) => (stderr += d))
+    child.on('error', () => {
+      clearTimeout(timer)
+      resolve({code: null, stdout, stderr})
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+    if (opts.input !== undefined) child.stdin!.end(opts.input)
+  })
+}
+
+/** Whether a systemd user manager answers for this user (PK_SYSTEMD=0 says never use it). */
+export async function systemdUserManager(env: Env): Promise<boolean> {
+  if (env.PK_SYSTEMD === '0') return false
+  const ran = await runBounded(['systemctl', '--user', 'is-system-running'], env, {timeoutMs: 1500})
+  // "degraded" (a unit failed) and "starting" still run units; "offline" or no answer do not.
+  return ['running', 'degraded', 'starting'].includes(ran.stdout.trim())
+}
+
+/**
+ * The argv prefix that starts a tmux server in a transient scope of its own, when a systemd user manager
+ * is reachable: then ending the login session (logind's KillUserProcesses, `loginctl terminate-user`)
+ * does not end the agents, as it would in the session's own scope. Else null: as before.
+ */
+export async function serverScope(env: Env): Promise<string[] | null> {
+  if (!(await systemdUserManager(env))) return null
+  return ['systemd-run', '--user', '--scope', '--quiet', '--collect', `--unit=pk-tmux-${randomBytes(4).toString('hex')}`, '--description=pk: tmux server for agent sessions', '--']
+}
+
+/** Pure: logind's KillUserProcesses from its config files, in the order systemd reads them (the last word wins); null when none sets it. */
+export function parseKillUserProcesses(texts: string[]): boolean | null {
+  let value: boolean | null = null
+  for (const text of texts) {
+    let section = ''
+    for (const raw of text.split('\n')) {
+      const line = raw.trim()
+      if (line.startsWith('[')) section = line
+      const match = /^KillUserProcesses\s*=\s*(\S+)/.exec(line)
+      if (match && section === '[Login]') value = /^(1|yes|true|on)$/i.test(match[1]!)
+    }
+  }
+  return value
+}
+
+export interface LoginFacts {
+  /** Whether a systemd user manager answers. */
+  systemd: boolean
+  /** logind ends a user's processes when their last session ends: true, false, or null (unknown; systemd's default is no). */
+  killUserProcesses: boolean | null
+  /** The user manager (and so units) runs from boot, without a login: true, false, or null (unknown). */
+  linger: boolean | null
+  user: string
+}
+
+/** What logind will do with this user's processes, from its config and loginctl. */
+export async function loginFacts(env: Env, etc = '/etc'): Promise<LoginFacts> {
+  const user = env.USER || userInfo().username
+  const systemd = await systemdUserManager(env)
+  const files = [join(etc, 'systemd', 'logind.conf')]
+  for (const dir of ['/usr/lib/systemd/logind.conf.d', join(etc, 'systemd', 'logind.conf.d')]) {
+    try {
+      files.push(...readdirSync(dir).filter((n) => n.endsWith('.conf')).sort().map((n) => join(dir, n)))
+    } catch {
+      // no such directory
+    }
+  }
+  const texts = files.flatMap((file) => {
+    try {
+      return [readFileSync(file, 'utf8')]
+    } catch {
+      return []
+    }
+  })
+  const linger = await runBounded(['loginctl', 'show-user', user, '--property=Linger', '--value'], env, {timeoutMs: 1500})
+  return {systemd, killUserProcesses: parseKillUserProcesses(texts), linger: linger.code === 0 ? linger.stdout.trim() === 'yes' : null, user}
+}
+
+export const UNIT_NAME = 'pk-restore.service'
+const CRON_MARK = '# pk autostart: bring agent sessions back after a reboot (pk setup autostart --remove takes it away)'
+
+/** Pure: the shell word for a path in a unit's ExecStart or a crontab line. */
+const word = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`)
+
+/** The environment the restore needs to find this user's state and sockets where they are not the default. */
+function carriedEnv(env: Env): [string, string][] {
+  return (['PK_STATE_DIR', 'XDG_STATE_HOME', 'TMUX_TMPDIR', 'PATH'] as const).flatMap((name) => (env[name] ? [[name, env[name]!] as [string, string]] : []))
+}
+
+/** Pure: the systemd user unit that runs `pk restore --yes` once after the user manager starts (at boot, with lingering). */
+export function systemdUnit(pk: string[], env: Env): string {
+  return [
+    '[Unit]',
+    'Description=pk: bring agent sessions back after a reboot',
+    'After=default.target',
+    '',
+    '[Service]',
+    'Type=oneshot',
+    ...carriedEnv(env).map(([name, value]) => `Environment=${word(`${name}=${value}`)}`),
+    `ExecStart=${[...pk, 'restore', '--yes', '--autostart'].map(word).join(' ')}`,
+    '',
+    '[Install]',
+    'WantedBy=default.target',
+    '',
+  ].join('\n')
+}
+
+/** Pure: the crontab line that does the same where there is no systemd. */
+export function cronLine(pk: string[], env: Env): string {
+  const vars = carriedEnv(env).map(([name, value]) => word(`${name}=${value}`))
+  return `@reboot ${['env', ...vars, ...pk.map(word), 'restore', '--yes', '--autostart'].join(' ')} >/dev/null 2>&1`
+}
+
+/** Pure: a crontab with pk's entry added (once) or taken away; the user's own lines as they were. */
+export function editCrontab(before: string, line: string | null): string {
+  const kept: string[] = []
+  const lines = before.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] === CRON_MARK) {
+      i++ // and the line under the mark
+      continue
+    }
+    kept.push(lines[i]!)
+  }
+  while (kept.length > 0 && kept.at(-1) === '') kept.pop()
+  if (line !== null) kept.push(CRON_MARK, line)
+  return kept.length === 0 ? '' : kept.join('\n') + '\n'
+}
+
+export const unitPath = (env: Env) => join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'systemd', 'user', UNIT_NAME)
+
+export interface AutostartPlan {
+  manager: 'systemd' | 'cron'
+  /** The file (unit) or crontab pk installs. */
+  text: string
+  where: string
+}
+
+export async function planAutostart(pk: string[], env: Env): Promise<AutostartPlan> {
+  if (await systemdUserManager(env)) return {manager: 'systemd', text: systemdUnit(pk, env), where: unitPath(env)}
+  return {manager: 'cron', text: cronLine(pk, env), where: 'your crontab (crontab -l)'}
+}
+
+async function readCrontab(env: Env): Promise<string> {
+  const ran = await runBounded(['crontab', '-l'], env)
+  if (ran.code === null) throw new PkError('no-command', 'neither a systemd user manager nor crontab is here: pk cannot arrange a restore after reboot on this machine')
+  // "no crontab for USER" is an empty one.
+  return ran.code === 0 ? ran.stdout : ''
+}
+
+async function writeCrontab(text: string, env: Env): Promise<void> {
+  const ran = await runBounded(['crontab', '-'], env, {input: text})
+  if (ran.code !== 0) throw new PkError('setup-failed', `crontab refused the new table: ${ran.stderr.trim() || `exit ${ran.code}`}`)
+}
+
+async function systemctl(args: string[], env: Env): Promise<void> {
+  const ran = await runBounded(['systemctl', '--user', ...args], env)
+  if (ran.code !== 0) throw new PkError('setup-failed', `systemctl --user ${args.join(' ')} failed: ${ran.stderr.trim() || `exit ${ran.code}`}`)
+}
+
+/** Install what restores the sessions after a reboot; idempotent. Says what it did. */
+export async function installAutostart(plan: AutostartPlan, env: Env): Promise<string> {
+  if (plan.manager === 'systemd') {
+    const same = existsSync(plan.where) && readFileSync(plan.where, 'utf8') === plan.text
+    if (!same) {
+      mkdirSync(join(plan.where, '..'), {recursive: true, mode: 0o755})
+      writeFileAtomic(plan.where, plan.text, 'replace')
+      await systemctl(['daemon-reload'], env)
+    }
+    await systemctl(['enable', UNIT_NAME], env)
+    return same ? `${UNIT_NAME} already installed and enabled (${plan.where})` : `installed and enabled ${plan.where}`
+  }
+  const before = await readCrontab(env)
+  const after = editCrontab(before, plan.text)
+  if (after === before) return 'the @reboot entry is already in your crontab'
+  await writeCrontab(after, env)
+  return 'added an @reboot entry to your crontab'
+}
+
+/** Take it away, wherever it is (a unit, a crontab entry, or both); idempotent. */
+export async function removeAutostart(env: Env): Promise<string[]> {
+  const done: string[] = []
+  if (existsSync(unitPath(env))) {
+    await runBounded(['systemctl', '--user', 'disable', UNIT_NAME], env)
+    rmSync(unitPath(env))
+    await runBounded(['systemctl', '--user', 'daemon-reload'], env)
+    done.push(`removed ${unitPath(env)}`)
+  }
+  const ran = await runBounded(['crontab', '-l'], env)
+  if (ran.code === 0) {
+    const after = editCrontab(ran.stdout, null)
+    if (after !== ran.stdout) {
+      await writeCrontab(after, env)
+      done.push('removed the @reboot entry from your crontab')
+    }
+  }
+  return done
+}
+
+/** Whether autostart is installed, where, and how its last run went (what `pk restore --autostart` noted). */
+export async function autostartStatus(env: Env, state: StateDir | null): Promise<{installed: 'systemd' | 'cron' | null; last: {at: string; ok: boolean; summary: string} | null}> {
+  let installed: 'systemd' | 'cron' | null = existsSync(unitPath(env)) ? 'systemd' : null
+  if (installed === null) {
+    const ran = await runBounded(['crontab', '-l'], env, {timeoutMs: 1500})
+    if (ran.code === 0 && ran.stdout.split('\n').includes(CRON_MARK)) installed = 'cron'
+  }
+  let last = null
+  if (state !== null) {
+    try {
+      const lines = readRegularFile(join(state.root, 'autostart.log'), 256 * 1024).trim().split('\n')
+      last = JSON.parse(lines.at(-1)!) as {at: string; ok: boolean; summary: string}
+    } catch {
+      last = null
+    }
+  }
+  return {installed, last}
+}
+
+/** What `pk restore --autostart` notes of its run, for doctor to say whether the last one succeeded. */
+export function noteAutostartRun(state: StateDir, ok: boolean, summary: string): void {
+  try {
+    appendRegularFile(join(state.root, 'autostart.log'), JSON.stringify({at: new Date().toISOString(), ok, summary}) + '\n')
+  } catch {
+    // nowhere safe to note it
+  }
+}
