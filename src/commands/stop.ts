@@ -32,8 +32,9 @@ one is tried; the exit code is the first failure's.`
         if (!flags.json) process.stdout.write(`stopped ${result.id} (${result.signal}, ${result.seconds} s)\n`)
       } catch (error) {
         const {message, exitCode: code} = describeError(error)
-        failed.push({id, code: (error as {code?: string}).code ?? 'failure', message})
-        if (!flags.json) process.stderr.write(`pk: ${id}: ${message}\n`)
+        const full = (error as {sessionId?: string}).sessionId ?? id
+        failed.push({id: full, code: (error as {code?: string}).code ?? 'failure', message})
+        if (!flags.json) process.stderr.write(`pk: ${full}: ${message}\n`)
         if (exitCode === 0) exitCode = code
       }
     }

@@ -105,6 +105,13 @@ export async function stopSession(idArg: string, env: Env, opts: {force: boolean
   const state = openStateDirForWriting(env)
   assertMayWrite(state)
   const row = await resolveStoppable(idArg, env)
+  // What fails from here on names the session by its full id (a script typed a prefix).
+  return stopResolved(row, state, opts).catch((error: unknown) => {
+    throw error instanceof PkError ? Object.assign(error, {sessionId: row.id}) : error
+  })
+}
+
+async function stopResolved(row: SessionRow & {pid: number}, state: StateDir, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
   const {view} = readView()
   const identity = identityOf(view, row)
   if (identity === null) throw new PkError('gone', `session ${row.id} ended just now`, ExitCode.noSuchSession)

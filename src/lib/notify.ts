@@ -34,6 +34,8 @@ export interface ChannelResult {
   channel: string
   ok: boolean
   detail: string
+  /** Whether the message reached anyone through this channel (ok but not delivered: skipped, nobody there). */
+  delivered: boolean
 }
 
 /** Pure: the event a row with attention stands for. */
@@ -85,7 +87,7 @@ async function tellTmux(e: NotifyEvent, env: Env): Promise<ChannelResult> {
   try {
     scan = new ServerScan(env)
   } catch {
-    return {channel: 'tmux', ok: false, detail: 'the tmux socket directory is not safe to connect through (pk doctor)'}
+    return {channel: 'tmux', ok: false, detail: 'the tmux socket directory is not safe to connect through (pk doctor)', delivered: false}
   }
   const {servers} = await scan.settle()
   let told = 0
@@ -96,7 +98,7 @@ async function tellTmux(e: NotifyEvent, env: Env): Promise<ChannelResult> {
       if (ok) told++
     }
   }
-  return {channel: 'tmux', ok: true, detail: told === 0 ? 'no tmux client attached' : `${told} client(s)`}
+  return {channel: 'tmux', ok: true, detail: told === 0 ? 'no tmux client attached: nobody saw it' : `${told} client(s)`, delivered: told > 0}
 }
 
 const onPath = (program: string, env: Env) =>
@@ -110,23 +112,23 @@ const onPath = (program: string, env: Env) =>
   })
 
 async function tellDesktop(e: NotifyEvent, env: Env): Promise<ChannelResult> {
-  if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return {channel: 'desktop', ok: true, detail: 'no display (skipped)'}
-  if (!onPath('notify-send', env)) return {channel: 'desktop', ok: true, detail: 'notify-send not installed (skipped)'}
+  if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return {channel: 'desktop', ok: true, detail: 'no display (skipped)', delivered: false}
+  if (!onPath('notify-send', env)) return {channel: 'desktop', ok: true, detail: 'notify-send not installed (skipped)', delivered: false}
   const result = await runBounded(['notify-send', '--app-name=pk', `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e)], env as NodeJS.ProcessEnv, DEFAULT_COMMAND_SECONDS)
-  return {channel: 'desktop', ...result}
+  return {channel: 'desktop', ...result, delivered: result.ok}
 }
 
 async function tellCommand(channel: {command: string[]; timeout?: number}, e: NotifyEvent, env: Env): Promise<ChannelResult> {
   const childEnv = {...env, PK_ID: e.id, PK_AGENT: e.agent ?? '', PK_STATE: e.state, PK_LABEL: e.label ?? '', PK_CWD: e.cwd ?? '', PK_REASON: e.reason} as NodeJS.ProcessEnv
   const result = await runBounded(fillArgv(channel.command, e), childEnv, channel.timeout ?? DEFAULT_COMMAND_SECONDS)
-  return {channel: `command ${channel.command[0]}`, ...result}
+  return {channel: `command ${channel.command[0]}`, ...result, delivered: result.ok}
 }
 
 /** Say it on every channel, at once; each result is reported, failures are logged, nothing throws. */
 export async function deliver(e: NotifyEvent, channels: NotifyChannel[], env: Env, state: StateDir | null): Promise<ChannelResult[]> {
   const results = await Promise.all(
     channels.map((channel) =>
-      ('tmux' in channel ? tellTmux(e, env) : 'desktop' in channel ? tellDesktop(e, env) : tellCommand(channel, e, env)).catch((error: unknown) => ({channel: 'unknown', ok: false, detail: String(error)})),
+      ('tmux' in channel ? tellTmux(e, env) : 'desktop' in channel ? tellDesktop(e, env) : tellCommand(channel, e, env)).catch((error: unknown) => ({channel: 'unknown', ok: false, detail: String(error), delivered: false})),
     ),
   )
   for (const failed of results.filter((r) => !r.ok)) logNotify(state, `${e.id} ${failed.channel}: ${failed.detail}`)

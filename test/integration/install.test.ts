@@ -50,6 +50,30 @@ describe('published shapes', () => {
     }
     for (const event of events) expect(check('watch-event', event), JSON.stringify(event)).toBeNull()
   }, 60_000)
+
+  it('so do stop, restore, send, logs and notify (issue #23)', async () => {
+    const check = validator()
+    const row = await sb.bgRow(['--', 'sh', '-c', 'while read -r line; do echo "got $line"; done'])
+    const sent = await sb.pk(['send', row.id, 'hello', '--json'])
+    expect(check('send', JSON.parse(sent.stdout))).toBeNull()
+    await waitFor('echoed', async () => (await sb.pk(['logs', row.id])).stdout.includes('got hello'))
+    expect(check('logs', JSON.parse((await sb.pk(['logs', row.id, '--json'])).stdout))).toBeNull()
+    const stopped = await sb.pk(['stop', row.id.slice(0, 5), 'ffffffff', '--json'])
+    const stop = JSON.parse(stopped.stdout)
+    expect(check('stop', stop)).toBeNull()
+    // A failure after the id was resolved names the session in full, not the prefix typed.
+    expect(stop.stopped[0].id).toBe(row.id)
+    expect(check('restore', JSON.parse((await sb.pk(['restore', '--dry-run', '--json'])).stdout))).toBeNull()
+    expect(check('notify', JSON.parse((await sb.pk(['notify', '--json'])).stdout))).toBeNull()
+    mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+    writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({notify: [{command: ['true']}]}))
+    expect(check('notify', JSON.parse((await sb.pk(['notify', '--test', '--json'])).stdout))).toBeNull()
+    // Each file stands alone where it refers to nothing else: a plain validator needs no resolver.
+    for (const name of ['stop', 'restore', 'send', 'logs', 'notify']) {
+      const alone = new Ajv()
+      expect(alone.validateSchema(JSON.parse(readFileSync(join(ROOT, 'schemas', `${name}.schema.json`), 'utf8')))).toBe(true)
+    }
+  }, 60_000)
 })
 
 describe('the command reference', () => {

@@ -78,9 +78,9 @@ describe('notifications', () => {
     expect(result.code).toBe(1)
     const {results} = JSON.parse(result.stdout) as {results: {channel: string; ok: boolean; detail: string}[]}
     expect(results).toEqual([
-      {channel: 'command sleep', ok: false, detail: 'killed after 1 s'},
-      {channel: 'command sh', ok: true, detail: 'ran'},
-      {channel: 'desktop', ok: true, detail: 'no display (skipped)'},
+      {channel: 'command sleep', ok: false, detail: 'killed after 1 s', delivered: false},
+      {channel: 'command sh', ok: true, detail: 'ran', delivered: true},
+      {channel: 'desktop', ok: true, detail: 'no display (skipped)', delivered: false},
     ])
     expect(lines()).toEqual(['00000000'])
     expect(readFileSync(join(sb.stateDir, 'notify.log'), 'utf8')).toMatch(/command sleep: killed after 1 s/)
@@ -91,9 +91,15 @@ describe('notifications', () => {
     const other = sb.socket('elsewhere')
     sb.tmux(other, 'new-session', '-d', '-s', 'mine', '--', 'sleep', '100000')
     const term = sb.socket('term')
+    // Nobody attached anywhere: not "ok", and exit 1: the sample reached nobody.
+    const nobody = await sb.pk(['notify', '--test'], {env})
+    expect(nobody.code).toBe(1)
+    expect(nobody.stdout).toMatch(/skip tmux: no tmux client attached/)
+    expect(nobody.stderr).toMatch(/reached nobody/)
     sb.tmux(term, 'new-session', '-d', '-x', '120', '-y', '20', '-s', 'term', '--', 'env', '-u', 'TMUX', 'tmux', '-S', other, 'attach', '-t', 'mine')
     await waitFor('attached elsewhere', () => sb.tmuxTry(other, 'list-clients').stdout.trim() !== '')
     const result = await sb.pk(['notify', '--test'], {env})
+    expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/ok {3}tmux: 1 client\(s\)/)
     await waitFor('message on the screen', () => sb.tmux(term, 'capture-pane', '-p', '-t', 'term').includes('pk: pk (test) 00000000 is testing'))
   })
