@@ -1,4 +1,4 @@
-import {chmodSync, existsSync, readFileSync, readdirSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -48,11 +48,11 @@ describe('pk doctor', () => {
     const {code, json} = await doctor()
     expect(code).toBe(0)
     expect(json.schema).toBe(1)
-    expect(json.checks.map((c) => c.id)).toEqual(['tmux', 'socket-dir', 'servers', 'stale-sockets', 'orphaned-servers', 'pid-namespace', 'state-dir', 'server-env'])
+    expect(json.checks.map((c) => c.id)).toEqual(['tmux', 'socket-dir', 'servers', 'stale-sockets', 'orphaned-servers', 'pid-namespace', 'state-dir', 'config', 'server-env', 'survive'])
     expect(json.checks.filter((c) => c.status !== 'pass')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(8)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(10)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
   })
 
@@ -235,5 +235,22 @@ describe('on a terminal', () => {
     await waitFor('prune done', () => screen().includes('prune-exit=0'))
     expect(screen()).toMatch(/removed record .*gone\.json/)
     expect(existsSync(join(sb.stateDir, 'sessions', 'gone.json'))).toBe(false)
+  })
+})
+
+describe('pk doctor and the configuration (issue #23)', () => {
+  it('fails on a config that makes pk ls exit 2, and warns about hooks that run another pk', async () => {
+    writeFileSync(join(sb.home, '.pkrc.json'), JSON.stringify({agents: {claude: {executables: 'not a list'}}}))
+    expect((await sb.pk(['ls'], {cwd: sb.home})).code).toBe(2)
+    const broken = await sb.pk(['doctor', '--json'], {cwd: sb.home})
+    expect(broken.code).toBe(1)
+    expect(JSON.parse(broken.stdout).checks.find((c: {id: string}) => c.id === 'config')).toMatchObject({status: 'fail', message: expect.stringMatching(/executables/)})
+    rmSync(join(sb.home, '.pkrc.json'))
+    mkdirSync(join(sb.home, '.claude'), {recursive: true})
+    writeFileSync(join(sb.home, '.claude', 'settings.json'), JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: '/old/place/assets/pk-hook.sh', args: ['claude', '/usr/bin/node']}]}]}}))
+    const stale = JSON.parse((await sb.pk(['doctor', '--json'])).stdout).checks.find((c: {id: string}) => c.id === 'config')
+    expect(stale).toMatchObject({status: 'warn', fix: 'pk setup claude'})
+    await sb.pk(['setup', 'claude'])
+    expect(JSON.parse((await sb.pk(['doctor', '--json'])).stdout).checks.find((c: {id: string}) => c.id === 'config')).toMatchObject({status: 'pass', message: expect.stringMatching(/hooks of claude run this pk/)})
   })
 })

@@ -156,14 +156,20 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
         // Only tmux is a tmux server: another program holding a socket path there is not called one.
       }).filter((o) => isTmuxProcess(o.pid))
     : []
-  const {presets} = await loadConfig(currentDir(), env).catch(() => ({presets: PRESETS}))
+  // A config that makes every pk ls exit 2 is a failure doctor names, not one it swallows.
+  let configError: string | null = null
+  const {presets} = await loadConfig(currentDir(), env).catch((error: unknown) => {
+    configError = error instanceof Error ? error.message : String(error)
+    return {presets: PRESETS}
+  })
   const rows = correlate({view, servers: servers.servers, records: state.records, source: procSource(), presets, trustRecords: readTrust(state.state.exists ? stateLayout(state.state.path) : null, measurement).trusted}).rows
   const restorable = tmuxVersion.ok ? planRestore(rows, state.records, servers.servers).restore.length : 0
   // Recorded agents alive (pid and start time checked) in no pane: they outlived their tmux server.
   const paneless = rows.filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null).map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
   const service = await import('../service.js')
   const [login, autostart] = await Promise.all([service.loginFacts(env), service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null)])
-  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, view: measurement}
+  const hooks = (await import('../setup/index.js')).installedHooks(env)
+  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks, view: measurement}
 }
 
 function readOrEmpty(path: string): string {

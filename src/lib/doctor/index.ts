@@ -6,12 +6,13 @@ import {serversCheck} from './checks/servers.js'
 import {socketDirCheck} from './checks/socket-dir.js'
 import {staleSocketsCheck} from './checks/stale-sockets.js'
 import {stateDirCheck} from './checks/state-dir.js'
+import {configCheck} from './checks/config.js'
 import {surviveCheck} from './checks/survive.js'
 import {tmuxCheck} from './checks/tmux.js'
 import {gatherFacts} from './facts.js'
 import {Check, CheckResult, DoctorFacts} from './types.js'
 
-export const CHECKS: readonly Check[] = [tmuxCheck, socketDirCheck, serversCheck, staleSocketsCheck, orphanedServersCheck, pidNamespaceCheck, stateDirCheck, serverEnvCheck, surviveCheck]
+export const CHECKS: readonly Check[] = [tmuxCheck, socketDirCheck, serversCheck, staleSocketsCheck, orphanedServersCheck, pidNamespaceCheck, stateDirCheck, configCheck, serverEnvCheck, surviveCheck]
 
 export function judgeAll(facts: DoctorFacts): CheckResult[] {
   return CHECKS.map((check) => ({id: check.id, title: check.title, ...check.judge(facts)}))

@@ -18,6 +18,10 @@ export interface CheckResult {
 
 /** Facts gathered once, shared by every check. */
 export interface DoctorFacts {
+  /** Why the configuration does not load (every pk ls would exit 2), or null. */
+  configError?: string | null
+  /** The agents' installed pk hooks, and whether they run this pk's hook. */
+  hooks?: {agent: string; file: string; thisPk: boolean}[]
   /** What logind and the service manager do with this user's sessions (see service.ts). */
   login?: import('../service.js').LoginFacts
   /** Whether autostart is installed, and how its last run went. */

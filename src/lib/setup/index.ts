@@ -3,7 +3,7 @@ import {homedir} from 'node:os'
 import {usageError} from '../errors.js'
 import {planClaude, claudeSettingsFile} from './claude.js'
 import {planCodex, codexConfigFile} from './codex.js'
-import {SetupChange, applyChange, pkArgv, readIfExists} from './common.js'
+import {SetupChange, applyChange, hookArgv, pkArgv, readIfExists} from './common.js'
 import {planPi, piExtensionFile} from './pi.js'
 
 export const SETUP_AGENTS = ['claude', 'codex', 'pi'] as const
@@ -25,6 +25,26 @@ export async function planSetup(agent: string, env: Record<string, string | unde
     return planPi(readIfExists(file), file, pk)
   }
   throw usageError('no-setup', `pk setup knows ${SETUP_AGENTS.join(', ')}; ${JSON.stringify(agent)} has no hook system pk can install (its state comes from pane rules)`)
+}
+
+/**
+ * The agents whose settings name a pk hook, and whether it is this pk's (after an upgrade or a move, an old
+ * path would run another pk, or nothing).
+ */
+export function installedHooks(env: Record<string, string | undefined>): {agent: string; file: string; thisPk: boolean}[] {
+  const home = env.HOME || homedir()
+  const mine = hookArgv(pkArgv(), 'x')[0]!
+  const files: [string, string][] = [['claude', claudeSettingsFile(home)], ['codex', codexConfigFile(home, env)], ['pi', piExtensionFile(home, env)]]
+  return files.flatMap(([agent, file]) => {
+    let text: string | null = null
+    try {
+      text = readIfExists(file)
+    } catch {
+      text = null
+    }
+    if (text === null || !/pk-hook\.sh|\bhook (claude|codex|pi)\b/.test(text)) return []
+    return [{agent, file, thisPk: text.includes(mine) || text.includes(JSON.stringify(mine).slice(1, -1))}]
+  })
 }
 
 /** The state directory, made and enrolled, so the installed hook has somewhere to write. */
