@@ -20,9 +20,18 @@ function sessionId(ctx) {
   }
 }
 
+function sessionFile(ctx) {
+  try {
+    return ctx?.sessionManager?.getSessionFile?.() ?? null
+  } catch {
+    return null
+  }
+}
+
 function report(event, ctx, extra = {}) {
-  // `at`: Pi's own clock orders the reports, which can arrive out of order across /reload.
-  const payload = JSON.stringify({event, sessionId: sessionId(ctx), cwd: ctx?.cwd ?? null, at: Date.now(), ...extra})
+  // `at`: Pi's own clock orders the reports, which can arrive out of order across /reload. `transcript`:
+  // the session file, where pk reads what the conversation spends.
+  const payload = JSON.stringify({event, sessionId: sessionId(ctx), cwd: ctx?.cwd ?? null, transcript: sessionFile(ctx), at: Date.now(), ...extra})
   // Fire and forget: pk hook always exits 0 and quickly; Pi never waits on it.
   const child = execFile(HOOK[0], [...HOOK.slice(1), payload], {timeout: 10_000}, () => {})
   child.unref?.()

@@ -30,6 +30,8 @@ export interface PkConfig {
   notify?: NotifyChannel[]
   /** `pk bg --worktree`: where worktrees go, how branches are named, what runs in a new one. */
   worktrees?: WorktreeConfig
+  /** What tokens cost: dollars per million, per model (`{"rates": {"claude-opus-4-8": {"input": 15, "output": 75}}}`). */
+  usage?: {rates?: Record<string, {input?: number; output?: number; cacheRead?: number; cacheWrite?: number}>}
 }
 
 /** A place pk tells you that a session needs you. */
@@ -61,12 +63,30 @@ type Env = Record<string, string | undefined>
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
 
+/** Pure: `usage.rates`: per model, dollars per million tokens of each kind; nothing else. */
+function validateUsage(data: unknown, fail: (key: string, message: string) => Error): NonNullable<PkConfig['usage']> {
+  if (!isObject(data)) throw fail('usage', 'must be an object ({"rates": {...}})')
+  for (const key of Object.keys(data)) if (key !== 'rates') throw fail(`usage.${key}`, 'unknown key (known: rates)')
+  if (data.rates === undefined) return {}
+  if (!isObject(data.rates)) throw fail('usage.rates', 'must be an object: model name -> {input, output, cacheRead, cacheWrite}')
+  const rates: NonNullable<NonNullable<PkConfig['usage']>['rates']> = {}
+  for (const [model, rate] of Object.entries(data.rates)) {
+    if (!isObject(rate)) throw fail(`usage.rates.${model}`, 'must be an object')
+    for (const [kind, value] of Object.entries(rate)) {
+      if (!['input', 'output', 'cacheRead', 'cacheWrite'].includes(kind)) throw fail(`usage.rates.${model}.${kind}`, 'unknown kind (input, output, cacheRead, cacheWrite)')
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail(`usage.rates.${model}.${kind}`, 'must be dollars per million tokens, a number')
+    }
+    rates[model] = rate as Record<string, number>
+  }
+  return {rates}
+}
+
 /** Pure: check a config object (layered over `base`); the error names the file and the key. */
 export function validateConfig(data: unknown, file: string, base: PkConfig = {}): PkConfig {
   const fail = (key: string, message: string) => usageError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
   if (data === null || data === undefined) return {}
   if (!isObject(data)) throw fail('(top level)', 'must be an object')
-  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts', 'notify', 'worktrees'])
+  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts', 'notify', 'worktrees', 'usage'])
   for (const key of Object.keys(data)) if (!known.has(key)) throw fail(key, `unknown key (known: ${[...known].join(', ')})`)
   if (data.socket !== undefined && (typeof data.socket !== 'string' || data.socket === '')) throw fail('socket', 'must be a non-empty string')
   if (data.defaultAgent !== undefined && typeof data.defaultAgent !== 'string') throw fail('defaultAgent', 'must be a string')
@@ -109,6 +129,7 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
   if (data.hosts !== undefined) config.hosts = validateHosts(data.hosts, fail)
   if (data.notify !== undefined) config.notify = validateNotify(data.notify, fail)
   if (data.worktrees !== undefined) config.worktrees = validateWorktrees(data.worktrees, fail)
+  if (data.usage !== undefined) config.usage = validateUsage(data.usage, fail)
   if (data.socket !== undefined) config.socket = data.socket as string
   if (data.defaultAgent !== undefined) config.defaultAgent = data.defaultAgent as string
   if (data.agents !== undefined) config.agents = agents

@@ -72,6 +72,8 @@ export interface SessionRow {
   attentionSince: string | null
   /** The git worktree pk made for the session, its branch, and whether it has uncommitted changes (null: unknown). */
   worktree: {path: string; branch: string; dirty: boolean | null} | null
+  /** What the conversation spent and how full its context is, from the agent's transcript; null when not known. */
+  usage: import('./usage.js').Usage | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
@@ -153,6 +155,7 @@ function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<Se
     resumedBy: null,
     attentionSince: null,
     worktree: null,
+    usage: null,
     ...fields,
   }
 }

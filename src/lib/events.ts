@@ -148,6 +148,7 @@ export function nextEpisode(previous: ScreenEpisode | null | undefined, observed
 export interface Applied {
   status: HookStatus | null
   conversationId: string | null
+  transcript: string | null
   observed: ScreenEpisode | null
   agent: string | null
   /** The process to record for a session nobody recorded yet. */
@@ -175,7 +176,7 @@ export function applyEvents(events: SpoolEvent[], world: World, records: Readonl
     let entry = applied.get(row.id)
     if (!entry) {
       const record = row.record ? (records.get(row.record) ?? null) : null
-      entry = {status: record?.status ?? null, conversationId: record?.conversationId ?? null, observed: record?.observed ?? null, agent: record?.agent ?? row.agent, agentLink: null, changed: false, mayNeedYou: false}
+      entry = {status: record?.status ?? null, conversationId: record?.conversationId ?? null, transcript: record?.transcript ?? null, observed: record?.observed ?? null, agent: record?.agent ?? row.agent, agentLink: null, changed: false, mayNeedYou: false}
       applied.set(row.id, entry)
     }
     return entry
@@ -208,8 +209,9 @@ export function applyEvents(events: SpoolEvent[], world: World, records: Readonl
     const status = nextStatus(entry.status, parsed.report)
     // A thread found by directory alone names the conversation only where none is known yet.
     const conversationId = parsed.report.conversationId ?? entry.conversationId
-    if (status !== null || conversationId !== entry.conversationId) {
-      Object.assign(entry, {status: status ?? entry.status, conversationId, agent: entry.agent ?? event.agent, changed: true, agentLink: entry.agentLink ?? target.agent})
+    const transcript = parsed.report.transcript ?? entry.transcript
+    if (status !== null || conversationId !== entry.conversationId || transcript !== entry.transcript) {
+      Object.assign(entry, {status: status ?? entry.status, conversationId, transcript, agent: entry.agent ?? event.agent, changed: true, agentLink: entry.agentLink ?? target.agent})
       if (status !== null) entry.mayNeedYou = status.state === 'waiting' || (status.state === 'idle' && status.turnEnded)
     }
     outcomes.push({event, id: target.row.id, reason: status === null ? 'an older or repeated report; the newer state stands' : `${status.state} (${status.event}, by ${target.by})`})

@@ -8,7 +8,8 @@ import {identityFromStat, sessionIdOf} from './proc/identity.js'
 import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
 import {appendRegularFile} from './registry/files.js'
 import {mayWrite, withWriteAccess} from './registry/ownership.js'
-import {RECORD_VERSION, SessionRecord, createRecord, replaceRecord} from './registry/records.js'
+import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from './registry/records.js'
+import {readCache, readOn, transcriptOf, writeCache} from './usage.js'
 import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
 import {bootMs} from './sessions.js'
 import {takeSnapshot} from './snapshot.js'
@@ -80,6 +81,7 @@ export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<
     const {rows} = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
     const world = worldOf(snap.view, rows, snap.proc, records, env)
     const applied = applyEvents(pending.events, world, records, bootMs())
+    const touched: string[] = []
     outcomes = applied.outcomes
     for (const [id, entry] of applied.applied) {
       if (!entry.changed) continue
@@ -90,8 +92,10 @@ export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<
         continue
       }
       if (entry.mayNeedYou) mayNeedYou.push(written)
+      touched.push(written)
     }
     for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
+    rememberUsage(state, touched, env)
   }
   writeLog(state, log)
   for (const name of [...pending.events.map((e) => e.name), ...pending.unreadable]) {
@@ -105,7 +109,7 @@ export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<
 }
 
 function update(file: string, record: SessionRecord, entry: Applied): string {
-  replaceRecord(file, {...record, agent: record.agent ?? entry.agent, status: entry.status, conversationId: entry.conversationId, observed: entry.observed})
+  replaceRecord(file, {...record, agent: record.agent ?? entry.agent, status: entry.status, conversationId: entry.conversationId, observed: entry.observed, transcript: entry.transcript})
   return sessionIdOf(record.identity)
 }
 
@@ -128,6 +132,7 @@ function create(state: StateDir, view: {bootId: string; pidNs: string}, serverPi
     conversationId: entry.conversationId,
     status: entry.status,
     observed: entry.observed,
+    transcript: entry.transcript,
   }
   try {
     createRecord(state, record)
@@ -135,6 +140,26 @@ function create(state: StateDir, view: {bootId: string; pidNs: string}, serverPi
     return null // a record of the same process appeared meanwhile: the next fold applies to it
   }
   return sessionIdOf(identity)
+}
+
+/**
+ * How far each touched session's transcript was read, and what it said: kept, so that readers read only what
+ * is appended after (a transcript grows to tens of megabytes). Records are read afresh: they were just written.
+ */
+function rememberUsage(state: StateDir, ids: string[], env: Env): void {
+  if (ids.length === 0) return
+  const all = readRecords(state).records
+  for (const id of ids) {
+    try {
+      const stored = all.find((r) => sessionIdOf(r.record.identity) === id)
+      if (!stored) continue
+      const file = transcriptOf(stored.record, env)
+      const cache = file === null ? null : readOn(stored.record.agent!, file, readCache(state, id))
+      if (cache !== null) writeCache(state, id, cache)
+    } catch {
+      // usage is a nicety: never in the way of applying events
+    }
+  }
 }
 
 function writeLog(state: StateDir, lines: string[]): void {

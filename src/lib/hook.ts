@@ -28,6 +28,8 @@ export interface HookReport {
   reminder?: boolean
   /** The directory the agent says it works in (Codex's notify), where it says so. */
   cwd?: string | null
+  /** The agent's transcript file, where its hook names it (Claude's transcript_path, pk's Pi extension). */
+  transcript?: string | null
 }
 
 const CLAUDE_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean}> = {
@@ -62,6 +64,10 @@ const asObject = (text: string): Record<string, unknown> | null => {
   }
 }
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null)
+const path = (v: unknown) => {
+  const p = str(v)
+  return p !== null && p.startsWith('/') && p.endsWith('.jsonl') && !p.includes('\0') ? p : null
+}
 /** A conversation id, only where it is one (never a flag, never text with spaces or controls). */
 const conversation = (v: unknown) => {
   const id = str(v)
@@ -80,7 +86,7 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     const event = str(data.hook_event_name)
     const mapped = event ? CLAUDE_EVENTS[event] : undefined
     if (!event || !mapped) return null
-    const report = {state: mapped.state, event, conversationId: conversation(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: null}
+    const report = {state: mapped.state, event, conversationId: conversation(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: null, transcript: path(data.transcript_path)}
     if (event !== 'Notification') return report
     // A Notification is a permission request or a question only by its type; the idle reminder Claude
     // sends a minute after a turn is not: it says the agent is idle, which the Stop already said.
@@ -98,7 +104,7 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     if (!event || !mapped) return null
     // Pi's events can arrive out of order across /reload: its extension stamps each with Pi's own clock.
     const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
-    return {state: mapped.state, event, conversationId: conversation(data.sessionId), turnEnded: mapped.turnEnded ?? false, sentAt}
+    return {state: mapped.state, event, conversationId: conversation(data.sessionId), turnEnded: mapped.turnEnded ?? false, sentAt, transcript: path(data.transcript)}
   }
   // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`.
   const state = str(data.state)

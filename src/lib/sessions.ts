@@ -2,8 +2,10 @@ import {AgentPreset, resumeArgv} from './agents/presets.js'
 import {Correlation, SessionRow, correlate} from './correlate.js'
 import {Applied, applyEvents, knownOf, worldOf} from './events.js'
 import {readBootTime} from './proc/reader.js'
-import {Problem} from './registry/records.js'
-import {Env, openStateDirForReading} from './registry/state-dir.js'
+import {Problem, SessionRecord} from './registry/records.js'
+import {Rates, USAGE_AGENTS, sessionUsage} from './usage.js'
+import {currentDir, loadConfig} from './config.js'
+import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
 import {READER_PENDING_LIMIT, readPending} from './spool.js'
 import {Known, applyStatus, captureKey, needsCapture} from './status.js'
@@ -43,9 +45,27 @@ export async function collectSessions(env: Env = process.env, opts: {cache?: Wat
   const records = new Map(snap.records.map((s) => [s.file, s.record]))
   const applied = pending.events.length === 0 || !snap.trust.trusted ? new Map() : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
   const paired = withPendingConversations(result.rows, applied, snap.presets)
-  const rows = await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets))
+  const rows = withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRates(env))
   mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
+}
+
+/** Your config's per-model rates (usage.rates), for sessions whose agent records no cost of its own. */
+async function usageRates(env: Env): Promise<Rates> {
+  return (await loadConfig(currentDir(), env).catch(() => null))?.config.usage?.rates ?? {}
+}
+
+/**
+ * Each agent session's usage, from its transcript: what the writer remembered, and what was appended since
+ * (only that is read here). Sessions whose transcript pk does not know show null.
+ */
+function withUsage(rows: SessionRow[], records: ReadonlyMap<string, SessionRecord>, state: StateDir | null, env: Env, rates: Rates): SessionRow[] {
+  return rows.map((row) => {
+    const record = row.record ? records.get(row.record) : undefined
+    if (!record || record.agent === null || !USAGE_AGENTS.includes(record.agent)) return row
+    const found = sessionUsage(row.id, record, state, env, rates)
+    return found === null ? row : {...row, usage: found.usage}
+  })
 }
 
 /** Pending events may name a session's conversation before the writer records it: show how to resume it already. */

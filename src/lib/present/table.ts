@@ -44,9 +44,27 @@ function target(row: SessionRow): string {
   return `${socket}:${row.tmux.session} ${row.tmux.pane}`
 }
 
+/** Pure: a token count as people read it: 950, 12k, 3.4M. */
+export function tokens(n: number): string {
+  if (n < 1000) return String(n)
+  if (n < 1_000_000) return `${n < 10_000 ? (n / 1000).toFixed(1) : Math.round(n / 1000)}k`
+  return `${(n / 1_000_000).toFixed(1)}M`
+}
+
+/** Pure: the USAGE cell: tokens the conversation spent, and how full its context is (`41k ctx 82%`). */
+export function usageCell(row: SessionRow): string {
+  const u = row.usage
+  if (!u) return '-'
+  const spent = tokens(u.input + u.output + u.cacheRead + u.cacheWrite)
+  const share = u.contextTokens !== null && u.contextWindow ? ` ctx ${Math.round((100 * u.contextTokens) / u.contextWindow)}%` : ''
+  return spent + share
+}
+
 export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: number; home?: string; headers?: boolean}): string {
   const c = paint(opts.colour)
-  const header = ['ID', 'AGENT', 'STATE', 'AGE', 'CWD', 'TMUX']
+  // The usage column only where some session's transcript is known (Claude Code, Codex, Pi).
+  const withUsage = rows.some((r) => r.usage)
+  const header = ['ID', 'AGENT', 'STATE', 'AGE', ...(withUsage ? ['USAGE'] : []), 'CWD', 'TMUX']
   const cells = rows.map((row) => {
     let state: string = row.state
     if (row.conflict) state = 'conflict'
@@ -57,6 +75,7 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
       printable(row.label ? `${agentCell(row)} (${row.label})` : agentCell(row)),
       (row.attention ? '! ' : '') + state,
       age(row.startedAt, opts.now),
+      ...(withUsage ? [usageCell(row)] : []),
       printable(row.cwd ? shortenHome(row.cwd, opts.home) + (row.worktree ? ` [${row.worktree.branch}${row.worktree.dirty ? '*' : ''}]` : '') : '-'),
       printable(target(row)),
     ]

@@ -37,6 +37,8 @@ export interface SessionRecord {
   resumedBy?: string | null
   /** The git worktree pk made for this session (`pk bg --worktree`). Optional in files. */
   worktree?: {path: string; branch: string; repo: string} | null
+  /** The agent's transcript, as its hook said (Claude's transcript_path, Pi's session file). Optional in files. */
+  transcript?: string | null
   /** The agent's own arguments pk started it with (after `--`), which resume keeps. Optional in files. */
   agentArgs?: string[] | null
   /** What the screen showed, as an observer handed it to the writer: dated by when it first appeared. Optional in files. */
@@ -147,7 +149,7 @@ export function validateRecord(data: unknown): Validation {
 const isSessionId = (v: unknown) => v === undefined || v === null || (isString(v) && /^[0-9a-f]{8}$/.test(v))
 
 /** The optional lifecycle fields, checked; a string names the first bad one. */
-function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed' | 'agentArgs'> | string {
+function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed' | 'agentArgs' | 'transcript'> | string {
   const stopped = data.stopped
   if (stopped !== undefined && stopped !== null && (!isObject(stopped) || !isDate(stopped.at) || !isString(stopped.signal))) return 'stopped'
   if (!isSessionId(data.resumedFrom)) return 'resumedFrom'
@@ -157,7 +159,9 @@ function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, '
   const observed = data.observed
   if (observed !== undefined && observed !== null && (!isObject(observed) || (observed.state !== 'idle' && observed.state !== 'waiting') || !isDate(observed.since) || typeof observed.turnEnded !== 'boolean')) return 'observed'
   if (data.agentArgs !== undefined && data.agentArgs !== null && !(Array.isArray(data.agentArgs) && data.agentArgs.every(isString))) return 'agentArgs'
-  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed' | 'agentArgs'> = {}
+  if (data.transcript !== undefined && data.transcript !== null && !(isString(data.transcript) && data.transcript.startsWith('/'))) return 'transcript'
+  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed' | 'agentArgs' | 'transcript'> = {}
+  if (isString(data.transcript)) out.transcript = data.transcript
   if (Array.isArray(data.agentArgs)) out.agentArgs = [...data.agentArgs] as string[]
   if (isObject(observed)) out.observed = {state: observed.state as ScreenEpisode['state'], since: observed.since as string, turnEnded: observed.turnEnded as boolean}
   if (isObject(worktree)) out.worktree = {path: worktree.path as string, branch: worktree.branch as string, repo: worktree.repo as string}

@@ -34,7 +34,10 @@ describe('pane rules against captured screens', () => {
 
 describe('hook payloads', () => {
   it('reads Claude Code events from stdin JSON', () => {
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', session_id: 's1'}))).toEqual({state: 'waiting', event: 'Notification', conversationId: 's1', turnEnded: false, sentAt: null})
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', session_id: 's1'}))).toEqual({state: 'waiting', event: 'Notification', conversationId: 's1', turnEnded: false, sentAt: null, transcript: null})
+    // Its transcript, where pk reads what the conversation spends (a .jsonl path, absolute, or nothing).
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', transcript_path: '/h/.claude/projects/-w/s1.jsonl'}))?.transcript).toBe('/h/.claude/projects/-w/s1.jsonl')
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', transcript_path: '/etc/shadow'}))?.transcript).toBeNull()
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', session_id: 's1'}))).toMatchObject({state: 'idle', turnEnded: true})
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'PreToolUse', session_id: 's1'}))!.state).toBe('working')
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'SessionEnd'}))!.state).toBe('exited')
@@ -100,7 +103,7 @@ describe('status', () => {
   const now = Date.parse('2026-11-29T12:00:00Z')
   const row = (over: Partial<SessionRow> = {}): SessionRow => ({
     id: 'a', kind: 'recorded', agent: 'claude', label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
-    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null,
+    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
     tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
   })
   const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({state, at: new Date(now - ago).toISOString(), event: 'e', turnEnded})

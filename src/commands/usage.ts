@@ -1,0 +1,55 @@
+import {Args, Flags} from '@oclif/core'
+
+import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {resolveId} from '../lib/attach.js'
+import {currentDir, loadConfig} from '../lib/config.js'
+import {usageError} from '../lib/errors.js'
+import {collectSessions} from '../lib/sessions.js'
+import {tokens} from '../lib/present/table.js'
+import {USAGE_AGENTS, readCache, readOn, sinceDay, totals, transcriptOf} from '../lib/usage.js'
+
+export default class Usage extends PkCommand {
+  static override summary = 'Tokens and cost per session, agent or day, from the agents’ own transcripts.'
+  static override description = `Like du for disk: every session pk knows the transcript of (Claude Code, Codex, Pi; sessions that ended
+count until pruned), or one. Cost is the agent's own record (Pi) or your config's rates (usage.rates, dollars per
+million tokens per model); a model without a rate is named unpriced and its cost left out (null), never guessed.
+--since counts whole days (the transcripts' own dates, UTC).`
+  static override examples = ['<%= config.bin %> usage', '<%= config.bin %> usage --by agent --since 7d', '<%= config.bin %> usage 3f9a --json']
+  static override args = {id: Args.string({description: 'only this session (id or unique prefix)'})}
+  static override flags = {
+    since: Flags.string({description: 'only since then: 12h, 3d, 2w, or a date (YYYY-MM-DD)'}),
+    by: Flags.option({options: ['session', 'agent', 'day'] as const, default: 'session', description: 'one line per session (default), agent or day'})(),
+    json: Flags.boolean({description: 'print {schema, by, since, lines, total} as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Usage)
+    const since = flags.since === undefined ? null : sinceDay(flags.since, Date.now())
+    if (flags.since !== undefined && since === null) throw usageError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
+    const listing = await collectSessions(process.env)
+    const rows = args.id === undefined ? listing.rows : [resolveId(args.id, listing.rows)]
+    const rates = (await loadConfig(currentDir(), process.env)).config.usage?.rates ?? {}
+    const records = new Map(listing.snapshot.records.map((s) => [s.file, s.record]))
+    const items = rows.flatMap((row) => {
+      const record = row.record ? records.get(row.record) : undefined
+      if (!record || record.agent === null || !USAGE_AGENTS.includes(record.agent)) return []
+      const file = transcriptOf(record, process.env)
+      const cache = file === null ? null : readOn(record.agent, file, readCache(listing.snapshot.state, row.id))
+      return cache === null ? [] : [{id: row.id, agent: record.agent, acc: cache.acc, rates}]
+    })
+    const lines = totals(items, flags.by, since)
+    const total = totals(items.map((i) => ({...i, id: 'all'})), 'session', since)[0] ?? null
+    if (flags.json) {
+      this.printJson({schema: JSON_SCHEMA_VERSION, by: flags.by, since, lines, total})
+      return
+    }
+    if (lines.length === 0) {
+      process.stderr.write('no usage known: pk reads the transcripts of Claude Code, Codex and Pi sessions it knows the conversation of\n')
+      return
+    }
+    const cost = (c: number | null, unpriced: string[]) => (c === null ? `? (unpriced: ${unpriced.join(', ')})` : `$${c.toFixed(2)}`)
+    const out = lines.map((l) => `${l.key.padEnd(10)}  in ${tokens(l.input).padStart(6)}  out ${tokens(l.output).padStart(6)}  cache ${tokens(l.cacheRead + l.cacheWrite).padStart(6)}  ${cost(l.cost, l.unpriced)}`)
+    if (total && lines.length > 1) out.push(`${'total'.padEnd(10)}  in ${tokens(total.input).padStart(6)}  out ${tokens(total.output).padStart(6)}  cache ${tokens(total.cacheRead + total.cacheWrite).padStart(6)}  ${cost(total.cost, total.unpriced)}`)
+    process.stdout.write(out.join('\n') + '\n')
+  }
+}
