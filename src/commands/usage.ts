@@ -30,10 +30,15 @@ million tokens per model); a model without a rate is named unpriced and its cost
     const rows = args.id === undefined ? listing.rows : [resolveId(args.id, listing.rows)]
     const rates = (await loadConfig(currentDir(), process.env)).config.usage?.rates ?? {}
     const records = new Map(listing.snapshot.records.map((s) => [s.file, s.record]))
-    const items = rows.flatMap((row) => {
+    // A resumed conversation goes on in the same transcript: each file is counted once, for its newest session.
+    const seen = new Set<string>()
+    const newestFirst = [...rows].sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? ''))
+    const items = newestFirst.flatMap((row) => {
       const record = row.record ? records.get(row.record) : undefined
       if (!record || record.agent === null || !USAGE_AGENTS.includes(record.agent)) return []
       const file = transcriptOf(record, process.env)
+      if (file === null || seen.has(file)) return []
+      seen.add(file)
       const cache = file === null ? null : readOn(record.agent, file, readCache(listing.snapshot.state, row.id))
       return cache === null ? [] : [{id: row.id, agent: record.agent, acc: cache.acc, rates}]
     })
