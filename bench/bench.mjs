@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|hook|events --strict]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|hook|events|usage --strict]
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
@@ -18,7 +18,7 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
-/** One part only: ls, hook or events (default: all). */
+/** One part only: ls, hook, events or usage (default: all). */
 const ONLY = arg('only', '')
 const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
@@ -288,6 +288,38 @@ if (part('events')) {
   const healthy = out.status === 0 && !JSON.parse(out.stdout).problems.some((p) => p.code === 'server-unresponsive')
   console.log(`pk ls --json with 20,000 pending files: ${ms.toFixed(1)} ms, ${healthy ? 'the server listed as healthy' : 'the server called unresponsive'} ${healthy ? 'ok' : 'OVER'}`)
   verdicts.push(healthy)
+  cleanup()
+}
+// Usage (issue #25): pk ls --json at 100 agent sessions whose transcripts are 10 MB each, the writer having
+// remembered how far each was read, against the same listing with the transcripts out of reach.
+if (part('usage')) {
+  const w = await world(100, true)
+  const {readOn, writeCache} = await import(join(ROOT, 'dist/lib/usage.js'))
+  const {readRecords, replaceRecord} = await import(join(ROOT, 'dist/lib/registry/records.js'))
+  const state = {root: w.env.PK_STATE_DIR, sessions: join(w.env.PK_STATE_DIR, 'sessions')}
+  const transcripts = join(w.root, 'transcripts')
+  mkdirSync(transcripts)
+  const line = JSON.stringify({type: 'assistant', uuid: 'u', parentUuid: 'p', timestamp: '2026-12-01T00:00:00Z', message: {id: 'm', model: 'claude-opus-4-8', usage: {input_tokens: 11, output_tokens: 7, cache_read_input_tokens: 5, cache_creation_input_tokens: 3}, content: [{type: 'text', text: 'x'.repeat(400)}]}}) + '\n'
+  const tenMegabytes = line.repeat(Math.ceil((10 * 1024 * 1024) / line.length))
+  const {sessionIdOf} = await import(join(ROOT, 'dist/lib/proc/identity.js'))
+  for (const [i, stored] of readRecords(state).records.entries()) {
+    const file = join(transcripts, `s${i}.jsonl`)
+    writeFileSync(file, tenMegabytes)
+    const record = {...stored.record, conversationId: `conv-${i}`, transcript: file}
+    replaceRecord(stored.file, record)
+    writeCache(state, sessionIdOf(record.identity), readOn('claude', file, null))
+  }
+  const away = join(w.root, 'transcripts-away')
+  const ls = [process.execPath, PK, 'ls', '--json']
+  const paired = {without: [], with: []}
+  for (let i = 0; i < RUNS; i++) {
+    renameSync(transcripts, away)
+    paired.without.push(time(ls, w.env))
+    renameSync(away, transcripts)
+    paired.with.push(time(ls, w.env))
+  }
+  const [without, withUsage] = [median(paired.without), median(paired.with)]
+  console.log(`pk ls --json, 100 agent sessions with 10 MB transcripts: ${withUsage.toFixed(1)} ms against ${without.toFixed(1)} ms without usage = ${check('usage', withUsage / without, 1.1)}`)
   cleanup()
 }
 cleanup()
