@@ -7,5 +7,13 @@ bash scripts/system-deps.sh
 npm ci --no-audit --no-fund --loglevel=error
 npm run build --silent >/dev/null
 npm link --no-audit --no-fund >/dev/null
+bin="$(npm prefix -g)/bin"
+if ! command -v pk >/dev/null 2>&1; then
+  # npm's global bin is not on this shell's PATH: say where pk went, and the line that puts it there.
+  echo "installed pk at $bin/pk, which is not on your PATH; add it with:" >&2
+  echo "  echo 'export PATH=\"$bin:\$PATH\"' >> ~/.profile && . ~/.profile" >&2
+  "$bin/pk" ls --all
+  exit 0
+fi
 echo "installed $(pk --version) at $(command -v pk)" >&2
 pk ls --all

@@ -30,6 +30,8 @@ line (NDJSON).`
       else if (flags.json) for (const line of lines) process.stdout.write(JSON.stringify({line}) + '\n')
       else if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n')
     }
+    // Colours as the pane had them: reset at the end, so the terminal is left as it was.
+    if (flags.color && !flags.json) process.once('beforeExit', () => process.stdout.write('\u001b[0m'))
     const result = await readLogs(args.id, process.env, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit, wanted: () => pipeHasReader(1) !== false})
     if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
     process.exitCode = 0
