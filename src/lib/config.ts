@@ -365,12 +365,10 @@ export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
   return merged
 }
 
-const cache = new Map<string, LoadedConfig>()
+/** What was loaded, and when: a long-running pk (a watcher, the dashboard) sees a changed config within this. */
+const cache = new Map<string, {loaded: LoadedConfig; at: number}>()
+export const CONFIG_FRESH_MS = 10_000
 
-/**
- * Load and validate config once per process: the user's own (any format cosmiconfig loads, code
- * included) with the nearest project's (data only) layered over it. Commands that need none never call this.
- */
 /**
  * The current directory, or null when it was deleted under us (then `process.cwd()` throws "uv_cwd"): pk
  * lists, and reads no project config, rather than fail.
@@ -383,16 +381,21 @@ export function currentDir(): string | null {
   }
 }
 
-export async function loadConfig(cwd: string | null = currentDir(), env: Env = process.env): Promise<LoadedConfig> {
+/**
+ * Load and validate config: the user's own (any format cosmiconfig loads, code included) with the nearest
+ * project's (data only) layered over it. Read again once what was read is CONFIG_FRESH_MS old (watchers
+ * and the dashboard run for hours). Commands that need none never call this.
+ */
+export async function loadConfig(cwd: string | null = currentDir(), env: Env = process.env, now = Date.now()): Promise<LoadedConfig> {
   const home = env.HOME || homedir()
   const userDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pk')
   const key = `${cwd}\0${home}\0${userDir}`
   const cached = cache.get(key)
-  if (cached) return cached
+  if (cached && now - cached.at < CONFIG_FRESH_MS) return cached.loaded
   const userFile = findUserConfig(userDir)
   const project = cwd === null ? null : findProjectConfig(cwd, home)
   if (userFile === null && project === null) {
-    cache.set(key, EMPTY)
+    cache.set(key, {loaded: EMPTY, at: now})
     return EMPTY
   }
   const user = userFile === null ? {} : validateConfig(await loadUserConfig(userFile), userFile)
@@ -403,6 +406,6 @@ export async function loadConfig(cwd: string | null = currentDir(), env: Env = p
   }
   const config = layerConfigs(user, projectConfig)
   const loaded = {config, file: project?.file ?? userFile, presets: mergePresets(config)}
-  cache.set(key, loaded)
+  cache.set(key, {loaded, at: now})
   return loaded
 }

@@ -169,7 +169,7 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
   const service = await import('../service.js')
   const [login, autostart] = await Promise.all([service.loginFacts(env), service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null)])
   const hooks = (await import('../setup/index.js')).installedHooks(env)
-  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks, view: measurement}
+  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks, presets, view: measurement}
 }
 
 function readOrEmpty(path: string): string {
@@ -181,9 +181,9 @@ function readOrEmpty(path: string): string {
 }
 
 /** Agent executables found on a PATH, for the environment drift check. */
-export function agentsOnPath(pathValue: string | undefined, exists: (path: string) => boolean): Map<string, string> {
+export function agentsOnPath(pathValue: string | undefined, exists: (path: string) => boolean, presets: readonly {executables: string[]}[] = PRESETS): Map<string, string> {
   const found = new Map<string, string>()
-  for (const preset of PRESETS) {
+  for (const preset of presets) {
     for (const exe of preset.executables) {
       for (const dir of (pathValue ?? '').split(':').filter(Boolean)) {
         if (exists(`${dir}/${exe}`)) {

@@ -18,6 +18,8 @@ export interface CheckResult {
 
 /** Facts gathered once, shared by every check. */
 export interface DoctorFacts {
+  /** The presets as configured (built-in and your own): what the server-env check looks for. */
+  presets?: readonly {name: string; executables: string[]}[]
   /** Why the configuration does not load (every pk ls would exit 2), or null. */
   configError?: string | null
   /** The agents' installed pk hooks, and whether they run this pk's hook. */

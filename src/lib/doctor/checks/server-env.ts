@@ -7,11 +7,11 @@ export const serverEnvCheck: Check = {
   id: 'server-env',
   title: "tmux servers' environment can run your agents",
   judge(facts) {
-    const mine = agentsOnPath(facts.env.PATH, existsSync)
+    const mine = agentsOnPath(facts.env.PATH, existsSync, facts.presets)
     const drift: string[] = []
     for (const [socket, serverPath] of facts.serverPaths) {
       if (serverPath === null) continue
-      const theirs = agentsOnPath(serverPath, existsSync)
+      const theirs = agentsOnPath(serverPath, existsSync, facts.presets)
       const missing = [...mine.keys()].filter((exe) => !theirs.has(exe))
       if (missing.length > 0) drift.push(`${socket}: PATH lacks ${missing.map((m) => `${m} (yours: ${mine.get(m)})`).join(', ')}`)
     }
