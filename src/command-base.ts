@@ -4,9 +4,26 @@ import {PkError, describeError} from './lib/errors.js'
 
 /** Maps pk's typed errors to a one-line message on stderr and the documented exit code. */
 export abstract class PkCommand extends Command {
+  /** One more line for a usage error, where the command has something to say (bg: the agent's words go after --). */
+  protected usageHint(_message: string): string | null {
+    return null
+  }
+
   protected override async catch(error: Error & {exitCode?: number; oclif?: unknown}): Promise<unknown> {
-    // oclif's own errors (bad flags, missing arguments) keep oclif's wording and exit code 2.
-    if (!(error instanceof PkError) && (error.oclif !== undefined || process.env.PK_DEBUG)) return super.catch(error)
+    if (process.env.PK_DEBUG && !(error instanceof PkError)) return super.catch(error)
+    // oclif's own parse errors (a flag it does not know, a missing value): one line in pk's style and the
+    // command that helps, exit 2; no usage dump for one wrong word.
+    if (!(error instanceof PkError) && error.oclif !== undefined) {
+      const exit = (error.oclif as {exit?: number}).exit
+      if (exit === 0 || exit === undefined) return super.catch(error)
+      const lines = error.message.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^See more help/.test(l))
+      // "Missing 1 required arg:" names the argument on the next line.
+      const first = lines[0]?.endsWith(':') && lines[1] ? `${lines[0]} ${lines[1].split(/\s{2,}/)[0]}` : (lines[0] ?? error.message)
+      const hint = this.usageHint(first)
+      process.stderr.write(`pk: ${first.replace(/^Error: /, '')}${hint ? `; ${hint}` : ''} (pk ${this.id ?? ''} --help)\n`.replace(' ( --help)', ' (pk --help)').replace('(pk  --help)', '(pk --help)'))
+      // Out through oclif's exit, as its own usage errors go (nothing more is printed).
+      return this.exit(2)
+    }
     // Standard output that cannot be written (a full disk): bin/run.js says so once; nothing more to say.
     if ((error as NodeJS.ErrnoException).syscall === 'write' && process.exitCode === 1) return
     const {message, exitCode} = describeError(error)

@@ -38,6 +38,10 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     from: Flags.string({description: 'with --worktree: where a new branch starts (default: HEAD)', dependsOn: ['worktree']}),
   }
 
+  protected override usageHint(message: string): string | null {
+    return /Nonexistent flag|Unexpected argument/.test(message) ? "the agent's own words, or a command, go after --: pk bg claude -- --model opus, pk bg -- python3 -m http.server" : null
+  }
+
   async run(): Promise<void> {
     // Everything after the first `--` is the command, untouched by flag parsing.
     const split = this.argv.indexOf('--')

@@ -109,3 +109,19 @@ describe('safe to mistype', () => {
     expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)).toMatchObject({state: 'unknown', verified: true})
   }, 30_000)
 })
+
+describe('one error style', () => {
+  it('a wrong word is one line saying what happened and what helps, exit 2, no usage dump', async () => {
+    for (const [args, says] of [
+      [['bg', 'claude', '--model', 'x'], /^pk: Nonexistent flag: --model; the agent's own words, or a command, go after --/],
+      [['bg', 'python3', '-m', 'http.server'], /go after --: pk bg claude -- --model opus, pk bg -- python3 -m http.server/],
+      [['wait'], /^pk: Missing 1 required arg: id \(pk wait --help\)$/],
+      [['ls', '--format', 'long'], /^pk: Expected --format=long to be one of: table, short \(pk ls --help\)$/],
+    ] as [string[], RegExp][]) {
+      const result = await sb.pk(args)
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
+      expect(result.stderr.trim()).toMatch(says)
+    }
+  })
+})
