@@ -4,7 +4,7 @@ import {wantColour} from './lib/present/table.js'
 
 /** The terminal pk writes to now. */
 export function terminal(env: Record<string, string | undefined> = process.env): Terminal {
-  return {tty: Boolean(process.stdout.isTTY), colour: wantColour(process.stdout, env), now: Date.now(), home: env.HOME}
+  return {tty: Boolean(process.stdout.isTTY), colour: wantColour(process.stdout, env), now: Date.now(), home: env.HOME, columns: process.stdout.isTTY ? process.stdout.columns || 80 : undefined}
 }
 
 /**

@@ -34,6 +34,8 @@ export interface Terminal {
   colour: boolean
   now: number
   home: string | undefined
+  /** The terminal's width in columns, when output goes to one. */
+  columns?: number
 }
 
 export interface Output {
@@ -70,7 +72,7 @@ export function presentListing(all: SessionRow[], problems: Problem[], opts: LsO
   if (opts.ids) return {stdout: rows.map((r) => r.id + '\n').join(''), stderr: problems.map((p) => `pk: ${p.code}: ${p.message}\n`).join('')}
   let stdout = ''
   let stderr = ''
-  if (rows.length > 0) stdout = renderTable(rows, {colour: term.colour, now: term.now, home: term.home, headers: opts.headers})
+  if (rows.length > 0) stdout = renderTable(rows, {colour: term.colour, now: term.now, home: term.home, headers: opts.headers, width: term.tty ? term.columns : undefined})
   else if (all.length > 0 && term.tty) stderr = 'no session matches the filters\n'
   else if (term.tty) stderr = `no agent sessions${opts.all ? '' : ' (pk ls --all shows every pane)'}; start one with: pk bg shell\n`
   for (const problem of problems) stderr += `pk: ${problem.code}: ${problem.message}\n`

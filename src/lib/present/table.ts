@@ -60,7 +60,30 @@ export function usageCell(row: SessionRow): string {
   return spent + share
 }
 
-export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: number; home?: string; headers?: boolean}): string {
+/**
+ * Pure: column widths that fit `width`: the cwd column gives way first, then the agent/label column, then
+ * the tmux target, each down to a floor; the id, state and age never shrink. Unbounded (piped): as wide as
+ * the cells.
+ */
+export function fitWidths(natural: number[], header: string[], width: number): number[] {
+  const widths = [...natural]
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1)
+  for (const [name, floor] of [['CWD', 12], ['AGENT', 12], ['TMUX', 8]] as const) {
+    const i = header.indexOf(name)
+    if (i === -1 || total() <= width) continue
+    widths[i] = Math.max(Math.min(floor, natural[i]!), widths[i]! - (total() - width))
+  }
+  return widths
+}
+
+/** Pure: a cell cut to `width` with an ellipsis; a path keeps its end (where the name is), other text its start. */
+export function fitCell(text: string, width: number, keepEnd: boolean): string {
+  if (text.length <= width) return text
+  if (width <= 1) return '…'.slice(0, width)
+  return keepEnd ? '…' + text.slice(text.length - width + 1) : text.slice(0, width - 1) + '…'
+}
+
+export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: number; home?: string; headers?: boolean; width?: number}): string {
   const c = paint(opts.colour)
   // The usage column only where some session's transcript is known (Claude Code, Codex, Pi).
   const withUsage = rows.some((r) => r.usage)
@@ -80,11 +103,15 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
       printable(target(row)),
     ]
   })
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)))
+  const natural = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)))
+  // On a terminal the table fits its width (no row wraps); piped, it is as wide as it needs.
+  const widths = opts.width === undefined ? natural : fitWidths(natural, header, opts.width)
+  const cwdColumn = header.indexOf('CWD')
   const line = (r: string[], colourOf: (i: number) => Colour | null) =>
     r
       .map((cell, i) => {
-        const padded = i === r.length - 1 ? cell : cell.padEnd(widths[i]!)
+        const fitted = fitCell(cell, widths[i]!, i === cwdColumn)
+        const padded = i === r.length - 1 ? fitted : fitted.padEnd(widths[i]!)
         const colour = colourOf(i)
         return colour ? c(colour, padded) : padded
       })

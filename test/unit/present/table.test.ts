@@ -67,3 +67,15 @@ describe('ls filters (issue #23)', () => {
     expect(JSON.parse(presentListing(rows, [], {...LS_DEFAULTS, json: true, states: ['working']}, term).stdout).sessions.map((s: SessionRow) => s.id)).toEqual(['aaaa0004'])
   })
 })
+
+describe('the table on a terminal (issue #23)', () => {
+  it('fits the width: the cwd gives way first (keeping its end), then the label; piped, it is as wide as it needs', () => {
+    const rows = [row({label: 'a-rather-long-label-for-this', cwd: '/home/u/src/some/deeply/nested/project/directory'})]
+    const wide = renderTable(rows, {colour: false, now, home: '/home/u'})
+    expect(Math.max(...wide.trimEnd().split('\n').map((l) => l.length))).toBeGreaterThan(70)
+    const narrow = renderTable(rows, {colour: false, now, home: '/home/u', width: 70})
+    for (const line of narrow.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(70)
+    expect(narrow).toMatch(/…\S*\/directory/)
+    expect(narrow).toContain('abcd1234')
+  })
+})
