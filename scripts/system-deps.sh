@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what pk needs from the system when it is missing: tmux. With --tests, also what only the
-# tests need: unshare (util-linux) for the namespace tests, ssh and sshd (openssh) for the host tests.
+# tests need: unshare (util-linux) for the namespace tests, ssh and sshd (openssh) for the host tests,
+# zsh and fish for the completion tests.
 # Uses apt-get as root (or sudo); otherwise says what to install.
 set -euo pipefail
 
@@ -10,6 +11,9 @@ if [ "${1:-}" = --tests ]; then
   command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
   command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
   [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+  # the completion tests load pk's scripts in the shells they are for
+  command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+  command -v fish >/dev/null 2>&1 || missing+=(fish)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi

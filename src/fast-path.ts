@@ -10,7 +10,7 @@ import {terminal, write} from './output.js'
  * itself), by the same lib code the oclif command runs; any other argv goes to oclif.
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {
-  if (argv[0] === '__ids' && argv.length === 1) return printIds()
+  if (argv[0] === '__ids' && (argv.length === 1 || (argv.length === 2 && argv[1] === 'live'))) return printIds(argv[1] === 'live')
   if (argv[0] !== 'ls') return false
   const opts = parseLsArgv(argv.slice(1))
   if (opts === null) return false
@@ -33,12 +33,12 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
   return true
 }
 
-/** `pk __ids`: the ids `pk ls` lists, one per line, for shell completion; quiet on any failure. */
-async function printIds(): Promise<boolean> {
+/** `pk __ids [live]`: the ids `pk ls` lists (only live ones: what attach and stop act on), for shell completion; quiet on any failure. */
+async function printIds(live: boolean): Promise<boolean> {
   try {
     const {listSessions} = await import('./lib/listing.js')
     const {rows} = await listSessions({all: false})
-    process.stdout.write(rows.map((r) => r.id + '\n').join(''))
+    process.stdout.write(rows.filter((r) => !live || (r.state !== 'exited' && r.verified)).map((r) => r.id + '\n').join(''))
   } catch {
     // completion offers nothing rather than an error
   }

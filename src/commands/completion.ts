@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
-import {CompletionCommand, ID_COMMANDS, SHELLS, completionScript} from '../lib/completion.js'
+import {CompletionCommand, CompletionFlag, ID_COMMANDS, SHELLS, completionScript} from '../lib/completion.js'
 import {SETUP_AGENTS} from '../lib/setup/index.js'
 
 export default class Completion extends PkCommand {
@@ -15,15 +15,20 @@ fish: pk completion fish > ~/.config/fish/completions/pk.fish`
 
   async run(): Promise<void> {
     const {args} = await this.parse(Completion)
-    const fixed: Record<string, string[]> = {bg: presetNames(), setup: [...SETUP_AGENTS], completion: [...SHELLS]}
+    const fixed: Record<string, string[]> = {bg: presetNames(), setup: [...SETUP_AGENTS, 'autostart'], completion: [...SHELLS]}
     const commands: CompletionCommand[] = this.config.commands
       .filter((c) => !c.hidden)
       .map((c) => ({
         id: c.id,
+        summary: (c.summary ?? c.description?.split('\n')[0] ?? c.id).replaceAll('<%= config.bin %>', 'pk'),
         flags: Object.entries(c.flags)
           .filter(([, f]) => !f.hidden)
-          .flatMap(([name, f]) => [`--${name}`, ...(f.type === 'boolean' && f.allowNo ? [`--no-${name}`] : [])]),
-        arg: ID_COMMANDS.includes(c.id) ? {ids: true as const} : fixed[c.id] ? {words: fixed[c.id]!} : null,
+          .flatMap(([name, f]): CompletionFlag[] => {
+            const value: CompletionFlag['value'] = f.type === 'boolean' ? null : name === 'cwd' ? 'dirs' : 'options' in f && f.options ? {words: [...f.options]} : 'any'
+            const flag = {name, description: f.description ?? name, value}
+            return f.type === 'boolean' && f.allowNo ? [flag, {name: `no-${name}`, description: `not: ${f.description ?? name}`, value: null}] : [flag]
+          }),
+        arg: ID_COMMANDS[c.id] ? {ids: ID_COMMANDS[c.id]!} : fixed[c.id] ? {words: fixed[c.id]!} : null,
       }))
       .sort((a, b) => a.id.localeCompare(b.id))
     process.stdout.write(completionScript(args.shell as (typeof SHELLS)[number], commands))

@@ -102,7 +102,7 @@ describe('typos', () => {
 })
 
 describe('shell completion', () => {
-  it('bash completes commands, flags, presets and live session ids; zsh and fish scripts are generated too', async () => {
+  it('bash, zsh and fish complete commands, flags and their values, presets and session ids', async () => {
     const bin = join(sb.root, 'bin')
     mkdirSync(bin)
     writeFileSync(join(bin, 'pk'), `#!/bin/sh\nexec "${process.execPath}" "${PK_BIN}" "$@"\n`, {mode: 0o755})
@@ -118,9 +118,25 @@ describe('shell completion', () => {
     expect(complete('pk', 'bg', 'cl')).toEqual(['claude'])
     expect(complete('pk', 'attach', '')).toEqual([row.id])
     expect(complete('pk', 'stop', row.id.slice(0, 3))).toEqual([row.id])
-    expect((await sb.pk(['completion', 'zsh'])).stdout).toMatch(/bashcompinit/)
-    const fish = (await sb.pk(['completion', 'fish'])).stdout
-    expect(fish).toContain("complete -c pk -n '__fish_seen_subcommand_from attach' -a '(pk __ids 2>/dev/null)'")
+    // Flag values (issue #23): --for and --format their choices, --cwd directories.
+    expect(complete('pk', 'wait', '--for', '')).toEqual(['waiting', 'idle', 'exited'])
+    expect(complete('pk', 'ls', '--format', 's')).toEqual(['short'])
+    mkdirSync(join(sb.root, 'projdir'))
+    expect(complete('pk', 'bg', '--cwd', join(sb.root, 'projd'))).toEqual([join(sb.root, 'projdir')])
+    // attach is offered live sessions only; logs (which reads dead panes too) every listed one.
+    const ended = await sb.bgRow(['--', 'sh', '-c', 'sleep 1; exit 3'])
+    await waitFor('ended', async () => (await sb.pkJson<{sessions: {id: string; state: string}[]}>(['ls'])).sessions.some((s) => s.id === ended.id && s.state === 'exited'), 10_000)
+    expect(complete('pk', 'attach', '')).toEqual([row.id])
+    expect(complete('pk', 'logs', '').sort()).toEqual([row.id, ended.id].sort())
+    const env = {...sb.env, PATH: `${bin}:${process.env.PATH}`}
+    // zsh: loads without compinit having run, with descriptions; fish: descriptions and values.
+    const zsh = spawnSync('zsh', ['-f', '-c', 'eval "$(pk completion zsh)" && whence -w _pk compdef'], {env, encoding: 'utf8'})
+    expect(zsh.stderr).toBe('')
+    expect(zsh.stdout).toBe('_pk: function\ncompdef: function\n')
+    expect((await sb.pk(['completion', 'zsh'])).stdout).toMatch(/'ls:List agent sessions, the ones waiting on you first\.'/)
+    const fish = spawnSync('fish', ['-c', 'pk completion fish | source; complete -C "pk wait --for "; complete -C "pk "'], {env, encoding: 'utf8'}).stdout
+    expect(fish).toMatch(/^idle\tthe state to wait for/m)
+    expect(fish).toMatch(/^attach\tAttach to/m)
     expect((await sb.pk(['completion', 'tcsh'])).code).toBe(2)
   })
 })
