@@ -1,12 +1,14 @@
 import {PkCommand} from '../command-base.js'
+import {KEYS} from '../lib/ui/view.js'
 import {listSessions} from '../lib/listing.js'
 import {LS_DEFAULTS, presentListing} from '../lib/present/listing.js'
 import {terminal, write} from '../output.js'
 
 export default class Ui extends PkCommand {
   static override summary = 'The dashboard: every session at a glance; Enter attaches (bare `pk` on a terminal opens it).'
-  static override description = `Keys: ↑/↓ or j/k move, Enter attaches (same checks as pk attach; detach to come back), / filters,
-r refreshes, q quits. Refreshes by itself every 1.5 s. When stdout is not a terminal it prints what pk ls prints.`
+  static override description = `Refreshes by itself every 1.5 s; Enter attaches with the same checks as pk attach. When stdout is not a
+terminal it prints what pk ls prints. Keys:
+${KEYS.map(([key, what]) => `  ${key.padEnd(12)} ${what}`).join('\n')}`
   static override examples = ['<%= config.bin %> ui', '<%= config.bin %>']
 
   async run(): Promise<void> {

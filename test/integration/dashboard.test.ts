@@ -115,7 +115,7 @@ describe('pk ls --watch --json', () => {
     const shell = await bg('--', 'sh')
     reportFromPane(shell, 'waiting')
     await waitFor('waiting', async () => (await sb.pk(['ls', '--format', 'short'])).stdout === '1 need you\n', 10_000)
-    expect((await sb.pk(['ls', '--format', 'short', '--color'])).stdout).toBe('#[fg=red,bold]1 need you#[default]\n')
+    expect((await sb.pk(['ls', '--format', 'short', '--color'])).stdout).toBe('#[fg=white,bg=red,bold]1 need you#[default]\n')
   })
 })
 

@@ -49,13 +49,15 @@ export interface Output {
  */
 export function shortSummary(rows: SessionRow[], tmuxColours = false): string {
   const order: State[] = ['waiting', 'working', 'idle']
-  const colour: Record<string, string> = {waiting: 'yellow', working: 'green', idle: 'blue'}
+  // Readable on tmux's default status bar (black on green) and on dark ones: what needs you on red,
+  // waiting on yellow, the rest in the bar's own colours.
+  const style: Record<string, string> = {waiting: 'fg=black,bg=yellow', working: 'bold', idle: 'default'}
   const parts: string[] = []
   const attention = rows.filter((r) => r.attention).length
-  if (attention > 0) parts.push(tmuxColours ? `#[fg=red,bold]${attention} need you#[default]` : `${attention} need you`)
+  if (attention > 0) parts.push(tmuxColours ? `#[fg=white,bg=red,bold]${attention} need you#[default]` : `${attention} need you`)
   for (const state of order) {
     const n = rows.filter((r) => !r.attention && r.state === state).length
-    if (n > 0) parts.push(tmuxColours ? `#[fg=${colour[state]}]${n} ${state}#[default]` : `${n} ${state}`)
+    if (n > 0) parts.push(tmuxColours ? `#[${style[state]}]${n} ${state}#[default]` : `${n} ${state}`)
   }
   return parts.length === 0 ? 'no agents' : parts.join(' · ')
 }

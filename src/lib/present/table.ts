@@ -33,7 +33,8 @@ export function shortenHome(path: string, home: string | undefined): string {
   return path
 }
 
-const STATE_COLOUR: Record<SessionRow['state'], Colour> = {waiting: 'yellow', working: 'green', idle: 'blue', exited: 'dim', unknown: 'magenta'}
+/** One colour per state, shared by the table and the dashboard. */
+export const STATE_COLOURS: Record<SessionRow['state'], Colour> = {waiting: 'yellow', working: 'green', idle: 'blue', exited: 'dim', unknown: 'magenta'}
 
 /** A preset's name, or the plain command after `$ ` so it cannot be taken for a preset. */
 const agentCell = (row: SessionRow) => row.agent ?? (row.command[0] ? `$ ${row.command[0].split('/').at(-1)}` : '-')
@@ -120,7 +121,7 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
   cells.forEach((r, i) => {
     const row = rows[i]!
     const whole: Colour | null = row.conflict ? 'red' : row.state === 'exited' ? 'dim' : null
-    out.push(line(r, (col) => whole ?? (col === 2 ? STATE_COLOUR[row.state] : null)))
+    out.push(line(r, (col) => whole ?? (col === 2 ? STATE_COLOURS[row.state] : null)))
   })
   return out.join('\n') + '\n'
 }

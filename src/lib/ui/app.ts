@@ -52,7 +52,8 @@ class Dashboard {
   }
 
   private readonly draw = () => {
-    if (this.closed) return
+    // Nothing is drawn over the logs view or an attached session (the refresh timer goes on meanwhile).
+    if (this.closed || this.attaching) return
     const lines = renderScreen(this.state, {
       width: this.stdout.columns || 80,
       height: this.stdout.rows || 24,

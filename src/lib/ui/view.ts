@@ -1,6 +1,6 @@
 import {SessionRow} from '../correlate.js'
 import {Problem} from '../registry/records.js'
-import {age, paint, printable, shortenHome} from '../present/table.js'
+import {STATE_COLOURS, age, paint, printable, shortenHome} from '../present/table.js'
 
 /** Pure dashboard state and rendering: everything the screen shows is a function of this. */
 export interface UiState {
@@ -14,7 +14,26 @@ export interface UiState {
   message: string | null
   /** Id of a session waiting for `y` to be stopped. */
   confirmStop?: string | null
+  /** The key help (`?`) is shown instead of the list. */
+  help?: boolean
+  /** Rows in one page of the list (PageUp/PageDown), from the last layout. */
+  page?: number
 }
+
+/** Every key of the dashboard, as `?` and `pk ui --help` list them. */
+export const KEYS: [string, string][] = [
+  ['↑ ↓ / j k', 'move the selection'],
+  ['PgUp PgDn', 'a page up or down'],
+  ['g / G', 'the first / the last session'],
+  ['Enter', 'attach (detach to come back)'],
+  ['/', 'filter (Enter keeps it, Esc clears it)'],
+  ['l', "the session's last screen and scrollback"],
+  ['x', 'stop the session (y to confirm)'],
+  ['R', 'resume an exited session'],
+  ['r', 'refresh now'],
+  ['?', 'this help (any key closes it)'],
+  ['q / Ctrl-C', 'quit'],
+]
 
 export function visibleRows(state: UiState): SessionRow[] {
   const needle = state.filter.toLowerCase()
@@ -55,6 +74,11 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   const {width, height} = layout
   const c = paint(layout.colour)
   if (width < 30 || height < 6) return [clip('pk: terminal too small', width), ...Array(Math.max(0, height - 1)).fill('')]
+  if (state.help) {
+    const help = [c('bold', clip('pk — keys', width)), '', ...KEYS.map(([key, what]) => clip(`  ${key.padEnd(12)} ${what}`, width))]
+    while (help.length < height - 1) help.push('')
+    return [...help.slice(0, height - 1), c('dim', clip('any key: back to the list', width))]
+  }
   const rows = visibleRows(state)
   const waiting = state.rows.filter((r) => r.attention).length
   const title = `pk — ${state.rows.length} session(s)${waiting ? `, ${waiting} waiting on you` : ''}${state.filter ? `  filter: ${state.filter}` : ''}`
@@ -73,6 +97,8 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
 
   const footer = footerLines(state, width, c)
   const listHeight = height - lines.length - footer.length
+  // What one page is, for PageUp/PageDown: known only here, kept on the state for the next key.
+  state.page = Math.max(1, listHeight - 1)
   const selectedIndex = Math.max(0, rows.findIndex((r) => r.id === state.selected))
   const first = Math.min(Math.max(0, selectedIndex - listHeight + 1), Math.max(0, rows.length - listHeight))
   for (const row of rows.slice(first, first + listHeight)) {
@@ -89,9 +115,10 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
     ]
     let text = (selected ? '> ' : '  ') + cells.map((cell, i) => clip(cell, columns[i]!.width)).join(' ') + ' ' + clip(printable(row.cwd ? shortenHome(row.cwd, layout.home) : '-'), cwdWidth)
     text = clip(text, width)
+    // A colour per state (as pk ls colours its STATE column); what needs you stands out in bold.
     if (selected) text = layout.colour ? `\u001B[7m${text}\u001B[0m` : text
-    else if (row.attention) text = c('yellow', text)
-    else if (row.state === 'exited') text = c('dim', text)
+    else if (row.conflict) text = c('red', text)
+    else text = c(STATE_COLOURS[row.state], row.attention ? c('bold', text) : text)
     lines.push(text)
   }
   if (rows.length === 0) lines.push(clip(state.filter ? '  no session matches the filter' : '  no agent sessions — start one with: pk bg shell', width))
@@ -104,7 +131,7 @@ function footerLines(state: UiState, width: number, c: ReturnType<typeof paint>)
   for (const problem of state.problems.slice(0, 2)) out.push(c('red', clip(`! ${problem.code}: ${printable(problem.message)}`, width)))
   if (state.problems.length > 2) out.push(c('red', clip(`! and ${state.problems.length - 2} more problem(s): pk ls`, width)))
   if (state.message) out.push(clip(printable(state.message), width))
-  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · q quit · / filter · x stop · R resume · l logs · r refresh', width)))
+  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · / filter · l logs · x stop · R resume · ? keys · q quit', width)))
   return out
 }
 
@@ -139,6 +166,7 @@ export type KeyAction = 'draw' | 'quit' | 'refresh' | 'attach' | 'stop' | 'resum
  */
 export function keyAction(state: UiState, key: string): {state: UiState; action: KeyAction} {
   if (key === '\u0003') return {state, action: 'quit'}
+  if (state.help) return {state: {...state, help: false}, action: 'draw'}
   if (state.filtering) {
     let next = state
     if (key === '\r' || key === '\n') next = {...state, filtering: false}
@@ -162,6 +190,11 @@ export function keyAction(state: UiState, key: string): {state: UiState; action:
   if (key === '\u001B[A' || key === 'k') return {state: moveSelection(state, -1), action: 'draw'}
   if (key === '\u001B[B' || key === 'j') return {state: moveSelection(state, 1), action: 'draw'}
   if (key === '/') return {state: {...state, filtering: true}, action: 'draw'}
+  if (key === '?') return {state: {...state, help: true}, action: 'draw'}
+  if (key === 'g') return {state: moveSelection(state, -Infinity), action: 'draw'}
+  if (key === 'G') return {state: moveSelection(state, Infinity), action: 'draw'}
+  if (key === '\u001B[5~') return {state: moveSelection(state, -(state.page ?? 10)), action: 'draw'}
+  if (key === '\u001B[6~') return {state: moveSelection(state, state.page ?? 10), action: 'draw'}
   if (key === '\u001B') return {state: reconcileSelection({...state, filter: ''}), action: 'draw'}
   return {state, action: 'draw'}
 }

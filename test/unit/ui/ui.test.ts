@@ -79,7 +79,9 @@ describe('watch events and the short format', () => {
     // Each session counted once; exited and unknown ones not at all.
     expect(shortSummary([row('a', {state: 'waiting', attention: true}), row('b', {state: 'waiting'}), row('c'), row('d', {state: 'exited'}), row('e', {state: 'unknown'})])).toBe('1 need you · 1 waiting · 1 working')
     expect(shortSummary([])).toBe('no agents')
-    expect(shortSummary([row('c')], true)).toBe('#[fg=green]1 working#[default]')
+    // Readable on tmux's default green bar: no blue-on-green.
+    expect(shortSummary([row('c')], true)).toBe('#[bold]1 working#[default]')
+    expect(shortSummary([row('i', {state: 'idle'})], true)).toBe('#[default]1 idle#[default]')
   })
 })
 
@@ -120,5 +122,25 @@ describe('dashboard keys', async () => {
     expect(keyAction(base(rows), 'R').action).toBe('resume')
     expect(keyAction(base(rows), 'l').action).toBe('logs')
     expect(keyAction(base([]), 'x').state.confirmStop).toBeUndefined()
+  })
+})
+
+describe('dashboard keys and colours (issue #23)', async () => {
+  const {keyAction, renderScreen, KEYS} = await import('../../../src/lib/ui/view.js')
+  const rows = ['a', 'b', 'c', 'd', 'e'].map((id) => row(id))
+  it('? shows every key, any key goes back; g/G and the page keys move', () => {
+    const help = keyAction(base(rows), '?').state
+    const screen = renderScreen(help, {width: 80, height: 20, colour: false, now: 0, branchOf: () => null})
+    for (const [key] of KEYS) expect(screen.join('\n')).toContain(key)
+    expect(keyAction(help, 'j').state.help).toBe(false)
+    expect(keyAction(base(rows), 'G').state.selected).toBe('e')
+    expect(keyAction({...base(rows), selected: 'e'}, 'g').state.selected).toBe('a')
+    expect(keyAction({...base(rows), page: 2}, '\u001B[6~').state.selected).toBe('c')
+  })
+  it('colours each row by its state', () => {
+    const mixed = [{...row('w'), state: 'working' as const}, {...row('i'), state: 'idle' as const}]
+    const screen = renderScreen({...base(mixed), selected: null}, {width: 80, height: 10, colour: true, now: 0, branchOf: () => null}).join('\n')
+    expect(screen).toContain('\u001B[32m') // green: working
+    expect(screen).toContain('\u001B[34m') // blue: idle
   })
 })
