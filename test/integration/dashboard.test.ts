@@ -55,6 +55,15 @@ describe('pk ui in a real terminal', () => {
     sb.tmux(term, 'resize-window', '-t', 'term', '-x', '60', '-y', '12')
     await waitFor('redrawn narrower', () => screen().split('\n').every((l) => l.length <= 60) && screen().includes('q quit'))
 
+    // The logs view stays until a key, with no refresh drawn over it (it was, within a second).
+    sb.tmux(term, 'resize-window', '-t', 'term', '-x', '110', '-y', '20')
+    sb.tmux(term, 'send-keys', '-t', 'term', 'l')
+    await waitFor('logs shown', () => screen().includes('press any key to go back'), 10_000)
+    await new Promise((r) => setTimeout(r, 3500))
+    expect(screen()).toContain('press any key to go back')
+    sb.tmux(term, 'send-keys', '-t', 'term', 'x')
+    await waitFor('back from the logs', () => screen().includes('? keys'), 10_000)
+
     sb.tmux(term, 'send-keys', '-t', 'term', 'q')
     expect(await waitFor('dashboard exit', () => existsSync(status) && readFileSync(status, 'utf8'))).toBe('0\n')
   })

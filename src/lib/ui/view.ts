@@ -131,7 +131,7 @@ function footerLines(state: UiState, width: number, c: ReturnType<typeof paint>)
   for (const problem of state.problems.slice(0, 2)) out.push(c('red', clip(`! ${problem.code}: ${printable(problem.message)}`, width)))
   if (state.problems.length > 2) out.push(c('red', clip(`! and ${state.problems.length - 2} more problem(s): pk ls`, width)))
   if (state.message) out.push(clip(printable(state.message), width))
-  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · / filter · l logs · x stop · R resume · ? keys · q quit', width)))
+  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · ? keys · q quit · / filter · l logs · x stop · R resume', width)))
   return out
 }
 
