@@ -21,8 +21,8 @@ export abstract class PkCommand extends Command {
       const first = lines[0]?.endsWith(':') && lines[1] ? `${lines[0]} ${lines[1].split(/\s{2,}/)[0]}` : (lines[0] ?? error.message)
       const hint = this.usageHint(first)
       process.stderr.write(`pk: ${first.replace(/^Error: /, '')}${hint ? `; ${hint}` : ''} (pk ${this.id ?? ''} --help)\n`.replace(' ( --help)', ' (pk --help)').replace('(pk  --help)', '(pk --help)'))
-      // Out through oclif's exit, as its own usage errors go (nothing more is printed).
-      return this.exit(2)
+      // Out through oclif's exit with its code (2 for usage errors), as its own errors go: nothing more is printed.
+      return this.exit(exit)
     }
     // Standard output that cannot be written (a full disk): bin/run.js says so once; nothing more to say.
     if ((error as NodeJS.ErrnoException).syscall === 'write' && process.exitCode === 1) return
