@@ -42,10 +42,12 @@ function geminiTool(req, res) {
 function openaiTool(req, res, body) {
   const chunk = (delta, finish) => `data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`
   res.writeHead(200, {'content-type': 'text/event-stream'})
-  // Once the tool's result comes back, end the turn with a line of text rather than asking again.
-  if (body.includes('"role":"tool"')) {
+  // Once the tool's result comes back, end the turn with a line of text rather than asking again; with
+  // fixed token counts in a last chunk, as OpenAI sends them (stream_options.include_usage).
+  if (process.env.ANSWER === 'text' || body.includes('"role":"tool"')) {
     res.write(chunk({role: 'assistant', content: 'Done.'}, null))
     res.write(chunk({}, 'stop'))
+    res.write(`data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [], usage: {prompt_tokens: 11, completion_tokens: 7, total_tokens: 18}})}\n\n`)
     return res.end('data: [DONE]\n\n')
   }
   res.write(chunk({role: 'assistant', tool_calls: [{index: 0, id: 'call_1', type: 'function', function: shellCall(body)}]}, null))
