@@ -28,6 +28,11 @@ describe('transcripts of the real agents (two turns each, the fake API answering
     expect(acc.total).toMatchObject({input: 2, output: 2})
     expect(acc).toMatchObject({model: 'fake-model', contextWindow: 258400, contextTokens: 2})
   })
+  it('Pi 0.74 (the fake API answering 11 in, 7 out): what its own footer says, ↑22 ↓14', () => {
+    const acc = accumulate('pi', emptyAcc(), readFileSync(join(FIXTURES, 'pi-0.74.jsonl'), 'utf8'))
+    expect(acc.total).toMatchObject({input: 22, output: 14, cost: 0})
+    expect(acc).toMatchObject({model: 'fake-model', skippedLines: 0})
+  })
   it('Pi: per-message usage with its own cost', () => {
     const message = (input: number, cost: number) => JSON.stringify({type: 'message', timestamp: '2026-12-01T10:00:00.000Z', message: {role: 'assistant', model: 'm1', usage: {input, output: 7, cacheRead: 0, cacheWrite: 0, totalTokens: input + 7, cost: {total: cost}}}})
     const acc = accumulate('pi', emptyAcc(), `${message(11, 0.5)}\n${message(11, 0.25)}\n`)
