@@ -4,6 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/attach-run.js'
 import {launchArgv, startSession, worktreeWords} from '../lib/bg.js'
+import {exactArgs, exactEnv} from '../lib/bytes.js'
 import {loadConfig, pkOwnDirectories, currentDir} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
 import type {Worktree} from '../lib/worktree.js'
@@ -49,8 +50,11 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     // no agent preset (`pk bg --worktree feat1 -- cmd`; `pk bg --worktree claude` is claude in a new worktree).
     const before = split === -1 ? this.argv : this.argv.slice(0, split)
     const own = worktreeWords(before, presetNames((await loadConfig(currentDir(), process.env)).presets))
-    const extra = split === -1 ? [] : this.argv.slice(split + 1)
-    const {args, flags, argv} = await this.parse(Bg, own)
+    // Words node could not decode as UTF-8 are read again from /proc, byte for byte (see lib/bytes.ts).
+    const given = [...this.argv] // (parsing replaces this.argv)
+    const extra = split === -1 ? [] : exactArgs(given).slice(split + 1)
+    const {args, flags: parsed, argv} = await this.parse(Bg, own)
+    const flags = {...parsed, cwd: parsed.cwd === undefined ? undefined : exactFlagValue(given, '--cwd', parsed.cwd)}
     if (argv.length > 1) this.error(`unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`, {exit: 2})
 
     if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
@@ -85,7 +89,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       cwd: worktree?.path ?? flags.cwd,
       name: flags.name,
       socket: flags.socket ?? config.socket,
-      env: process.env,
+      env: exactEnv(process.env),
       presets,
       defaultAgent: config.defaultAgent,
     }).catch(async (error: unknown) => {
@@ -103,4 +107,14 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     }
     if (flags.attach) process.exitCode = await runAttach(started.id, process.env, false)
   }
+}
+
+/** A flag's value as given, byte for byte, where node decoded it lossily (`--cwd DIR` or `--cwd=DIR`). */
+function exactFlagValue(argv: string[], flag: string, value: string): string {
+  if (!value.includes('\uFFFD')) return value
+  const exact = exactArgs(argv)
+  const at = argv.findIndex((a, i) => a === flag && argv[i + 1] === value)
+  if (at !== -1) return exact[at + 1]!
+  const joined = argv.indexOf(`${flag}=${value}`)
+  return joined === -1 ? value : exact[joined]!.slice(flag.length + 1)
 }

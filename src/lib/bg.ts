@@ -12,6 +12,7 @@ import {readCaughtSignals, readStat, startTimeToDate} from './proc/reader.js'
 import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from './registry/records.js'
 import {Env, openStateDirForWriting} from './registry/state-dir.js'
+import {fsPath} from './bytes.js'
 import {currentDir} from './config.js'
 import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from './tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from './tmux/session.js'
@@ -100,13 +101,13 @@ function checkCwd(cwd: string): string {
   const path = resolve(cwd)
   let isDir = false
   try {
-    isDir = statSync(path).isDirectory()
+    isDir = statSync(fsPath(path)).isDirectory()
   } catch (error) {
     if (errnoCode(error) === 'EACCES') throw usageError('bad-cwd', `working directory ${path} cannot be entered (permission denied on the way there)`)
   }
   if (!isDir) throw usageError('bad-cwd', `working directory ${path} does not exist or is not a directory`)
   try {
-    accessSync(path, constants.X_OK)
+    accessSync(fsPath(path), constants.X_OK)
   } catch {
     // tmux would quietly start the command in HOME instead, while the record claimed this directory.
     throw usageError('bad-cwd', `working directory ${path} cannot be entered (permission denied)`)

@@ -232,6 +232,21 @@ describe('say what is true, destroy nothing, bound everything (the low ones)', (
     expect(bg.stderr).toMatch(/current directory no longer exists/)
   })
 
+  it('bytes that are not UTF-8 reach the pane exactly: in argv, in the environment, in --cwd', async () => {
+    const dir = Buffer.concat([Buffer.from(sb.root + '/caf'), Buffer.from([0xe9])])
+    mkdirSync(dir)
+    const out = join(sb.root, 'out')
+    mkdirSync(out)
+    // The shell passes the bytes on; pk (node) sees them as U+FFFD and must not keep that.
+    const script = `printf '%s' "$1" > "${out}/arg"; printf '%s' "$ODD" > "${out}/env"; pwd > "${out}/pwd"; exec sleep 100000`
+    const run = require('node:child_process').spawnSync('sh', ['-c', `ODD="$(printf 'v\\377\\376')" "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" bg --cwd "$(printf '%s/caf\\351' "${sb.root}")" -- sh -c '${script}' x "$(printf 'a\\377b')"`], {env: sb.env, encoding: 'utf8'})
+    expect(run.status, run.stderr).toBe(0)
+    await waitFor('written', () => existsSync(join(out, 'pwd')))
+    expect(readFileSync(join(out, 'arg')).equals(Buffer.from([0x61, 0xff, 0x62]))).toBe(true)
+    expect(readFileSync(join(out, 'env')).equals(Buffer.from([0x76, 0xff, 0xfe]))).toBe(true)
+    expect(readFileSync(join(out, 'pwd')).equals(Buffer.concat([dir, Buffer.from('\n')]))).toBe(true)
+  })
+
   it('pk setup claude writes through a settings.json that links into a dotfiles repository, and backs it up', async () => {
     const dotfiles = join(sb.root, 'dotfiles')
     mkdirSync(dotfiles)

@@ -194,3 +194,15 @@ describe('what an agent may not smuggle in', () => {
     expect(checkSendText('tab\tand\r\nnewline é')).toBe('tab\tand\nnewline é')
   })
 })
+
+describe('bytes that are not UTF-8 (issue #21, item 15)', () => {
+  it('are carried exactly through strings and back', async () => {
+    const {fromBytes, toBytes, hasEscapedBytes} = await import('../../src/lib/bytes.js')
+    for (const bytes of [Buffer.from([0x61, 0xff, 0x62]), Buffer.from('café', 'latin1'), Buffer.from('plain é 🙂', 'utf8'), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xc0, 0xaf])]) {
+      const text = fromBytes(bytes)
+      expect(toBytes(text).equals(bytes), bytes.toString('hex')).toBe(true)
+    }
+    expect(fromBytes(Buffer.from('plain é 🙂', 'utf8'))).toBe('plain é 🙂')
+    expect(hasEscapedBytes(fromBytes(Buffer.from([0xff])))).toBe(true)
+  })
+})

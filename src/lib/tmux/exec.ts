@@ -1,3 +1,4 @@
+import {toBytes} from '../bytes.js'
 import {spawn} from 'node:child_process'
 
 import {PkError, errnoCode} from '../errors.js'
@@ -27,7 +28,8 @@ export function tmuxArgv(socket: string, commands: string[][]): string[] {
  */
 export function tmuxConfigWord(text: string): string {
   let out = '"'
-  for (const byte of Buffer.from(text, 'utf8')) {
+  // toBytes: the exact bytes, also of a value that is not UTF-8 (carried as escapes, see bytes.ts).
+  for (const byte of toBytes(text)) {
     const safe = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x2d || byte === 0x5f || byte === 0x2f || byte === 0x2e
     out += safe ? String.fromCharCode(byte) : `\\${byte.toString(8).padStart(3, '0')}`
   }
