@@ -18,7 +18,7 @@ export const ERROR_CODES = [
   'conflict', 'conversation-taken', 'died-at-once', 'exited', 'fleet-recursion', 'foreign-namespace', 'foreign-socket', 'gate-lost', 'gone',
   'handoff-unpaired', 'moved', 'name-taken', 'needs-yes', 'no-boot-id', 'no-caller', 'no-command', 'no-conversation', 'no-hosts', 'no-resume',
   'no-setup', 'no-sleep', 'no-such-host', 'no-such-session', 'no-terminal', 'no-view', 'not-a-file', 'not-a-socket', 'notify-taken',
-  'quarantine-blocked', 'state-locked', 'timeout', 'tmux-failed', 'tmux-missing', 'unknown-agent', 'unsafe-ssh-dir', 'unsafe-state-dir', 'unsafe-socket-dir', 'not-ready', 'not-submitted',
+  'quarantine-blocked', 'state-locked', 'timeout', 'tmux-failed', 'tmux-missing', 'unknown-agent', 'unsafe-ssh-dir', 'unsafe-state-dir', 'unsafe-socket-dir', 'not-ready', 'not-submitted', 'still-alive',
   'unverified', 'unverified-server', 'bad-text', 'bad-flags', 'no-git', 'git-failed', 'not-a-repo', 'bad-branch', 'branch-checked-out', 'worktree-exists', 'setup-failed', 'tmux-no-server', 'tmux-stale-socket', 'tmux-unresponsive', 'tmux-access-denied', 'tmux-error',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]

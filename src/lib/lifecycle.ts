@@ -126,7 +126,7 @@ async function stopResolved(row: SessionRow & {pid: number}, state: StateDir, op
   if (!(await goneBy(view, identity, Date.now() + (opts.force ? 2000 : opts.timeoutMs)))) {
     last = 'SIGKILL'
     signal(view, identity, last)
-    if (!(await goneBy(view, identity, Date.now() + 2000))) throw new PkError('timeout', `session ${row.id} (pid ${row.pid}) is still alive after SIGKILL`, ExitCode.failure)
+    if (!(await goneBy(view, identity, Date.now() + 2000))) throw new PkError('still-alive', `session ${row.id} (pid ${row.pid}) is still alive after SIGKILL`, ExitCode.failure)
   }
   if (row.record !== null) await updateRecord(state, row.record, (record) => ({...record, stopped: {at: new Date().toISOString(), signal: last}}))
   return {id: row.id, signal: last, seconds: Math.round((Date.now() - started) / 100) / 10}

@@ -137,7 +137,7 @@ export function readPending(state: StateDir | null, limit = Infinity): Pending {
  */
 export function enqueue(state: StateDir, agent: string, chain: Link[], payload: string): string {
   const uptime = readUptime()
-  if (uptime === null || chain.length === 0) throw new PkError('no-view', 'cannot date the event: /proc/uptime is unreadable')
+  if (uptime === null || chain.length === 0) throw new PkError('no-view', 'cannot date the event: /proc/uptime is unreadable', ExitCode.refused)
   const dir = spoolDir(state)
   mkdirSync(dir, {recursive: true, mode: 0o700})
   if (checkedSpool(state) === null) throw new PkError('unsafe-state-dir', `${dir} is not a directory of this user's (a link?); pk doctor explains`, ExitCode.refused)

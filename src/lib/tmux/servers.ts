@@ -46,7 +46,7 @@ export function checkSocketPath(socket: string, uid: number = process.getuid!())
     stats = lstatSync(socket)
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return
-    throw refusal('bad-socket', `cannot check the tmux socket ${socket} (${errnoCode(error) ?? String(error)})`)
+    throw refusal('unsafe-socket-dir', `cannot check the tmux socket ${socket} (${errnoCode(error) ?? String(error)})`)
   }
   if (!stats.isSocket()) {
     const what = stats.isSymbolicLink() ? 'a symbolic link' : stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a file'
