@@ -1,5 +1,4 @@
 import {readdirSync} from 'node:fs'
-import {join} from 'node:path'
 
 import {SessionRow} from './correlate.js'
 import {PkError} from './errors.js'
@@ -10,6 +9,7 @@ import {HookStatus, ScreenEpisode, SessionRecord} from './registry/records.js'
 import {Env} from './registry/state-dir.js'
 import {Link, SpoolEvent} from './spool.js'
 import {Known} from './status.js'
+import {codexSessions, findRollout} from './usage.js'
 
 /**
  * Events, from a pending spool file to the session they belong to. Pure decisions over a `World` (what
@@ -220,49 +220,19 @@ export function applyEvents(events: SpoolEvent[], world: World, records: Readonl
 }
 
 /**
- * Whether a Codex thread is one of the user's conversations: Codex writes every conversation to
- * `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl`. Looked for on the event's day and the
- * days either side (time zones, midnight). null when Codex keeps no sessions directory here at all.
+ * Whether a Codex thread is one of the user's conversations: Codex writes every conversation to a rollout
+ * file (usage.ts finds it); the side thread that writes a title has none. null when Codex keeps no
+ * sessions directory here at all, or the id is no Codex thread id (then it cannot be told).
  */
 export function codexThreadLookup(env: Env): World['codexThreadIsConversation'] {
-  const root = join(env.CODEX_HOME || join(env.HOME ?? '/', '.codex'), 'sessions')
-  return (threadId, at) => {
-    // Codex names threads by UUID; anything else cannot be looked up (nor be a file name part).
+  return (threadId) => {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(threadId)) return null
-    let years: string[]
     try {
-      years = readdirSync(root)
+      if (readdirSync(codexSessions(env)).length === 0) return null
     } catch {
       return null
     }
-    if (years.length === 0) return null
-    const when = at ?? Date.now()
-    const pad = (n: number) => String(n).padStart(2, '0')
-    const days = new Set<string>()
-    for (const offset of [0, -1, 1]) {
-      const day = new Date(when + offset * 86_400_000)
-      days.add(join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())))
-      days.add(join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())))
-    }
-    const holds = (day: string) => {
-      try {
-        return readdirSync(join(root, day)).some((name) => name.endsWith(`-${threadId}.jsonl`))
-      } catch {
-        return false
-      }
-    }
-    if ([...days].some(holds)) return true
-    // A conversation resumed by hand keeps writing where it began: look through every day (rare: only a
-    // thread no session has yet).
-    const list = (dir: string) => {
-      try {
-        return readdirSync(join(root, dir)).filter((n) => /^\d+$/.test(n))
-      } catch {
-        return []
-      }
-    }
-    for (const y of years.filter((n) => /^\d+$/.test(n))) for (const m of list(y)) for (const d of list(join(y, m))) if (holds(join(y, m, d))) return true
-    return false
+    return findRollout(threadId, env) !== null
   }
 }
 

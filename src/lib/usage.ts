@@ -251,9 +251,14 @@ export function transcriptOf(record: SessionRecord, env: Env): string | null {
   return null
 }
 
-/** Codex's rollout file of a thread: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl`, newest day first. */
-function findRollout(thread: string, env: Env): string | null {
-  const root = join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'sessions')
+export const codexSessions = (env: Env) => join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'sessions')
+
+/**
+ * Codex's rollout file of a thread: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl`, newest
+ * day first (a new thread is found at once; one resumed by hand keeps writing where it began).
+ */
+export function findRollout(thread: string, env: Env): string | null {
+  const root = codexSessions(env)
   const list = (dir: string) => {
     try {
       return readdirSync(dir).sort().reverse()
