@@ -70,7 +70,7 @@ function merge(into: FoldResult, from: Omit<FoldResult, 'busy'>): void {
 export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<FoldResult, 'busy'>> {
   const dir = checkedSpool(state)
   if (dir === null) return {outcomes: [], mayNeedYou: []}
-  const pending = readPending(state, BATCH)
+  const pending = readPending(state, BATCH, 'oldest')
   if (pending.events.length === 0 && pending.unreadable.length === 0) return {outcomes: [], mayNeedYou: []}
   const log: string[] = pending.unreadable.map((name) => `spool ${name}: not an event; removed`)
   let outcomes: Outcome[] = []

@@ -111,14 +111,17 @@ export interface Pending {
   total: number
 }
 
-/** Read pending events (the newest `limit` of them), in the order they were sent. Reads only. */
-export function readPending(state: StateDir | null, limit = Infinity): Pending {
+/**
+ * Read pending events, in the order they were sent. Reads only. A reader takes the newest `limit` (older
+ * ones are superseded anyway); the writer the oldest, so that events are applied in the order sent.
+ */
+export function readPending(state: StateDir | null, limit = Infinity, take: 'newest' | 'oldest' = 'newest'): Pending {
   const dir = state === null ? null : checkedSpool(state)
   if (dir === null) return {events: [], unreadable: [], total: 0}
   const names = pendingNames(dir)
   const events: SpoolEvent[] = []
   const unreadable: string[] = []
-  for (const name of names.slice(Math.max(0, names.length - limit))) {
+  for (const name of take === 'newest' ? names.slice(Math.max(0, names.length - limit)) : names.slice(0, limit)) {
     try {
       const event = parseSpoolText(name, readRegularFile(join(dir, name), 128 * 1024))
       if (event) events.push(event)
