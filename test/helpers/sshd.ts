@@ -1,12 +1,18 @@
 import {ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
 import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 
 import {pkForUser} from './others.js'
 
 /** Test users that play remote hosts. Only users with this prefix are ever created or cleaned. */
-export const HOST_USERS = ['pktesthost1', 'pktesthost2'] as const
+/** Host users are made for one world (one test run) and removed with it: two runs at once never share one. */
+const USER_PREFIX = 'pkt'
+const newHostUsers = (): [string, string] => {
+  const run = randomBytes(3).toString('hex')
+  return [`${USER_PREFIX}${run}a`, `${USER_PREFIX}${run}b`]
+}
 const SSHD = '/usr/sbin/sshd'
 
 export function sshUnavailable(): string | null {
@@ -29,15 +35,18 @@ function uidOf(user: string): number {
   return Number(execFileSync('id', ['-u', user], {encoding: 'utf8'}).trim())
 }
 
-/** Wipe a test host user's pk world: its tmux servers and its pk state. */
-function resetUser(user: string): void {
-  if (!user.startsWith('pktesthost')) throw new Error(`refusing to reset ${user}`)
+/** Remove a test host user this world made: its processes, its tmux directory, the account and its home. */
+function removeUser(user: string): void {
+  if (!new RegExp(`^${USER_PREFIX}[0-9a-f]{6}[ab]$`).test(user)) throw new Error(`refusing to remove ${user}`)
+  if (spawnSync('id', [user]).status !== 0) return
   spawnSync('pkill', ['-KILL', '-u', user])
   rmSync(`/tmp/tmux-${uidOf(user)}`, {recursive: true, force: true})
-  rmSync(join('/home', user, '.local'), {recursive: true, force: true})
+  spawnSync('userdel', ['-r', '-f', user], {stdio: 'ignore'})
 }
 
 export interface SshWorld {
+  /** The two host users, made for this world. */
+  users: [string, string]
   port: number
   /** ssh arguments that reach the test sshd with the test key and known host key. */
   options: string[]
@@ -52,14 +61,26 @@ export interface SshWorld {
 
 /** A real OpenSSH server on a private port of 127.0.0.1, with generated host and user keys. */
 export async function startSshWorld(scratch: string): Promise<SshWorld> {
+  const users = newHostUsers()
+  let sshd: ChildProcess | null = null
+  try {
+    return await start(scratch, users, (child) => (sshd = child))
+  } catch (error) {
+    // A world that failed to start leaks neither its sshd nor its users.
+    ;(sshd as ChildProcess | null)?.kill('SIGKILL')
+    for (const user of users) removeUser(user)
+    throw error
+  }
+}
+
+async function start(scratch: string, HOST_USERS: [string, string], started: (sshd: ChildProcess) => void): Promise<SshWorld> {
   const dir = join(scratch, 'ssh')
   mkdirSync(dir, {recursive: true, mode: 0o700})
   chmodSync(scratch, 0o755)
   for (const user of HOST_USERS) {
-    if (spawnSync('id', [user]).status !== 0) execFileSync('useradd', ['-m', '-s', '/bin/sh', user])
+    execFileSync('useradd', ['-m', '-s', '/bin/sh', user])
     // A new account is locked ('!'), and sshd without PAM refuses even key logins to locked accounts.
     execFileSync('usermod', ['-p', '*', user])
-    resetUser(user)
   }
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')])
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'id')])
@@ -91,6 +112,7 @@ export async function startSshWorld(scratch: string): Promise<SshWorld> {
     ].join('\n') + '\n',
   )
   const sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], {stdio: ['ignore', 'ignore', 'pipe']})
+  started(sshd)
   const hostKey = readFileSync(join(dir, 'host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ')
   writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostKey}\n`)
   const options = ['-F', '/dev/null', '-p', String(port), '-i', join(dir, 'id'), '-o', 'IdentitiesOnly=yes', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'StrictHostKeyChecking=yes']
@@ -107,13 +129,14 @@ export async function startSshWorld(scratch: string): Promise<SshWorld> {
     // In the user's home, as a login would be: the test's own directory may be closed to other users.
     execFileSync('runuser', ['-u', user, '--', 'env', '-i', `HOME=/home/${user}`, `PATH=${process.env.PATH}`, 'LANG=C.UTF-8', ...argv], {encoding: 'utf8', cwd: `/home/${user}`})
   return {
+    users: HOST_USERS,
     port,
     options,
     remotePk,
     sshd,
     stop() {
       sshd.kill('SIGTERM')
-      for (const user of HOST_USERS) resetUser(user)
+      for (const user of HOST_USERS) removeUser(user)
     },
     pkAs: (user, args) => asUser(user, [process.execPath, pk, ...args]),
     tmuxAs: (user, args) => asUser(user, ['tmux', '-S', `/tmp/tmux-${uidOf(user)}/pk`, ...args]),

@@ -5,7 +5,7 @@ import {afterAll, beforeAll, beforeEach, afterEach, describe, expect, it} from '
 import {shellQuote} from '../../src/lib/attach.js'
 import {FleetRow} from '../../src/lib/fleet.js'
 import {PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
-import {HOST_USERS, SshWorld, sshUnavailable, startSshWorld} from '../helpers/sshd.js'
+import {SshWorld, sshUnavailable, startSshWorld} from '../helpers/sshd.js'
 
 const skipReason = sshUnavailable()
 if (skipReason) console.warn(`skipping ssh host tests: ${skipReason}`)
@@ -18,6 +18,7 @@ interface FleetJson {
 }
 
 let world: SshWorld
+let HOST_USERS: [string, string]
 let scratch: Sandbox
 let sb: Sandbox
 const hostIds: Record<string, string> = {}
@@ -26,6 +27,7 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
   beforeAll(async () => {
     scratch = new Sandbox()
     world = await startSshWorld(scratch.root)
+    HOST_USERS = world.users
     for (const user of HOST_USERS) hostIds[user] = world.pkAs(user, ['bg', '--', 'sleep', '1000']).trim()
   }, 120_000)
   afterAll(() => {
@@ -63,7 +65,7 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
     const id = hostIds[HOST_USERS[0]]!
     const pane = JSON.parse(world.pkAs(HOST_USERS[0], ['ls', '--json'])).sessions[0].tmux.pane
     const printed = await sb.pk(['attach', `one/${id}`, '--print'])
-    expect(printed.stdout).toMatch(/^ssh -t .* -- pktesthost1@127\.0\.0\.1 /)
+    expect(printed.stdout).toMatch(new RegExp(`^ssh -t .* -- ${HOST_USERS[0]}@127\\.0\\.0\\.1 `))
     const term = sb.socket('term')
     const pk = [process.execPath, PK_BIN, 'attach', `one/${id.slice(0, 5)}`].map(shellQuote).join(' ')
     const status = join(sb.root, 'status')
