@@ -68,7 +68,7 @@ mv -f "$tmp" "$mine" 2>/dev/null || { rm -f "$tmp"; exit 0; }
 # Events that may need the user: have pk look now, in the background.
 if [ -n "$node" ] && [ -x "$node" ]; then
   case ${payload:-$(cat "$mine" 2>/dev/null)} in
-    *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *waiting* | *turnEnded*)
+    *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
       here=$(dirname "$0")
       "$node" "$here/../bin/run.js" notify --fold > /dev/null 2>&1 < /dev/null &
       ;;

@@ -42,7 +42,7 @@ in the state directory. pk setup AGENT installs the integration.`
   static override examples = [`echo '{"hook_event_name":"Notification","session_id":"abc"}' | <%= config.bin %> hook claude`, `<%= config.bin %> hook codex '{"type":"agent-turn-complete","thread-id":"t1"}'`]
   static override strict = false
   static override args = {
-    agent: Args.string({description: 'which agent is calling (claude, codex, pi, or a preset name)'}),
+    agent: Args.string({description: 'which agent is calling (claude, codex, gemini, opencode, pi, or a preset name)'}),
   }
   static override flags = {
     json: Flags.boolean({description: 'print what was recorded (for debugging)'}),

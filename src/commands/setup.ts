@@ -6,9 +6,10 @@ import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
 
 export default class Setup extends PkCommand {
-  static override summary = "Install pk's integration into an agent (hooks, notify program, or extension), or autostart."
+  static override summary = "Install pk's integration into an agent (hooks, notify program, extension or plugin), or autostart."
   static override description = `claude: hooks in ~/.claude/settings.json. codex: the notify program in ~/.codex/config.toml.
-pi: an extension in ~/.pi/agent/extensions/pk.js that reports state and adds /bg.
+gemini: hooks in ~/.gemini/settings.json. opencode: a plugin in ~/.config/opencode/plugins/pk.js that reports state
+and each answer's tokens and cost. pi: an extension in ~/.pi/agent/extensions/pk.js that reports state and adds /bg.
 Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-backup-TIME).
 autostart: what runs pk restore --yes once after a reboot, on the machine's own service manager: a systemd user
 unit (pk-restore.service) where a user manager answers, else an @reboot crontab entry. --remove takes it away.`

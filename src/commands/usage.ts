@@ -6,7 +6,7 @@ import {currentDir, loadConfig} from '../lib/config.js'
 import {usageError} from '../lib/errors.js'
 import {collectSessions} from '../lib/sessions.js'
 import {tokens} from '../lib/present/table.js'
-import {USAGE_AGENTS, readCache, readOn, sinceDay, totals, transcriptOf} from '../lib/usage.js'
+import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage.js'
 
 export default class Usage extends PkCommand {
   static override summary = 'Tokens and cost per session, agent or day, from the agents’ own transcripts.'
@@ -28,7 +28,7 @@ million tokens per model); a model without a rate is named unpriced and its cost
     if (flags.since !== undefined && since === null) throw usageError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
     const listing = await collectSessions(process.env)
     const rows = args.id === undefined ? listing.rows : [resolveId(args.id, listing.rows)]
-    const rates = (await loadConfig(currentDir(), process.env)).config.usage?.rates ?? {}
+    const rules = rulesOf((await loadConfig(currentDir(), process.env)).config.usage)
     const records = new Map(listing.snapshot.records.map((s) => [s.file, s.record]))
     // A resumed conversation goes on in the same transcript: each file is counted once, for its newest session.
     const seen = new Set<string>()
@@ -39,8 +39,8 @@ million tokens per model); a model without a rate is named unpriced and its cost
       const file = transcriptOf(record, process.env)
       if (file === null || seen.has(file)) return []
       seen.add(file)
-      const cache = file === null ? null : readOn(record.agent, file, readCache(listing.snapshot.state, row.id))
-      return cache === null ? [] : [{id: row.id, agent: record.agent, acc: cache.acc, rates}]
+      const cache = file === null ? null : readOn(record.agent, file, readCache(listing.snapshot.state, row.id), rules)
+      return cache === null ? [] : [{id: row.id, agent: record.agent, acc: cache.acc, rates: rules.rates}]
     })
     const lines = totals(items, flags.by, since)
     const total = totals(items.map((i) => ({...i, id: 'all'})), 'session', since)[0] ?? null
@@ -49,7 +49,7 @@ million tokens per model); a model without a rate is named unpriced and its cost
       return
     }
     if (lines.length === 0) {
-      process.stderr.write('no usage known: pk reads the transcripts of Claude Code, Codex and Pi sessions it knows the conversation of\n')
+      process.stderr.write('no usage known: pk reads the transcripts of Claude Code, Codex, Gemini CLI and Pi sessions it knows the conversation of\n')
       return
     }
     const cost = (c: number | null, unpriced: string[]) => (c === null ? `? (unpriced: ${unpriced.join(', ')})` : `$${c.toFixed(2)}`)

@@ -30,8 +30,16 @@ export interface PkConfig {
   notify?: NotifyChannel[]
   /** `pk bg --worktree`: where worktrees go, how branches are named, what runs in a new one. */
   worktrees?: WorktreeConfig
-  /** What tokens cost: dollars per million, per model (`{"rates": {"claude-opus-4-8": {"input": 15, "output": 75}}}`). */
-  usage?: {rates?: Record<string, {input?: number; output?: number; cacheRead?: number; cacheWrite?: number}>}
+  /**
+   * What tokens cost: dollars per million, per model (`{"rates": {"claude-opus-4-8": {"input": 15, "output": 75}}}`);
+   * context windows of models whose agent does not write one; and when a session needs you for its usage
+   * (`{"attention": {"context": 90, "cost": 5}}`: past 90% of its context, or past $5).
+   */
+  usage?: {
+    rates?: Record<string, {input?: number; output?: number; cacheRead?: number; cacheWrite?: number}>
+    contextWindows?: Record<string, number>
+    attention?: {context?: number; cost?: number}
+  }
 }
 
 /** A place pk tells you that a session needs you. */
@@ -63,22 +71,47 @@ type Env = Record<string, string | undefined>
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
 
-/** Pure: `usage.rates`: per model, dollars per million tokens of each kind; nothing else. */
+/** Pure: `usage`: rates (per model, dollars per million tokens of each kind), context windows, attention thresholds. */
 function validateUsage(data: unknown, fail: (key: string, message: string) => Error): NonNullable<PkConfig['usage']> {
-  if (!isObject(data)) throw fail('usage', 'must be an object ({"rates": {...}})')
-  for (const key of Object.keys(data)) if (key !== 'rates') throw fail(`usage.${key}`, 'unknown key (known: rates)')
-  if (data.rates === undefined) return {}
-  if (!isObject(data.rates)) throw fail('usage.rates', 'must be an object: model name -> {input, output, cacheRead, cacheWrite}')
-  const rates: NonNullable<NonNullable<PkConfig['usage']>['rates']> = {}
-  for (const [model, rate] of Object.entries(data.rates)) {
-    if (!isObject(rate)) throw fail(`usage.rates.${model}`, 'must be an object')
-    for (const [kind, value] of Object.entries(rate)) {
-      if (!['input', 'output', 'cacheRead', 'cacheWrite'].includes(kind)) throw fail(`usage.rates.${model}.${kind}`, 'unknown kind (input, output, cacheRead, cacheWrite)')
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail(`usage.rates.${model}.${kind}`, 'must be dollars per million tokens, a number')
-    }
-    rates[model] = rate as Record<string, number>
+  if (!isObject(data)) throw fail('usage', 'must be an object ({"rates": {...}, "contextWindows": {...}, "attention": {...}})')
+  for (const key of Object.keys(data)) if (!['rates', 'contextWindows', 'attention'].includes(key)) throw fail(`usage.${key}`, 'unknown key (known: rates, contextWindows, attention)')
+  const usage: NonNullable<PkConfig['usage']> = {}
+  const amount = (key: string, value: unknown, what: string) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail(key, `must be ${what}, a number`)
+    return value
   }
-  return {rates}
+  if (data.rates !== undefined) {
+    if (!isObject(data.rates)) throw fail('usage.rates', 'must be an object: model name -> {input, output, cacheRead, cacheWrite}')
+    usage.rates = {}
+    for (const [model, rate] of Object.entries(data.rates)) {
+      if (!isObject(rate)) throw fail(`usage.rates.${model}`, 'must be an object')
+      for (const [kind, value] of Object.entries(rate)) {
+        if (!['input', 'output', 'cacheRead', 'cacheWrite'].includes(kind)) throw fail(`usage.rates.${model}.${kind}`, 'unknown kind (input, output, cacheRead, cacheWrite)')
+        amount(`usage.rates.${model}.${kind}`, value, 'dollars per million tokens')
+      }
+      usage.rates[model] = rate as Record<string, number>
+    }
+  }
+  if (data.contextWindows !== undefined) {
+    if (!isObject(data.contextWindows)) throw fail('usage.contextWindows', 'must be an object: model name -> tokens')
+    usage.contextWindows = {}
+    for (const [model, tokens] of Object.entries(data.contextWindows)) {
+      if (amount(`usage.contextWindows.${model}`, tokens, 'tokens') === 0) throw fail(`usage.contextWindows.${model}`, 'must be more than 0 tokens')
+      usage.contextWindows[model] = tokens as number
+    }
+  }
+  if (data.attention !== undefined) {
+    if (!isObject(data.attention)) throw fail('usage.attention', 'must be an object ({"context": PERCENT, "cost": DOLLARS})')
+    usage.attention = {}
+    for (const [key, value] of Object.entries(data.attention)) {
+      if (key === 'context') {
+        if (amount('usage.attention.context', value, 'a percent of the context window') > 100 || value === 0) throw fail('usage.attention.context', 'must be a percent of the context window, more than 0 and at most 100')
+        usage.attention.context = value as number
+      } else if (key === 'cost') usage.attention.cost = amount('usage.attention.cost', value, 'dollars spent in one session')
+      else throw fail(`usage.attention.${key}`, 'unknown key (known: context, cost)')
+    }
+  }
+  return usage
 }
 
 /** Pure: check a config object (layered over `base`); the error names the file and the key. */
@@ -361,6 +394,11 @@ export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
   }
   if (user.hosts !== undefined) merged.hosts = user.hosts
   if (user.notify !== undefined) merged.notify = user.notify
+  // A project's rates, windows and thresholds add to yours, key by key.
+  if (user.usage !== undefined && project.usage !== undefined) {
+    const both = (key: 'rates' | 'contextWindows' | 'attention') => (user.usage![key] || project.usage![key] ? {[key]: {...user.usage![key], ...project.usage![key]}} : {})
+    merged.usage = {...both('rates'), ...both('contextWindows'), ...both('attention')}
+  }
   if (user.worktrees !== undefined || project.worktrees !== undefined) merged.worktrees = {...user.worktrees, ...project.worktrees, ...(user.worktrees?.setup ? {setup: user.worktrees.setup} : {})}
   return merged
 }

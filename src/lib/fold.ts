@@ -9,7 +9,7 @@ import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
 import {appendRegularFile} from './registry/files.js'
 import {mayWrite, withWriteAccess} from './registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from './registry/records.js'
-import {readCache, readOn, transcriptOf, writeCache} from './usage.js'
+import {UsageRules, readCache, readOn, transcriptOf, writeCache} from './usage.js'
 import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
 import {bootMs} from './sessions.js'
 import {takeSnapshot} from './snapshot.js'
@@ -95,7 +95,7 @@ export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<
       touched.push(written)
     }
     for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
-    rememberUsage(state, touched, env)
+    if (touched.length > 0) rememberUsage(state, touched, env, await (await import('./sessions.js')).usageRules(env))
   }
   writeLog(state, log)
   for (const name of [...pending.events.map((e) => e.name), ...pending.unreadable]) {
@@ -146,15 +146,14 @@ function create(state: StateDir, view: {bootId: string; pidNs: string}, serverPi
  * How far each touched session's transcript was read, and what it said: kept, so that readers read only what
  * is appended after (a transcript grows to tens of megabytes). Records are read afresh: they were just written.
  */
-function rememberUsage(state: StateDir, ids: string[], env: Env): void {
-  if (ids.length === 0) return
+function rememberUsage(state: StateDir, ids: string[], env: Env, rules: UsageRules): void {
   const all = readRecords(state).records
   for (const id of ids) {
     try {
       const stored = all.find((r) => sessionIdOf(r.record.identity) === id)
       if (!stored) continue
       const file = transcriptOf(stored.record, env)
-      const cache = file === null ? null : readOn(stored.record.agent!, file, readCache(state, id))
+      const cache = file === null ? null : readOn(stored.record.agent!, file, readCache(state, id), rules)
       if (cache !== null) writeCache(state, id, cache)
     } catch {
       // usage is a nicety: never in the way of applying events

@@ -55,6 +55,17 @@ const PI_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean
   session_shutdown: {state: 'exited'},
 }
 
+/** Gemini CLI's hooks (0.61, `hooks` in ~/.gemini/settings.json): each payload names its session and transcript. */
+const GEMINI_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean}> = {
+  SessionStart: {state: 'idle'},
+  BeforeAgent: {state: 'working'},
+  // Fired when the agent loop ends; Gemini may start another at once (after a tool), whose BeforeAgent follows.
+  AfterAgent: {state: 'idle', turnEnded: true},
+  // Only `ToolPermission` so far: Gemini waits for the user to allow a tool.
+  Notification: {state: 'waiting'},
+  SessionEnd: {state: 'exited'},
+}
+
 const asObject = (text: string): Record<string, unknown> | null => {
   try {
     const data = JSON.parse(text)
@@ -76,8 +87,8 @@ const conversation = (v: unknown) => {
 
 /**
  * Pure: an agent's hook payload -> what to record, or null for events that say nothing about state.
- * Claude Code sends JSON on stdin; Codex's `notify` passes JSON as the last argument; pk's Pi extension
- * passes `{event, sessionId}` as the last argument.
+ * Claude Code and Gemini CLI send JSON on stdin; Codex's `notify` passes JSON as the last argument; pk's Pi
+ * extension passes `{event, sessionId}` as the last argument.
  */
 export function parseHookPayload(agent: string, payload: string): HookReport | null {
   const data = asObject(payload)
@@ -98,6 +109,15 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     if (data.type !== 'agent-turn-complete') return null
     return {state: 'idle', event: 'agent-turn-complete', conversationId: conversation(data['thread-id']) ?? conversation(data.thread_id), turnEnded: true, sentAt: null, cwd: str(data.cwd)}
   }
+  if (agent === 'gemini') {
+    const event = str(data.hook_event_name)
+    const mapped = event ? GEMINI_EVENTS[event] : undefined
+    if (!event || !mapped) return null
+    // Dated by Gemini's own clock (its `timestamp`), like Pi's: its hooks may finish out of order.
+    const at = typeof data.timestamp === 'string' ? Date.parse(data.timestamp) : Number.NaN
+    const type = event === 'Notification' ? str(data.notification_type) : null
+    return {state: mapped.state, event: type ? `${event}:${type}` : event, conversationId: conversation(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: Number.isFinite(at) ? at : null, transcript: path(data.transcript_path)}
+  }
   if (agent === 'pi') {
     const event = str(data.event)
     const mapped = event ? PI_EVENTS[event] : undefined
@@ -106,11 +126,13 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
     return {state: mapped.state, event, conversationId: conversation(data.sessionId), turnEnded: mapped.turnEnded ?? false, sentAt, transcript: path(data.transcript)}
   }
-  // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`.
+  // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`; pk's opencode
+  // plugin does, naming the usage file it keeps for the conversation.
   const state = str(data.state)
   if (!isOneOf(HOOK_STATES, state)) return null
   const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
-  return {state, event: str(data.event) ?? state, conversationId: conversation(data.conversationId), turnEnded: data.turnEnded === true, sentAt}
+  const report: HookReport = {state, event: str(data.event) ?? state, conversationId: conversation(data.conversationId), turnEnded: data.turnEnded === true, sentAt}
+  return agent === 'opencode' ? {...report, transcript: path(data.transcript)} : report
 }
 
 /**

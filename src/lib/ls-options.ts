@@ -16,7 +16,7 @@ export const LS_FLAGS = {
   color: {type: 'boolean', description: 'with --format short: tmux colour codes (#[fg=...])'},
   state: {type: 'string', description: 'only sessions in these states, comma-separated (working,waiting,idle,exited,unknown)'},
   attention: {type: 'boolean', description: 'only sessions that need you (waiting, or finished a turn, while nobody looks)'},
-  agent: {type: 'string', description: 'only sessions of this agent (claude, codex, pi, ...)'},
+  agent: {type: 'string', description: 'only sessions of this agent (claude, codex, gemini, opencode, pi, ...)'},
   ids: {type: 'boolean', short: 'q', description: 'print only the ids, one per line'},
   'no-headers': {type: 'boolean', description: 'the table without its header line'},
 } as const

@@ -8,6 +8,7 @@ import {writeFileAtomic} from './registry/atomic.js'
 import {appendRegularFile} from './registry/files.js'
 import {mayWrite} from './registry/ownership.js'
 import {Env, StateDir} from './registry/state-dir.js'
+import {unseenSince} from './status.js'
 import {runTmux, tmuxArgv} from './tmux/exec.js'
 import {ServerScan} from './tmux/servers.js'
 
@@ -39,8 +40,43 @@ export interface ChannelResult {
 }
 
 /** Pure: the event a row with attention stands for. */
-export function eventOf(row: SessionRow): NotifyEvent {
-  return {id: row.id, agent: row.agent, label: row.label, state: row.state, cwd: row.cwd, reason: row.state === 'waiting' ? 'waiting for you' : 'finished its turn'}
+export function eventOf(row: SessionRow, reason = row.state === 'waiting' ? 'waiting for you' : 'finished its turn'): NotifyEvent {
+  return {id: row.id, agent: row.agent, label: row.label, state: row.state, cwd: row.cwd, reason}
+}
+
+/** Pure: why a row's usage needs the user, in words. */
+function usageReason(row: Pick<SessionRow, 'usage'>): string {
+  const u = row.usage!
+  const alert = u.attention!
+  if (alert.reason === 'context') return `past ${alert.threshold}% of its context${u.contextTokens !== null && u.contextWindow ? ` (${Math.round((100 * u.contextTokens) / u.contextWindow)}%)` : ''}`
+  return `past your budget of $${alert.threshold}${u.cost !== null ? ` ($${u.cost.toFixed(2)} spent)` : ''}`
+}
+
+/** One event of a row that may need telling: named by its session and date; told only when nobody saw it. */
+export interface RowEvent {
+  since: string
+  reason: string
+  /** Nobody looking and nobody looked since: tell it. Else (a client attached) it is only claimed. */
+  unseen: boolean
+}
+
+/**
+ * Pure: the events a row stands for: what its state needs (waiting, a finished turn), and a usage
+ * threshold it passed (usage.attention), each with its own date, so each is told once. An event that was
+ * seen after it began (a client attached since) is neither told nor claimed; one that happens while a
+ * client is attached is claimed, never told.
+ */
+export function rowEvents(row: SessionRow): RowEvent[] {
+  const events: RowEvent[] = []
+  const alert = row.usage?.attention ?? null
+  const usageSince = alert === null ? Number.NaN : Date.parse(alert.since)
+  if (row.attentionSince !== null && Date.parse(row.attentionSince) !== usageSince && (row.attention || row.attached)) {
+    events.push({since: row.attentionSince, reason: row.state === 'waiting' ? 'waiting for you' : 'finished its turn', unseen: unseenSince(row, Date.parse(row.attentionSince))})
+  }
+  if (alert !== null && !Number.isNaN(usageSince) && row.state !== 'exited' && row.verified && (row.attached || unseenSince(row, usageSince))) {
+    events.push({since: new Date(usageSince).toISOString(), reason: usageReason(row), unseen: unseenSince(row, usageSince)})
+  }
+  return events
 }
 
 /** Pure: one line about the event, for a tmux message or a desktop notification. */
@@ -200,12 +236,12 @@ export async function notifyRows(rows: SessionRow[], channels: NotifyChannel[] |
   // Seen while a client is attached: the user was looking, so the event is claimed and never told.
   // An event without a date of its own (a screen state no observer has handed in yet) cannot be named:
   // it is told once an observer dates it (watchers do, see watch.ts).
-  const untold = rows.filter((row) => row.attentionSince !== null && (row.attention || row.attached) && !existsSync(join(dir, markerName(row))))
+  const untold = rows.flatMap((row) => rowEvents(row).filter((e) => !existsSync(join(dir, markerName({id: row.id, attentionSince: e.since})))).map((e) => ({row, event: e})))
   if (untold.length === 0 || !mayWrite(state)) return []
   const told: string[] = []
-  for (const row of untold) {
-    if (!claimEvent(state, row) || !row.attention) continue
-    await deliver(eventOf(row), channels ?? DEFAULT_CHANNELS, env, state)
+  for (const {row, event} of untold) {
+    if (!claimEvent(state, {id: row.id, attentionSince: event.since}) || !event.unseen) continue
+    await deliver(eventOf(row, event.reason), channels ?? DEFAULT_CHANNELS, env, state)
     told.push(row.id)
   }
   return told

@@ -3,12 +3,12 @@ import {Correlation, SessionRow, correlate} from './correlate.js'
 import {Applied, applyEvents, knownOf, worldOf} from './events.js'
 import {readBootTime} from './proc/reader.js'
 import {Problem, SessionRecord} from './registry/records.js'
-import {Rates, USAGE_AGENTS, sessionUsage} from './usage.js'
+import {USAGE_AGENTS, UsageRules, rulesOf, sessionUsage} from './usage.js'
 import {currentDir, loadConfig} from './config.js'
 import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
 import {READER_PENDING_LIMIT, readPending} from './spool.js'
-import {Known, applyStatus, captureKey, needsCapture} from './status.js'
+import {Known, applyStatus, applyUsageAttention, captureKey, needsCapture} from './status.js'
 import {capturePanes} from './tmux/capture.js'
 import {ServerScan} from './tmux/servers.js'
 import {mark} from './timings.js'
@@ -45,25 +45,25 @@ export async function collectSessions(env: Env = process.env, opts: {cache?: Wat
   const records = new Map(snap.records.map((s) => [s.file, s.record]))
   const applied = pending.events.length === 0 || !snap.trust.trusted ? new Map() : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
   const paired = withPendingConversations(result.rows, applied, snap.presets)
-  const rows = withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRates(env))
+  const rows = applyUsageAttention(withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(env)))
   mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
 }
 
-/** Your config's per-model rates (usage.rates), for sessions whose agent records no cost of its own. */
-async function usageRates(env: Env): Promise<Rates> {
-  return (await loadConfig(currentDir(), env).catch(() => null))?.config.usage?.rates ?? {}
+/** Your config's usage rules: rates for agents that record no cost, context windows, thresholds. */
+export async function usageRules(env: Env): Promise<UsageRules> {
+  return rulesOf((await loadConfig(currentDir(), env).catch(() => null))?.config.usage)
 }
 
 /**
  * Each agent session's usage, from its transcript: what the writer remembered, and what was appended since
  * (only that is read here). Sessions whose transcript pk does not know show null.
  */
-function withUsage(rows: SessionRow[], records: ReadonlyMap<string, SessionRecord>, state: StateDir | null, env: Env, rates: Rates): SessionRow[] {
+function withUsage(rows: SessionRow[], records: ReadonlyMap<string, SessionRecord>, state: StateDir | null, env: Env, rules: UsageRules): SessionRow[] {
   return rows.map((row) => {
     const record = row.record ? records.get(row.record) : undefined
     if (!record || record.agent === null || !USAGE_AGENTS.includes(record.agent)) return row
-    const found = sessionUsage(row.id, record, state, env, rates)
+    const found = sessionUsage(row.id, record, state, env, rules)
     return found === null ? row : {...row, usage: found.usage}
   })
 }

@@ -114,9 +114,35 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
  * detached later (the detach time pk's own servers keep, see tmux/session.ts), even if they left again.
  */
 export function needsAttention(row: SessionRow, state: State, since: number | null, turnEnded: boolean): boolean {
-  if (row.attached || row.tmux === null) return false
   if (state !== 'waiting' && !(state === 'idle' && turnEnded)) return false
+  return unseenSince(row, since)
+}
+
+/** Whether nobody is looking at the session's window and nobody looked since `since`. */
+export function unseenSince(row: SessionRow, since: number | null): boolean {
+  if (row.attached || row.tmux === null) return false
   const looked = Math.max(row.tmux.lastAttached ?? -1, row.tmux.lastDetached ?? -1)
   if (since !== null && looked >= 0 && looked * 1000 >= since) return false
   return true
+}
+
+/**
+ * Pure: a session past one of your usage thresholds (`usage.attention`: its context share, or its spending)
+ * needs you like one waiting: an event of its own, dated by the transcript line that passed it, so it is
+ * told once (notify.ts tells the state's event and the usage event apart). `attentionSince` names the
+ * event that needs you now, the state's first.
+ */
+export function applyUsageAttention(rows: SessionRow[]): SessionRow[] {
+  let changed = false
+  const out = rows.map((row) => {
+    const alert = row.usage?.attention
+    if (!alert || row.state === 'exited' || !row.verified) return row
+    const since = Date.parse(alert.since)
+    if (Number.isNaN(since)) return row
+    const unseen = unseenSince(row, since)
+    if (row.attention || !unseen) return row
+    changed = true
+    return {...row, attention: true, attentionSince: new Date(since).toISOString()}
+  })
+  return changed ? sortRows(out) : rows
 }

@@ -9,7 +9,9 @@ import {Env, StateDir} from './registry/state-dir.js'
 
 /**
  * What each agent spends and how full its context is, from the agents' own transcripts (issue #25):
- * Claude Code's `~/.claude/projects/…/SESSION.jsonl`, Codex's rollout files, Pi's session files. No
+ * Claude Code's `~/.claude/projects/…/SESSION.jsonl`, Codex's rollout files, Pi's session files, Gemini
+ * CLI's `~/.gemini/tmp/PROJECT/chats/session-*.jsonl` (named by its hooks' transcript_path), and the file
+ * pk's opencode plugin keeps of opencode's own counts (opencode stores them in SQLite). No
  * daemon, no network. A transcript is read once: how far it was read, and what it said up to there, are
  * kept per session (`usage/ID.json`, by the writer that applies events); a reader reads only what was
  * appended since, in memory. Unknown stays null, never a made-up zero.
@@ -44,6 +46,12 @@ export interface Accumulated {
   /** The line that counted it: a content block of the same message is written as its child. */
   lastUuid?: string | null
   updatedAt: string | null
+  /**
+   * When the session passed your thresholds (`usage.attention`), by the transcript's own date of the line
+   * that passed it, so every reader names the event alike. A context that falls back under its share
+   * (compacted) clears its alert: passing again is a new event.
+   */
+  alerts?: {context?: string; cost?: string}
 }
 
 export interface UsageCache {
@@ -53,6 +61,8 @@ export interface UsageCache {
   ino: number
   offset: number
   acc: Accumulated
+  /** The thresholds the alerts were found with: other thresholds read the file again from its start. */
+  rules?: string
 }
 
 export interface Usage {
@@ -71,10 +81,56 @@ export interface Usage {
   source: string
   updatedAt: string | null
   skippedLines: number
+  /** Past a threshold of yours (`usage.attention`): which, since when (the transcript's date), and the threshold. */
+  attention: UsageAttention | null
+}
+
+export interface UsageAttention {
+  reason: 'context' | 'cost'
+  since: string
+  threshold: number
 }
 
 /** Per-model prices in your config (`usage.rates`): dollars per million tokens. */
 export type Rates = Record<string, Partial<Tokens>>
+
+/** What your config says about usage: prices, context windows the agent does not write, thresholds. */
+export interface UsageRules {
+  rates: Rates
+  contextWindows: Record<string, number>
+  attention: {context?: number; cost?: number}
+}
+
+export const NO_RULES: UsageRules = {rates: {}, contextWindows: {}, attention: {}}
+
+/** Pure: the rules from the `usage` key of your config. */
+export const rulesOf = (usage: {rates?: Rates; contextWindows?: Record<string, number>; attention?: UsageRules['attention']} | undefined): UsageRules => ({rates: usage?.rates ?? {}, contextWindows: usage?.contextWindows ?? {}, attention: usage?.attention ?? {}})
+
+/** Pure: the rules that decide alerts, as a key (a cache found with other ones is read again). */
+const rulesKey = (rules: UsageRules) => (rules.attention.context === undefined && rules.attention.cost === undefined ? '' : JSON.stringify([rules.attention, rules.contextWindows, rules.attention.cost === undefined ? {} : rules.rates]))
+
+/** Pure: money for tokens at a model's rate, or null without one. */
+const priced = (t: Tokens, rate: Partial<Tokens> | undefined) => (rate ? (t.input * (rate.input ?? 0) + t.output * (rate.output ?? 0) + t.cacheRead * (rate.cacheRead ?? 0) + t.cacheWrite * (rate.cacheWrite ?? 0)) / 1e6 : null)
+
+/** Pure: what the whole conversation cost so far: the agent's own record, else your rate for its model. */
+const costSoFar = (acc: Accumulated, rates: Rates) => acc.total.cost ?? (acc.model === null ? null : priced(acc.total, rates[acc.model]))
+
+const windowOf = (acc: Accumulated, rules: UsageRules) => acc.contextWindow ?? (acc.model === null ? null : rules.contextWindows[acc.model] ?? null)
+
+/** Pure: after a line was counted, whether the session is past your thresholds now (dated by that line). */
+function checkAlerts(acc: Accumulated, rules: UsageRules, at: string | null): void {
+  const {context, cost} = rules.attention
+  if (context !== undefined) {
+    const window = windowOf(acc, rules)
+    const over = window !== null && acc.contextTokens !== null && acc.contextTokens * 100 >= context * window
+    if (!over && acc.alerts?.context) delete acc.alerts.context
+    else if (over && !acc.alerts?.context && at !== null) (acc.alerts ??= {}).context = at
+  }
+  if (cost !== undefined && !acc.alerts?.cost && at !== null) {
+    const spent = costSoFar(acc, rules.rates)
+    if (spent !== null && spent >= cost) (acc.alerts ??= {}).cost = at
+  }
+}
 
 const zero = (): Counted => ({input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: null})
 export const emptyAcc = (): Accumulated => ({model: null, total: zero(), days: {}, contextTokens: null, contextWindow: null, skippedLines: 0, lastMessageId: null, lastMessageUsage: null, updatedAt: null})
@@ -155,13 +211,57 @@ function piLine(acc: Accumulated, entry: Entry): boolean {
   return true
 }
 
-const READERS: Record<string, (acc: Accumulated, entry: Entry) => boolean> = {claude: claudeLine, codex: codexLine, pi: piLine}
+/**
+ * Pure: one line of a Gemini CLI session file (0.61): `type: gemini` messages carry `tokens` (`input`
+ * includes what was `cached`; `thoughts` are billed as output). A message written again with the same
+ * id (its tool calls filled in) replaces what was counted for it. `$set` lines and the header change
+ * nothing.
+ */
+function geminiLine(acc: Accumulated, entry: Entry): boolean {
+  if (entry.type !== 'gemini') return true
+  const t = obj(entry.tokens)
+  if (!t) return true // a message still being written, without its tokens yet
+  const cached = num(t.cached)
+  const tokens = {input: Math.max(0, num(t.input) - cached), output: num(t.output) + num(t.thoughts), cacheRead: cached, cacheWrite: 0}
+  const id = typeof entry.id === 'string' ? entry.id : null
+  const when = day(entry.timestamp)
+  if (id !== null && id === acc.lastMessageId && acc.lastMessageUsage) add(acc, when, acc.lastMessageUsage, null, -1)
+  add(acc, when, tokens, null)
+  acc.lastMessageId = id
+  acc.lastMessageUsage = tokens
+  if (typeof entry.model === 'string') acc.model = entry.model
+  acc.contextTokens = num(t.total) || tokens.input + cached + tokens.output + num(t.tool)
+  if (typeof entry.timestamp === 'string') acc.updatedAt = entry.timestamp
+  return true
+}
+
+/**
+ * Pure: one line of the usage file pk's opencode plugin keeps (opencode keeps its own in SQLite): each
+ * finished answer with opencode's `tokens` (`input` without the cache; `reasoning` billed as output) and
+ * its own `cost`.
+ */
+function opencodeLine(acc: Accumulated, entry: Entry): boolean {
+  if (entry.type !== 'assistant') return true
+  const t = obj(entry.tokens)
+  if (!t) return false
+  const cache = obj(t.cache)
+  const tokens = {input: num(t.input), output: num(t.output) + num(t.reasoning), cacheRead: num(cache?.read), cacheWrite: num(cache?.write)}
+  const at = typeof entry.time === 'number' && Number.isFinite(entry.time) ? new Date(entry.time).toISOString() : null
+  add(acc, day(at), tokens, typeof entry.cost === 'number' && Number.isFinite(entry.cost) ? entry.cost : null)
+  if (typeof entry.modelID === 'string') acc.model = entry.modelID
+  acc.contextTokens = num(t.total) || tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite
+  if (at !== null) acc.updatedAt = at
+  return true
+}
+
+const READERS: Record<string, (acc: Accumulated, entry: Entry) => boolean> = {claude: claudeLine, codex: codexLine, pi: piLine, gemini: geminiLine, opencode: opencodeLine}
 export const USAGE_AGENTS = Object.keys(READERS)
 
 /** Pure: whole lines of a transcript, applied in order; a line that is not JSON is skipped and counted. */
-export function accumulate(agent: string, acc: Accumulated, text: string): Accumulated {
+export function accumulate(agent: string, acc: Accumulated, text: string, rules: UsageRules = NO_RULES): Accumulated {
   const read = READERS[agent]
   if (!read) return acc
+  const alerting = rules.attention.context !== undefined || rules.attention.cost !== undefined
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue
     let entry: Entry | null
@@ -171,24 +271,43 @@ export function accumulate(agent: string, acc: Accumulated, text: string): Accum
       entry = null
     }
     if (entry === null || !read(acc, entry)) acc.skippedLines++
+    else if (alerting) checkAlerts(acc, rules, acc.updatedAt)
   }
   return acc
 }
 
 /** Pure: what a session's usage is, priced by the agent's own record or your rates. */
-export function usageOf(acc: Accumulated, source: string, rates: Rates): Usage {
+export function usageOf(acc: Accumulated, source: string, rules: UsageRules): Usage {
   const t = acc.total
-  let cost: number | null = t.cost
-  let costSource: Usage['costSource'] = cost === null ? null : 'agent'
-  let unpriced: string | null = null
-  if (cost === null && acc.model !== null) {
-    const rate = rates[acc.model]
-    if (rate) {
-      cost = (t.input * (rate.input ?? 0) + t.output * (rate.output ?? 0) + t.cacheRead * (rate.cacheRead ?? 0) + t.cacheWrite * (rate.cacheWrite ?? 0)) / 1e6
-      costSource = 'rates'
-    } else unpriced = acc.model
+  const cost = costSoFar(acc, rules.rates)
+  const costSource: Usage['costSource'] = t.cost !== null ? 'agent' : cost !== null ? 'rates' : null
+  const unpriced = cost === null ? acc.model : null
+  return {model: acc.model, input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, contextTokens: acc.contextTokens, contextWindow: windowOf(acc, rules), cost, costSource, unpriced, source, updatedAt: acc.updatedAt, skippedLines: acc.skippedLines, attention: attentionOf(acc, rules)}
+}
+
+/** Pure: the first threshold still passed (the earlier event first), or null. */
+function attentionOf(acc: Accumulated, rules: UsageRules): UsageAttention | null {
+  const found: UsageAttention[] = []
+  if (rules.attention.context !== undefined && acc.alerts?.context) found.push({reason: 'context', since: acc.alerts.context, threshold: rules.attention.context})
+  if (rules.attention.cost !== undefined && acc.alerts?.cost) found.push({reason: 'cost', since: acc.alerts.cost, threshold: rules.attention.cost})
+  return found.sort((a, b) => Date.parse(a.since) - Date.parse(b.since))[0] ?? null
+}
+
+/** The first bytes of a regular file (never a FIFO's or a device's), or null. */
+function readHead(file: string, bytes: number): string | null {
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch {
+    return null
   }
-  return {model: acc.model, input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, contextTokens: acc.contextTokens, contextWindow: acc.contextWindow, cost, costSource, unpriced, source, updatedAt: acc.updatedAt, skippedLines: acc.skippedLines}
+  try {
+    if (!fstatSync(fd).isFile()) return null
+    const buffer = Buffer.alloc(bytes)
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** The most of a transcript read in one go: more waits for the next look (a reader never stalls on one file). */
@@ -198,7 +317,7 @@ const MAX_READ = 64 * 1024 * 1024
  * Read a transcript from where the cache stopped (from the start when it is another file or shorter now):
  * whole lines only, never through a link's surprise (a FIFO, a device): a regular file, opened without blocking.
  */
-export function readOn(agent: string, file: string, cache: UsageCache | null): UsageCache | null {
+export function readOn(agent: string, file: string, cache: UsageCache | null, rules: UsageRules = NO_RULES): UsageCache | null {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
@@ -208,11 +327,13 @@ export function readOn(agent: string, file: string, cache: UsageCache | null): U
   try {
     const stats = fstatSync(fd)
     if (!stats.isFile()) return null
-    const same = cache !== null && cache.file === file && cache.ino === stats.ino && cache.offset <= stats.size
+    const key = rulesKey(rules)
+    const same = cache !== null && cache.file === file && cache.ino === stats.ino && cache.offset <= stats.size && (cache.rules ?? '') === key
     const start = same ? cache.offset : 0
     const acc: Accumulated = same ? structuredClone(cache.acc) : emptyAcc()
     const length = Math.min(stats.size - start, MAX_READ)
-    if (length <= 0) return {version: 1, file, ino: stats.ino, offset: start, acc}
+    const kept = key === '' ? {} : {rules: key}
+    if (length <= 0) return {version: 1, file, ino: stats.ino, offset: start, acc, ...kept}
     const buffer = Buffer.alloc(length)
     let got = 0
     while (got < length) {
@@ -222,8 +343,8 @@ export function readOn(agent: string, file: string, cache: UsageCache | null): U
     }
     // Up to the last whole line: a line still being written is read next time.
     const end = buffer.lastIndexOf(0x0a, got - 1) + 1
-    accumulate(agent, acc, buffer.subarray(0, end).toString('utf8'))
-    return {version: 1, file, ino: stats.ino, offset: start + end, acc}
+    accumulate(agent, acc, buffer.subarray(0, end).toString('utf8'), rules)
+    return {version: 1, file, ino: stats.ino, offset: start + end, acc, ...kept}
   } finally {
     closeSync(fd)
   }
@@ -239,6 +360,8 @@ export function transcriptOf(record: SessionRecord, env: Env): string | null {
   if (id === null) return null
   if (record.agent === 'claude') return join(claudeProjects(env), record.cwd.replaceAll(/[^a-zA-Z0-9]/g, '-'), `${id}.jsonl`)
   if (record.agent === 'codex') return findRollout(id, env)
+  if (record.agent === 'gemini') return findGeminiChat(id, env)
+  if (record.agent === 'opencode') return opencodeUsageFile(id, env)
   if (record.agent === 'pi') {
     const dir = join(env.PI_CODING_AGENT_DIR || join(env.HOME || homedir(), '.pi', 'agent'), 'sessions', `--${record.cwd.replace(/^\//, '').replaceAll(/[/:]/g, '-')}--`)
     try {
@@ -250,6 +373,42 @@ export function transcriptOf(record: SessionRecord, env: Env): string | null {
   }
   return null
 }
+
+/**
+ * Gemini CLI's session file of a conversation: `~/.gemini/tmp/PROJECT/chats/session-TIME-ID8.jsonl`, the
+ * one whose first line names the whole id (the name holds only its first eight characters).
+ */
+export function findGeminiChat(id: string, env: Env): string | null {
+  const root = join(env.HOME || homedir(), '.gemini', 'tmp')
+  const short = id.slice(0, 8)
+  let projects: string[]
+  try {
+    projects = readdirSync(root)
+  } catch {
+    return null
+  }
+  for (const project of projects) {
+    let names: string[]
+    try {
+      names = readdirSync(join(root, project, 'chats')).filter((n) => n.endsWith(`-${short}.jsonl`))
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      const file = join(root, project, 'chats', name)
+      try {
+        const head = readHead(file, 4096)
+        if (head !== null && obj(JSON.parse(head.split('\n')[0]!))?.sessionId === id) return file
+      } catch {
+        // not a session file of Gemini's: not this one
+      }
+    }
+  }
+  return null
+}
+
+/** The usage file pk's opencode plugin keeps for a conversation (see assets/opencode-plugin.js). */
+export const opencodeUsageFile = (id: string, env: Env) => join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'opencode', 'pk-usage', `${id.replaceAll(/[^A-Za-z0-9_-]/g, '_')}.jsonl`)
 
 export const codexSessions = (env: Env) => join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'sessions')
 
@@ -292,11 +451,11 @@ export function writeCache(state: StateDir, id: string, cache: UsageCache): void
 }
 
 /** A session's usage now: its cache and whatever was appended since (read in memory; nothing written). */
-export function sessionUsage(id: string, record: SessionRecord, state: StateDir | null, env: Env, rates: Rates): {usage: Usage; cache: UsageCache} | null {
+export function sessionUsage(id: string, record: SessionRecord, state: StateDir | null, env: Env, rules: UsageRules): {usage: Usage; cache: UsageCache} | null {
   const file = transcriptOf(record, env)
   if (file === null) return null
-  const cache = readOn(record.agent!, file, readCache(state, id))
-  return cache === null ? null : {usage: usageOf(cache.acc, file, rates), cache}
+  const cache = readOn(record.agent!, file, readCache(state, id), rules)
+  return cache === null ? null : {usage: usageOf(cache.acc, file, rules), cache}
 }
 
 export type UsageGroup = 'session' | 'agent' | 'day'
@@ -332,8 +491,7 @@ export function totals(items: {id: string; agent: string; acc: Accumulated; rate
       line.output += counted.output
       line.cacheRead += counted.cacheRead
       line.cacheWrite += counted.cacheWrite
-      const rate = item.acc.model === null ? undefined : item.rates[item.acc.model]
-      const cost = counted.cost ?? (rate ? (counted.input * (rate.input ?? 0) + counted.output * (rate.output ?? 0) + counted.cacheRead * (rate.cacheRead ?? 0) + counted.cacheWrite * (rate.cacheWrite ?? 0)) / 1e6 : null)
+      const cost = counted.cost ?? priced(counted, item.acc.model === null ? undefined : item.rates[item.acc.model])
       if (cost === null) {
         if (item.acc.model !== null && !line.unpriced.includes(item.acc.model)) line.unpriced.push(item.acc.model)
         line.cost = null

@@ -179,7 +179,7 @@ describe('pk setup on real files', () => {
     expect(text).toContain("registerCommand('bg'")
     expect(text).toMatch(/const PK = \[".*run\.js"\]/)
     expect((await sb.pk(['setup', 'pi'])).stdout).toMatch(/already installed/)
-    expect((await sb.pk(['setup', 'gemini'])).code).toBe(2)
+    expect((await sb.pk(['setup', 'aider'])).code).toBe(2)
   })
 })
 

@@ -75,7 +75,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
       {state: 'waiting', pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit|A potential loop was detected|│\s*● 1\. `, lines: 24},
       {state: 'idle', pattern: String.raw`Type your message`},
     ],
-    hooks: null,
+    hooks: 'hooks in ~/.gemini/settings.json: BeforeAgent (working), Notification (waiting), AfterAgent (idle), SessionEnd (exited)',
   },
   {
     name: 'opencode',
@@ -87,7 +87,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
       {state: 'waiting', pattern: String.raw`Permission required|Allow once`},
       {state: 'idle', pattern: String.raw`ctrl\+p commands|enter send`},
     ],
-    hooks: null,
+    hooks: 'plugin: ~/.config/opencode/plugins/pk.js reports session.busy (working), permission.asked (waiting), session.idle (idle), and each answer\'s tokens and cost',
   },
   {
     name: 'aider',

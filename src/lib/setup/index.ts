@@ -4,9 +4,11 @@ import {usageError} from '../errors.js'
 import {planClaude, claudeSettingsFile} from './claude.js'
 import {planCodex, codexConfigFile} from './codex.js'
 import {SetupChange, applyChange, hookArgv, pkArgv, readIfExists} from './common.js'
+import {geminiSettingsFile, planGemini} from './gemini.js'
+import {opencodePluginFile, planOpencode} from './opencode.js'
 import {planPi, piExtensionFile} from './pi.js'
 
-export const SETUP_AGENTS = ['claude', 'codex', 'pi'] as const
+export const SETUP_AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'pi'] as const
 
 export async function planSetup(agent: string, env: Record<string, string | undefined>): Promise<SetupChange> {
   const home = env.HOME || homedir()
@@ -19,6 +21,14 @@ export async function planSetup(agent: string, env: Record<string, string | unde
     const file = codexConfigFile(home, env)
     const {parse} = await import('smol-toml')
     return planCodex(readIfExists(file), file, pk, (text) => parse(text) as Record<string, unknown>)
+  }
+  if (agent === 'gemini') {
+    const file = geminiSettingsFile(home)
+    return planGemini(readIfExists(file), file, pk)
+  }
+  if (agent === 'opencode') {
+    const file = opencodePluginFile(home, env)
+    return planOpencode(readIfExists(file), file, pk)
   }
   if (agent === 'pi') {
     const file = piExtensionFile(home, env)
@@ -34,7 +44,7 @@ export async function planSetup(agent: string, env: Record<string, string | unde
 export function installedHooks(env: Record<string, string | undefined>): {agent: string; file: string; thisPk: boolean}[] {
   const home = env.HOME || homedir()
   const mine = hookArgv(pkArgv(), 'x')[0]!
-  const files: [string, string][] = [['claude', claudeSettingsFile(home)], ['codex', codexConfigFile(home, env)], ['pi', piExtensionFile(home, env)]]
+  const files: [string, string][] = [['claude', claudeSettingsFile(home)], ['codex', codexConfigFile(home, env)], ['gemini', geminiSettingsFile(home)], ['opencode', opencodePluginFile(home, env)], ['pi', piExtensionFile(home, env)]]
   return files.flatMap(([agent, file]) => {
     let text: string | null = null
     try {
@@ -42,7 +52,7 @@ export function installedHooks(env: Record<string, string | undefined>): {agent:
     } catch {
       text = null
     }
-    if (text === null || !/pk-hook\.sh|\bhook (claude|codex|pi)\b/.test(text)) return []
+    if (text === null || !/pk-hook\.sh|\bhook (claude|codex|gemini|opencode|pi)\b/.test(text)) return []
     return [{agent, file, thisPk: text.includes(mine) || text.includes(JSON.stringify(mine).slice(1, -1))}]
   })
 }

@@ -9,7 +9,8 @@ import {parseHookPayload} from '../../../src/lib/hook.js'
 import {ancestry} from '../../../src/lib/proc/ancestry.js'
 import {findCaller} from '../../../src/lib/handoff.js'
 import {SessionRow} from '../../../src/lib/correlate.js'
-import {applyStatus, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/status.js'
+import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/status.js'
+import {rowEvents} from '../../../src/lib/notify.js'
 import {VIEW} from '../../helpers/fixtures.js'
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
@@ -72,6 +73,20 @@ describe('hook payloads', () => {
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_start', sessionId: 'p1'}))).toMatchObject({state: 'working', conversationId: 'p1'})
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_end', sessionId: 'p1'}))).toMatchObject({state: 'idle', turnEnded: true})
   })
+  it("reads Gemini CLI 0.61's hook payloads as it sent them (one session, two turns), dated by its own clock", () => {
+    const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'gemini-0.61-hooks.jsonl'), 'utf8').trim().split('\n')
+    const reports = payloads.map((p) => parseHookPayload('gemini', p)!)
+    expect(reports.map((r) => [r.event, r.state, r.turnEnded])).toEqual([
+      ['SessionStart', 'idle', false],
+      ['BeforeAgent', 'working', false],
+      ['AfterAgent', 'idle', true],
+      ['BeforeAgent', 'working', false],
+      ['AfterAgent', 'idle', true],
+    ])
+    expect(reports[2]).toMatchObject({conversationId: '863277ae-0fa7-4866-b11c-a7d48b8bb9e4', sentAt: Date.parse('2026-12-01T09:12:58.101Z'), transcript: '/tmp/gem-home/.gemini/tmp/gem-work/chats/session-2026-12-01T09-12-863277ae.jsonl'})
+    expect(parseHookPayload('gemini', JSON.stringify({hook_event_name: 'Notification', notification_type: 'ToolPermission', session_id: 's'}))).toMatchObject({state: 'waiting', event: 'Notification:ToolPermission'})
+    expect(parseHookPayload('gemini', JSON.stringify({hook_event_name: 'BeforeTool', session_id: 's'}))).toBeNull()
+  })
   it('takes a generic {state} from other agents, and rejects non-JSON', () => {
     expect(parseHookPayload('aider', '{"state":"waiting"}')).toMatchObject({state: 'waiting'})
     expect(parseHookPayload('aider', '{"state":"sleepy"}')).toBeNull()
@@ -108,6 +123,22 @@ describe('status', () => {
   })
   const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({state, at: new Date(now - ago).toISOString(), event: 'e', turnEnded})
 
+  it('usage past a threshold needs you as its own event, told apart from the state\'s, cleared by a look after it', () => {
+    const usage = (since: string) => ({model: 'm', input: 1, output: 1, cacheRead: 0, cacheWrite: 0, contextTokens: 95, contextWindow: 100, cost: null, costSource: null, unpriced: 'm', source: 'f', updatedAt: since, skippedLines: 0, attention: {reason: 'context' as const, since, threshold: 90}})
+    const over = row({state: 'working', stateSource: 'hook', usage: usage('2026-11-29T11:00:00Z')})
+    const [alerted] = applyUsageAttention([over])
+    expect(alerted).toMatchObject({attention: true, attentionSince: '2026-11-29T11:00:00.000Z'})
+    expect(rowEvents(alerted!)).toEqual([{since: '2026-11-29T11:00:00.000Z', reason: 'past 90% of its context (95%)', unseen: true}])
+    // Looked at after it: neither needs you nor is told.
+    const seen = row({...over, tmux: {...over.tmux!, lastAttached: Date.parse('2026-11-29T11:30:00Z') / 1000}})
+    expect(applyUsageAttention([seen])[0]!.attention).toBe(false)
+    expect(rowEvents(applyUsageAttention([seen])[0]!)).toEqual([])
+    // A finished turn that needs you as well: two events, each with its own date.
+    const both = row({state: 'idle', stateSource: 'hook', attention: true, attentionSince: '2026-11-29T11:50:00.000Z', usage: usage('2026-11-29T11:00:00Z')})
+    expect(rowEvents(applyUsageAttention([both])[0]!).map((e) => e.reason)).toEqual(['finished its turn', 'past 90% of its context (95%)'])
+    // Attached: claimed, never told.
+    expect(rowEvents(applyUsageAttention([row({...over, attached: true})])[0]!)).toEqual([{since: '2026-11-29T11:00:00.000Z', reason: 'past 90% of its context (95%)', unseen: false}])
+  })
   it('trusts hooks over pane rules, and lets a working report go stale', () => {
     expect(freshHookStatus(hook('working', WORKING_FRESH_MS + 1), now)).toBeNull()
     expect(freshHookStatus(hook('waiting', 24 * 3600_000), now)).not.toBeNull()
@@ -174,6 +205,11 @@ describe('config', () => {
     expect(findPreset('claude', presets)!.paneRules).toEqual(findPreset('claude')!.paneRules)
     expect(resumeArgv('mine', 'c1', presets)).toEqual(['my-agent', '--resume', 'c1'])
   })
+  it("a project's usage rules add to yours, key by key", () => {
+    const user = validateConfig({usage: {rates: {a: {input: 1}}, attention: {cost: 5}}}, '/u')
+    const project = validateConfig({usage: {rates: {b: {input: 2}}, contextWindows: {b: 1000}, attention: {context: 90}}}, '/p', user)
+    expect(layerConfigs(user, project).usage).toEqual({rates: {a: {input: 1}, b: {input: 2}}, contextWindows: {b: 1000}, attention: {cost: 5, context: 90}})
+  })
   it.each([
     [{colour: true}, /\/c\/\.pkrc: colour: unknown key/],
     [{socket: ''}, /socket: must be a non-empty string/],
@@ -185,6 +221,11 @@ describe('config', () => {
     [{defaultAgent: 'nope'}, /defaultAgent: no preset named "nope"/],
     [{agents: {'Bad Name': {command: ['x']}}}, /agents\.Bad Name: preset names/],
     [[1, 2], /\(top level\): must be an object/],
+    [{usage: {attention: {context: 120}}}, /usage\.attention\.context: must be a percent of the context window, more than 0 and at most 100/],
+    [{usage: {attention: {cost: -1}}}, /usage\.attention\.cost: must be dollars spent in one session/],
+    [{usage: {attention: {tokens: 5}}}, /usage\.attention\.tokens: unknown key/],
+    [{usage: {contextWindows: {m: 0}}}, /usage\.contextWindows\.m: must be more than 0 tokens/],
+    [{usage: {budget: 5}}, /usage\.budget: unknown key/],
   ])('rejects %j naming the file and key', (data, message) => {
     expect(() => validateConfig(data, '/c/.pkrc')).toThrow(message)
   })
