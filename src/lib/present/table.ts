@@ -39,6 +39,21 @@ export const STATE_COLOURS: Record<SessionRow['state'], Colour> = {waiting: 'yel
 /** A preset's name, or the plain command after `$ ` so it cannot be taken for a preset. */
 const agentCell = (row: SessionRow) => row.agent ?? (row.command[0] ? `$ ${row.command[0].split('/').at(-1)}` : '-')
 
+/** Pure: the AGENT cell, with the label (`claude (review)`, `$ sleep (scratch)`): the table's and the dashboard's. */
+export const agentLabelCell = (row: SessionRow) => printable(row.label ? `${agentCell(row)} (${row.label})` : agentCell(row))
+
+/** Pure: the STATE cell: `! ` when it needs you, `?` when unverified, the exit status, or `conflict`. */
+export function stateCell(row: SessionRow): string {
+  let state: string = row.state
+  if (row.conflict) state = 'conflict'
+  else if (!row.verified && row.state !== 'exited') state = `${row.state}?`
+  else if (row.state === 'exited' && row.exitStatus !== null) state = `exited ${row.exitStatus}`
+  return (row.attention ? '! ' : '') + state
+}
+
+/** Pure: the CWD cell, home as `~`, with the worktree's branch (`*` when dirty). */
+export const cwdCell = (row: SessionRow, home: string | undefined) => printable(row.cwd ? shortenHome(row.cwd, home) + (row.worktree ? ` [${row.worktree.branch}${row.worktree.dirty ? '*' : ''}]` : '') : '-')
+
 function target(row: SessionRow): string {
   if (!row.tmux) return '-'
   const socket = row.tmux.socket.split('/').at(-1)
@@ -86,24 +101,18 @@ export function fitCell(text: string, width: number, keepEnd: boolean): string {
 
 export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: number; home?: string; headers?: boolean; width?: number}): string {
   const c = paint(opts.colour)
-  // The usage column only where some session's transcript is known (Claude Code, Codex, Pi).
+  // The usage column only where some session's transcript is known.
   const withUsage = rows.some((r) => r.usage)
   const header = ['ID', 'AGENT', 'STATE', 'AGE', ...(withUsage ? ['USAGE'] : []), 'CWD', 'TMUX']
-  const cells = rows.map((row) => {
-    let state: string = row.state
-    if (row.conflict) state = 'conflict'
-    else if (!row.verified && row.state !== 'exited') state = `${row.state}?`
-    else if (row.state === 'exited' && row.exitStatus !== null) state = `exited ${row.exitStatus}`
-    return [
-      row.id,
-      printable(row.label ? `${agentCell(row)} (${row.label})` : agentCell(row)),
-      (row.attention ? '! ' : '') + state,
-      age(row.startedAt, opts.now),
-      ...(withUsage ? [usageCell(row)] : []),
-      printable(row.cwd ? shortenHome(row.cwd, opts.home) + (row.worktree ? ` [${row.worktree.branch}${row.worktree.dirty ? '*' : ''}]` : '') : '-'),
-      printable(target(row)),
-    ]
-  })
+  const cells = rows.map((row) => [
+    row.id,
+    agentLabelCell(row),
+    stateCell(row),
+    age(row.startedAt, opts.now),
+    ...(withUsage ? [usageCell(row)] : []),
+    cwdCell(row, opts.home),
+    printable(target(row)),
+  ])
   const natural = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)))
   // On a terminal the table fits its width (no row wraps); piped, it is as wide as it needs.
   const widths = opts.width === undefined ? natural : fitWidths(natural, header, opts.width)

@@ -1,6 +1,6 @@
 import {SessionRow} from '../correlate.js'
 import {Problem} from '../registry/records.js'
-import {STATE_COLOURS, age, paint, printable, shortenHome} from '../present/table.js'
+import {STATE_COLOURS, age, agentLabelCell, cwdCell, paint, printable, stateCell, usageCell} from '../present/table.js'
 
 /** Pure dashboard state and rendering: everything the screen shows is a function of this. */
 export interface UiState {
@@ -83,11 +83,14 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   const waiting = state.rows.filter((r) => r.attention).length
   const title = `pk — ${state.rows.length} session(s)${waiting ? `, ${waiting} waiting on you` : ''}${state.filter ? `  filter: ${state.filter}` : ''}`
   const lines: string[] = [c('bold', clip(title, width))]
+  // The table's cells (pk ls), plus what a dashboard adds: the last output, the git branch.
+  const withUsage = state.rows.some((r) => r.usage)
   const columns = [
     {name: 'ID', width: 8},
-    {name: 'AGENT', width: 14},
-    {name: 'STATE', width: 16},
+    {name: 'AGENT', width: 16},
+    {name: 'STATE', width: 18},
     {name: 'AGE', width: 4},
+    ...(withUsage ? [{name: 'USAGE', width: 13}] : []),
     {name: 'ACTIVE', width: 6},
     {name: 'BRANCH', width: 14},
   ]
@@ -103,17 +106,17 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   const first = Math.min(Math.max(0, selectedIndex - listHeight + 1), Math.max(0, rows.length - listHeight))
   for (const row of rows.slice(first, first + listHeight)) {
     const selected = row.id === state.selected
-    const stateText = (row.attention ? '! ' : '') + (row.conflict ? 'conflict' : `${row.state}${row.verified || row.state === 'exited' ? '' : '?'}`) + (row.stateSource === 'none' ? '' : ` (${row.stateSource})`)
     const activity = row.tmux?.activity ? age(new Date(row.tmux.activity * 1000).toISOString(), layout.now) : '-'
     const cells = [
       row.id,
-      printable((row.agent ?? row.command[0]?.split('/').at(-1) ?? '-') + (row.label ? `:${row.label}` : '')),
-      stateText,
+      agentLabelCell(row),
+      stateCell(row) + (row.stateSource === 'none' ? '' : ` (${row.stateSource})`),
       age(row.startedAt, layout.now),
+      ...(withUsage ? [usageCell(row)] : []),
       activity,
       printable(layout.branchOf(row.cwd) ?? '-'),
     ]
-    let text = (selected ? '> ' : '  ') + cells.map((cell, i) => clip(cell, columns[i]!.width)).join(' ') + ' ' + clip(printable(row.cwd ? shortenHome(row.cwd, layout.home) : '-'), cwdWidth)
+    let text = (selected ? '> ' : '  ') + cells.map((cell, i) => clip(cell, columns[i]!.width)).join(' ') + ' ' + clip(cwdCell(row, layout.home), cwdWidth)
     text = clip(text, width)
     // A colour per state (as pk ls colours its STATE column); what needs you stands out in bold.
     if (selected) text = layout.colour ? `\u001B[7m${text}\u001B[0m` : text

@@ -43,6 +43,14 @@ describe('dashboard view', () => {
     expect(lines.at(-1)).toContain('q quit')
   })
 
+  it("shows a row with the table's own cells: the label as pk ls writes it, a plain command, usage with its context share", () => {
+    const usage = {model: 'm', input: 30_000, output: 11_000, cacheRead: 0, cacheWrite: 0, contextTokens: 41_000, contextWindow: 50_000, cost: null, costSource: null, unpriced: 'm', source: 'f', updatedAt: null, skippedLines: 0, attention: null}
+    const lines = renderScreen(base([row('aaaa1111', {label: 'docs', usage}), row('bbbb2222', {agent: null, command: ['/bin/sleep', '9']})]), layout)
+    expect(lines[1]).toMatch(/AGENT +STATE +AGE +USAGE +ACTIVE/)
+    expect(lines.find((l) => l.includes('aaaa1111'))).toMatch(/claude \(docs\) +working \(hook\) +2h +41k ctx 82%/)
+    expect(lines.find((l) => l.includes('bbbb2222'))).toMatch(/\$ sleep +working/)
+  })
+
   it('scrolls to keep the selection visible, copes with tiny terminals, shows problems in the footer', () => {
     const many = Array.from({length: 30}, (_, i) => row(`id${String(i).padStart(6, '0')}`))
     const lines = renderScreen(base(many, {selected: 'id000029'}), layout)
