@@ -146,10 +146,19 @@ describe('every turn end counts', () => {
     const env = {PATH: `${bin}:${process.env.PATH}`}
     const row = await sb.bgRow(['gemini'], {env})
     await waitFor('working', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'working'), 10_000)
-    const watch = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: 'ignore'})
-    const second = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: 'ignore'})
-    children.push(watch, second)
-    await settle(1500)
+    // Two watchers, each of which has seen the session working (on a loaded machine their first look can
+    // take seconds): only then does the turn end.
+    const seen = [false, false]
+    for (const i of [0, 1]) {
+      const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: ['ignore', 'pipe', 'ignore']})
+      let text = ''
+      watcher.stdout!.on('data', (d) => {
+        text += d
+        if (/"state": ?"working"/.test(text)) seen[i] = true
+      })
+      children.push(watcher)
+    }
+    await waitFor('both watchers saw it working', () => seen.every(Boolean), 20_000)
     writeFileSync(done, '')
     await waitFor('told', () => lines().length > 0, 15_000)
     const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
