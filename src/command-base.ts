@@ -1,6 +1,7 @@
 import {Command} from '@oclif/core'
 
-import {PkError, describeError} from './lib/errors.js'
+import {describeError, PkError} from './lib/errors.js'
+import {out, say} from './output.js'
 
 /** Maps pk's typed errors to a one-line message on stderr and the documented exit code. */
 export abstract class PkCommand extends Command {
@@ -20,19 +21,19 @@ export abstract class PkCommand extends Command {
       // "Missing 1 required arg:" names the argument on the next line.
       const first = lines[0]?.endsWith(':') && lines[1] ? `${lines[0]} ${lines[1].split(/\s{2,}/)[0]}` : (lines[0] ?? error.message)
       const hint = this.usageHint(first)
-      process.stderr.write(`pk: ${first.replace(/^Error: /, '')}${hint ? `; ${hint}` : ''} (pk ${this.id ?? ''} --help)\n`.replace(' ( --help)', ' (pk --help)').replace('(pk  --help)', '(pk --help)'))
+      say(`pk: ${first.replace(/^Error: /, '')}${hint ? `; ${hint}` : ''} (pk ${this.id ?? ''} --help)\n`.replace(' ( --help)', ' (pk --help)').replace('(pk  --help)', '(pk --help)'))
       // Out through oclif's exit with its code (2 for usage errors), as its own errors go: nothing more is printed.
       return this.exit(exit)
     }
     // Standard output that cannot be written (a full disk): bin/run.js says so once; nothing more to say.
     if ((error as NodeJS.ErrnoException).syscall === 'write' && process.exitCode === 1) return
     const {message, exitCode} = describeError(error)
-    process.stderr.write(`pk: ${message}\n`)
+    say(`pk: ${message}\n`)
     process.exitCode = exitCode
   }
 
   protected printJson(value: unknown): void {
-    process.stdout.write(JSON.stringify(value, null, 2) + '\n')
+    out(JSON.stringify(value, null, 2) + '\n')
   }
 }
 

@@ -1,6 +1,10 @@
 import {terminalSafe} from './lib/errors.js'
 import {Output, Terminal} from './lib/present/listing.js'
 import {wantColour} from './lib/present/table.js'
+import {measuring, timingsLine} from './lib/timings.js'
+
+// `npm run bench`: where a listing's milliseconds went, as one line on stderr at exit.
+if (measuring) process.on('exit', () => process.stderr.write(timingsLine()!))
 
 /** The terminal pk writes to now. */
 export function terminal(env: Record<string, string | undefined> = process.env): Terminal {
@@ -15,3 +19,8 @@ export function write(output: Output): void {
   if (output.stdout) process.stdout.write(output.stdout)
   if (output.stderr) process.stderr.write(terminalSafe(output.stderr))
 }
+
+/** Words for the user on standard output (what a command prints that is not a presenter's). */
+export const out = (text: string) => write({stdout: text, stderr: ''})
+/** Words for the user on standard error: a note, a warning, an error's line. */
+export const say = (text: string) => write({stdout: '', stderr: text})

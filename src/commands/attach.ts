@@ -1,7 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {runAttach} from '../lib/attach-run.js'
+import {attachCommand, runAttach} from '../lib/attach-run.js'
+import {shellQuote} from '../lib/shell.js'
+import {out} from '../output.js'
 
 export default class Attach extends PkCommand {
   static override summary = 'Attach to (or, inside tmux, switch to) the verified pane of a session.'
@@ -21,11 +23,14 @@ HOST/ID (from pk ls --fleet): runs ssh -t to that host's pk attach ID, which ver
     const {args, flags} = await this.parse(Attach)
     const {splitFleetId} = await import('../lib/fleet.js')
     const {host, id} = splitFleetId(args.id)
+    const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY)
     if (host === null) {
-      process.exitCode = await runAttach(args.id, process.env, flags.print)
+      if (flags.print) out((await attachCommand(args.id, process.env)) + '\n')
+      else process.exitCode = await runAttach(args.id, process.env, terminal)
       return
     }
-    const {runRemoteAttach} = await import('../lib/attach-run.js')
-    process.exitCode = await runRemoteAttach(host, id, process.env, flags.print)
+    const {remoteAttachCommand, runRemoteAttach} = await import('../lib/attach-run.js')
+    if (flags.print) out((await remoteAttachCommand(host, id, process.env)).map(shellQuote).join(' ') + '\n')
+    else process.exitCode = await runRemoteAttach(host, id, process.env, terminal)
   }
 }

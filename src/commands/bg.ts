@@ -9,6 +9,7 @@ import {loadConfig, pkOwnDirectories, currentDir} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
 import type {Worktree} from '../lib/worktree.js'
 import {randomBytes} from 'node:crypto'
+import {out, say} from '../output.js'
 
 export default class Bg extends PkCommand {
   static override summary = 'Start an agent or any command in a new detached tmux session and print its id.'
@@ -64,7 +65,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       if (args.agent !== undefined || extra.length > 0) this.error('--handoff takes no agent or command: it resumes the calling agent', {exit: 2})
       const {handoff} = await import('../lib/handoff.js')
       const moved = await handoff({env: process.env, conversationId: flags.conversation, agentName: flags['agent-name']})
-      process.stdout.write(moved.id + '\n')
+      out(moved.id + '\n')
       return
     }
     const {config, presets} = await loadConfig(currentDir(), process.env)
@@ -78,9 +79,9 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       const made = await createWorktree({cwd: flags.cwd ?? currentDir() ?? '/', branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(process.env)})
       worktree = {path: made.path, branch: made.branch, repo: made.repo}
       newBranch = made.newBranch
-      process.stderr.write(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
+      say(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
       const setup = setupFor(worktree.repo, config.worktrees ?? {})
-      if (setup) await runSetup(setup, worktree.path)
+      if (setup) await runSetup(setup, worktree.path, process.stderr)
     }
     const started = await startSession({
       agent: args.agent,
@@ -98,14 +99,14 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       throw error
     })
     // Should stdout fail (a full disk), the session still runs and is recorded: its id must not be lost.
-    process.stdout.once('error', () => process.stderr.write(`pk: session ${started.id} was started and recorded, but its id could not be printed\n`))
+    process.stdout.once('error', () => say(`pk: session ${started.id} was started and recorded, but its id could not be printed\n`))
     if (flags.json) {
       const row = (await collectSessions(process.env)).rows.find((r) => r.id === started.id) ?? null
       this.printJson({schema: JSON_SCHEMA_VERSION, session: row})
     } else {
-      process.stdout.write(started.id + '\n')
+      out(started.id + '\n')
     }
-    if (flags.attach) process.exitCode = await runAttach(started.id, process.env, false)
+    if (flags.attach) process.exitCode = await runAttach(started.id, process.env, Boolean(process.stdin.isTTY && process.stdout.isTTY))
   }
 }
 

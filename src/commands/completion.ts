@@ -4,6 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {CompletionCommand, CompletionFlag, ID_COMMANDS, SHELLS, completionScript} from '../lib/completion.js'
 import {SETUP_AGENTS} from '../lib/setup/index.js'
+import {out} from '../output.js'
 
 export default class Completion extends PkCommand {
   static override summary = 'Print the shell completion script for bash, zsh or fish.'
@@ -31,6 +32,6 @@ fish: pk completion fish > ~/.config/fish/completions/pk.fish`
         arg: ID_COMMANDS[c.id] ? {ids: ID_COMMANDS[c.id]!} : fixed[c.id] ? {words: fixed[c.id]!} : null,
       }))
       .sort((a, b) => a.id.localeCompare(b.id))
-    process.stdout.write(completionScript(args.shell as (typeof SHELLS)[number], commands))
+    out(completionScript(args.shell as (typeof SHELLS)[number], commands))
   }
 }

@@ -7,6 +7,7 @@ import {assertMayWrite} from '../lib/registry/ownership.js'
 import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
 import {doctorText} from '../lib/present/doctor.js'
 import {wantColour} from '../lib/present/table.js'
+import {out} from '../output.js'
 
 export default class Doctor extends PkCommand {
   static override summary = 'Check tmux, sockets, the state directory and namespace ownership; say how to fix what is wrong.'
@@ -37,7 +38,7 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
       await renderWithListr(diagnosis)
     } else {
       // Names in it (sockets, record files) may hold escape sequences: none reaches the terminal raw.
-      process.stdout.write(terminalSafe(doctorText(diagnosis, remote)))
+      out(terminalSafe(doctorText(diagnosis, remote)))
     }
     process.exitCode = ok ? 0 : 1
   }

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/errors.js'
 import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/hook.js'
+import {say} from '../output.js'
 
 /** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
 async function readStdin(timeoutMs: number): Promise<string> {
@@ -76,7 +77,7 @@ in the state directory. pk setup AGENT installs the integration.`
       if (flags.json) this.printJson({spooled: file !== null, file, state: report?.state ?? null, reason: report === null ? 'event carries no state' : file === null ? 'this pk may not write the state directory' : 'pending; pk notify --fold applies it to the session its sender runs in, if any'})
     } catch (error) {
       // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.
-      if (error instanceof PkError && error.exitCode === 5) process.stderr.write(`pk hook: ${error.message}\n`)
+      if (error instanceof PkError && error.exitCode === 5) say(`pk hook: ${error.message}\n`)
       else logHookError(process.env, args.agent, error)
       if (flags.json) this.printJson({recorded: false, id: null, reason: error instanceof Error ? error.message : String(error)})
     }

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {readLogs} from '../lib/lifecycle.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
+import {out} from '../output.js'
 
 export default class Logs extends PkCommand {
   static override summary = "Print what a session's pane shows and its scrollback, also a dead pane's."
@@ -27,11 +28,11 @@ line (NDJSON).`
     const collected: string[] = []
     const emit = (lines: string[]) => {
       if (flags.json && !flags.follow) collected.push(...lines)
-      else if (flags.json) for (const line of lines) process.stdout.write(JSON.stringify({line}) + '\n')
-      else if (lines.length > 0) process.stdout.write(lines.join('\n') + '\n')
+      else if (flags.json) for (const line of lines) out(JSON.stringify({line}) + '\n')
+      else if (lines.length > 0) out(lines.join('\n') + '\n')
     }
     // Colours as the pane had them: reset at the end, so the terminal is left as it was.
-    if (flags.color && !flags.json) process.once('beforeExit', () => process.stdout.write('\u001b[0m'))
+    if (flags.color && !flags.json) process.once('beforeExit', () => out('\u001b[0m'))
     const result = await readLogs(args.id, process.env, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit, wanted: () => pipeHasReader(1) !== false})
     if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
     process.exitCode = 0

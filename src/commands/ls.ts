@@ -7,7 +7,7 @@ import {listSessions} from '../lib/listing.js'
 import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseStates} from '../lib/ls-options.js'
 import {filterRows, presentListing} from '../lib/present/listing.js'
 import type {SessionRow} from '../lib/correlate.js'
-import {terminal, write} from '../output.js'
+import {out, terminal, write} from '../output.js'
 import {watchSessions} from '../lib/watch.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 
@@ -59,7 +59,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     controller.signal.addEventListener('abort', () => clearInterval(reader), {once: true})
     const {watchHost} = await import('../lib/fleet.js')
     const emitLine = (event: unknown) => {
-      if (!controller.signal.aborted) process.stdout.write(JSON.stringify(event) + '\n')
+      if (!controller.signal.aborted) out(JSON.stringify(event) + '\n')
     }
     const remote = hosts.map((host) => watchHost(host, all, emitLine, controller.signal))
     await watchSessions({
@@ -67,7 +67,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
       intervalMs: intervalSeconds * 1000,
       filter: (row) => (all || isListedByDefault(row)) && wanted(row),
       emit: (event) => {
-        if (!controller.signal.aborted) process.stdout.write(JSON.stringify(event) + '\n')
+        if (!controller.signal.aborted) out(JSON.stringify(event) + '\n')
       },
       signal: controller.signal,
     })

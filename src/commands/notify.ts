@@ -7,6 +7,7 @@ import {openStateDirForReading} from '../lib/registry/state-dir.js'
 import {spoolObservation} from '../lib/observe.js'
 import {foldPending} from '../lib/fold.js'
 import {collectSessions} from '../lib/sessions.js'
+import {out, say} from '../output.js'
 
 export default class Notify extends PkCommand {
   static override summary = 'Tell the user about every session that needs them while nobody is looking, once per event.'
@@ -33,11 +34,11 @@ attached client, and notify-send when there is a display). --test sends a sample
       const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: currentDir(), reason: 'testing its notifications'}
       const results = await deliver(sample, channels, env, state)
       if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, results})
-      else for (const r of results) process.stdout.write(`${!r.ok ? 'FAIL' : r.delivered ? 'ok  ' : 'skip'} ${r.channel}: ${r.detail}\n`)
-      if (channels.length === 0 && !flags.json) process.stdout.write('no channels configured (notify: [])\n')
+      else for (const r of results) out(`${!r.ok ? 'FAIL' : r.delivered ? 'ok  ' : 'skip'} ${r.channel}: ${r.detail}\n`)
+      if (channels.length === 0 && !flags.json) out('no channels configured (notify: [])\n')
       // ok only when the sample reached someone: a channel with nobody there is no delivery.
       const delivered = results.some((r) => r.delivered)
-      if (!delivered && !flags.json) process.stderr.write('pk: the sample reached nobody: no channel delivered it (see above)\n')
+      if (!delivered && !flags.json) say('pk: the sample reached nobody: no channel delivered it (see above)\n')
       process.exitCode = results.every((r) => r.ok) && delivered ? 0 : 1
       return
     }

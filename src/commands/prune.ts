@@ -1,13 +1,12 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {terminalSafe} from '../lib/errors.js'
+import {PkError, terminalSafe} from '../lib/errors.js'
 import {confirm} from '../prompt.js'
-import {PkError, usageError} from '../lib/errors.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
 import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} from '../lib/prune.js'
-import {write} from '../output.js'
+import {out, write} from '../output.js'
 import {openStateDirForReading} from '../lib/registry/state-dir.js'
 import {collectSessions} from '../lib/sessions.js'
 
@@ -29,7 +28,7 @@ without one it needs --yes or --dry-run.`
     const {flags} = await this.parse(Prune)
     const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
-    if (!dryRun && !flags.yes && !interactive) throw usageError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
+    if (!dryRun && !flags.yes && !interactive) throw new PkError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
 
     const state = openStateDirForReading(process.env)
     // Even a dry run is refused from a foreign namespace: its plan would be about other processes.
@@ -41,7 +40,7 @@ without one it needs --yes or --dry-run.`
     let removed: PruneItem[] = []
     if (!dryRun && plan.remove.length > 0) {
       if (!flags.yes && interactive) {
-        process.stdout.write(terminalSafe(planLines(plan.remove, 'would remove')))
+        out(terminalSafe(planLines(plan.remove, 'would remove')))
         if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
       }
       removed = await executePrune(plan, state, listing.snapshot.view)
@@ -55,6 +54,6 @@ without one it needs --yes or --dry-run.`
     }
     const text = pruneText(listed, plan.keep, listing.problems, dryRun)
     write({stdout: terminalSafe(text.stdout), stderr: text.stderr})
-    for (const w of worktreesDone) process.stdout.write(terminalSafe(`${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`))
+    for (const w of worktreesDone) out(terminalSafe(`${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`))
   }
 }

@@ -2,11 +2,12 @@ import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {confirm} from '../prompt.js'
-import {PkError, describeError, usageError} from '../lib/errors.js'
+import {describeError, PkError} from '../lib/errors.js'
 import {planRestore, resumeSession} from '../lib/lifecycle.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {openStateDirForWriting} from '../lib/registry/state-dir.js'
 import {collectSessions} from '../lib/sessions.js'
+import {out, say} from '../output.js'
 
 export default class Restore extends PkCommand {
   static override summary = 'After a reboot or a tmux server’s death, resume every session that was live and can be resumed.'
@@ -25,7 +26,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     const {flags} = await this.parse(Restore)
     const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
-    if (!dryRun && !flags.yes && !interactive) throw usageError('needs-yes', 'pk restore without a terminal needs --yes (to restore) or --dry-run (to look)')
+    if (!dryRun && !flags.yes && !interactive) throw new PkError('needs-yes', 'pk restore without a terminal needs --yes (to restore) or --dry-run (to look)')
     assertMayWrite(openStateDirForWriting(process.env))
     const listing = await collectSessions(process.env)
     const plan = planRestore(listing.rows, listing.snapshot.records, listing.snapshot.servers)
@@ -33,7 +34,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     const failed: {id: string; message: string}[] = []
     if (!dryRun && plan.restore.length > 0) {
       if (!flags.yes && interactive) {
-        for (const row of plan.restore) process.stdout.write(`would resume ${row.id} ${row.agent} in ${row.cwd}\n`)
+        for (const row of plan.restore) out(`would resume ${row.id} ${row.agent} in ${row.cwd}\n`)
         if (!(await confirm(`Resume these ${plan.restore.length}? [y/N] `))) throw new PkError('cancelled', 'nothing restored')
       }
       for (const row of plan.restore) {
@@ -48,11 +49,11 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
       const wouldRestore = dryRun ? plan.restore.map((r) => ({from: r.id, id: null})) : restored
       this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, restored: wouldRestore, skipped: plan.skip.map((s) => ({id: s.row.id, reason: s.reason})), failed})
     } else {
-      if (plan.restore.length === 0) process.stdout.write('nothing to restore\n')
-      for (const row of dryRun ? plan.restore : []) process.stdout.write(`would resume ${row.id} (${row.agent}) in ${row.cwd}\n`)
-      for (const item of restored) process.stdout.write(`resumed ${item.from} as ${item.id}\n`)
-      for (const item of plan.skip) process.stdout.write(`skipped ${item.row.id}: ${item.reason}\n`)
-      for (const item of failed) process.stderr.write(`pk: ${item.id}: ${item.message}\n`)
+      if (plan.restore.length === 0) out('nothing to restore\n')
+      for (const row of dryRun ? plan.restore : []) out(`would resume ${row.id} (${row.agent}) in ${row.cwd}\n`)
+      for (const item of restored) out(`resumed ${item.from} as ${item.id}\n`)
+      for (const item of plan.skip) out(`skipped ${item.row.id}: ${item.reason}\n`)
+      for (const item of failed) say(`pk: ${item.id}: ${item.message}\n`)
     }
     process.exitCode = failed.length > 0 ? 1 : 0
     if (flags.autostart && !dryRun) {

@@ -4,6 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {runAttach} from '../lib/attach-run.js'
 import {resumeSession} from '../lib/lifecycle.js'
 import {collectSessions} from '../lib/sessions.js'
+import {out} from '../output.js'
 
 export default class Resume extends PkCommand {
   static override summary = "Start an exited session's conversation again, as a new session; print its id."
@@ -28,8 +29,8 @@ no such session, 1 when there is nothing to resume (no conversation id was repor
       const row = (await collectSessions(process.env)).rows.find((r) => r.id === resumed.id) ?? null
       this.printJson({schema: JSON_SCHEMA_VERSION, session: row, resumedFrom: resumed.resumedFrom})
     } else {
-      process.stdout.write(resumed.id + '\n')
+      out(resumed.id + '\n')
     }
-    if (flags.attach) process.exitCode = await runAttach(resumed.id, process.env, false)
+    if (flags.attach) process.exitCode = await runAttach(resumed.id, process.env, Boolean(process.stdin.isTTY && process.stdout.isTTY))
   }
 }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {usageError} from '../lib/errors.js'
+import {PkError} from '../lib/errors.js'
 import {sendText} from '../lib/send.js'
 
 async function readAll(): Promise<string> {
@@ -36,11 +36,11 @@ input box), else Enter once more, else exit 1: the text is typed but not submitt
   async run(): Promise<void> {
     const {args, argv, flags} = await this.parse(Send)
     const words = argv.slice(1).map(String)
-    if (flags.stdin && words.length > 0) throw usageError('bad-text', 'give the text as words or with --stdin, not both')
-    if (flags['enter-only'] && (words.length > 0 || flags.stdin)) throw usageError('bad-text', '--enter-only presses Enter alone; give no text with it')
+    if (flags.stdin && words.length > 0) throw new PkError('bad-text', 'give the text as words or with --stdin, not both')
+    if (flags['enter-only'] && (words.length > 0 || flags.stdin)) throw new PkError('bad-text', '--enter-only presses Enter alone; give no text with it')
     const text = flags.stdin ? (await readAll()).replace(/\r?\n$/, '') : words.join(' ')
     // Enter alone confirms whatever is highlighted in a dialog: only when asked for by name.
-    if (text === '' && !flags['enter-only']) throw usageError('bad-text', 'no text to send (pk send ID TEXT); --enter-only presses Enter alone')
+    if (text === '' && !flags['enter-only']) throw new PkError('bad-text', 'no text to send (pk send ID TEXT); --enter-only presses Enter alone')
     const sent = await sendText(args.id, process.env, text, {enter: flags.enter || flags['enter-only'], timeoutMs: flags.timeout * 1000, whenIdle: flags['when-idle']})
     if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, ...sent})
   }

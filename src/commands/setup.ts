@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {usageError} from '../lib/errors.js'
+import {PkError} from '../lib/errors.js'
 import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
+import {out} from '../output.js'
 
 export default class Setup extends PkCommand {
   static override summary = "Install pk's integration into an agent (hooks, notify program, extension or plugin), or autostart."
@@ -25,35 +26,35 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Setup)
     if (args.agent === 'autostart') return this.autostart(flags)
-    if (flags.remove) throw usageError('bad-flags', '--remove goes with pk setup autostart')
+    if (flags.remove) throw new PkError('bad-flags', '--remove goes with pk setup autostart')
     const change = await planSetup(args.agent, process.env)
     if (flags.print) {
-      process.stdout.write(`# ${change.file} (${change.changed ? 'would change' : 'unchanged'})\n${change.after}`)
+      out(`# ${change.file} (${change.changed ? 'would change' : 'unchanged'})\n${change.after}`)
       return
     }
     if (!change.changed) {
-      process.stdout.write(`${change.agent}: ${change.notes.join('; ')} (${change.file})\n`)
+      out(`${change.agent}: ${change.notes.join('; ')} (${change.file})\n`)
       return
     }
     const backup = applyChange(change)
     // The agent's hook writes into pk's state directory only once it exists and names its owner.
     await enrolStateDir(process.env).catch(() => {})
-    process.stdout.write(`${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${backup ? ` (backup: ${backup})` : ''}\n`)
+    out(`${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${backup ? ` (backup: ${backup})` : ''}\n`)
   }
 
   private async autostart(flags: {print: boolean; remove: boolean}): Promise<void> {
     const service = await import('../lib/service.js')
     if (flags.remove) {
       const done = await service.removeAutostart(process.env)
-      process.stdout.write(done.length === 0 ? 'autostart: nothing installed\n' : done.map((d) => `autostart: ${d}\n`).join(''))
+      out(done.length === 0 ? 'autostart: nothing installed\n' : done.map((d) => `autostart: ${d}\n`).join(''))
       return
     }
     const plan = await service.planAutostart(pkArgv(), process.env)
     if (flags.print) {
-      process.stdout.write(`# ${plan.manager === 'systemd' ? plan.where : 'a line for your crontab'}\n${plan.text}${plan.text.endsWith('\n') ? '' : '\n'}`)
+      out(`# ${plan.manager === 'systemd' ? plan.where : 'a line for your crontab'}\n${plan.text}${plan.text.endsWith('\n') ? '' : '\n'}`)
       return
     }
-    process.stdout.write(`autostart: ${await service.installAutostart(plan, process.env)}\n`)
-    if (plan.manager === 'systemd') process.stdout.write('autostart: it runs when your systemd user manager starts: at boot only with lingering (loginctl enable-linger), else at your first login\n')
+    out(`autostart: ${await service.installAutostart(plan, process.env)}\n`)
+    if (plan.manager === 'systemd') out('autostart: it runs when your systemd user manager starts: at boot only with lingering (loginctl enable-linger), else at your first login\n')
   }
 }

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {describeError} from '../lib/errors.js'
 import {StopResult, stopSession} from '../lib/lifecycle.js'
+import {out, say} from '../output.js'
 
 export default class Stop extends PkCommand {
   static override summary = "End sessions' agents: SIGTERM, then SIGKILL after a timeout. The records stay, so conversations can be resumed."
@@ -29,12 +30,12 @@ one is tried; the exit code is the first failure's.`
       try {
         const result = await stopSession(id, process.env, {force: flags.force, timeoutMs: flags.timeout * 1000})
         stopped.push(result)
-        if (!flags.json) process.stdout.write(`stopped ${result.id} (${result.signal}, ${result.seconds} s)\n`)
+        if (!flags.json) out(`stopped ${result.id} (${result.signal}, ${result.seconds} s)\n`)
       } catch (error) {
         const {message, exitCode: code} = describeError(error)
         const full = (error as {sessionId?: string}).sessionId ?? id
         failed.push({id: full, code: (error as {code?: string}).code ?? 'failure', message})
-        if (!flags.json) process.stderr.write(`pk: ${full}: ${message}\n`)
+        if (!flags.json) say(`pk: ${full}: ${message}\n`)
         if (exitCode === 0) exitCode = code
       }
     }

@@ -20,6 +20,6 @@ ${KEYS.map(([key, what]) => `  ${key.padEnd(12)} ${what}`).join('\n')}`
       return
     }
     const {runDashboard} = await import('../lib/ui/app.js')
-    await runDashboard(process.env)
+    await runDashboard(process.env, {stdin: process.stdin, stdout: process.stdout})
   }
 }

@@ -3,10 +3,11 @@ import {Args, Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {resolveId} from '../lib/attach.js'
 import {currentDir, loadConfig} from '../lib/config.js'
-import {usageError} from '../lib/errors.js'
+import {PkError} from '../lib/errors.js'
 import {collectSessions} from '../lib/sessions.js'
-import {tokens} from '../lib/present/table.js'
+import {usageText} from '../lib/present/usage.js'
 import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage.js'
+import {write} from '../output.js'
 
 export default class Usage extends PkCommand {
   static override summary = 'Tokens and cost per session, agent or day, from the agents’ own transcripts.'
@@ -25,7 +26,7 @@ million tokens per model); a model without a rate is named unpriced and its cost
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Usage)
     const since = flags.since === undefined ? null : sinceDay(flags.since, Date.now())
-    if (flags.since !== undefined && since === null) throw usageError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
+    if (flags.since !== undefined && since === null) throw new PkError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
     const listing = await collectSessions(process.env)
     const rows = args.id === undefined ? listing.rows : [resolveId(args.id, listing.rows)]
     const rules = rulesOf((await loadConfig(currentDir(), process.env)).config.usage)
@@ -48,13 +49,6 @@ million tokens per model); a model without a rate is named unpriced and its cost
       this.printJson({schema: JSON_SCHEMA_VERSION, by: flags.by, since, lines, total})
       return
     }
-    if (lines.length === 0) {
-      process.stderr.write('no usage known: pk reads the transcripts of Claude Code, Codex, Gemini CLI and Pi sessions it knows the conversation of\n')
-      return
-    }
-    const cost = (c: number | null, unpriced: string[]) => (c === null ? `? (unpriced: ${unpriced.join(', ')})` : `$${c.toFixed(2)}`)
-    const out = lines.map((l) => `${l.key.padEnd(10)}  in ${tokens(l.input).padStart(6)}  out ${tokens(l.output).padStart(6)}  cache ${tokens(l.cacheRead + l.cacheWrite).padStart(6)}  ${cost(l.cost, l.unpriced)}`)
-    if (total && lines.length > 1) out.push(`${'total'.padEnd(10)}  in ${tokens(total.input).padStart(6)}  out ${tokens(total.output).padStart(6)}  cache ${tokens(total.cacheRead + total.cacheWrite).padStart(6)}  ${cost(total.cost, total.unpriced)}`)
-    process.stdout.write(out.join('\n') + '\n')
+    write(usageText(lines, total))
   }
 }

@@ -1,8 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {usageError} from '../lib/errors.js'
+import {PkError} from '../lib/errors.js'
 import {waitForStates} from '../lib/watch.js'
+import {out} from '../output.js'
 
 export default class Wait extends PkCommand {
   static override summary = 'Block until sessions need you, or are waiting, idle or exited.'
@@ -31,7 +32,7 @@ first (for --for exited, disappearing counts as reaching it).`
     const {argv, flags} = await this.parse(Wait)
     const ids = argv.map(String)
     const bad = ids.find((id) => id.startsWith('-'))
-    if (bad !== undefined) throw usageError('bad-flags', `unknown flag ${bad} (pk wait --help)`)
+    if (bad !== undefined) throw new PkError('bad-flags', `unknown flag ${bad} (pk wait --help)`)
     const done = await waitForStates({
       env: process.env,
       idArgs: ids,
@@ -40,6 +41,6 @@ first (for --for exited, disappearing counts as reaching it).`
       timeoutMs: flags.timeout === undefined ? null : flags.timeout * 1000,
       intervalMs: 500,
     })
-    if (ids.length > 1) process.stdout.write(done.map((id) => id + '\n').join(''))
+    if (ids.length > 1) out(done.map((id) => id + '\n').join(''))
   }
 }

@@ -1,18 +1,24 @@
 import {spawnSync} from 'node:child_process'
 
-import {checkIdForm, prepareAttach, shellQuote} from './attach.js'
+import {checkIdForm, prepareAttach} from './attach.js'
+import {shellQuote} from './shell.js'
 import {PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
 import {clientEnv, tmuxMissing} from './tmux/exec.js'
 
-/** Attach for real (or print the command). Returns the exit code of the tmux client. */
-export async function runAttach(idArg: string, env: Env, print: boolean): Promise<number> {
+/** The command that would attach (`pk attach --print`), as a shell line. */
+export async function attachCommand(idArg: string, env: Env): Promise<string> {
   const {plan} = await prepareAttach(idArg, env)
-  if (print) {
-    process.stdout.write(['tmux', ...plan.argv].map(shellQuote).join(' ') + '\n')
-    return 0
-  }
-  if (plan.mode === 'attach' && !(process.stdin.isTTY && process.stdout.isTTY)) {
+  return ['tmux', ...plan.argv].map(shellQuote).join(' ')
+}
+
+/**
+ * Attach for real: the tmux client gets the terminal (`terminal`: stdin and stdout are one). Returns the
+ * exit code of the tmux client.
+ */
+export async function runAttach(idArg: string, env: Env, terminal: boolean): Promise<number> {
+  const {plan} = await prepareAttach(idArg, env)
+  if (plan.mode === 'attach' && !terminal) {
     throw new PkError('no-terminal', 'pk attach needs a terminal (stdin and stdout must be a TTY); use --print to get the tmux command')
   }
   // A nested attach must not see the caller's TMUX; switch and popup talk to the caller's own server.
@@ -26,18 +32,17 @@ export async function runAttach(idArg: string, env: Env, print: boolean): Promis
 }
 
 
-/** `pk attach HOST/ID`: the host's own pk verifies and attaches, through `ssh -t`. */
-export async function runRemoteAttach(hostName: string, idArg: string, env: Env, print: boolean): Promise<number> {
+/** `pk attach HOST/ID`: the host's own pk verifies and attaches, through `ssh -t`: its argv. */
+export async function remoteAttachCommand(hostName: string, idArg: string, env: Env): Promise<string[]> {
   const id = checkIdForm(idArg)
   const {loadConfig, currentDir} = await import('./config.js')
   const {findHost, remoteAttachArgv} = await import('./fleet.js')
-  const host = findHost((await loadConfig(currentDir(), env)).config, hostName, env)
-  const argv = remoteAttachArgv(host, id)
-  if (print) {
-    process.stdout.write(['ssh', ...argv].map(shellQuote).join(' ') + '\n')
-    return 0
-  }
-  if (!(process.stdin.isTTY && process.stdout.isTTY)) {
+  return ['ssh', ...remoteAttachArgv(findHost((await loadConfig(currentDir(), env)).config, hostName, env), id)]
+}
+
+export async function runRemoteAttach(hostName: string, idArg: string, env: Env, terminal: boolean): Promise<number> {
+  const [, ...argv] = await remoteAttachCommand(hostName, idArg, env)
+  if (!terminal) {
     throw new PkError('no-terminal', 'pk attach needs a terminal (stdin and stdout must be a TTY); use --print to get the ssh command')
   }
   const result = spawnSync('ssh', argv, {stdio: 'inherit'})

@@ -1,11 +1,10 @@
-import {realpathSync} from 'node:fs'
-
 import {SessionRow} from './correlate.js'
-import {ExitCode, PkError, refusal, usageError} from './errors.js'
+import {PkError} from './errors.js'
 import {ID_LENGTH} from './proc/identity.js'
 import {Env} from './registry/state-dir.js'
 import {collectSessions} from './sessions.js'
-import {tmuxArgv, tmuxMissing} from './tmux/exec.js'
+import {AttachPlan, planAttach} from './tmux/attach-plan.js'
+import {tmuxMissing} from './tmux/exec.js'
 
 const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
 
@@ -13,7 +12,7 @@ const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
 export function checkIdForm(idArg: string): string {
   const prefix = idArg.trim().toLowerCase()
   if (!ID_PATTERN.test(prefix)) {
-    throw usageError('bad-id', `${JSON.stringify(idArg)} is not a session id: ids are 1 to ${ID_LENGTH} hex digits, as pk ls shows them`)
+    throw new PkError('bad-id', `${JSON.stringify(idArg)} is not a session id: ids are 1 to ${ID_LENGTH} hex digits, as pk ls shows them`)
   }
   return prefix
 }
@@ -24,12 +23,12 @@ export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
   const byId = new Map<string, SessionRow[]>()
   for (const row of rows) if (row.id.startsWith(prefix)) byId.set(row.id, [...(byId.get(row.id) ?? []), row])
   const twice = [...byId.values()].find((same) => same.length > 1)
-  if (twice) throw new PkError('conflict', `session ${twice[0]!.id} appears more than once (two panes or records claim one process); pk will not guess which is right`, ExitCode.ambiguous)
+  if (twice) throw new PkError('conflict', `session ${twice[0]!.id} appears more than once (two panes or records claim one process); pk will not guess which is right`)
   const matches = [...byId.values()].map((same) => same[0]!)
-  if (matches.length === 0) throw new PkError('no-such-session', `no session with id ${prefix}; pk ls --all lists them`, ExitCode.noSuchSession)
+  if (matches.length === 0) throw new PkError('no-such-session', `no session with id ${prefix}; pk ls --all lists them`)
   if (matches.length > 1) {
     const list = matches.map((r) => `  ${r.id}  ${r.agent ?? r.command[0] ?? ''}  ${r.cwd ?? ''}`).join('\n')
-    throw new PkError('ambiguous-id', `id prefix ${prefix} matches ${matches.length} sessions:\n${list}\nType more of the id.`, ExitCode.ambiguous)
+    throw new PkError('ambiguous-id', `id prefix ${prefix} matches ${matches.length} sessions:\n${list}\nType more of the id.`)
   }
   return matches[0]!
 }
@@ -39,58 +38,20 @@ export type LiveRow = PaneRow & {pid: number}
 
 /** Pure: may pk act on this live session? Conflicts, exited and unverified sessions are refused. */
 export function checkLive(row: SessionRow, doing = 'act on it'): asserts row is LiveRow {
-  if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`, ExitCode.ambiguous)
-  if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited${row.exitReason ? ` (${row.exitReason})` : ''}; nothing to ${doing}`, ExitCode.noSuchSession)
+  if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
+  if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited${row.exitReason ? ` (${row.exitReason})` : ''}; nothing to ${doing}`)
   if (!row.verified || row.tmux === null || row.pid === null) {
-    throw refusal('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to ${doing}`)
+    throw new PkError('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to ${doing}`)
   }
 }
 
 /** Pure: may pk show this session's pane? A live verified one, or the dead pane an exited session left. */
 export function checkAttachable(row: SessionRow): asserts row is PaneRow {
   if (row.state === 'exited' && !row.conflict) {
-    if (row.tmux === null) throw new PkError('exited', `session ${row.id} has exited and its pane is gone; pk ls --all shows why`, ExitCode.noSuchSession)
+    if (row.tmux === null) throw new PkError('exited', `session ${row.id} has exited and its pane is gone; pk ls --all shows why`)
     return
   }
   checkLive(row, 'attach')
-}
-
-export type AttachPlan =
-  | {mode: 'attach'; argv: string[]}
-  | {mode: 'switch'; argv: string[]}
-  | {mode: 'popup'; argv: string[]}
-
-/** Pure: quote a word for a POSIX shell. */
-export function shellQuote(word: string): string {
-  return /^[\w%@./:=+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
-}
-
-function sameSocket(a: string, b: string): boolean {
-  if (a === b) return true
-  try {
-    return realpathSync(a) === realpathSync(b)
-  } catch {
-    return false
-  }
-}
-
-/**
- * Pure given the environment: how to reach the pane. Outside tmux: attach a client. Inside tmux on the same
- * server: switch this client. Inside tmux on another server: a popup on the current server holding a nested
- * client, so the user's own session stays where it is and closing the popup (detach) returns to it.
- */
-export function planAttach(target: {socket: string; pane: string}, env: Env): AttachPlan {
-  const focus = [['select-window', '-t', target.pane], ['select-pane', '-t', target.pane]]
-  const callerSocket = env.TMUX ? env.TMUX.split(',')[0]! : null
-  if (callerSocket === null) {
-    return {mode: 'attach', argv: tmuxArgv(target.socket, [...focus, ['attach-session', '-t', target.pane]])}
-  }
-  if (sameSocket(callerSocket, target.socket)) {
-    return {mode: 'switch', argv: tmuxArgv(target.socket, [...focus, ['switch-client', '-t', target.pane]])}
-  }
-  const nested = ['env', '-u', 'TMUX', '-u', 'TMUX_PANE', 'tmux', ...tmuxArgv(target.socket, [...focus, ['attach-session', '-t', target.pane]])]
-  const shellCommand = `exec ${nested.map(shellQuote).join(' ')}`
-  return {mode: 'popup', argv: tmuxArgv(callerSocket, [['display-popup', '-E', '-w', '90%', '-h', '90%', shellCommand]])}
 }
 
 export async function prepareAttach(idArg: string, env: Env): Promise<{row: SessionRow; plan: AttachPlan}> {
@@ -110,10 +71,10 @@ export async function resolveChecked<T extends PaneRow>(idArg: string, env: Env,
   const first = resolveId(idArg, listing.rows)
   check(first)
   const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
-  if (!again) throw new PkError('gone', `session ${first.id} ended just now`, ExitCode.noSuchSession)
+  if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
   check(again)
   if (again.tmux.socket !== first.tmux.socket || again.tmux.pane !== first.tmux.pane) {
-    throw refusal('moved', `session ${first.id} moved between checks; try again`)
+    throw new PkError('moved', `session ${first.id} moved between checks; try again`)
   }
   return again
 }

@@ -4,7 +4,7 @@ import {basename, join, resolve} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {AgentPreset, BUILTIN_PRESETS, findPreset, launchCommand, presetNames, recognizeAgent} from './agents/presets.js'
-import {PkError, errnoCode, refusal, usageError} from './errors.js'
+import {errnoCode, PkError} from './errors.js'
 import {ProcessIdentity, checkLiveness, identityFromStat, sessionIdOf} from './proc/identity.js'
 import {View, readView} from './proc/view.js'
 import {catches} from './proc/parse.js'
@@ -88,12 +88,12 @@ export function launchArgv(
 ): {argv: string[]; agent: string | null} {
   const name = agent ?? (extraArgs.length === 0 ? defaultAgent : undefined)
   if (name === undefined) {
-    if (extraArgs.length === 0) throw usageError('no-command', `nothing to start: give an agent (${presetNames(presets).join(', ')}) or a command after --`)
+    if (extraArgs.length === 0) throw new PkError('no-command', `nothing to start: give an agent (${presetNames(presets).join(', ')}) or a command after --`)
     // `pk bg -- claude --resume x` is still claude: recognised the same way as agents started by hand.
     return {argv: extraArgs, agent: recognizeAgent(extraArgs, presets)}
   }
   const preset = findPreset(name, presets)
-  if (!preset) throw usageError('unknown-agent', `unknown agent ${JSON.stringify(name)}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`)
+  if (!preset) throw new PkError('unknown-agent', `unknown agent ${JSON.stringify(name)}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`)
   return {argv: [...launchCommand(preset, env), ...extraArgs], agent: preset.name}
 }
 
@@ -103,14 +103,14 @@ function checkCwd(cwd: string): string {
   try {
     isDir = statSync(fsPath(path)).isDirectory()
   } catch (error) {
-    if (errnoCode(error) === 'EACCES') throw usageError('bad-cwd', `working directory ${path} cannot be entered (permission denied on the way there)`)
+    if (errnoCode(error) === 'EACCES') throw new PkError('bad-cwd', `working directory ${path} cannot be entered (permission denied on the way there)`)
   }
-  if (!isDir) throw usageError('bad-cwd', `working directory ${path} does not exist or is not a directory`)
+  if (!isDir) throw new PkError('bad-cwd', `working directory ${path} does not exist or is not a directory`)
   try {
     accessSync(fsPath(path), constants.X_OK)
   } catch {
     // tmux would quietly start the command in HOME instead, while the record claimed this directory.
-    throw usageError('bad-cwd', `working directory ${path} cannot be entered (permission denied)`)
+    throw new PkError('bad-cwd', `working directory ${path} cannot be entered (permission denied)`)
   }
   return path
 }
@@ -179,7 +179,7 @@ async function survives(view: View, identity: ProcessIdentity, graceMs: number):
 export async function startSession(request: BgRequest): Promise<Started> {
   const {argv, agent} = launchArgv(request.agent, request.extraArgs, request.env, request.presets, request.defaultAgent)
   const here = request.cwd ?? currentDir()
-  if (here === null) throw usageError('bad-cwd', 'the current directory no longer exists (deleted under this shell); cd somewhere, or pass --cwd DIR')
+  if (here === null) throw new PkError('bad-cwd', 'the current directory no longer exists (deleted under this shell); cd somewhere, or pass --cwd DIR')
   const cwd = checkCwd(here)
   const socket = resolveSocket(request.socket, request.env)
   checkSocketPath(socket)
@@ -205,7 +205,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
 
   const server = verifyServer(socket, created.serverPid)
   if (!server.verified) {
-    return abandon(refusal('unverified-server', `the tmux server at ${socket} cannot be verified from here (${server.reason}); refusing to record a session on it`))
+    return abandon(new PkError('unverified-server', `the tmux server at ${socket} cannot be verified from here (${server.reason}); refusing to record a session on it`))
   }
   // The pane's process is the gate, a child of the verified server, waiting for its go.
   const stat = readStat(created.panePid)

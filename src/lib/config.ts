@@ -4,7 +4,7 @@ import {dirname, join, resolve} from 'node:path'
 
 import {AgentPreset, BUILTIN_PRESETS} from './agents/presets.js'
 import {PaneRule} from './agents/pane-rules.js'
-import {usageError} from './errors.js'
+import {PkError} from './errors.js'
 import {readRegularFile} from './registry/files.js'
 import {resolveStateDir} from './registry/state-dir.js'
 import {RULE_STATES, isOneOf} from './states.js'
@@ -116,7 +116,7 @@ function validateUsage(data: unknown, fail: (key: string, message: string) => Er
 
 /** Pure: check a config object (layered over `base`); the error names the file and the key. */
 export function validateConfig(data: unknown, file: string, base: PkConfig = {}): PkConfig {
-  const fail = (key: string, message: string) => usageError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
+  const fail = (key: string, message: string) => new PkError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
   if (data === null || data === undefined) return {}
   if (!isObject(data)) throw fail('(top level)', 'must be an object')
   const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts', 'notify', 'worktrees', 'usage'])
@@ -285,7 +285,7 @@ function readConfigText(path: string): string {
   try {
     return readRegularFile(path, 1024 * 1024, true)
   } catch (error) {
-    throw usageError('bad-config', `cannot read config ${path}: ${(error as Error).message}`)
+    throw new PkError('bad-config', `cannot read config ${path}: ${(error as Error).message}`)
   }
 }
 
@@ -331,7 +331,7 @@ export function findUserConfig(dir: string, uid: number = process.getuid!()): st
     if (/\.(c|m)?(js|ts)$/.test(place)) {
       const stats = statSync(file)
       if ((stats.uid !== uid && stats.uid !== 0) || (stats.mode & 0o022) !== 0) {
-        throw usageError('bad-config', `refusing to run ${file}: it must be owned by you and writable by nobody else (chmod go-w)`)
+        throw new PkError('bad-config', `refusing to run ${file}: it must be owned by you and writable by nobody else (chmod go-w)`)
       }
     }
     return file
@@ -349,7 +349,7 @@ async function parseDataConfig(file: string, text: string): Promise<unknown> {
     const {defaultLoaders} = loadPackage('cosmiconfig') as typeof import('cosmiconfig')
     return await defaultLoaders['.yaml'](file, text)
   } catch (error) {
-    throw usageError('bad-config', `cannot read config ${file}: ${(error as Error).message}`)
+    throw new PkError('bad-config', `cannot read config ${file}: ${(error as Error).message}`)
   }
 }
 
@@ -361,20 +361,20 @@ async function loadUserConfig(file: string): Promise<unknown> {
   try {
     return await (defaultLoaders as Record<string, (path: string, text: string) => unknown>)[extension]!(file, readConfigText(file))
   } catch (error) {
-    throw usageError('bad-config', `cannot load config ${file}: ${(error as Error).message}`)
+    throw new PkError('bad-config', `cannot load config ${file}: ${(error as Error).message}`)
   }
 }
 
 /** Pure: refuse the keys a project's config may not set, naming the file and the key. */
 export function checkProjectConfig(config: PkConfig, file: string): void {
-  const fail = (key: string) => usageError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`)
+  const fail = (key: string) => new PkError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`)
   if (config.hosts !== undefined) throw fail('hosts')
   if (config.notify !== undefined) throw fail('notify')
   if (config.worktrees?.setup !== undefined) throw fail('worktrees.setup')
   // A checkout's config could otherwise pick the tmux server pk hands your environment to, check code out
   // into pk's own config directory (whose config.js pk runs), or hang every pk with a regular expression.
   const place = (key: string) =>
-    usageError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY_PLACES} (they choose where pk connects and writes, or what it runs); put it in your own config (~/.config/pk/config.json)`)
+    new PkError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY_PLACES} (they choose where pk connects and writes, or what it runs); put it in your own config (~/.config/pk/config.json)`)
   if (config.socket !== undefined) throw place('socket')
   if (config.worktrees?.dir !== undefined) throw place('worktrees.dir')
   for (const [name, preset] of Object.entries(config.agents ?? {})) {

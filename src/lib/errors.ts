@@ -12,34 +12,99 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
-/** Every error code pk throws on purpose: a stable machine-readable name. */
-export const ERROR_CODES = [
-  'ambiguous-id', 'bad-config', 'bad-cwd', 'bad-host', 'bad-id', 'bad-owner', 'bad-payload', 'bad-settings', 'bad-socket', 'cancelled',
-  'conflict', 'conversation-taken', 'died-at-once', 'exited', 'fleet-recursion', 'foreign-namespace', 'foreign-socket', 'gate-lost', 'gone',
-  'handoff-unpaired', 'moved', 'name-taken', 'needs-yes', 'no-boot-id', 'no-caller', 'no-command', 'no-conversation', 'no-hosts', 'no-resume',
-  'no-setup', 'no-sleep', 'no-such-host', 'no-such-session', 'no-terminal', 'no-view', 'not-a-file', 'not-a-socket', 'notify-taken',
-  'quarantine-blocked', 'state-locked', 'timeout', 'tmux-failed', 'tmux-missing', 'unknown-agent', 'unsafe-ssh-dir', 'unsafe-state-dir', 'unsafe-socket-dir', 'not-ready', 'not-submitted', 'still-alive',
-  'unverified', 'unverified-server', 'bad-text', 'bad-flags', 'no-git', 'git-failed', 'not-a-repo', 'bad-branch', 'branch-checked-out', 'worktree-exists', 'setup-failed', 'tmux-no-server', 'tmux-stale-socket', 'tmux-unresponsive', 'tmux-access-denied', 'tmux-error',
-] as const
-export type ErrorCode = (typeof ERROR_CODES)[number]
+/**
+ * Every error code pk throws on purpose: a stable machine-readable name, the one exit it always gives
+ * (README, "Exit codes"), and what it means for a person. A throw site names the code and says what
+ * happened; it never picks the exit, so a code cannot mean two exits.
+ */
+export const ERRORS = {
+  'ambiguous-id': {exit: ExitCode.ambiguous, meaning: 'the id prefix matches more than one session: type more of the id'},
+  'bad-branch': {exit: ExitCode.usage, meaning: 'not a branch name git accepts'},
+  'bad-config': {exit: ExitCode.usage, meaning: 'a config file does not load or is invalid: the message names the file and the key'},
+  'bad-cwd': {exit: ExitCode.usage, meaning: 'the working directory does not exist or is not a directory'},
+  'bad-flags': {exit: ExitCode.usage, meaning: 'flags that mean nothing together, or a bad value'},
+  'bad-host': {exit: ExitCode.usage, meaning: 'a host name pk does not know and that is not an ssh destination'},
+  'bad-id': {exit: ExitCode.usage, meaning: 'not a session id (8 hex digits, or a prefix of one)'},
+  'bad-owner': {exit: ExitCode.refused, meaning: 'owner.json in the state directory is missing its namespace, unreadable or a link: pk doctor explains'},
+  'bad-payload': {exit: ExitCode.usage, meaning: 'an event payload that is not what pk takes (a JSON object)'},
+  'bad-settings': {exit: ExitCode.usage, meaning: "an agent's settings file is not JSON: fix it first, pk will not overwrite it"},
+  'bad-socket': {exit: ExitCode.usage, meaning: 'a --socket that is not a socket path or name'},
+  'bad-text': {exit: ExitCode.usage, meaning: 'text pk send will not type (control characters)'},
+  'branch-checked-out': {exit: ExitCode.usage, meaning: 'the branch is checked out in another worktree already'},
+  'cancelled': {exit: ExitCode.failure, meaning: 'you said no'},
+  'conflict': {exit: ExitCode.ambiguous, meaning: 'two records claim one process: pk refuses rather than guesses (pk doctor)'},
+  'conversation-taken': {exit: ExitCode.ambiguous, meaning: 'the conversation is live in another session, or was resumed already'},
+  'died-at-once': {exit: ExitCode.failure, meaning: 'the command exited at once: its last output is in the message'},
+  'exited': {exit: ExitCode.noSuchSession, meaning: 'the session has exited: nothing to do to it (pk resume starts it again)'},
+  'fleet-recursion': {exit: ExitCode.refused, meaning: 'a pk started by another pk over ssh does not fan out again'},
+  'foreign-namespace': {exit: ExitCode.refused, meaning: 'this pk runs in another pid namespace than the one that owns the state: it writes nothing'},
+  'foreign-socket': {exit: ExitCode.refused, meaning: "the socket is another user's tmux server"},
+  'gate-lost': {exit: ExitCode.failure, meaning: "the new pane's process ended before pk let it start: nothing was started"},
+  'git-failed': {exit: ExitCode.failure, meaning: 'git failed: its message follows'},
+  'gone': {exit: ExitCode.noSuchSession, meaning: 'the session ended meanwhile'},
+  'handoff-unpaired': {exit: ExitCode.failure, meaning: 'the resumed agent never reported running the conversation: the original keeps running'},
+  'moved': {exit: ExitCode.refused, meaning: 'the session moved between two checks: try again'},
+  'name-taken': {exit: ExitCode.failure, meaning: 'no free tmux session name for --name'},
+  'needs-yes': {exit: ExitCode.usage, meaning: 'a destructive step without a terminal to confirm it: pass --yes'},
+  'no-boot-id': {exit: ExitCode.failure, meaning: '/proc/sys/kernel/random/boot_id is unreadable: run pk where /proc is mounted'},
+  'no-caller': {exit: ExitCode.failure, meaning: 'pk bg --handoff found no agent among its ancestors'},
+  'no-command': {exit: ExitCode.usage, meaning: 'nothing to start: give an agent preset or a command after --'},
+  'no-conversation': {exit: ExitCode.failure, meaning: 'no conversation id is known for the session: pass --conversation ID or install its hooks'},
+  'no-git': {exit: ExitCode.failure, meaning: 'git is not installed'},
+  'no-hosts': {exit: ExitCode.usage, meaning: '--fleet with no hosts in the config'},
+  'no-resume': {exit: ExitCode.failure, meaning: 'the session has no conversation pk can resume: the message says why'},
+  'no-service-manager': {exit: ExitCode.failure, meaning: 'neither a systemd user manager nor crontab: autostart cannot be arranged here'},
+  'no-setup': {exit: ExitCode.usage, meaning: 'pk setup knows no integration for that agent'},
+  'no-sleep': {exit: ExitCode.failure, meaning: 'the sleep program (coreutils) is missing'},
+  'no-such-host': {exit: ExitCode.noSuchSession, meaning: 'no such host in the config'},
+  'no-such-session': {exit: ExitCode.noSuchSession, meaning: 'no session has that id'},
+  'no-terminal': {exit: ExitCode.failure, meaning: 'pk attach needs a terminal: use --print for the tmux command'},
+  'no-view': {exit: ExitCode.refused, meaning: 'pk cannot see which processes are whose here (/proc, /proc/uptime): it refuses to write'},
+  'not-a-file': {exit: ExitCode.failure, meaning: 'a FIFO, directory or link where a regular file should be: never read or written'},
+  'not-a-repo': {exit: ExitCode.usage, meaning: '--worktree outside a git repository'},
+  'not-a-socket': {exit: ExitCode.usage, meaning: 'the --socket path exists and is not a socket: left untouched'},
+  'not-ready': {exit: ExitCode.failure, meaning: 'the agent shows a dialog, not its prompt: nothing was typed'},
+  'not-submitted': {exit: ExitCode.failure, meaning: 'the text was typed but the agent did not take the Enter'},
+  'notify-taken': {exit: ExitCode.failure, meaning: "Codex's config has a notify program of yours: pk never replaces it"},
+  'quarantine-blocked': {exit: ExitCode.failure, meaning: 'the quarantine directory is not a directory: move it away'},
+  'setup-failed': {exit: ExitCode.failure, meaning: 'worktrees.setup failed: the worktree stays'},
+  'state-locked': {exit: ExitCode.failure, meaning: 'another pk holds the state lock for too long: try again'},
+  'still-alive': {exit: ExitCode.failure, meaning: 'the process is still alive after SIGKILL'},
+  'timeout': {exit: ExitCode.timeout, meaning: 'the deadline passed (pk wait, pk send --timeout)'},
+  'tmux-access-denied': {exit: ExitCode.failure, meaning: 'tmux refused the connection (permissions)'},
+  'tmux-error': {exit: ExitCode.failure, meaning: 'tmux failed: its message follows'},
+  'tmux-failed': {exit: ExitCode.failure, meaning: 'tmux did not start the session'},
+  'tmux-missing': {exit: ExitCode.failure, meaning: 'tmux is not installed'},
+  'tmux-no-server': {exit: ExitCode.failure, meaning: 'no tmux server on that socket'},
+  'tmux-stale-socket': {exit: ExitCode.failure, meaning: 'the socket file is left over from a server that is gone (pk doctor --fix)'},
+  'tmux-unresponsive': {exit: ExitCode.failure, meaning: 'the tmux server did not answer in time (stopped?)'},
+  'unknown-agent': {exit: ExitCode.usage, meaning: 'no preset of that name: the message lists them'},
+  'unsafe-socket-dir': {exit: ExitCode.refused, meaning: 'the socket directory (or one above it) is writable by another user'},
+  'unsafe-ssh-dir': {exit: ExitCode.refused, meaning: 'the ssh control directory is not yours with mode 0700'},
+  'unsafe-state-dir': {exit: ExitCode.refused, meaning: 'the state directory is not yours, or open to others'},
+  'unverified': {exit: ExitCode.refused, meaning: 'the session cannot be verified against a live pane from here'},
+  'unverified-server': {exit: ExitCode.refused, meaning: 'the tmux server cannot be verified as yours and of this namespace'},
+  'worktree-exists': {exit: ExitCode.usage, meaning: 'the worktree path exists already'},
+} as const satisfies Record<string, {exit: ExitCodeValue; meaning: string}>
+
+export type ErrorCode = keyof typeof ERRORS
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[]
 
 /**
- * The one error type lib code throws on purpose. `code` is a stable machine-readable name,
- * `exitCode` is what the command exits with, and the message is written for a person.
+ * The one error type lib code throws on purpose. `code` is a stable machine-readable name, the exit
+ * comes from the catalog, and the message is written for a person.
  */
 export class PkError extends Error {
+  readonly exitCode: ExitCodeValue
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly exitCode: ExitCodeValue = ExitCode.failure,
   ) {
     super(message)
     this.name = 'PkError'
+    this.exitCode = ERRORS[code].exit
   }
 }
-
-export const usageError = (code: ErrorCode, message: string) => new PkError(code, message, ExitCode.usage)
-export const refusal = (code: ErrorCode, message: string) => new PkError(code, message, ExitCode.refused)
 
 export function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String((error as {code: unknown}).code) : undefined

@@ -3,10 +3,10 @@ import {createHash} from 'node:crypto'
 import {lstatSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {shellQuote} from './attach.js'
+import {shellQuote} from './shell.js'
 import {HostConfig, PkConfig} from './config.js'
 import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
-import {ExitCode, PkError, refusal, usageError} from './errors.js'
+import {PkError} from './errors.js'
 import type {CheckResult} from './doctor/types.js'
 import {Problem} from './registry/records.js'
 import {loadPackage} from './packages.js'
@@ -28,17 +28,17 @@ export interface FleetRow extends SessionRow {
 /** Pure: which hosts a command talks to. `--fleet` is every configured host; `--host` names some. */
 export function resolveHosts(config: PkConfig, opts: {fleet: boolean; hosts: string[]}, env: Record<string, string | undefined>): HostConfig[] {
   if (!opts.fleet && opts.hosts.length === 0) return []
-  if (env[FLEET_GUARD]) throw refusal('fleet-recursion', 'this pk was started by another pk over ssh; it does not fan out to hosts again')
+  if (env[FLEET_GUARD]) throw new PkError('fleet-recursion', 'this pk was started by another pk over ssh; it does not fan out to hosts again')
   const configured = config.hosts ?? []
   if (opts.fleet && opts.hosts.length === 0) {
-    if (configured.length === 0) throw usageError('no-hosts', '--fleet needs hosts in the config (hosts: [{name, destination}])')
+    if (configured.length === 0) throw new PkError('no-hosts', '--fleet needs hosts in the config (hosts: [{name, destination}])')
     return configured
   }
   return opts.hosts.map((name) => {
     const found = configured.find((h) => h.name === name)
     if (found) return found
     // Not configured: the name is the ssh destination itself (an alias from ~/.ssh/config, user@host).
-    if (name === '' || name.startsWith('-')) throw usageError('bad-host', `unknown host ${JSON.stringify(name)}: configure it (hosts) or give an ssh destination`)
+    if (name === '' || name.startsWith('-')) throw new PkError('bad-host', `unknown host ${JSON.stringify(name)}: configure it (hosts) or give an ssh destination`)
     return {name, destination: name}
   })
 }
@@ -60,7 +60,7 @@ function controlDir(env: Record<string, string | undefined> = process.env): stri
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const stats = lstatSync(dir)
   if (!stats.isDirectory() || stats.uid !== process.getuid!() || (stats.mode & 0o077) !== 0) {
-    throw refusal('unsafe-ssh-dir', `${dir} must be a directory of yours with mode 0700 (ssh control sockets live there)`)
+    throw new PkError('unsafe-ssh-dir', `${dir} must be a directory of yours with mode 0700 (ssh control sockets live there)`)
   }
   return dir
 }
@@ -220,7 +220,7 @@ export function remoteAttachArgv(host: HostConfig, id: string): string[] {
 
 export function findHost(config: PkConfig, name: string, env: Record<string, string | undefined>): HostConfig {
   const [host] = resolveHosts(config, {fleet: false, hosts: [name]}, env)
-  if (!host) throw new PkError('no-such-host', `no host ${name}`, ExitCode.noSuchSession)
+  if (!host) throw new PkError('no-such-host', `no host ${name}`)
   return host
 }
 

@@ -2,7 +2,7 @@ import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
 import {Started, startSession} from './bg.js'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {loadConfig, currentDir} from './config.js'
-import {ExitCode, PkError} from './errors.js'
+import {PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
 import {checkLiveness, sessionIdOf} from './proc/identity.js'
 import {View, readView} from './proc/view.js'
@@ -96,7 +96,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
     (row) => row.pid !== caller.pid && row.state !== 'exited' && row.record !== null && row.verified && conversations.get(row.record) === conversationId,
   )
   if (holders.length > 0) {
-    throw new PkError('conversation-taken', `conversation ${conversationId} is already live in session ${holders.map((h) => h.id).join(', ')}; attach to it instead`, ExitCode.ambiguous)
+    throw new PkError('conversation-taken', `conversation ${conversationId} is already live in session ${holders.map((h) => h.id).join(', ')}; attach to it instead`)
   }
 
   // What the caller was started with stays: its label and the agent's own arguments (issue #22).

@@ -6,7 +6,7 @@ import {BUILTIN_PRESETS} from './agents/presets.js'
 import {LiveRow, PaneRow, checkLive, resolveChecked, resolveId} from './attach.js'
 import {Started, startSession} from './bg.js'
 import {SessionRow} from './correlate.js'
-import {ExitCode, PkError, usageError} from './errors.js'
+import {PkError} from './errors.js'
 import {ProcessIdentity, checkLiveness, sessionIdOf} from './proc/identity.js'
 import {readStat} from './proc/reader.js'
 import {View, readView} from './proc/view.js'
@@ -15,8 +15,9 @@ import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
 import {SessionRecord, StoredRecord, isStored, parseRecordText, replaceRecord} from './registry/records.js'
 import {Env, StateDir, openStateDirForWriting} from './registry/state-dir.js'
 import {Listing, collectSessions} from './sessions.js'
-import {runTmux, tmuxArgv} from './tmux/exec.js'
+import {setRemainOnExit} from './tmux/session.js'
 import {ServerListing} from './tmux/servers.js'
+import {captureRange, paneView, viewAndCapture} from './tmux/pane-io.js'
 
 /** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
 
@@ -91,7 +92,7 @@ async function resolveStoppable(idArg: string, env: Env): Promise<SessionRow & {
   const first = resolveId(idArg, (await collectSessions(env)).rows)
   if (!paneless(first)) return resolveChecked(idArg, env, liveFor('stop'))
   const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
-  if (!again) throw new PkError('gone', `session ${first.id} ended just now`, ExitCode.noSuchSession)
+  if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
   if (!paneless(again)) checkLive(again, 'stop')
   return again as SessionRow & {pid: number}
 }
@@ -114,19 +115,19 @@ export async function stopSession(idArg: string, env: Env, opts: {force: boolean
 async function stopResolved(row: SessionRow & {pid: number}, state: StateDir, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
   const {view} = readView()
   const identity = identityOf(view, row)
-  if (identity === null) throw new PkError('gone', `session ${row.id} ended just now`, ExitCode.noSuchSession)
+  if (identity === null) throw new PkError('gone', `session ${row.id} ended just now`)
   // The stop is written down after the signal: make sure it can be (the lock, the record file), or an
   // agent would end with no "stopped" mark and restore would bring it back.
   if (row.record !== null) await withWriteAccess(state, () => assertWritableRecord(row.record!))
   const started = Date.now()
   // Its pane closes with it instead of staying as a dead pane.
-  if (row.tmux !== null) await runTmux(tmuxArgv(row.tmux.socket, [['set-option', '-w', '-t', row.tmux.pane, 'remain-on-exit', 'off']])).catch(() => {})
+  if (row.tmux !== null) await setRemainOnExit(row.tmux.socket, row.tmux.pane, 'off').catch(() => {})
   let last: StopResult['signal'] = opts.force ? 'SIGKILL' : 'SIGTERM'
   signal(view, identity, last)
   if (!(await goneBy(view, identity, Date.now() + (opts.force ? 2000 : opts.timeoutMs)))) {
     last = 'SIGKILL'
     signal(view, identity, last)
-    if (!(await goneBy(view, identity, Date.now() + 2000))) throw new PkError('still-alive', `session ${row.id} (pid ${row.pid}) is still alive after SIGKILL`, ExitCode.failure)
+    if (!(await goneBy(view, identity, Date.now() + 2000))) throw new PkError('still-alive', `session ${row.id} (pid ${row.pid}) is still alive after SIGKILL`)
   }
   if (row.record !== null) await updateRecord(state, row.record, (record) => ({...record, stopped: {at: new Date().toISOString(), signal: last}}))
   return {id: row.id, signal: last, seconds: Math.round((Date.now() - started) / 100) / 10}
@@ -149,15 +150,15 @@ function noResumeReason(record: SessionRecord): string {
 
 /** Pure: why this exited session cannot be resumed, or null when it can. */
 export function whyNotResumable(row: SessionRow, record: SessionRecord | undefined, liveHolders: SessionRow[]): PkError | null {
-  if (row.conflict) return new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right`, ExitCode.ambiguous)
-  if (row.state !== 'exited') return new PkError('conversation-taken', `session ${row.id} is still running; attach to it instead (pk attach ${row.id})`, ExitCode.ambiguous)
+  if (row.conflict) return new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right`)
+  if (row.state !== 'exited') return new PkError('conversation-taken', `session ${row.id} is still running; attach to it instead (pk attach ${row.id})`)
   if (record === undefined) return new PkError('no-resume', `session ${row.id} has no record to resume from`)
-  if (record.resumedBy) return new PkError('conversation-taken', `session ${row.id} was resumed already, as session ${record.resumedBy}`, ExitCode.ambiguous)
+  if (record.resumedBy) return new PkError('conversation-taken', `session ${row.id} was resumed already, as session ${record.resumedBy}`)
   if (row.resume === null) {
     return new PkError('no-resume', `session ${row.id} has nothing to resume: ${noResumeReason(record)}`)
   }
   if (liveHolders.length > 0) {
-    return new PkError('conversation-taken', `conversation ${record.conversationId} is already live in session ${liveHolders.map((h) => h.id).join(', ')}; two processes writing one transcript corrupt it`, ExitCode.ambiguous)
+    return new PkError('conversation-taken', `conversation ${record.conversationId} is already live in session ${liveHolders.map((h) => h.id).join(', ')}; two processes writing one transcript corrupt it`)
   }
   return null
 }
@@ -237,7 +238,7 @@ export function checkSendText(text: string): string {
   // C1 controls too (U+0080-U+009F): a terminal takes U+009B as CSI, the start of an escape sequence.
   // eslint-disable-next-line no-control-regex -- these are exactly what is refused
   const bad = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/.exec(normal)
-  if (bad) throw usageError('bad-text', `the text contains a control character (code ${bad[0].charCodeAt(0)}); pk send types text, not keys`)
+  if (bad) throw new PkError('bad-text', `the text contains a control character (code ${bad[0].charCodeAt(0)}); pk send types text, not keys`)
   return normal
 }
 
@@ -246,36 +247,6 @@ export function lastLines(captured: string, n: number): string[] {
   const lines = captured.replace(/\n$/, '').split('\n')
   while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop()
   return lines.slice(-n)
-}
-
-export interface PaneView {
-  dead: boolean
-  historySize: number
-  cursorY: number
-}
-
-const VIEW_FORMAT = '#{pane_dead} #{history_size} #{cursor_y}'
-
-function parseView(line: string | undefined): PaneView | null {
-  const [dead, history, cursor] = (line ?? '').trim().split(' ')
-  if (history === undefined || cursor === undefined || !/^\d+$/.test(history) || !/^\d+$/.test(cursor)) return null
-  return {dead: dead === '1', historySize: Number(history), cursorY: Number(cursor)}
-}
-
-async function paneView(socket: string, pane: string): Promise<PaneView | null> {
-  const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT]])).catch(() => null)
-  return out ? parseView(out.stdout) : null
-}
-
-const captureArgs = (pane: string, from: number, to: number | '-', color: boolean) => ['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]
-
-const capture = async (socket: string, pane: string, from: number, to: number | '-', color: boolean) => (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
-
-/** The view and a capture in one tmux call, so no output lands between them (it would be printed twice). */
-async function viewAndCapture(socket: string, pane: string, lines: number, color: boolean): Promise<{view: PaneView | null; text: string}> {
-  const {stdout} = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT], captureArgs(pane, -lines, '-', color)]))
-  const newline = stdout.indexOf('\n')
-  return {view: parseView(stdout.slice(0, newline)), text: stdout.slice(newline + 1)}
 }
 
 /**
@@ -299,7 +270,7 @@ export async function readLogs(idArg: string, env: Env, opts: {lines: number; co
     const end = now === null || now.dead || opts.signal?.aborted
     const complete = now === null ? printed : now.historySize + now.cursorY + (end ? 1 : 0)
     if (now !== null && complete > printed) {
-      const text = await capture(socket, pane, printed - now.historySize, complete - now.historySize - 1, opts.color).catch(() => '')
+      const text = await captureRange(socket, pane, printed - now.historySize, complete - now.historySize - 1, opts.color).catch(() => '')
       const lines = text.replace(/\n$/, '').split('\n')
       opts.emit(end ? lastLines(text, lines.length) : lines)
       printed = complete

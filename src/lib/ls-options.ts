@@ -1,6 +1,6 @@
 import {parseArgs} from 'node:util'
 
-import {usageError} from './errors.js'
+import {PkError} from './errors.js'
 
 import {LsOptions} from './present/listing.js'
 
@@ -27,17 +27,17 @@ const FORMATS: readonly string[] = LS_FLAGS.format.options
 
 /** Pure: refuse combinations that mean nothing, rather than ignore a flag silently (exit 2). */
 export function checkLsOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color'> & Partial<Pick<LsOptions, 'ids' | 'headers' | 'states'>>): void {
-  if (opts.color && opts.format !== 'short') throw usageError('bad-flags', '--color goes with --format short (tmux colour codes for a status bar)')
-  if (opts.json && opts.format === 'short') throw usageError('bad-flags', '--json and --format short are two different outputs; pick one')
-  if (opts.ids && (opts.json || opts.format === 'short')) throw usageError('bad-flags', `--ids and ${opts.json ? '--json' : '--format short'} are two different outputs; pick one`)
-  if (opts.headers === false && (opts.json || opts.ids || opts.format === 'short')) throw usageError('bad-flags', '--no-headers goes with the table')
+  if (opts.color && opts.format !== 'short') throw new PkError('bad-flags', '--color goes with --format short (tmux colour codes for a status bar)')
+  if (opts.json && opts.format === 'short') throw new PkError('bad-flags', '--json and --format short are two different outputs; pick one')
+  if (opts.ids && (opts.json || opts.format === 'short')) throw new PkError('bad-flags', `--ids and ${opts.json ? '--json' : '--format short'} are two different outputs; pick one`)
+  if (opts.headers === false && (opts.json || opts.ids || opts.format === 'short')) throw new PkError('bad-flags', '--no-headers goes with the table')
   const bad = (opts.states ?? []).find((s) => !(STATES as readonly string[]).includes(s))
-  if (bad !== undefined) throw usageError('bad-flags', `--state ${JSON.stringify(bad)}: the states are ${STATES.join(', ')}`)
+  if (bad !== undefined) throw new PkError('bad-flags', `--state ${JSON.stringify(bad)}: the states are ${STATES.join(', ')}`)
 }
 
 /** Pure: --watch streams JSON events: only the filters go with it (--format short, --ids, --no-headers do not). */
 export function checkWatchOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color' | 'ids' | 'headers' | 'states'>): void {
-  if (opts.format === 'short' || opts.color || opts.ids || opts.headers === false) throw usageError('bad-flags', '--watch streams JSON events (--watch --json); --format short, --color, --ids and --no-headers do not go with it')
+  if (opts.format === 'short' || opts.color || opts.ids || opts.headers === false) throw new PkError('bad-flags', '--watch streams JSON events (--watch --json); --format short, --color, --ids and --no-headers do not go with it')
   checkLsOptions({...opts, json: false})
 }
 

@@ -9,7 +9,7 @@ import {appendRegularFile} from './registry/files.js'
 import {mayWrite} from './registry/ownership.js'
 import {Env, StateDir} from './registry/state-dir.js'
 import {unseenSince} from './status.js'
-import {runTmux, tmuxArgv} from './tmux/exec.js'
+import {listClients, showMessage} from './tmux/pane-io.js'
 import {ServerScan} from './tmux/servers.js'
 
 /**
@@ -82,8 +82,6 @@ export function rowEvents(row: SessionRow): RowEvent[] {
 /** Pure: one line about the event, for a tmux message or a desktop notification. */
 export const eventText = (e: NotifyEvent) => `${e.agent ?? 'session'}${e.label ? ` (${e.label})` : ''} ${e.id} is ${e.reason}: pk attach ${e.id}`
 
-/** Pure: text a tmux format will show as it is (`#` starts a format, `%` goes through strftime). */
-export const tmuxLiteral = (text: string) => text.replaceAll('#', '##').replaceAll('%', '%%')
 
 /** Pure: a notifier's argv with `{id}`, `{agent}`, `{label}`, `{state}`, `{cwd}`, `{reason}` filled in. */
 export function fillArgv(argv: string[], e: NotifyEvent): string[] {
@@ -128,11 +126,7 @@ async function tellTmux(e: NotifyEvent, env: Env): Promise<ChannelResult> {
   const {servers} = await scan.settle()
   let told = 0
   for (const server of servers.filter((s) => s.status === 'ok')) {
-    const clients = await runTmux(tmuxArgv(server.socket, [['list-clients', '-F', '#{client_name}']])).catch(() => null)
-    for (const client of clients?.stdout.split('\n').filter(Boolean) ?? []) {
-      const ok = await runTmux(tmuxArgv(server.socket, [['display-message', '-c', client, '-d', '8000', tmuxLiteral(`pk: ${eventText(e)}`)]])).then(() => true, () => false)
-      if (ok) told++
-    }
+    for (const client of await listClients(server.socket)) if (await showMessage(server.socket, client, `pk: ${eventText(e)}`)) told++
   }
   return {channel: 'tmux', ok: true, detail: told === 0 ? 'no tmux client attached: nobody saw it' : `${told} client(s)`, delivered: told > 0}
 }

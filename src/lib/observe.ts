@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {SessionRow} from './correlate.js'
 import {ScreenObservation, SCREEN_EVENT} from './events.js'
-import {ExitCode, PkError, usageError} from './errors.js'
+import {PkError} from './errors.js'
 import {markerName} from './notify.js'
 import {mayWrite} from './registry/ownership.js'
 import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
@@ -29,12 +29,12 @@ export function parseObservation(text: string): Observation {
   try {
     data = JSON.parse(text)
   } catch {
-    throw usageError('bad-payload', '--observe takes a JSON object')
+    throw new PkError('bad-payload', '--observe takes a JSON object')
   }
   const o = data as Record<string, unknown>
   const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
   if (typeof data !== 'object' || data === null || !count(o.pid) || !count(o.startTime) || (o.state !== 'idle' && o.state !== 'waiting') || !count(o.firstSeen)) {
-    throw usageError('bad-payload', '--observe needs pid, startTime, state (idle or waiting) and firstSeen')
+    throw new PkError('bad-payload', '--observe needs pid, startTime, state (idle or waiting) and firstSeen')
   }
   return {pid: o.pid as number, startTime: o.startTime as number, state: o.state, from: typeof o.from === 'string' ? o.from : null, firstSeen: o.firstSeen as number, lastOther: count(o.lastOther) ? (o.lastOther as number) : null}
 }
@@ -43,7 +43,7 @@ export function parseObservation(text: string): Observation {
 export function spoolObservation(env: Env, text: string): void {
   const o = parseObservation(text)
   const state = openStateDirForReading(env)
-  if (state === null || !mayWrite(state)) throw new PkError('foreign-namespace', 'this pk may not write the state directory; the observation is not kept', ExitCode.refused)
+  if (state === null || !mayWrite(state)) throw new PkError('foreign-namespace', 'this pk may not write the state directory; the observation is not kept')
   const payload: ScreenObservation = {state: o.state, from: o.from, firstSeen: o.firstSeen, lastOther: o.lastOther}
   enqueue(state, SCREEN_EVENT, [{pid: o.pid, startTime: o.startTime}], JSON.stringify(payload))
 }

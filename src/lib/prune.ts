@@ -8,8 +8,8 @@ import {StateDir} from './registry/state-dir.js'
 import {existsSync} from 'node:fs'
 
 import {SessionRow} from './correlate.js'
-import {runTmux, tmuxArgv} from './tmux/exec.js'
 import {ServerListing, removeStaleSocket} from './tmux/servers.js'
+import {killPaneIfDead} from './tmux/pane-io.js'
 
 export interface PruneItem {
   kind: 'record' | 'pane' | 'socket'
@@ -96,12 +96,7 @@ export async function executePrune(plan: PrunePlan, state: StateDir | null, view
         done.push(item)
       } else if (item.kind === 'pane') {
         const [socket, paneId] = splitPaneTarget(item.target)
-        // if-shell -F is evaluated inside the server: the pane is killed only if it is (still) dead.
-        const ok = await runTmux(tmuxArgv(socket, [['if-shell', '-F', '-t', paneId, '#{pane_dead}', `kill-pane -t ${paneId}`]])).then(
-          () => true,
-          () => false,
-        )
-        if (ok) done.push(item)
+        if (await killPaneIfDead(socket, paneId)) done.push(item)
       } else {
         if ((await removeStaleSocket(item.target)) === 'removed') done.push(item)
       }

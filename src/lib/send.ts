@@ -1,13 +1,12 @@
-import {randomBytes} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {LiveRow, checkLive, resolveChecked} from './attach.js'
 import {SessionRow} from './correlate.js'
-import {ExitCode, PkError} from './errors.js'
+import {PkError} from './errors.js'
 import {checkSendText} from './lifecycle.js'
 import {Env} from './registry/state-dir.js'
 import {collectSessions} from './sessions.js'
-import {runTmux, tmuxArgv} from './tmux/exec.js'
+import {cursorAndScreen, pasteText, pressEnter} from './tmux/pane-io.js'
 
 /**
  * `pk send`: type text into an agent and have it submitted, or say that it was not. Agents take a paste
@@ -55,8 +54,7 @@ export function readiness(row: SessionRow, whenIdle: boolean): 'go' | 'wait' | {
 }
 
 /** What the pane shows, with where its cursor is and how much has scrolled: a shell's Enter only moves the cursor. */
-const screen = async (row: LiveRow) =>
-  (await runTmux(tmuxArgv(row.tmux.socket, [['display-message', '-p', '-t', row.tmux.pane, '#{cursor_x} #{cursor_y} #{history_size}'], ['capture-pane', '-p', '-t', row.tmux.pane]]))).stdout
+const screen = (row: LiveRow) => cursorAndScreen(row.tmux.socket, row.tmux.pane)
 
 /** Poll until `test` holds or `ms` pass; whether it held. */
 async function until(test: () => Promise<boolean>, ms: number): Promise<boolean> {
@@ -79,11 +77,11 @@ async function ready(idArg: string, env: Env, opts: SendOptions): Promise<LiveRo
     if (verdict === 'go') return row
     if (verdict !== 'wait') throw new PkError('not-ready', verdict.refuse)
     if (Date.now() >= deadline) {
-      throw new PkError('timeout', `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${opts.timeoutMs / 1000} s; nothing was typed (pk send --timeout SECONDS waits longer)`, ExitCode.timeout)
+      throw new PkError('timeout', `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${opts.timeoutMs / 1000} s; nothing was typed (pk send --timeout SECONDS waits longer)`)
     }
     await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
     const again = (await collectSessions(env)).rows.find((r) => r.id === row.id)
-    if (!again) throw new PkError('gone', `session ${row.id} ended before it was ready for input`, ExitCode.noSuchSession)
+    if (!again) throw new PkError('gone', `session ${row.id} ended before it was ready for input`)
     liveToSend(again)
     row = again
   }
@@ -95,8 +93,7 @@ export async function sendText(idArg: string, env: Env, text: string, opts: Send
   const state = row.state
   if (clean !== '') {
     const before = await screen(row)
-    const buffer = `pk-send-${randomBytes(6).toString('hex')}`
-    await runTmux(tmuxArgv(row.tmux.socket, [['load-buffer', '-b', buffer, '-'], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', row.tmux.pane]]), {input: clean})
+    await pasteText(row.tmux.socket, row.tmux.pane, clean)
     // Until the paste shows (an agent may hide its input: then a second at most), then a moment more.
     await until(async () => (await screen(row)) !== before, 1000)
     if (opts.enter) await sleep(PASTE_SETTLE_MS)
@@ -107,7 +104,7 @@ export async function sendText(idArg: string, env: Env, text: string, opts: Send
   // A swallowed Enter leaves the screen as it was: the text still in the box. Then once more, no more.
   while (!submitted && enters < 2) {
     const before = await screen(row)
-    await runTmux(tmuxArgv(row.tmux.socket, [['send-keys', '-t', row.tmux.pane, 'Enter']]))
+    await pressEnter(row.tmux.socket, row.tmux.pane)
     enters++
     submitted = await until(async () => (await screen(row)) !== before, CONFIRM_MS)
   }

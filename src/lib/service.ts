@@ -175,7 +175,7 @@ export async function planAutostart(pk: string[], env: Env): Promise<AutostartPl
 
 async function readCrontab(env: Env): Promise<string> {
   const ran = await runBounded(['crontab', '-l'], env)
-  if (ran.code === null) throw new PkError('no-command', 'neither a systemd user manager nor crontab is here: pk cannot arrange a restore after reboot on this machine')
+  if (ran.code === null) throw new PkError('no-service-manager', 'neither a systemd user manager nor crontab is here: pk cannot arrange a restore after reboot on this machine')
   // "no crontab for USER" is an empty one.
   return ran.code === 0 ? ran.stdout : ''
 }

@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {lstatSync, mkdirSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {ExitCode, PkError} from './errors.js'
+import {PkError} from './errors.js'
 import {readUptime} from './proc/reader.js'
 import {writeFileAtomic} from './registry/atomic.js'
 import {readRegularFile} from './registry/files.js'
@@ -140,10 +140,10 @@ export function readPending(state: StateDir | null, limit = Infinity, take: 'new
  */
 export function enqueue(state: StateDir, agent: string, chain: Link[], payload: string): string {
   const uptime = readUptime()
-  if (uptime === null || chain.length === 0) throw new PkError('no-view', 'cannot date the event: /proc/uptime is unreadable', ExitCode.refused)
+  if (uptime === null || chain.length === 0) throw new PkError('no-view', 'cannot date the event: /proc/uptime is unreadable')
   const dir = spoolDir(state)
   mkdirSync(dir, {recursive: true, mode: 0o700})
-  if (checkedSpool(state) === null) throw new PkError('unsafe-state-dir', `${dir} is not a directory of this user's (a link?); pk doctor explains`, ExitCode.refused)
+  if (checkedSpool(state) === null) throw new PkError('unsafe-state-dir', `${dir} is not a directory of this user's (a link?); pk doctor explains`)
   const head = `pk-spool 2 ${agent} ${uptime.toFixed(2)} ${chain.map((l) => `${l.pid}:${l.startTime}`).join(',')}\n`
   const file = join(dir, `${uptime.toFixed(2).replace('.', '')}-${process.pid}-${randomBytes(3).toString('hex')}`)
   writeFileAtomic(file, head + payload, 'create')

@@ -1,6 +1,6 @@
 /**
  * Where a listing's milliseconds go, for `npm run bench`: with PK_BENCH_TIMINGS set, each mark notes the
- * time since the previous one and the process prints them as one JSON line on stderr at exit. Unset (as
+ * time since the previous one, and the command layer prints them as one JSON line on stderr at exit. Unset (as
  * always outside the benchmark) a mark costs one comparison.
  */
 const enabled = Boolean(process.env.PK_BENCH_TIMINGS)
@@ -17,5 +17,8 @@ export function mark(phase: string): void {
 if (enabled) {
   last = performance.now()
   marks.start = last // from the process's start to this module's first evaluation: node and loading pk's code
-  process.on('exit', () => process.stderr.write(`pk-timings ${JSON.stringify(marks)}\n`))
 }
+
+/** The marks as one line (`pk-timings {...}`), for the command layer to print at exit; null when not measuring. */
+export const timingsLine = () => (enabled ? `pk-timings ${JSON.stringify(marks)}\n` : null)
+export const measuring = enabled

@@ -2,7 +2,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {resolveId} from './attach.js'
-import {ExitCode, PkError} from './errors.js'
+import {PkError} from './errors.js'
 import {Env} from './registry/state-dir.js'
 import {ScreenWatch, watchPass} from './observe.js'
 import {WatchCache} from './watch-cache.js'
@@ -87,7 +87,7 @@ export async function waitForStates(opts: {env: Env; idArgs: string[]; target: W
   const listing = await look()
   const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
   const refuseConflict = (row: SessionRow) => {
-    if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`, ExitCode.ambiguous)
+    if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
   }
   for (const row of listing) if (ids.includes(row.id)) refuseConflict(row)
   const what = opts.target === 'attention' ? 'needing you' : opts.target
@@ -109,11 +109,11 @@ export async function waitForStates(opts: {env: Env; idArgs: string[]; target: W
       else if (row.state === 'exited') lost.push(`session ${id} exited before it was ${what}`)
     }
     if (opts.mode === 'any' ? done.length > 0 : done.length === ids.length) return done
-    if (opts.mode === 'all' ? lost.length > 0 : lost.length === ids.length) throw new PkError('gone', lost.join('; '), ExitCode.noSuchSession)
+    if (opts.mode === 'all' ? lost.length > 0 : lost.length === ids.length) throw new PkError('gone', lost.join('; '))
     if (Date.now() >= deadline) {
       const left = ids.filter((id) => !done.includes(id))
       const still = left.map((id) => `session ${id} is still ${states.get(id) ?? 'gone'}`).join('; ')
-      throw new PkError('timeout', `${still} after ${(opts.timeoutMs ?? 0) / 1000} s (waiting until ${opts.mode === 'any' ? 'any is' : left.length > 1 ? 'all are' : 'it is'} ${what})`, ExitCode.timeout)
+      throw new PkError('timeout', `${still} after ${(opts.timeoutMs ?? 0) / 1000} s (waiting until ${opts.mode === 'any' ? 'any is' : left.length > 1 ? 'all are' : 'it is'} ${what})`)
     }
     await sleep(Math.min(opts.intervalMs, Math.max(0, deadline - Date.now())))
   }

@@ -1,8 +1,9 @@
 import {execFile, spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {basename, dirname, isAbsolute, join, relative, resolve} from 'node:path'
+import {Writable} from 'node:stream'
 
-import {PkError, errnoCode, usageError} from './errors.js'
+import {errnoCode, PkError} from './errors.js'
 
 /**
  * A git worktree per session, so agents working on one repository at once never write into each other's
@@ -68,7 +69,7 @@ export async function repositoryOf(cwd: string): Promise<string> {
     common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], cwd)).trim()
   } catch (error) {
     if (error instanceof PkError && error.code === 'no-git') throw error
-    throw usageError('not-a-repo', `${cwd} is not in a git repository; --worktree needs one`)
+    throw new PkError('not-a-repo', `${cwd} is not in a git repository; --worktree needs one`)
   }
   return basename(common) === '.git' ? dirname(common) : common
 }
@@ -87,17 +88,17 @@ export function worktreePath(repo: string, branch: string, config: WorktreeConfi
 export async function createWorktree(opts: {cwd: string; branch: string | undefined; label: string; from: string | undefined; config: WorktreeConfig; forbidden?: string[]}): Promise<Worktree & {newBranch: boolean}> {
   const repo = await repositoryOf(opts.cwd)
   const branch = opts.branch ?? branchName(opts.config.branchPrefix ?? 'pk/', opts.label)
-  if (!(await git(['check-ref-format', '--branch', branch], repo).then(() => true, () => false))) throw usageError('bad-branch', `${JSON.stringify(branch)} is not a valid branch name`)
+  if (!(await git(['check-ref-format', '--branch', branch], repo).then(() => true, () => false))) throw new PkError('bad-branch', `${JSON.stringify(branch)} is not a valid branch name`)
   const holders = parseWorktreeList(await git(['worktree', 'list', '--porcelain'], repo)).filter((w) => w.branch === branch)
-  if (holders.length > 0) throw usageError('branch-checked-out', `branch ${branch} is checked out in ${holders[0]!.path}; pick another branch, or work there`)
+  if (holders.length > 0) throw new PkError('branch-checked-out', `branch ${branch} is checked out in ${holders[0]!.path}; pick another branch, or work there`)
   const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repo).then(() => true, () => false)
-  if (exists && opts.from) throw usageError('bad-branch', `branch ${branch} exists already; --from makes a new branch`)
+  if (exists && opts.from) throw new PkError('bad-branch', `branch ${branch} exists already; --from makes a new branch`)
   const path = worktreePath(repo, branch, opts.config)
   for (const own of opts.forbidden ?? []) {
     const inside = relative(resolve(own), path)
-    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw usageError('bad-cwd', `${path} is inside ${own}, pk's own directory; a worktree never goes there (pk runs code from its config directory). Set worktrees.dir in your own config.`)
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw new PkError('bad-cwd', `${path} is inside ${own}, pk's own directory; a worktree never goes there (pk runs code from its config directory). Set worktrees.dir in your own config.`)
   }
-  if (existsSync(path)) throw usageError('worktree-exists', `${path} exists already; remove it or pick another branch`)
+  if (existsSync(path)) throw new PkError('worktree-exists', `${path} exists already; remove it or pick another branch`)
   await git(exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, opts.from ?? 'HEAD'], repo)
   return {path, branch, repo, newBranch: !exists}
 }
@@ -114,10 +115,10 @@ export function setupFor(repo: string, config: WorktreeConfig): string[] | null 
   return setup[repo] ?? setup[basename(repo)] ?? setup['*'] ?? null
 }
 
-/** Run the setup command in the new worktree, its output on our stderr; a failure says what failed. */
-export function runSetup(argv: string[], cwd: string): Promise<void> {
+/** Run the setup command in the new worktree, its output where the caller says (pk bg: its stderr); a failure says what failed. */
+export function runSetup(argv: string[], cwd: string, output: Writable | number): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), {cwd, stdio: ['ignore', process.stderr, process.stderr]})
+    const child = spawn(argv[0]!, argv.slice(1), {cwd, stdio: ['ignore', output, output]})
     child.on('error', (error) => reject(new PkError('setup-failed', `setup command ${argv[0]} could not start: ${error.message}; the worktree stays at ${cwd}`)))
     child.on('exit', (code, signal) => {
       if (code === 0) resolvePromise()

@@ -2,7 +2,7 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {shellQuote} from '../../src/lib/attach.js'
+import {shellQuote} from '../../src/lib/shell.js'
 import {SessionRow} from '../../src/lib/correlate.js'
 import {sessionIdOf} from '../../src/lib/proc/identity.js'
 import {readView} from '../../src/lib/proc/view.js'

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {shellQuote} from '../../src/lib/attach.js'
+import {shellQuote} from '../../src/lib/shell.js'
 import {SessionRow} from '../../src/lib/correlate.js'
 import {PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
 

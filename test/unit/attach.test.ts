@@ -1,7 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
 import {findPreset, recognizeAgent} from '../../src/lib/agents/presets.js'
-import {checkAttachable, planAttach, resolveId, shellQuote} from '../../src/lib/attach.js'
+import {checkAttachable, resolveId} from '../../src/lib/attach.js'
+import {shellQuote} from '../../src/lib/shell.js'
+import {planAttach} from '../../src/lib/tmux/attach-plan.js'
 import {launchArgv} from '../../src/lib/bg.js'
 import {SessionRow} from '../../src/lib/correlate.js'
 import {PkError} from '../../src/lib/errors.js'

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {CHECKS} from '../../src/lib/doctor/index.js'
-import {ExitCode} from '../../src/lib/errors.js'
+import {ERRORS, ExitCode} from '../../src/lib/errors.js'
 import {PROBLEM_CODES} from '../../src/lib/registry/records.js'
 import {STATES} from '../../src/lib/states.js'
 import {ROOT} from '../helpers/sandbox.js'
@@ -25,6 +25,12 @@ describe('the README and the code name the same things', () => {
     const table = /## Exit codes\n\n([\s\S]+?)\n\n/.exec(readme)![1]!
     const documented = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]))
     expect(documented.sort((a, b) => a - b)).toEqual(Object.values(ExitCode).sort((a, b) => a - b))
+  })
+
+  it('error codes: each with its one exit, as the catalog says', () => {
+    const table = /\| error code \| exit \| meaning \|\n\|---\|---\|---\|\n([\s\S]+?)\n\n/.exec(readme)![1]!
+    const documented = Object.fromEntries([...table.matchAll(/^\| `([a-z-]+)` \| (\d+) \|/gm)].map((m) => [m[1]!, Number(m[2])]))
+    expect(documented).toEqual(Object.fromEntries(Object.entries(ERRORS).map(([code, e]) => [code, e.exit])))
   })
 
   it('doctor checks and states', () => {

@@ -3,7 +3,7 @@ import {dirname, join} from 'node:path'
 import {userInfo} from 'node:os'
 
 import {PRESETS} from '../agents/presets.js'
-import {PkError, errnoCode} from '../errors.js'
+import {errnoCode, PkError} from '../errors.js'
 import {checkLiveness, identityKey} from '../proc/identity.js'
 import {PROC_ROOT} from '../proc/reader.js'
 import {View, readView} from '../proc/view.js'
@@ -14,11 +14,12 @@ import {planRestore} from '../lifecycle.js'
 import {procSource} from '../snapshot.js'
 import {Problem, StoredRecord, readRecords} from '../registry/records.js'
 import {Env, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
-import {TMUX_DEADLINE_MS, runTmux, tmuxArgv} from '../tmux/exec.js'
+import {tmuxVersion as readTmuxVersion} from '../tmux/exec.js'
 
 import {ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFiles, socketDir, socketDirFacts} from '../tmux/servers.js'
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
+import {accessAndPath} from '../tmux/pane-io.js'
 
 function statOrNull(path: string) {
   try {
@@ -27,16 +28,6 @@ function statOrNull(path: string) {
     if (errnoCode(error) === 'ENOENT') return null
     throw error
   }
-}
-
-async function readTmuxVersion(): Promise<DoctorFacts['tmuxVersion']> {
-  const {execFile} = await import('node:child_process')
-  return new Promise((resolve) => {
-    execFile('tmux', ['-V'], {encoding: 'utf8', timeout: TMUX_DEADLINE_MS, killSignal: 'SIGKILL'}, (error, stdout) => {
-      if (error) resolve({ok: false, reason: errnoCode(error) === 'ENOENT' ? 'tmux is not installed or not on PATH' : error.message})
-      else resolve({ok: true, version: stdout.trim()})
-    })
-  })
 }
 
 /** Pure: `nobody (W)` lines of `server-access -l`, except the server's owner (who tmux lists too). */
@@ -109,8 +100,7 @@ async function serverFacts(env: Env, records: StoredRecord[], tmuxFound: boolean
     servers
       .filter((s) => s.status === 'ok')
       .map(async (s) => {
-        const out = await runTmux(tmuxArgv(s.socket, [['server-access', '-l'], ['show-environment', '-g', 'PATH']])).catch(() => null)
-        const lines = out?.stdout.split('\n') ?? []
+        const lines = (await accessAndPath(s.socket)) ?? []
         serverAccess.set(s.socket, parseServerAccess(lines.join('\n'), userInfo().username))
         const pathLine = lines.find((l) => l.startsWith('PATH='))
         serverPaths.set(s.socket, pathLine ? pathLine.slice(5) : null)

@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 
-import {errnoCode, refusal} from '../errors.js'
+import {errnoCode, PkError} from '../errors.js'
 import {View, ViewMeasurement, describeView, isInitial, measureView, sameView} from '../proc/view.js'
 import {writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
@@ -91,14 +91,14 @@ const FIX = 'Run pk on the host, or give this environment its own state with PK_
 
 function check(state: StateDir): {view: View; decision: OwnerDecision} {
   const measured = measureView()
-  if (!measured.ok) throw refusal('no-view', `refusing to write pk state: ${measured.reason}. ${FIX}`)
+  if (!measured.ok) throw new PkError('no-view', `refusing to write pk state: ${measured.reason}. ${FIX}`)
   const owner = readOwner(state)
-  if (!owner.ok) throw refusal('bad-owner', `refusing to write pk state: ${owner.reason} (${ownerPath(state)}). pk doctor explains; remove the file from the host to re-enrol.`)
+  if (!owner.ok) throw new PkError('bad-owner', `refusing to write pk state: ${owner.reason} (${ownerPath(state)}). pk doctor explains; remove the file from the host to re-enrol.`)
   // The records are counted only where the rules need the number (no owner yet, or another one): a writer
   // that owns the directory, like the folder of events, does not read them all twice more for nothing.
   const mine = owner.owner !== null && sameView(owner.owner, measured.view)
   const decision = decideWrite(measured.view, owner.owner, mine ? 0 : readRecords(state).records.length)
-  if (decision.action === 'refuse') throw refusal('foreign-namespace', `refusing to write pk state: ${decision.reason}. ${FIX}`)
+  if (decision.action === 'refuse') throw new PkError('foreign-namespace', `refusing to write pk state: ${decision.reason}. ${FIX}`)
   return {view: measured.view, decision}
 }
 

@@ -2,7 +2,7 @@ import {Stats, lstatSync, mkdirSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
-import {errnoCode, refusal} from '../errors.js'
+import {errnoCode, PkError} from '../errors.js'
 
 export type Env = Record<string, string | undefined>
 
@@ -51,7 +51,7 @@ function lstatOrNull(path: string): Stats | null {
 
 function checkOrRefuse(path: string, stats: Stats): void {
   const verdict = judgeStateDir(path, stats, process.getuid!())
-  if (!verdict.ok) throw refusal('unsafe-state-dir', `refusing to use state directory: ${verdict.problem}`)
+  if (!verdict.ok) throw new PkError('unsafe-state-dir', `refusing to use state directory: ${verdict.problem}`)
 }
 
 export interface StateDir {

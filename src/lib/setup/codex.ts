@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 
-import {PkError, usageError} from '../errors.js'
+import {PkError} from '../errors.js'
 import {SetupChange, hookArgv} from './common.js'
 
 /**
@@ -16,7 +16,7 @@ export function planCodex(before: string | null, file: string, pk: string[], par
     try {
       existing = parse(before).notify
     } catch (error) {
-      throw usageError('bad-settings', `${file} is not valid TOML (${(error as Error).message}); fix it first, pk will not overwrite it`)
+      throw new PkError('bad-settings', `${file} is not valid TOML (${(error as Error).message}); fix it first, pk will not overwrite it`)
     }
   }
   const isPk = (value: unknown) =>

@@ -1,13 +1,12 @@
 import {join} from 'node:path'
 
+import {shellQuote} from '../shell.js'
 import {SetupChange, hookArgv} from './common.js'
 import {HookEntry, planSettingsHooks} from './settings-hooks.js'
 
 /** The Gemini CLI events pk listens to (0.61); each maps to a state in hook.ts. */
 export const GEMINI_HOOK_EVENTS = ['SessionStart', 'BeforeAgent', 'AfterAgent', 'Notification', 'SessionEnd'] as const
 
-/** Pure: a word for sh, quoted so that nothing in it is expanded. */
-const shellWord = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
 
 /** A hook entry is pk's when its command runs pk's sh hook for gemini, or `pk hook gemini` (any install path). */
 export const isPkGeminiHook = (entry: HookEntry) => typeof entry.command === 'string' && /pk-hook\.sh'?\s+'?gemini'?(\s|$)|(^|[\s/'])(pk|run\.js)'?\s+hook\s+gemini$/.test(entry.command)
@@ -18,7 +17,7 @@ export const isPkGeminiHook = (entry: HookEntry) => typeof entry.command === 'st
  * and always exits 0. A named entry, so `/hooks disable pk` works.
  */
 export function planGemini(before: string | null, file: string, pk: string[]): SetupChange {
-  const command = hookArgv(pk, 'gemini').map(shellWord).join(' ')
+  const command = hookArgv(pk, 'gemini').map(shellQuote).join(' ')
   const entry = {name: 'pk', type: 'command', command, timeout: 5000, description: 'tells pk what this session is doing'}
   return planSettingsHooks({agent: 'gemini', events: GEMINI_HOOK_EVENTS, toolEvents: new Set(), entry, isPk: isPkGeminiHook}, before, file)
 }

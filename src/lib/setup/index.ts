@@ -1,6 +1,6 @@
 import {homedir} from 'node:os'
 
-import {usageError} from '../errors.js'
+import {PkError} from '../errors.js'
 import {planClaude, claudeSettingsFile} from './claude.js'
 import {planCodex, codexConfigFile} from './codex.js'
 import {SetupChange, applyChange, hookArgv, pkArgv, readIfExists} from './common.js'
@@ -34,7 +34,7 @@ export async function planSetup(agent: string, env: Record<string, string | unde
     const file = piExtensionFile(home, env)
     return planPi(readIfExists(file), file, pk)
   }
-  throw usageError('no-setup', `pk setup knows ${SETUP_AGENTS.join(', ')}; ${JSON.stringify(agent)} has no hook system pk can install (its state comes from pane rules)`)
+  throw new PkError('no-setup', `pk setup knows ${SETUP_AGENTS.join(', ')}; ${JSON.stringify(agent)} has no hook system pk can install (its state comes from pane rules)`)
 }
 
 /**

@@ -1,4 +1,4 @@
-import {usageError} from '../errors.js'
+import {PkError} from '../errors.js'
 import {SetupChange} from './common.js'
 
 /**
@@ -25,9 +25,9 @@ function parseSettings(before: string | null, file: string): Record<string, unkn
   try {
     settings = JSON.parse(before)
   } catch (error) {
-    throw usageError('bad-settings', `${file} is not valid JSON (${(error as Error).message}); fix it first, pk will not overwrite it`)
+    throw new PkError('bad-settings', `${file} is not valid JSON (${(error as Error).message}); fix it first, pk will not overwrite it`)
   }
-  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) throw usageError('bad-settings', `${file} is not a JSON object`)
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) throw new PkError('bad-settings', `${file} is not a JSON object`)
   return settings as Record<string, unknown>
 }
 

@@ -1,7 +1,7 @@
 import {toBytes} from '../bytes.js'
-import {spawn} from 'node:child_process'
+import {execFile, spawn} from 'node:child_process'
 
-import {PkError, errnoCode} from '../errors.js'
+import {errnoCode, PkError} from '../errors.js'
 
 /**
  * tmux splits its argv into commands at any argument that ends in ';' (and `\;` keeps a literal ';').
@@ -142,5 +142,15 @@ export function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promise<Tmux
       child.stdin!.on('error', () => {})
       child.stdin!.end(opts.input)
     }
+  })
+}
+
+/** `tmux -V`: the version, or why there is none (not installed, or it failed). */
+export function tmuxVersion(): Promise<{ok: true; version: string} | {ok: false; reason: string}> {
+  return new Promise((resolve) => {
+    execFile('tmux', ['-V'], {encoding: 'utf8', timeout: TMUX_DEADLINE_MS, killSignal: 'SIGKILL'}, (error, stdout) => {
+      if (error) resolve({ok: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'tmux is not installed or not on PATH' : error.message})
+      else resolve({ok: true, version: stdout.trim()})
+    })
   })
 }

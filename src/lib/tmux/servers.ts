@@ -2,7 +2,7 @@ import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSyn
 import {setTimeout as sleep} from 'node:timers/promises'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 
-import {PkError, errnoCode, refusal, usageError} from '../errors.js'
+import {errnoCode, PkError} from '../errors.js'
 import {PROC_ROOT, readExe, readPidNamespace} from '../proc/reader.js'
 import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
 import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
@@ -28,7 +28,7 @@ export function ensureSocketDir(socket: string, env: Env = process.env): void {
 /** A socket option is a name in the socket directory (like `tmux -L`) or, with a slash, a path (like `-S`). */
 export function resolveSocket(option: string | undefined, env: Env = process.env): string {
   const value = option ?? PK_SOCKET_NAME
-  if (value === '' || value.includes('\0') || value.includes('\n')) throw usageError('bad-socket', `invalid tmux socket ${JSON.stringify(value)}`)
+  if (value === '' || value.includes('\0') || value.includes('\n')) throw new PkError('bad-socket', `invalid tmux socket ${JSON.stringify(value)}`)
   if (value.includes('/')) return isAbsolute(value) ? value : resolve(value)
   return join(socketDir(env), value)
 }
@@ -46,13 +46,13 @@ export function checkSocketPath(socket: string, uid: number = process.getuid!())
     stats = lstatSync(socket)
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return
-    throw refusal('unsafe-socket-dir', `cannot check the tmux socket ${socket} (${errnoCode(error) ?? String(error)})`)
+    throw new PkError('unsafe-socket-dir', `cannot check the tmux socket ${socket} (${errnoCode(error) ?? String(error)})`)
   }
   if (!stats.isSocket()) {
     const what = stats.isSymbolicLink() ? 'a symbolic link' : stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a file'
-    throw usageError('not-a-socket', `${socket} is ${what}, not a tmux socket; pk leaves it alone (tmux would delete it). Choose another --socket.`)
+    throw new PkError('not-a-socket', `${socket} is ${what}, not a tmux socket; pk leaves it alone (tmux would delete it). Choose another --socket.`)
   }
-  if (stats.uid !== uid) throw refusal('foreign-socket', `${socket} belongs to uid ${stats.uid}, not to you (uid ${uid}); pk does not start sessions in another user's tmux server`)
+  if (stats.uid !== uid) throw new PkError('foreign-socket', `${socket} belongs to uid ${stats.uid}, not to you (uid ${uid}); pk does not start sessions in another user's tmux server`)
 }
 
 export interface DirFacts {
@@ -122,7 +122,7 @@ export function socketDirFacts(dir: string): DirFacts[] {
 /** Refuse (exit 5) to connect to, or start a server at, a socket in a directory another user could swap it in. */
 export function checkSocketDir(socket: string, uid: number = process.getuid!()): void {
   const reason = judgeSocketDirs(socketDirFacts(dirname(socket)), uid)
-  if (reason !== null) throw refusal('unsafe-socket-dir', `refusing the tmux socket ${socket}: ${reason}; another user could put their own server there. Fix the directory (pk doctor says how) or choose another --socket.`)
+  if (reason !== null) throw new PkError('unsafe-socket-dir', `refusing the tmux socket ${socket}: ${reason}; another user could put their own server there. Fix the directory (pk doctor says how) or choose another --socket.`)
 }
 
 /** Whether a socket's directory passes checkSocketDir (for sockets pk only lists, such as a record's). */

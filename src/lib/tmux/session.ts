@@ -217,6 +217,6 @@ export async function killSession(socket: string, sessionId: string): Promise<vo
   await runTmux(tmuxArgv(socket, [['kill-session', '-t', sessionId]])).catch(() => {})
 }
 
-export async function setRemainOnExit(socket: string, paneId: string, value: 'on' | 'failed'): Promise<void> {
+export async function setRemainOnExit(socket: string, paneId: string, value: 'on' | 'failed' | 'off'): Promise<void> {
   await runTmux(tmuxArgv(socket, [['set-option', '-w', '-t', paneId, 'remain-on-exit', value]]))
 }

@@ -22,8 +22,6 @@ export const dashboardRows = (rows: SessionRow[]) => rows.filter(isListedByDefau
  * while attached: when the user detaches they are back here. What keys do is `keyAction` (pure).
  */
 class Dashboard {
-  private readonly stdin = process.stdin
-  private readonly stdout = process.stdout
   private state: UiState = {rows: [], problems: [], selected: null, filter: '', filtering: false, message: null}
   private busy = false
   /** What refreshes keep of each other (see WatchCache). */
@@ -38,7 +36,11 @@ class Dashboard {
     this.resolveDone = resolve
   })
 
-  constructor(private readonly env: Env) {}
+  constructor(
+    private readonly env: Env,
+    private readonly stdin: NodeJS.ReadStream,
+    private readonly stdout: NodeJS.WriteStream,
+  ) {}
 
   async start(): Promise<void> {
     this.enterScreen()
@@ -102,7 +104,7 @@ class Dashboard {
     this.stdin.pause()
     let message: string | null = null
     try {
-      const code = await runAttach(row.id, this.env, false)
+      const code = await runAttach(row.id, this.env, true)
       if (code !== 0) message = `tmux exited with status ${code}`
     } catch (error) {
       message = error instanceof PkError ? error.message : String(error)
@@ -188,6 +190,7 @@ class Dashboard {
   }
 }
 
-export async function runDashboard(env: Env): Promise<void> {
-  await new Dashboard(env).start()
+/** The dashboard on a terminal the command hands over (its stdin and stdout, both TTYs). */
+export async function runDashboard(env: Env, terminal: {stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream}): Promise<void> {
+  await new Dashboard(env, terminal.stdin, terminal.stdout).start()
 }

@@ -50,10 +50,10 @@ describe('pk setup gemini (pure plan)', () => {
     expect(Object.keys(after.hooks).sort()).toEqual(['AfterAgent', 'BeforeAgent', 'Notification', 'SessionEnd', 'SessionStart'])
     expect(after.hooks.AfterAgent[0]).toEqual({hooks: [{type: 'command', command: 'notify-me'}]})
     // Quoted for sh, an apostrophe in the path included.
-    expect(after.hooks.AfterAgent[1].hooks[0]).toMatchObject({name: 'pk', type: 'command', command: `'/opt/it'\\''s pk/assets/pk-hook.sh' 'gemini' '/usr/bin/node'`, timeout: 5000})
+    expect(after.hooks.AfterAgent[1].hooks[0]).toMatchObject({name: 'pk', type: 'command', command: `'/opt/it'\\''s pk/assets/pk-hook.sh' gemini /usr/bin/node`, timeout: 5000})
     expect(planGemini(plan.after, 'settings.json', ['/usr/bin/node', "/opt/it's pk/bin/run.js"]).changed).toBe(false)
     const moved = JSON.parse(planGemini(plan.after, 'settings.json', PK).after)
-    expect(moved.hooks.AfterAgent.map((g: {hooks: {command: string}[]}) => g.hooks[0]!.command)).toEqual(['notify-me', "'/opt/pk/assets/pk-hook.sh' 'gemini' '/usr/bin/node'"])
+    expect(moved.hooks.AfterAgent.map((g: {hooks: {command: string}[]}) => g.hooks[0]!.command)).toEqual(['notify-me', '/opt/pk/assets/pk-hook.sh gemini /usr/bin/node'])
     expect(isPkGeminiHook({command: 'pk hook gemini'})).toBe(true)
     expect(isPkGeminiHook({command: 'notify-me gemini'})).toBe(false)
   })

@@ -1,0 +1,87 @@
+import {randomBytes} from 'node:crypto'
+
+import {runTmux, tmuxArgv} from './exec.js'
+
+/**
+ * The tmux adapter for what verbs do to one pane or server beyond listing and starting: read a pane's
+ * screen and history, type into it, show a message, kill a dead pane, read a server's access list. Every
+ * tmux argv pk builds lives under src/lib/tmux.
+ */
+
+/** Where a pane's cursor is and how much has scrolled, and what it shows: a shell's Enter only moves the cursor. */
+export async function cursorAndScreen(socket: string, pane: string): Promise<string> {
+  return (await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, '#{cursor_x} #{cursor_y} #{history_size}'], ['capture-pane', '-p', '-t', pane]]))).stdout
+}
+
+/** Paste text as it is (bracketed, through a buffer of its own that is deleted after), never as keys. */
+export async function pasteText(socket: string, pane: string, text: string): Promise<void> {
+  const buffer = `pk-send-${randomBytes(6).toString('hex')}`
+  await runTmux(tmuxArgv(socket, [['load-buffer', '-b', buffer, '-'], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane]]), {input: text})
+}
+
+export async function pressEnter(socket: string, pane: string): Promise<void> {
+  await runTmux(tmuxArgv(socket, [['send-keys', '-t', pane, 'Enter']]))
+}
+
+export interface PaneView {
+  dead: boolean
+  historySize: number
+  cursorY: number
+}
+
+const VIEW_FORMAT = '#{pane_dead} #{history_size} #{cursor_y}'
+
+/** Pure: `#{pane_dead} #{history_size} #{cursor_y}` as printed. */
+export function parseView(line: string | undefined): PaneView | null {
+  const [dead, history, cursor] = (line ?? '').trim().split(' ')
+  if (history === undefined || cursor === undefined || !/^\d+$/.test(history) || !/^\d+$/.test(cursor)) return null
+  return {dead: dead === '1', historySize: Number(history), cursorY: Number(cursor)}
+}
+
+export async function paneView(socket: string, pane: string): Promise<PaneView | null> {
+  const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT]])).catch(() => null)
+  return out ? parseView(out.stdout) : null
+}
+
+const captureArgs = (pane: string, from: number, to: number | '-', color: boolean) => ['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]
+
+/** Lines `from` to `to` of a pane's history and screen (0 is the top of the screen), joined where they wrapped. */
+export const captureRange = async (socket: string, pane: string, from: number, to: number | '-', color: boolean) => (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
+
+/** The view and a capture in one tmux call, so no output lands between them (it would be printed twice). */
+export async function viewAndCapture(socket: string, pane: string, lines: number, color: boolean): Promise<{view: PaneView | null; text: string}> {
+  const {stdout} = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT], captureArgs(pane, -lines, '-', color)]))
+  const newline = stdout.indexOf('\n')
+  return {view: parseView(stdout.slice(0, newline)), text: stdout.slice(newline + 1)}
+}
+
+/** Kill a pane only if it is (still) dead: if-shell -F is evaluated inside the server. Whether tmux did it. */
+export async function killPaneIfDead(socket: string, paneId: string): Promise<boolean> {
+  return runTmux(tmuxArgv(socket, [['if-shell', '-F', '-t', paneId, '#{pane_dead}', `kill-pane -t ${paneId}`]])).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** The names of the clients attached to a server ([] when it does not answer). */
+export async function listClients(socket: string): Promise<string[]> {
+  const out = await runTmux(tmuxArgv(socket, [['list-clients', '-F', '#{client_name}']])).catch(() => null)
+  return out?.stdout.split('\n').filter(Boolean) ?? []
+}
+
+/** Pure: text a tmux format will show as it is (`#` starts a format, `%` goes through strftime). */
+export const tmuxLiteral = (text: string) => text.replaceAll('#', '##').replaceAll('%', '%%')
+
+/** A message in a client's status line for eight seconds: the text as it is (no format expanded). Whether it showed. */
+export async function showMessage(socket: string, client: string, text: string): Promise<boolean> {
+  return runTmux(tmuxArgv(socket, [['display-message', '-c', client, '-d', '8000', tmuxLiteral(text)]])).then(
+    () => true,
+    () => false,
+  )
+}
+
+/** A server's access list (`server-access -l`) and its global PATH, as tmux prints them; null when it does not answer. */
+export async function accessAndPath(socket: string): Promise<string[] | null> {
+  const out = await runTmux(tmuxArgv(socket, [['server-access', '-l'], ['show-environment', '-g', 'PATH']])).catch(() => null)
+  return out ? out.stdout.split('\n') : null
+}
