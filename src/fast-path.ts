@@ -1,5 +1,6 @@
 import {describeError, PkError} from './lib/errors.js'
 import {checkLsOptions, parseLsArgv} from './lib/ls-options.js'
+import {createContext} from './context.js'
 import {mark} from './lib/timings.js'
 import {terminal, write} from './output.js'
 
@@ -18,10 +19,11 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
     checkLsOptions(opts)
     // tmux first, before the rest of pk's code loads: its list-panes is the longest wait of a listing.
     const {ServerScan} = await import('./lib/tmux/servers.js')
-    const scan = new ServerScan(process.env)
+    const ctx = createContext()
+    const scan = new ServerScan(ctx.env)
     const [{listSessions}, {presentListing}] = await Promise.all([import('./lib/listing.js'), import('./lib/present/listing.js')])
     mark('code')
-    const {rows, problems} = await listSessions({all: opts.all, scan})
+    const {rows, problems} = await listSessions({all: opts.all, scan}, ctx)
     write(presentListing(rows, problems, opts, terminal()))
     mark('output')
   } catch (error) {
@@ -37,7 +39,7 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
 async function printIds(live: boolean): Promise<boolean> {
   try {
     const {listSessions} = await import('./lib/listing.js')
-    const {rows} = await listSessions({all: false})
+    const {rows} = await listSessions({all: false}, createContext())
     process.stdout.write(rows.filter((r) => !live || (r.state !== 'exited' && r.verified)).map((r) => r.id + '\n').join(''))
   } catch {
     // completion offers nothing rather than an error

@@ -4,6 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {attachCommand, runAttach} from '../lib/attach-run.js'
 import {shellQuote} from '../lib/shell.js'
 import {out} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Attach extends PkCommand {
   static override summary = 'Attach to (or, inside tmux, switch to) the verified pane of a session.'
@@ -20,17 +21,18 @@ HOST/ID (from pk ls --fleet): runs ssh -t to that host's pk attach ID, which ver
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {args, flags} = await this.parse(Attach)
     const {splitFleetId} = await import('../lib/fleet.js')
     const {host, id} = splitFleetId(args.id)
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY)
     if (host === null) {
-      if (flags.print) out((await attachCommand(args.id, process.env)) + '\n')
-      else process.exitCode = await runAttach(args.id, process.env, terminal)
+      if (flags.print) out((await attachCommand(args.id, ctx)) + '\n')
+      else process.exitCode = await runAttach(args.id, ctx, terminal)
       return
     }
     const {remoteAttachCommand, runRemoteAttach} = await import('../lib/attach-run.js')
-    if (flags.print) out((await remoteAttachCommand(host, id, process.env)).map(shellQuote).join(' ') + '\n')
-    else process.exitCode = await runRemoteAttach(host, id, process.env, terminal)
+    if (flags.print) out((await remoteAttachCommand(host, id, ctx)).map(shellQuote).join(' ') + '\n')
+    else process.exitCode = await runRemoteAttach(host, id, ctx, terminal)
   }
 }

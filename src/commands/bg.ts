@@ -5,11 +5,12 @@ import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/attach-run.js'
 import {launchArgv, startSession, worktreeWords} from '../lib/bg.js'
 import {exactArgs, exactEnv} from '../lib/bytes.js'
-import {loadConfig, pkOwnDirectories, currentDir} from '../lib/config.js'
+import {pkOwnDirectories} from '../lib/config.js'
 import {collectSessions} from '../lib/sessions.js'
 import type {Worktree} from '../lib/worktree.js'
 import {randomBytes} from 'node:crypto'
 import {out, say} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Bg extends PkCommand {
   static override summary = 'Start an agent or any command in a new detached tmux session and print its id.'
@@ -45,12 +46,13 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     // Everything after the first `--` is the command, untouched by flag parsing.
     const split = this.argv.indexOf('--')
     // `--worktree=BRANCH` is `--worktree --branch BRANCH`, and so is `--worktree BRANCH` where BRANCH names
     // no agent preset (`pk bg --worktree feat1 -- cmd`; `pk bg --worktree claude` is claude in a new worktree).
     const before = split === -1 ? this.argv : this.argv.slice(0, split)
-    const own = worktreeWords(before, presetNames((await loadConfig(currentDir(), process.env)).presets))
+    const own = worktreeWords(before, presetNames((await ctx.config()).presets))
     // Words node could not decode as UTF-8 are read again from /proc, byte for byte (see lib/bytes.ts).
     const given = [...this.argv] // (parsing replaces this.argv)
     const extra = split === -1 ? [] : exactArgs(given).slice(split + 1)
@@ -64,19 +66,19 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     if (flags.handoff) {
       if (args.agent !== undefined || extra.length > 0) this.error('--handoff takes no agent or command: it resumes the calling agent', {exit: 2})
       const {handoff} = await import('../lib/handoff.js')
-      const moved = await handoff({env: process.env, conversationId: flags.conversation, agentName: flags['agent-name']})
+      const moved = await handoff({ctx, conversationId: flags.conversation, agentName: flags['agent-name']})
       out(moved.id + '\n')
       return
     }
-    const {config, presets} = await loadConfig(currentDir(), process.env)
+    const {config, presets} = await ctx.config()
     // What to run is checked first: a refused pk bg leaves no worktree, branch or record behind.
-    launchArgv(args.agent, extra, process.env, presets, config.defaultAgent)
+    launchArgv(args.agent, extra, ctx.env, presets, config.defaultAgent)
     let worktree: Worktree | undefined
     let newBranch = false
     if (flags.worktree) {
       const {createWorktree, runSetup, setupFor} = await import('../lib/worktree.js')
       const label = flags.name ?? `${args.agent ?? extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
-      const made = await createWorktree({cwd: flags.cwd ?? currentDir() ?? '/', branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(process.env)})
+      const made = await createWorktree({cwd: flags.cwd ?? ctx.cwd ?? '/', branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(ctx.env)})
       worktree = {path: made.path, branch: made.branch, repo: made.repo}
       newBranch = made.newBranch
       say(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
@@ -90,7 +92,8 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       cwd: worktree?.path ?? flags.cwd,
       name: flags.name,
       socket: flags.socket ?? config.socket,
-      env: exactEnv(process.env),
+      env: exactEnv(ctx.env),
+      ctx,
       presets,
       defaultAgent: config.defaultAgent,
     }).catch(async (error: unknown) => {
@@ -101,12 +104,12 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     // Should stdout fail (a full disk), the session still runs and is recorded: its id must not be lost.
     process.stdout.once('error', () => say(`pk: session ${started.id} was started and recorded, but its id could not be printed\n`))
     if (flags.json) {
-      const row = (await collectSessions(process.env)).rows.find((r) => r.id === started.id) ?? null
+      const row = (await collectSessions(ctx)).rows.find((r) => r.id === started.id) ?? null
       this.printJson({schema: JSON_SCHEMA_VERSION, session: row})
     } else {
       out(started.id + '\n')
     }
-    if (flags.attach) process.exitCode = await runAttach(started.id, process.env, Boolean(process.stdin.isTTY && process.stdout.isTTY))
+    if (flags.attach) process.exitCode = await runAttach(started.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))
   }
 }
 

@@ -8,6 +8,7 @@ import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
 import {doctorText} from '../lib/present/doctor.js'
 import {wantColour} from '../lib/present/table.js'
 import {out} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Doctor extends PkCommand {
   static override summary = 'Check tmux, sockets, the state directory and namespace ownership; say how to fix what is wrong.'
@@ -24,13 +25,13 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {flags} = await this.parse(Doctor)
-    const env = process.env
+    const env = ctx.env
     if (flags.fix) assertMayWrite(stateLayout(resolveStateDir(env)))
-    const {loadConfig} = await import('../lib/config.js')
     const {doctorHosts, resolveHosts} = await import('../lib/fleet.js')
-    const hosts = flags.fleet || flags.host ? resolveHosts((await loadConfig()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, env) : []
-    const [diagnosis, remote] = await Promise.all([flags.fix ? diagnoseAndFix(env) : diagnose(env), doctorHosts(hosts)])
+    const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, env) : []
+    const [diagnosis, remote] = await Promise.all([flags.fix ? diagnoseAndFix(ctx) : diagnose(ctx), doctorHosts(hosts)])
     const ok = !failed(diagnosis) && remote.every((h) => h.ok)
     if (flags.json) {
       this.printJson({schema: JSON_SCHEMA_VERSION, ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(hosts.length > 0 ? {hosts: remote} : {})})

@@ -4,6 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/errors.js'
 import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/hook.js'
 import {say} from '../output.js'
+import {createContext} from '../context.js'
 
 /** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
 async function readStdin(timeoutMs: number): Promise<string> {
@@ -30,7 +31,7 @@ async function readStdin(timeoutMs: number): Promise<string> {
 export default class Hook extends PkCommand {
   /** A misconfigured hook (unknown flag, anything) still never fails the agent: logged, exit 0. */
   protected override async catch(error: Error): Promise<unknown> {
-    logHookError(process.env, process.argv[3] ?? '(no agent)', error)
+    logHookError(createContext(), process.argv[3] ?? '(no agent)', error)
     process.exitCode = 0
     return undefined
   }
@@ -50,6 +51,7 @@ in the state directory. pk setup AGENT installs the integration.`
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     // The agent waits for this process: end it at the deadline whatever is still pending (a stuck lock,
     // a stopped server, stdin that never closes). Writes are atomic, so stopping mid-way tears nothing.
     // On a machine so loaded that starting node took most of the second, the work still gets a fair
@@ -60,7 +62,7 @@ in the state directory. pk setup AGENT installs the integration.`
     const {args, argv, flags} = await this.parse(Hook)
     const positional = argv.slice(1).map(String)
     if (args.agent === undefined) {
-      logHookError(process.env, '(no agent)', new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again'))
+      logHookError(ctx, '(no agent)', new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again'))
       process.exitCode = 0
       return
     }
@@ -69,7 +71,7 @@ in the state directory. pk setup AGENT installs the integration.`
       // Taken like the sh hook takes it: into the spool with the sender's ancestry, applied by the one
       // writer, which this starts detached (the agent never waits for it).
       const report = parseHookPayload(args.agent, payload)
-      const file = report === null ? null : await spoolReport(process.env, args.agent, payload, process.ppid)
+      const file = report === null ? null : await spoolReport(ctx, args.agent, payload, process.ppid)
       if (file !== null) {
         const {spawn} = await import('node:child_process')
         spawn(process.execPath, [process.argv[1]!, 'notify', '--fold'], {detached: true, stdio: 'ignore', env: process.env}).unref()
@@ -78,7 +80,7 @@ in the state directory. pk setup AGENT installs the integration.`
     } catch (error) {
       // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.
       if (error instanceof PkError && error.exitCode === 5) say(`pk hook: ${error.message}\n`)
-      else logHookError(process.env, args.agent, error)
+      else logHookError(ctx, args.agent, error)
       if (flags.json) this.printJson({recorded: false, id: null, reason: error instanceof Error ? error.message : String(error)})
     }
     process.exitCode = 0

@@ -4,6 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {readLogs} from '../lib/lifecycle.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {out} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Logs extends PkCommand {
   static override summary = "Print what a session's pane shows and its scrollback, also a dead pane's."
@@ -21,6 +22,7 @@ line (NDJSON).`
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {args, flags} = await this.parse(Logs)
     const controller = new AbortController()
     process.once('SIGINT', () => controller.abort())
@@ -33,7 +35,7 @@ line (NDJSON).`
     }
     // Colours as the pane had them: reset at the end, so the terminal is left as it was.
     if (flags.color && !flags.json) process.once('beforeExit', () => out('\u001b[0m'))
-    const result = await readLogs(args.id, process.env, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit, wanted: () => pipeHasReader(1) !== false})
+    const result = await readLogs(args.id, ctx, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit, wanted: () => pipeHasReader(1) !== false})
     if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
     process.exitCode = 0
   }

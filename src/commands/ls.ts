@@ -10,6 +10,8 @@ import type {SessionRow} from '../lib/correlate.js'
 import {out, terminal, write} from '../output.js'
 import {watchSessions} from '../lib/watch.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
+import {createContext} from '../context.js'
+import {Context} from '../lib/context.js'
 
 export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'
@@ -33,20 +35,20 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {flags} = await this.parse(Ls)
     const opts = {json: flags.json, all: flags.all, format: flags.format, color: flags.color, states: parseStates(flags.state), attention: flags.attention, agent: flags.agent ?? null, ids: flags.ids, headers: !flags['no-headers']}
     if (flags.watch) checkWatchOptions(opts)
     else checkLsOptions(opts)
-    const {loadConfig} = await import('../lib/config.js')
     const {resolveHosts} = await import('../lib/fleet.js')
-    const hosts = flags.fleet || flags.host ? resolveHosts((await loadConfig()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, process.env) : []
-    if (flags.watch) return this.watch(flags.all, flags.interval, hosts, (row) => filterRows([row], opts).length === 1)
-    const {rows, problems} = await listSessions({all: flags.all, hosts})
+    const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, process.env) : []
+    if (flags.watch) return this.watch(ctx, flags.all, flags.interval, hosts, (row) => filterRows([row], opts).length === 1)
+    const {rows, problems} = await listSessions({all: flags.all, hosts}, ctx)
     write(presentListing(rows, problems, opts, terminal()))
   }
 
   /** NDJSON until SIGINT, SIGTERM or a closed pipe; all three end cleanly with exit 0. */
-  private async watch(all: boolean, intervalSeconds: number, hosts: HostConfig[], wanted: (row: SessionRow) => boolean): Promise<void> {
+  private async watch(ctx: Context, all: boolean, intervalSeconds: number, hosts: HostConfig[], wanted: (row: SessionRow) => boolean): Promise<void> {
     const controller = new AbortController()
     const stop = () => controller.abort()
     process.once('SIGINT', stop)
@@ -63,7 +65,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     }
     const remote = hosts.map((host) => watchHost(host, all, emitLine, controller.signal))
     await watchSessions({
-      env: process.env,
+      ctx,
       intervalMs: intervalSeconds * 1000,
       filter: (row) => (all || isListedByDefault(row)) && wanted(row),
       emit: (event) => {

@@ -1,13 +1,14 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {loadConfig, currentDir} from '../lib/config.js'
+
 import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify.js'
-import {openStateDirForReading} from '../lib/registry/state-dir.js'
+
 import {spoolObservation} from '../lib/observe.js'
 import {foldPending} from '../lib/fold.js'
 import {collectSessions} from '../lib/sessions.js'
 import {out, say} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Notify extends PkCommand {
   static override summary = 'Tell the user about every session that needs them while nobody is looking, once per event.'
@@ -25,13 +26,14 @@ attached client, and notify-send when there is a display). --test sends a sample
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {flags} = await this.parse(Notify)
-    const env = process.env
-    const {config} = await loadConfig(currentDir(), env)
+    const env = ctx.env
+    const {config} = await ctx.config()
     const channels = config.notify ?? DEFAULT_CHANNELS
-    const state = openStateDirForReading(env)
+    const state = ctx.readState()
     if (flags.test) {
-      const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: currentDir(), reason: 'testing its notifications'}
+      const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: ctx.cwd, reason: 'testing its notifications'}
       const results = await deliver(sample, channels, env, state)
       if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, results})
       else for (const r of results) out(`${!r.ok ? 'FAIL' : r.delivered ? 'ok  ' : 'skip'} ${r.channel}: ${r.detail}\n`)
@@ -42,11 +44,11 @@ attached client, and notify-send when there is a display). --test sends a sample
       process.exitCode = results.every((r) => r.ok) && delivered ? 0 : 1
       return
     }
-    if (flags.observe !== undefined) spoolObservation(env, flags.observe)
+    if (flags.observe !== undefined) spoolObservation(ctx, flags.observe)
     // The one writer applies what is pending (or finds another pk holding the lock, which does); what
     // needs the user is then told from the listing, which shows pending events either way.
-    if (flags.fold || flags.observe !== undefined) await foldPending(env, state)
-    const listing = await collectSessions(env)
+    if (flags.fold || flags.observe !== undefined) await foldPending(ctx, state)
+    const listing = await collectSessions(ctx)
     const rows = flags.check === undefined ? listing.rows : listing.rows.filter((r) => r.id === flags.check)
     const told = await notifyRows(rows, channels, env, state)
     if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, notified: told})

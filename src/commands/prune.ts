@@ -7,8 +7,9 @@ import {assertMayWrite} from '../lib/registry/ownership.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
 import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} from '../lib/prune.js'
 import {out, write} from '../output.js'
-import {openStateDirForReading} from '../lib/registry/state-dir.js'
+
 import {collectSessions} from '../lib/sessions.js'
+import {createContext} from '../context.js'
 
 export default class Prune extends PkCommand {
   static override summary = 'Remove records of dead sessions, the dead panes they left, and stale sockets.'
@@ -25,15 +26,16 @@ without one it needs --yes or --dry-run.`
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {flags} = await this.parse(Prune)
     const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
     if (!dryRun && !flags.yes && !interactive) throw new PkError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
 
-    const state = openStateDirForReading(process.env)
+    const state = ctx.readState()
     // Even a dry run is refused from a foreign namespace: its plan would be about other processes.
     if (state) assertMayWrite(state)
-    const listing = await collectSessions(process.env)
+    const listing = await collectSessions(ctx)
     const plan = planPrune({rows: listing.rows, servers: listing.snapshot.servers, records: listing.snapshot.records}, {includeResumable: flags['include-resumable']})
     const worktrees = await planWorktrees(plan, listing.snapshot.records, {includeWorktrees: Boolean(flags['include-worktrees'])})
 
@@ -43,7 +45,7 @@ without one it needs --yes or --dry-run.`
         out(terminalSafe(planLines(plan.remove, 'would remove')))
         if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
       }
-      removed = await executePrune(plan, state, listing.snapshot.view)
+      removed = await executePrune(plan, state, listing.snapshot.view, ctx)
     }
     const removedFiles = new Set(removed.map((r) => r.target))
     const worktreesDone = dryRun ? worktrees : [...(await executeWorktrees(worktrees.filter((w) => listing.snapshot.records.some((r) => r.record.worktree?.path === w.path && removedFiles.has(r.file))), listing.snapshot.records)), ...worktrees.filter((w) => w.action === 'keep')]

@@ -5,9 +5,10 @@ import {confirm} from '../prompt.js'
 import {describeError, PkError} from '../lib/errors.js'
 import {planRestore, resumeSession} from '../lib/lifecycle.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
-import {openStateDirForWriting} from '../lib/registry/state-dir.js'
+
 import {collectSessions} from '../lib/sessions.js'
 import {out, say} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Restore extends PkCommand {
   static override summary = 'After a reboot or a tmux server’s death, resume every session that was live and can be resumed.'
@@ -23,12 +24,13 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {flags} = await this.parse(Restore)
     const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
     if (!dryRun && !flags.yes && !interactive) throw new PkError('needs-yes', 'pk restore without a terminal needs --yes (to restore) or --dry-run (to look)')
-    assertMayWrite(openStateDirForWriting(process.env))
-    const listing = await collectSessions(process.env)
+    assertMayWrite(ctx.writeState())
+    const listing = await collectSessions(ctx)
     const plan = planRestore(listing.rows, listing.snapshot.records, listing.snapshot.servers)
     const restored: {from: string; id: string}[] = []
     const failed: {id: string; message: string}[] = []
@@ -39,7 +41,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
       }
       for (const row of plan.restore) {
         try {
-          restored.push({from: row.id, id: (await resumeSession(row.id, process.env)).id})
+          restored.push({from: row.id, id: (await resumeSession(row.id, ctx)).id})
         } catch (error) {
           failed.push({id: row.id, message: describeError(error).message})
         }
@@ -58,7 +60,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     process.exitCode = failed.length > 0 ? 1 : 0
     if (flags.autostart && !dryRun) {
       const {noteAutostartRun} = await import('../lib/service.js')
-      noteAutostartRun(openStateDirForWriting(process.env), failed.length === 0, `${restored.length} restored, ${plan.skip.length} skipped, ${failed.length} failed`)
+      noteAutostartRun(ctx.writeState(), failed.length === 0, `${restored.length} restored, ${plan.skip.length} skipped, ${failed.length} failed`)
     }
   }
 }

@@ -5,6 +5,7 @@ import {runAttach} from '../lib/attach-run.js'
 import {resumeSession} from '../lib/lifecycle.js'
 import {collectSessions} from '../lib/sessions.js'
 import {out} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Resume extends PkCommand {
   static override summary = "Start an exited session's conversation again, as a new session; print its id."
@@ -20,17 +21,18 @@ no such session, 1 when there is nothing to resume (no conversation id was repor
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {args, flags} = await this.parse(Resume)
     if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
       this.error('--attach needs a terminal (or a tmux client); resume without --attach and use pk attach --print', {exit: 1})
     }
-    const resumed = await resumeSession(args.id, process.env)
+    const resumed = await resumeSession(args.id, ctx)
     if (flags.json) {
-      const row = (await collectSessions(process.env)).rows.find((r) => r.id === resumed.id) ?? null
+      const row = (await collectSessions(ctx)).rows.find((r) => r.id === resumed.id) ?? null
       this.printJson({schema: JSON_SCHEMA_VERSION, session: row, resumedFrom: resumed.resumedFrom})
     } else {
       out(resumed.id + '\n')
     }
-    if (flags.attach) process.exitCode = await runAttach(resumed.id, process.env, Boolean(process.stdin.isTTY && process.stdout.isTTY))
+    if (flags.attach) process.exitCode = await runAttach(resumed.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))
   }
 }

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {PkError} from '../lib/errors.js'
 import {sendText} from '../lib/send.js'
+import {createContext} from '../context.js'
 
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = []
@@ -34,6 +35,7 @@ input box), else Enter once more, else exit 1: the text is typed but not submitt
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {args, argv, flags} = await this.parse(Send)
     const words = argv.slice(1).map(String)
     if (flags.stdin && words.length > 0) throw new PkError('bad-text', 'give the text as words or with --stdin, not both')
@@ -41,7 +43,7 @@ input box), else Enter once more, else exit 1: the text is typed but not submitt
     const text = flags.stdin ? (await readAll()).replace(/\r?\n$/, '') : words.join(' ')
     // Enter alone confirms whatever is highlighted in a dialog: only when asked for by name.
     if (text === '' && !flags['enter-only']) throw new PkError('bad-text', 'no text to send (pk send ID TEXT); --enter-only presses Enter alone')
-    const sent = await sendText(args.id, process.env, text, {enter: flags.enter || flags['enter-only'], timeoutMs: flags.timeout * 1000, whenIdle: flags['when-idle']})
+    const sent = await sendText(args.id, ctx, text, {enter: flags.enter || flags['enter-only'], timeoutMs: flags.timeout * 1000, whenIdle: flags['when-idle']})
     if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, ...sent})
   }
 }

@@ -5,6 +5,7 @@ import {PkError} from '../lib/errors.js'
 import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
 import {out} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Setup extends PkCommand {
   static override summary = "Install pk's integration into an agent (hooks, notify program, extension or plugin), or autostart."
@@ -24,6 +25,7 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {args, flags} = await this.parse(Setup)
     if (args.agent === 'autostart') return this.autostart(flags)
     if (flags.remove) throw new PkError('bad-flags', '--remove goes with pk setup autostart')
@@ -38,7 +40,7 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
     }
     const backup = applyChange(change)
     // The agent's hook writes into pk's state directory only once it exists and names its owner.
-    await enrolStateDir(process.env).catch(() => {})
+    await enrolStateDir(ctx).catch(() => {})
     out(`${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${backup ? ` (backup: ${backup})` : ''}\n`)
   }
 

@@ -4,6 +4,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {describeError} from '../lib/errors.js'
 import {StopResult, stopSession} from '../lib/lifecycle.js'
 import {out, say} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Stop extends PkCommand {
   static override summary = "End sessions' agents: SIGTERM, then SIGKILL after a timeout. The records stay, so conversations can be resumed."
@@ -22,13 +23,14 @@ one is tried; the exit code is the first failure's.`
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {argv, flags} = await this.parse(Stop)
     const stopped: StopResult[] = []
     const failed: {id: string; code: string; message: string}[] = []
     let exitCode = 0
     for (const id of argv.map(String)) {
       try {
-        const result = await stopSession(id, process.env, {force: flags.force, timeoutMs: flags.timeout * 1000})
+        const result = await stopSession(id, ctx, {force: flags.force, timeoutMs: flags.timeout * 1000})
         stopped.push(result)
         if (!flags.json) out(`stopped ${result.id} (${result.signal}, ${result.seconds} s)\n`)
       } catch (error) {

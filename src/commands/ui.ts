@@ -3,6 +3,7 @@ import {KEYS} from '../lib/ui/view.js'
 import {listSessions} from '../lib/listing.js'
 import {LS_DEFAULTS, presentListing} from '../lib/present/listing.js'
 import {terminal, write} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Ui extends PkCommand {
   static override summary = 'The dashboard: every session at a glance; Enter attaches (bare `pk` on a terminal opens it).'
@@ -12,14 +13,15 @@ ${KEYS.map(([key, what]) => `  ${key.padEnd(12)} ${what}`).join('\n')}`
   static override examples = ['<%= config.bin %> ui', '<%= config.bin %>']
 
   async run(): Promise<void> {
+    const ctx = createContext()
     await this.parse(Ui)
     if (!process.stdout.isTTY || !process.stdin.isTTY) {
       // Exactly what pk ls prints, problems on stderr included.
-      const {rows, problems} = await listSessions({all: false})
+      const {rows, problems} = await listSessions({all: false}, ctx)
       write(presentListing(rows, problems, LS_DEFAULTS, terminal()))
       return
     }
     const {runDashboard} = await import('../lib/ui/app.js')
-    await runDashboard(process.env, {stdin: process.stdin, stdout: process.stdout})
+    await runDashboard(ctx, {stdin: process.stdin, stdout: process.stdout})
   }
 }

@@ -2,12 +2,13 @@ import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {resolveId} from '../lib/attach.js'
-import {currentDir, loadConfig} from '../lib/config.js'
+
 import {PkError} from '../lib/errors.js'
 import {collectSessions} from '../lib/sessions.js'
 import {usageText} from '../lib/present/usage.js'
 import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage.js'
 import {write} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Usage extends PkCommand {
   static override summary = 'Tokens and cost per session, agent or day, from the agents’ own transcripts.'
@@ -24,12 +25,13 @@ million tokens per model); a model without a rate is named unpriced and its cost
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {args, flags} = await this.parse(Usage)
     const since = flags.since === undefined ? null : sinceDay(flags.since, Date.now())
     if (flags.since !== undefined && since === null) throw new PkError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
-    const listing = await collectSessions(process.env)
+    const listing = await collectSessions(ctx)
     const rows = args.id === undefined ? listing.rows : [resolveId(args.id, listing.rows)]
-    const rules = rulesOf((await loadConfig(currentDir(), process.env)).config.usage)
+    const rules = rulesOf((await ctx.config()).config.usage)
     const records = new Map(listing.snapshot.records.map((s) => [s.file, s.record]))
     // A resumed conversation goes on in the same transcript: each file is counted once, for its newest session.
     const seen = new Set<string>()

@@ -4,6 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/errors.js'
 import {waitForStates} from '../lib/watch.js'
 import {out} from '../output.js'
+import {createContext} from '../context.js'
 
 export default class Wait extends PkCommand {
   static override summary = 'Block until sessions need you, or are waiting, idle or exited.'
@@ -29,12 +30,13 @@ first (for --for exited, disappearing counts as reaching it).`
   }
 
   async run(): Promise<void> {
+    const ctx = createContext()
     const {argv, flags} = await this.parse(Wait)
     const ids = argv.map(String)
     const bad = ids.find((id) => id.startsWith('-'))
     if (bad !== undefined) throw new PkError('bad-flags', `unknown flag ${bad} (pk wait --help)`)
     const done = await waitForStates({
-      env: process.env,
+      ctx,
       idArgs: ids,
       target: flags.for ?? 'attention',
       mode: flags.any ? 'any' : 'all',

@@ -3,12 +3,13 @@ import {spawnSync} from 'node:child_process'
 import {checkIdForm, prepareAttach} from './attach.js'
 import {shellQuote} from './shell.js'
 import {PkError} from './errors.js'
-import {Env} from './registry/state-dir.js'
-import {clientEnv, tmuxMissing} from './tmux/exec.js'
+
+import {clientEnv, runClient} from './tmux/exec.js'
+import {Context} from './context.js'
 
 /** The command that would attach (`pk attach --print`), as a shell line. */
-export async function attachCommand(idArg: string, env: Env): Promise<string> {
-  const {plan} = await prepareAttach(idArg, env)
+export async function attachCommand(idArg: string, ctx: Context): Promise<string> {
+  const {plan} = await prepareAttach(idArg, ctx)
   return ['tmux', ...plan.argv].map(shellQuote).join(' ')
 }
 
@@ -16,32 +17,25 @@ export async function attachCommand(idArg: string, env: Env): Promise<string> {
  * Attach for real: the tmux client gets the terminal (`terminal`: stdin and stdout are one). Returns the
  * exit code of the tmux client.
  */
-export async function runAttach(idArg: string, env: Env, terminal: boolean): Promise<number> {
-  const {plan} = await prepareAttach(idArg, env)
+export async function runAttach(idArg: string, ctx: Context, terminal: boolean): Promise<number> {
+  const {plan} = await prepareAttach(idArg, ctx)
   if (plan.mode === 'attach' && !terminal) {
     throw new PkError('no-terminal', 'pk attach needs a terminal (stdin and stdout must be a TTY); use --print to get the tmux command')
   }
   // A nested attach must not see the caller's TMUX; switch and popup talk to the caller's own server.
-  const childEnv = plan.mode === 'attach' ? clientEnv(env as NodeJS.ProcessEnv) : (env as NodeJS.ProcessEnv)
-  const result = spawnSync('tmux', plan.argv, {stdio: 'inherit', env: childEnv})
-  if (result.error) {
-    if ((result.error as NodeJS.ErrnoException).code === 'ENOENT') throw tmuxMissing()
-    throw result.error
-  }
-  return result.status ?? 1
+  const childEnv = plan.mode === 'attach' ? clientEnv(ctx.env as NodeJS.ProcessEnv) : (ctx.env as NodeJS.ProcessEnv)
+  return runClient(plan.argv, childEnv)
 }
-
 
 /** `pk attach HOST/ID`: the host's own pk verifies and attaches, through `ssh -t`: its argv. */
-export async function remoteAttachCommand(hostName: string, idArg: string, env: Env): Promise<string[]> {
+export async function remoteAttachCommand(hostName: string, idArg: string, ctx: Context): Promise<string[]> {
   const id = checkIdForm(idArg)
-  const {loadConfig, currentDir} = await import('./config.js')
   const {findHost, remoteAttachArgv} = await import('./fleet.js')
-  return ['ssh', ...remoteAttachArgv(findHost((await loadConfig(currentDir(), env)).config, hostName, env), id)]
+  return ['ssh', ...remoteAttachArgv(findHost((await ctx.config()).config, hostName, ctx.env), id)]
 }
 
-export async function runRemoteAttach(hostName: string, idArg: string, env: Env, terminal: boolean): Promise<number> {
-  const [, ...argv] = await remoteAttachCommand(hostName, idArg, env)
+export async function runRemoteAttach(hostName: string, idArg: string, ctx: Context, terminal: boolean): Promise<number> {
+  const [, ...argv] = await remoteAttachCommand(hostName, idArg, ctx)
   if (!terminal) {
     throw new PkError('no-terminal', 'pk attach needs a terminal (stdin and stdout must be a TTY); use --print to get the ssh command')
   }

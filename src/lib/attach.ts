@@ -1,10 +1,11 @@
 import {SessionRow} from './correlate.js'
 import {PkError} from './errors.js'
 import {ID_LENGTH} from './proc/identity.js'
-import {Env} from './registry/state-dir.js'
+
 import {collectSessions} from './sessions.js'
 import {AttachPlan, planAttach} from './tmux/attach-plan.js'
 import {tmuxMissing} from './tmux/exec.js'
+import {Context} from './context.js'
 
 const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
 
@@ -54,9 +55,9 @@ export function checkAttachable(row: SessionRow): asserts row is PaneRow {
   checkLive(row, 'attach')
 }
 
-export async function prepareAttach(idArg: string, env: Env): Promise<{row: SessionRow; plan: AttachPlan}> {
-  const row = await resolveChecked(idArg, env, checkAttachable)
-  return {row, plan: planAttach({socket: row.tmux.socket, pane: row.tmux.pane}, env)}
+export async function prepareAttach(idArg: string, ctx: Context): Promise<{row: SessionRow; plan: AttachPlan}> {
+  const row = await resolveChecked(idArg, ctx, checkAttachable)
+  return {row, plan: planAttach({socket: row.tmux.socket, pane: row.tmux.pane}, ctx.env)}
 }
 
 /**
@@ -64,13 +65,13 @@ export async function prepareAttach(idArg: string, env: Env): Promise<{row: Sess
  * read again. The id is derived from the process identity, so finding it again, in the same pane, means
  * the same process is still there. Every verb that acts on a session goes through here.
  */
-export async function resolveChecked<T extends PaneRow>(idArg: string, env: Env, check: (row: SessionRow) => asserts row is T): Promise<T> {
-  const listing = await collectSessions(env)
+export async function resolveChecked<T extends PaneRow>(idArg: string, ctx: Context, check: (row: SessionRow) => asserts row is T): Promise<T> {
+  const listing = await collectSessions(ctx)
   // Without tmux nothing can be verified, and that is what to say.
   if (listing.problems.some((p) => p.code === 'tmux-missing')) throw tmuxMissing()
   const first = resolveId(idArg, listing.rows)
   check(first)
-  const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
+  const again = (await collectSessions(ctx)).rows.find((r) => r.id === first.id)
   if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
   check(again)
   if (again.tmux.socket !== first.tmux.socket || again.tmux.pane !== first.tmux.pane) {

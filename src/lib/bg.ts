@@ -11,11 +11,12 @@ import {catches} from './proc/parse.js'
 import {readCaughtSignals, readStat, startTimeToDate} from './proc/reader.js'
 import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from './registry/records.js'
-import {Env, openStateDirForWriting} from './registry/state-dir.js'
+import {Env} from './registry/state-dir.js'
 import {fsPath} from './bytes.js'
-import {currentDir} from './config.js'
+
 import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from './tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from './tmux/session.js'
+import {Context} from './context.js'
 
 export interface BgRequest {
   agent: string | undefined
@@ -23,7 +24,10 @@ export interface BgRequest {
   cwd: string | undefined
   name: string | undefined
   socket: string | undefined
+  /** The environment the session gets (pk bg passes its own, exactly as it came). */
   env: Env
+  /** The invocation: where pk's state is, whose pending events a writer applies. */
+  ctx: Context
   /** How long a command must stay alive to count as started. */
   graceMs?: number
   /** Presets as configured (built-ins when absent). */
@@ -178,12 +182,12 @@ async function survives(view: View, identity: ProcessIdentity, graceMs: number):
  */
 export async function startSession(request: BgRequest): Promise<Started> {
   const {argv, agent} = launchArgv(request.agent, request.extraArgs, request.env, request.presets, request.defaultAgent)
-  const here = request.cwd ?? currentDir()
+  const here = request.cwd ?? request.ctx.cwd
   if (here === null) throw new PkError('bad-cwd', 'the current directory no longer exists (deleted under this shell); cd somewhere, or pass --cwd DIR')
   const cwd = checkCwd(here)
   const socket = resolveSocket(request.socket, request.env)
   checkSocketPath(socket)
-  const state = openStateDirForWriting(request.env)
+  const state = request.ctx.writeState()
   assertMayWrite(state)
   const {view} = readView()
   const label = request.name ?? null
@@ -195,10 +199,10 @@ export async function startSession(request: BgRequest): Promise<Started> {
     cwd,
     argv,
     env: request.env,
-    sleepProgram: findSleep(process.env),
+    sleepProgram: findSleep(request.ctx.env),
   })
   const abandon = async (error: Error, file: string | null = null): Promise<never> => {
-    if (file) await withWriteAccess(state, () => removeRecordFile(file))
+    if (file) await withWriteAccess(state, () => removeRecordFile(file), {pending: request.ctx})
     await killSession(socket, created.sessionId)
     throw error
   }
@@ -217,7 +221,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
   let file: string
   try {
-    file = await withWriteAccess(state, () => createRecord(state, record))
+    file = await withWriteAccess(state, () => createRecord(state, record), {pending: request.ctx})
   } catch (error) {
     return abandon(error as Error)
   }

@@ -424,7 +424,7 @@ export function currentDir(): string | null {
  * project's (data only) layered over it. Read again once what was read is CONFIG_FRESH_MS old (watchers
  * and the dashboard run for hours). Commands that need none never call this.
  */
-export async function loadConfig(cwd: string | null = currentDir(), env: Env = process.env, now = Date.now()): Promise<LoadedConfig> {
+export async function loadConfig(cwd: string | null, env: Env, now = Date.now()): Promise<LoadedConfig> {
   const home = env.HOME || homedir()
   const userDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pk')
   const key = `${cwd}\0${home}\0${userDir}`

@@ -54,7 +54,7 @@ export function splitFleetId(idArg: string): {host: string | null; id: string} {
  * runtime directory when there is one, else TMPDIR or /tmp (then checked: a directory of the user's,
  * mode 0700, not a link, before anything is put in it).
  */
-function controlDir(env: Record<string, string | undefined> = process.env): string {
+function controlDir(env: Record<string, string | undefined>): string {
   const base = env.XDG_RUNTIME_DIR || env.TMPDIR || '/tmp'
   const dir = env.XDG_RUNTIME_DIR ? join(base, 'pk-ssh') : join(base, `pk-ssh-${process.getuid!()}`)
   mkdirSync(dir, {recursive: true, mode: 0o700})
@@ -93,7 +93,7 @@ export interface RemoteResult {
 
 /** Run pk on a host; a host that does not answer in time is killed, never waited on. */
 export function runRemote(host: HostConfig, pkArgs: string[], timeoutMs: number): Promise<RemoteResult> {
-  const argv = sshArgv(host, pkArgs, {tty: false, controlDir: controlDir(), connectTimeoutS: Math.max(1, Math.ceil(timeoutMs / 1000))})
+  const argv = sshArgv(host, pkArgs, {tty: false, controlDir: controlDir(process.env), connectTimeoutS: Math.max(1, Math.ceil(timeoutMs / 1000))})
   return new Promise((resolve) => {
     const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
@@ -215,7 +215,7 @@ export async function doctorHosts(hosts: HostConfig[]): Promise<HostDiagnosis[]>
 
 /** Attach to a session on another host: `ssh -t` runs that host's `pk attach`, which verifies there. */
 export function remoteAttachArgv(host: HostConfig, id: string): string[] {
-  return sshArgv(host, ['attach', id], {tty: true, controlDir: controlDir(), connectTimeoutS: 10})
+  return sshArgv(host, ['attach', id], {tty: true, controlDir: controlDir(process.env), connectTimeoutS: 10})
 }
 
 export function findHost(config: PkConfig, name: string, env: Record<string, string | undefined>): HostConfig {
@@ -228,7 +228,7 @@ export function findHost(config: PkConfig, name: string, env: Record<string, str
 export async function watchHost(host: HostConfig, all: boolean, emit: (event: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
   // Loaded here, not at the top: fleet.ts is part of the bundle every `pk ls` loads.
   const {createInterface} = loadPackage('node:readline') as typeof import('node:readline')
-  const argv = sshArgv(host, ['ls', '--watch', '--json', ...(all ? ['--all'] : [])], {tty: false, controlDir: controlDir(), connectTimeoutS: 10})
+  const argv = sshArgv(host, ['ls', '--watch', '--json', ...(all ? ['--all'] : [])], {tty: false, controlDir: controlDir(process.env), connectTimeoutS: 10})
   return new Promise((resolve) => {
     const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})
     let stderr = ''

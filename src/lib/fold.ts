@@ -10,10 +10,11 @@ import {appendRegularFile} from './registry/files.js'
 import {mayWrite, withWriteAccess} from './registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from './registry/records.js'
 import {UsageRules, readCache, readOn, transcriptOf, writeCache} from './usage.js'
-import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
+import {Env, StateDir} from './registry/state-dir.js'
 import {bootMs} from './sessions.js'
 import {takeSnapshot} from './snapshot.js'
 import {checkedSpool, pendingNames, readPending} from './spool.js'
+import {Context} from './context.js'
 
 /**
  * The one writer of events: applies pending spool events to the records, then removes them. Single
@@ -34,7 +35,7 @@ export interface FoldResult {
 /** How long a pending batch may be: a huge spool is applied in slices, the lock let go between them. */
 const BATCH = 5000
 
-export async function foldPending(env: Env, state: StateDir | null = openStateDirForReading(env)): Promise<FoldResult> {
+export async function foldPending(ctx: Context, state: StateDir | null = ctx.readState()): Promise<FoldResult> {
   const result: FoldResult = {busy: false, outcomes: [], mayNeedYou: []}
   if (state === null || checkedSpool(state) === null || !mayWrite(state)) return result
   for (let round = 0; round < 100; round++) {
@@ -45,9 +46,9 @@ export async function foldPending(env: Env, state: StateDir | null = openStateDi
         state,
         async () => {
           got = true
-          merge(result, await applyPendingHeld(state, env))
+          merge(result, await applyPendingHeld(state, ctx))
         },
-        {wait: false, applyPending: false},
+        {wait: false, pending: null},
       )
     } catch (error) {
       if (!got && error instanceof PkError && error.code === 'state-locked') return {...result, busy: true}
@@ -67,7 +68,7 @@ function merge(into: FoldResult, from: Omit<FoldResult, 'busy'>): void {
  * /proc, the records: listed once however many events there are), each changed record written once, then
  * the applied files removed.
  */
-export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<FoldResult, 'busy'>> {
+export async function applyPendingHeld(state: StateDir, ctx: Context): Promise<Omit<FoldResult, 'busy'>> {
   const dir = checkedSpool(state)
   if (dir === null) return {outcomes: [], mayNeedYou: []}
   const pending = readPending(state, BATCH, 'oldest')
@@ -76,10 +77,10 @@ export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<
   let outcomes: Outcome[] = []
   const mayNeedYou: string[] = []
   if (pending.events.length > 0) {
-    const snap = await takeSnapshot(env, {state})
+    const snap = await takeSnapshot(ctx, {state})
     const records = new Map(snap.records.map((s) => [s.file, s.record]))
     const {rows} = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
-    const world = worldOf(snap.view, rows, snap.proc, records, env)
+    const world = worldOf(snap.view, rows, snap.proc, records, ctx.env)
     const applied = applyEvents(pending.events, world, records, bootMs())
     const touched: string[] = []
     outcomes = applied.outcomes
@@ -95,7 +96,7 @@ export async function applyPendingHeld(state: StateDir, env: Env): Promise<Omit<
       touched.push(written)
     }
     for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
-    if (touched.length > 0) rememberUsage(state, touched, env, await (await import('./sessions.js')).usageRules(env))
+    if (touched.length > 0) rememberUsage(state, touched, ctx.env, await (await import('./sessions.js')).usageRules(ctx))
   }
   writeLog(state, log)
   for (const name of [...pending.events.map((e) => e.name), ...pending.unreadable]) {

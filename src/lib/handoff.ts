@@ -1,7 +1,7 @@
 import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
 import {Started, startSession} from './bg.js'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {loadConfig, currentDir} from './config.js'
+
 import {PkError} from './errors.js'
 import {ancestry} from './proc/ancestry.js'
 import {checkLiveness, sessionIdOf} from './proc/identity.js'
@@ -10,9 +10,10 @@ import {readCmdline, readCwd, readStat} from './proc/reader.js'
 import {readRegularFile} from './registry/files.js'
 import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
 import {StoredRecord, isStored, parseRecordText, readRecords, recordOf, removeRecordFile, replaceRecord} from './registry/records.js'
-import {Env, openStateDirForWriting} from './registry/state-dir.js'
+
 import {collectSessions} from './sessions.js'
 import {killSession} from './tmux/session.js'
+import {Context} from './context.js'
 
 export interface Caller {
   pid: number
@@ -56,10 +57,10 @@ export interface HandoffResult {
 export const HANDOFF_CONFIRM_MS = 15_000
 
 /** Whether the new session, alive and paired, reported through its hook (its record has a status) in time. */
-async function confirmedByHook(started: Started, env: Env, timeoutMs: number): Promise<boolean> {
+async function confirmedByHook(started: Started, ctx: Context, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const listing = await collectSessions(env)
+    const listing = await collectSessions(ctx)
     const row = listing.rows.find((r) => r.id === started.id)
     if (!row || !row.verified || row.state === 'exited') return false
     if (listing.snapshot.records.find((r) => r.file === started.file)?.record.status) return true
@@ -68,12 +69,13 @@ async function confirmedByHook(started: Started, env: Env, timeoutMs: number): P
   }
 }
 
-export async function handoff(opts: {env: Env; conversationId?: string; agentName?: string; graceMs?: number; confirmMs?: number}): Promise<HandoffResult> {
-  const {env} = opts
-  const state = openStateDirForWriting(env)
+export async function handoff(opts: {ctx: Context; conversationId?: string; agentName?: string; graceMs?: number; confirmMs?: number}): Promise<HandoffResult> {
+  const {ctx} = opts
+  const env = ctx.env
+  const state = ctx.writeState()
   assertMayWrite(state)
   const {view} = readView()
-  const {presets, config} = await loadConfig(currentDir(), env)
+  const {presets, config} = await ctx.config()
   const caller = findCaller({
     chain: ancestry(process.ppid, readStat),
     view,
@@ -90,7 +92,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
   const argv = resumeArgv(caller.agent, conversationId, presets)
   if (!argv) throw new PkError('no-resume', `${caller.agent} cannot resume a conversation by id; nothing to hand off to`)
 
-  const listing = await collectSessions(env)
+  const listing = await collectSessions(ctx)
   const conversations = new Map(listing.snapshot.records.map((r) => [r.file, r.record.conversationId]))
   const holders = listing.rows.filter(
     (row) => row.pid !== caller.pid && row.state !== 'exited' && row.record !== null && row.verified && conversations.get(row.record) === conversationId,
@@ -109,6 +111,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
     name: caller.record?.record.label ?? undefined,
     socket: config.socket,
     env,
+    ctx,
     presets,
     conversationId,
     graceMs: opts.graceMs,
@@ -116,10 +119,10 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
   })
   // Not a timer: the replacement must say, through its own hook, that it runs the conversation (a fresh
   // Pi whose session was never written exits after a couple of seconds instead).
-  if (!(await confirmedByHook(started, env, opts.confirmMs ?? HANDOFF_CONFIRM_MS))) {
+  if (!(await confirmedByHook(started, ctx, opts.confirmMs ?? HANDOFF_CONFIRM_MS))) {
     await killSession(started.record.tmux.socket, started.record.tmux.sessionId)
     // It never ran the conversation: no record of it stays for restore to offer.
-    await withWriteAccess(state, () => removeRecordFile(started.file)).catch(() => {})
+    await withWriteAccess(state, () => removeRecordFile(started.file), {pending: ctx}).catch(() => {})
     throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not report that it runs conversation ${conversationId} (nothing to hand off yet? say something first); the original keeps running`)
   }
   // The caller's conversation lives on in the new session: its record says so (restore and doctor then
@@ -129,7 +132,7 @@ export async function handoff(opts: {env: Env; conversationId?: string; agentNam
     await withWriteAccess(state, () => {
       const now = parseRecordText(file, readRegularFile(file))
       if (isStored(now)) replaceRecord(file, {...now.record, resumedBy: started.id})
-    }).catch(() => {})
+    }, {pending: ctx}).catch(() => {})
   }
   // End the caller only if it is still the very process we found (same pid and start time).
   const stillCaller = checkLiveness(view, {...view, pid: caller.pid, startTime: caller.startTime})

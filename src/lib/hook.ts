@@ -7,9 +7,10 @@ import {readStat} from './proc/reader.js'
 import {appendRegularFile} from './registry/files.js'
 import {assertMayWrite, enrol, mayWrite} from './registry/ownership.js'
 import {HookStatus} from './registry/records.js'
-import {Env, openStateDirForReading, openStateDirForWriting} from './registry/state-dir.js'
+
 import {enqueue} from './spool.js'
 import {HOOK_STATES, isOneOf} from './states.js'
+import {Context} from './context.js'
 
 /** The whole `pk hook` process ends within this long after it started, whatever happens. */
 export const HOOK_DEADLINE_MS = 900
@@ -154,8 +155,8 @@ export function nextStatus(previous: HookStatus | null, report: HookReport): Hoo
  * Put one event into the spool, as the sh hook does (`pk hook`, for agents configured to call node):
  * the sender's ancestry noted now, the payload as it came. Only a pk that may write the state does it.
  */
-export async function spoolReport(env: Env, agent: string, payload: string, senderPid: number): Promise<string | null> {
-  const state = openStateDirForWriting(env)
+export async function spoolReport(ctx: Context, agent: string, payload: string, senderPid: number): Promise<string | null> {
+  const state = ctx.writeState()
   // A pk of another pid namespace writes nothing: refused (and said on stderr), never silently.
   assertMayWrite(state)
   await enrol(state)
@@ -169,9 +170,9 @@ export async function spoolReport(env: Env, agent: string, payload: string, send
  * from a pk that may write there (a refused writer writes nothing at all), and never into a FIFO or
  * through a link.
  */
-export function logHookError(env: Env, agent: string, error: unknown): void {
+export function logHookError(ctx: Context, agent: string, error: unknown): void {
   try {
-    const state = openStateDirForReading(env)
+    const state = ctx.readState()
     if (!state || !mayWrite(state)) return
     appendRegularFile(join(state.root, 'hook.log'), `${new Date().toISOString()} ${agent}: ${error instanceof Error ? error.message : String(error)}\n`)
   } catch {

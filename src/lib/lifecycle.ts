@@ -13,11 +13,12 @@ import {View, readView} from './proc/view.js'
 import {readRegularFile} from './registry/files.js'
 import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
 import {SessionRecord, StoredRecord, isStored, parseRecordText, replaceRecord} from './registry/records.js'
-import {Env, StateDir, openStateDirForWriting} from './registry/state-dir.js'
+import {StateDir} from './registry/state-dir.js'
 import {Listing, collectSessions} from './sessions.js'
 import {setRemainOnExit} from './tmux/session.js'
 import {ServerListing} from './tmux/servers.js'
 import {captureRange, paneView, viewAndCapture} from './tmux/pane-io.js'
+import {Context} from './context.js'
 
 /** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
 
@@ -38,11 +39,11 @@ function identityOf(view: View, row: {id: string; pid: number}): ProcessIdentity
 }
 
 /** Update a record under the lock, from what the file says now (another writer may have changed it). */
-async function updateRecord(state: StateDir, file: string, change: (record: SessionRecord) => SessionRecord): Promise<void> {
+async function updateRecord(ctx: Context, state: StateDir, file: string, change: (record: SessionRecord) => SessionRecord): Promise<void> {
   await withWriteAccess(state, () => {
     const now = parseRecordText(file, readRegularFile(file))
     if (isStored(now)) replaceRecord(file, change(now.record))
-  })
+  }, {pending: ctx})
 }
 
 export interface StopResult {
@@ -87,11 +88,11 @@ function assertWritableRecord(file: string): void {
  * What stop may end: a live verified session, or a recorded process whose pane is gone (an agent that
  * outlived its tmux server): its pid and start time are checked against the record all the same.
  */
-async function resolveStoppable(idArg: string, env: Env): Promise<SessionRow & {pid: number}> {
+async function resolveStoppable(idArg: string, ctx: Context): Promise<SessionRow & {pid: number}> {
   const paneless = (row: SessionRow): row is SessionRow & {pid: number} => !row.conflict && row.state !== 'exited' && row.tmux === null && row.record !== null && row.pid !== null
-  const first = resolveId(idArg, (await collectSessions(env)).rows)
-  if (!paneless(first)) return resolveChecked(idArg, env, liveFor('stop'))
-  const again = (await collectSessions(env)).rows.find((r) => r.id === first.id)
+  const first = resolveId(idArg, (await collectSessions(ctx)).rows)
+  if (!paneless(first)) return resolveChecked(idArg, ctx, liveFor('stop'))
+  const again = (await collectSessions(ctx)).rows.find((r) => r.id === first.id)
   if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
   if (!paneless(again)) checkLive(again, 'stop')
   return again as SessionRow & {pid: number}
@@ -102,23 +103,23 @@ async function resolveStoppable(idArg: string, env: Env): Promise<SessionRow & {
  * away), then SIGKILL after the timeout, or at once with `force`. The pane goes with the process; the
  * record stays, as exited and stopped, so a conversation can be resumed.
  */
-export async function stopSession(idArg: string, env: Env, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
-  const state = openStateDirForWriting(env)
+export async function stopSession(idArg: string, ctx: Context, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
+  const state = ctx.writeState()
   assertMayWrite(state)
-  const row = await resolveStoppable(idArg, env)
+  const row = await resolveStoppable(idArg, ctx)
   // What fails from here on names the session by its full id (a script typed a prefix).
-  return stopResolved(row, state, opts).catch((error: unknown) => {
+  return stopResolved(ctx, row, state, opts).catch((error: unknown) => {
     throw error instanceof PkError ? Object.assign(error, {sessionId: row.id}) : error
   })
 }
 
-async function stopResolved(row: SessionRow & {pid: number}, state: StateDir, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
+async function stopResolved(ctx: Context, row: SessionRow & {pid: number}, state: StateDir, opts: {force: boolean; timeoutMs: number}): Promise<StopResult> {
   const {view} = readView()
   const identity = identityOf(view, row)
   if (identity === null) throw new PkError('gone', `session ${row.id} ended just now`)
   // The stop is written down after the signal: make sure it can be (the lock, the record file), or an
   // agent would end with no "stopped" mark and restore would bring it back.
-  if (row.record !== null) await withWriteAccess(state, () => assertWritableRecord(row.record!))
+  if (row.record !== null) await withWriteAccess(state, () => assertWritableRecord(row.record!), {pending: ctx})
   const started = Date.now()
   // Its pane closes with it instead of staying as a dead pane.
   if (row.tmux !== null) await setRemainOnExit(row.tmux.socket, row.tmux.pane, 'off').catch(() => {})
@@ -129,7 +130,7 @@ async function stopResolved(row: SessionRow & {pid: number}, state: StateDir, op
     signal(view, identity, last)
     if (!(await goneBy(view, identity, Date.now() + 2000))) throw new PkError('still-alive', `session ${row.id} (pid ${row.pid}) is still alive after SIGKILL`)
   }
-  if (row.record !== null) await updateRecord(state, row.record, (record) => ({...record, stopped: {at: new Date().toISOString(), signal: last}}))
+  if (row.record !== null) await updateRecord(ctx, state, row.record, (record) => ({...record, stopped: {at: new Date().toISOString(), signal: last}}))
   return {id: row.id, signal: last, seconds: Math.round((Date.now() - started) / 100) / 10}
 }
 
@@ -175,10 +176,10 @@ function holdersOf(listing: Listing, conversationId: string | null): SessionRow[
  * under the same label, as a new session (new process, new id). The new record names the old one, and
  * the old one names the new: it is no longer offered for resuming.
  */
-export async function resumeSession(idArg: string, env: Env, listing?: Listing): Promise<Resumed> {
-  const state = openStateDirForWriting(env)
+export async function resumeSession(idArg: string, ctx: Context, listing?: Listing): Promise<Resumed> {
+  const state = ctx.writeState()
   assertMayWrite(state)
-  const now = listing ?? (await collectSessions(env))
+  const now = listing ?? (await collectSessions(ctx))
   const row = resolveId(idArg, now.rows)
   const stored: StoredRecord | undefined = now.snapshot.records.find((r) => r.file === row.record)
   const refusal = whyNotResumable(row, stored?.record, holdersOf(now, stored?.record.conversationId ?? null))
@@ -197,13 +198,14 @@ export async function resumeSession(idArg: string, env: Env, listing?: Listing):
     cwd: record.cwd,
     name: record.label ?? undefined,
     socket: record.tmux.socket,
-    env,
+    env: ctx.env,
+    ctx,
     presets: now.snapshot.presets,
     conversationId: record.conversationId ?? undefined,
     resumedFrom: row.id,
     worktree: record.worktree ?? undefined,
   })
-  await updateRecord(state, stored!.file, (r) => ({...r, resumedBy: started.id}))
+  await updateRecord(ctx, state, stored!.file, (r) => ({...r, resumedBy: started.id}))
   return {...started, resumedFrom: row.id}
 }
 
@@ -254,8 +256,8 @@ export function lastLines(captured: string, n: number): string[] {
  * session left. With `follow`, then every new line as it is written, until the session ends (or `signal`
  * aborts). Lines that scroll out of a full history (tmux's history-limit) between two looks are missed.
  */
-export async function readLogs(idArg: string, env: Env, opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void; wanted?: () => boolean}): Promise<{id: string; dead: boolean}> {
-  const row = await resolveChecked(idArg, env, readable)
+export async function readLogs(idArg: string, ctx: Context, opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void; wanted?: () => boolean}): Promise<{id: string; dead: boolean}> {
+  const row = await resolveChecked(idArg, ctx, readable)
   const {socket, pane} = row.tmux
   const {view: first, text} = await viewAndCapture(socket, pane, opts.lines, opts.color)
   opts.emit(lastLines(text, opts.lines))

@@ -7,8 +7,9 @@ import {ScreenObservation, SCREEN_EVENT} from './events.js'
 import {PkError} from './errors.js'
 import {markerName} from './notify.js'
 import {mayWrite} from './registry/ownership.js'
-import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
+import {Env, StateDir} from './registry/state-dir.js'
 import {enqueue} from './spool.js'
+import {Context} from './context.js'
 
 /**
  * Watchers (`pk ls --watch`, the dashboard) look again and again, so they see what no single look can: a
@@ -40,9 +41,9 @@ export function parseObservation(text: string): Observation {
 }
 
 /** Put an observation into the spool, for the writer to apply like any event. */
-export function spoolObservation(env: Env, text: string): void {
+export function spoolObservation(ctx: Context, text: string): void {
   const o = parseObservation(text)
-  const state = openStateDirForReading(env)
+  const state = ctx.readState()
   if (state === null || !mayWrite(state)) throw new PkError('foreign-namespace', 'this pk may not write the state directory; the observation is not kept')
   const payload: ScreenObservation = {state: o.state, from: o.from, firstSeen: o.firstSeen, lastOther: o.lastOther}
   enqueue(state, SCREEN_EVENT, [{pid: o.pid, startTime: o.startTime}], JSON.stringify(payload))

@@ -4,9 +4,10 @@ import {LiveRow, checkLive, resolveChecked} from './attach.js'
 import {SessionRow} from './correlate.js'
 import {PkError} from './errors.js'
 import {checkSendText} from './lifecycle.js'
-import {Env} from './registry/state-dir.js'
+
 import {collectSessions} from './sessions.js'
 import {cursorAndScreen, pasteText, pressEnter} from './tmux/pane-io.js'
+import {Context} from './context.js'
 
 /**
  * `pk send`: type text into an agent and have it submitted, or say that it was not. Agents take a paste
@@ -69,9 +70,9 @@ async function until(test: () => Promise<boolean>, ms: number): Promise<boolean>
 const liveToSend: (row: SessionRow) => asserts row is LiveRow = (row) => checkLive(row, 'send to')
 
 /** Wait until the session is ready for input (bounded), verified again just before typing. */
-async function ready(idArg: string, env: Env, opts: SendOptions): Promise<LiveRow> {
+async function ready(idArg: string, ctx: Context, opts: SendOptions): Promise<LiveRow> {
   const deadline = Date.now() + opts.timeoutMs
-  let row: LiveRow = await resolveChecked(idArg, env, liveToSend)
+  let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend)
   for (;;) {
     const verdict = readiness(row, opts.whenIdle)
     if (verdict === 'go') return row
@@ -80,16 +81,16 @@ async function ready(idArg: string, env: Env, opts: SendOptions): Promise<LiveRo
       throw new PkError('timeout', `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${opts.timeoutMs / 1000} s; nothing was typed (pk send --timeout SECONDS waits longer)`)
     }
     await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
-    const again = (await collectSessions(env)).rows.find((r) => r.id === row.id)
+    const again = (await collectSessions(ctx)).rows.find((r) => r.id === row.id)
     if (!again) throw new PkError('gone', `session ${row.id} ended before it was ready for input`)
     liveToSend(again)
     row = again
   }
 }
 
-export async function sendText(idArg: string, env: Env, text: string, opts: SendOptions): Promise<SendResult> {
+export async function sendText(idArg: string, ctx: Context, text: string, opts: SendOptions): Promise<SendResult> {
   const clean = checkSendText(text)
-  const row = await ready(idArg, env, opts)
+  const row = await ready(idArg, ctx, opts)
   const state = row.state
   if (clean !== '') {
     const before = await screen(row)

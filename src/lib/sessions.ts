@@ -4,8 +4,8 @@ import {Applied, applyEvents, knownOf, worldOf} from './events.js'
 import {readBootTime} from './proc/reader.js'
 import {Problem, SessionRecord} from './registry/records.js'
 import {USAGE_AGENTS, UsageRules, rulesOf, sessionUsage} from './usage.js'
-import {currentDir, loadConfig} from './config.js'
-import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
+import {Context} from './context.js'
+import {Env, StateDir} from './registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
 import {READER_PENDING_LIMIT, readPending} from './spool.js'
 import {Known, applyStatus, applyUsageAttention, captureKey, needsCapture} from './status.js'
@@ -22,20 +22,21 @@ export interface Listing extends Correlation {
  * Everything `pk ls` shows: one `list-panes -a` per tmux server (the socket directory's, plus any socket a
  * record names that still exists), records from the state directory, and /proc for the listed panes only.
  */
-export async function collectSessions(env: Env = process.env, opts: {cache?: WatchCache; scan?: ServerScan; deadlineMs?: number} = {}): Promise<Listing> {
+export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; scan?: ServerScan; deadlineMs?: number} = {}): Promise<Listing> {
+  const env = ctx.env
   const {cache} = opts
   // Events the agents' hooks left pending are read before the records: one applied meanwhile is then in
   // the records as well, and applying it again changes nothing. Nothing here writes (a reader never does).
-  const state = openStateDirForReading(env)
+  const state = ctx.readState()
   const pending = readPending(state, READER_PENDING_LIMIT)
   mark('spool')
   const now = Date.now()
   const carried = cache?.carry(now)
-  const first = await takeSnapshot(env, {state, carried, scan: opts.scan, deadlineMs: opts.deadlineMs})
+  const first = await takeSnapshot(ctx, {state, carried, scan: opts.scan, deadlineMs: opts.deadlineMs})
   const reused = cache?.reusable(first) ?? null
   // tmux 3.3 now and then misses a pane's SIGCHLD: the process stays a zombie, the pane looks alive and
   // its exit status is unknown. A SIGCHLD to that (verified) server makes it reap; then look again, once.
-  const snap = reused === null && nudgeReapers(first) ? await takeSnapshot(env, {state, carried, deadlineMs: opts.deadlineMs}) : first
+  const snap = reused === null && nudgeReapers(first) ? await takeSnapshot(ctx, {state, carried, deadlineMs: opts.deadlineMs}) : first
   const problems: Problem[] = [...snap.recordProblems]
   if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
   if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})
@@ -45,14 +46,14 @@ export async function collectSessions(env: Env = process.env, opts: {cache?: Wat
   const records = new Map(snap.records.map((s) => [s.file, s.record]))
   const applied = pending.events.length === 0 || !snap.trust.trusted ? new Map() : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
   const paired = withPendingConversations(result.rows, applied, snap.presets)
-  const rows = applyUsageAttention(withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(env)))
+  const rows = applyUsageAttention(withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(ctx)))
   mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
 }
 
 /** Your config's usage rules: rates for agents that record no cost, context windows, thresholds. */
-export async function usageRules(env: Env): Promise<UsageRules> {
-  return rulesOf((await loadConfig(currentDir(), env).catch(() => null))?.config.usage)
+export async function usageRules(ctx: Context): Promise<UsageRules> {
+  return rulesOf((await ctx.config().catch(() => null))?.config.usage)
 }
 
 /**

@@ -1,5 +1,5 @@
 import {AgentPreset} from './agents/presets.js'
-import {loadConfig, currentDir} from './config.js'
+import {Context} from './context.js'
 import {ProcessSource} from './correlate.js'
 import {PkError} from './errors.js'
 import {ProcStat} from './proc/parse.js'
@@ -8,7 +8,7 @@ import {View, ViewMeasurement, readView} from './proc/view.js'
 import {ReadTrust, readTrust} from './registry/ownership.js'
 import {RecordCache} from './registry/record-cache.js'
 import {Problem, StoredRecord, readRecords} from './registry/records.js'
-import {Env, StateDir, openStateDirForReading} from './registry/state-dir.js'
+import {Env, StateDir} from './registry/state-dir.js'
 import {ServerListing, ServerScan} from './tmux/servers.js'
 import {mark} from './timings.js'
 
@@ -76,10 +76,11 @@ export interface SnapshotOptions {
   scan?: ServerScan
 }
 
-export async function takeSnapshot(env: Env = process.env, opts: SnapshotOptions = {}): Promise<Snapshot> {
+export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Promise<Snapshot> {
+  const env = ctx.env
   const standing = opts.carried?.standing
   const {view, viewMeasurement} = standing ?? measured()
-  const state = opts.state === undefined ? openStateDirForReading(env) : opts.state
+  const state = opts.state === undefined ? ctx.readState() : opts.state
   // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
   mark('view')
   const scan = opts.scan ?? new ServerScan(env, opts.deadlineMs, standing?.servers)
@@ -92,7 +93,7 @@ export async function takeSnapshot(env: Env = process.env, opts: SnapshotOptions
   // Still while tmux lists: each recorded process's start time, which a one-shot listing checks anyway.
   if (trust.trusted && !opts.carried) for (const {record} of records.records) if (record.identity.pidNs === view.pidNs) proc.stat(record.identity.pid)
   mark('proc')
-  const presets = standing?.presets ?? (await loadConfig(currentDir(), env)).presets
+  const presets = standing?.presets ?? (await ctx.config()).presets
   mark('config')
   const settled = await scan.settle()
   mark('tmux-wait')

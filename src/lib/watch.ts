@@ -3,10 +3,11 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
 import {resolveId} from './attach.js'
 import {PkError} from './errors.js'
-import {Env} from './registry/state-dir.js'
+
 import {ScreenWatch, watchPass} from './observe.js'
 import {WatchCache} from './watch-cache.js'
 import {collectSessions, listingIdentity} from './sessions.js'
+import {Context} from './context.js'
 
 export type WatchEvent =
   | {type: 'snapshot'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
@@ -49,17 +50,17 @@ export function diffRows(previous: SessionRow[], next: SessionRow[]): WatchEvent
 export const HEARTBEAT_MS = 5000
 
 /** Poll and emit: a snapshot first, then only what changed. Stops when `signal` aborts. */
-export async function watchSessions(opts: {env: Env; intervalMs: number; filter: (row: SessionRow) => boolean; emit: (event: WatchEvent) => void; signal: AbortSignal}): Promise<void> {
+export async function watchSessions(opts: {ctx: Context; intervalMs: number; filter: (row: SessionRow) => boolean; emit: (event: WatchEvent) => void; signal: AbortSignal}): Promise<void> {
   let previous: SessionRow[] | null = null
   let lastEmit = Date.now()
   const cache = new WatchCache()
   const screens = new ScreenWatch()
   opts.signal.addEventListener('abort', () => cache.close(), {once: true})
   while (!opts.signal.aborted) {
-    const listing = await collectSessions(opts.env, {cache})
+    const listing = await collectSessions(opts.ctx, {cache})
     // A watcher sees what no single look can (a screen's turn ending): it hands that, and whatever needs
     // the user and was not told yet, to the one writer; it writes nothing itself.
-    watchPass(screens, listing.rows, listing.snapshot.state, opts.env, listingIdentity(listing))
+    watchPass(screens, listing.rows, listing.snapshot.state, opts.ctx.env, listingIdentity(listing))
     const rows = listing.rows.filter(opts.filter)
     const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
     if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})
@@ -80,10 +81,10 @@ export const reached = (row: SessionRow, target: WaitTarget) => (target === 'att
  * do, 124 on timeout, 3 when a session disappears or exits first (for `exited`, disappearing is reaching
  * it: an agent started by hand leaves no record). Returns the sessions that reached it.
  */
-export async function waitForStates(opts: {env: Env; idArgs: string[]; target: WaitTarget; mode: 'all' | 'any'; timeoutMs: number | null; intervalMs: number}): Promise<string[]> {
+export async function waitForStates(opts: {ctx: Context; idArgs: string[]; target: WaitTarget; mode: 'all' | 'any'; timeoutMs: number | null; intervalMs: number}): Promise<string[]> {
   const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
   // A stopped tmux server costs each look its deadline: never more than what is left of ours.
-  const look = async () => (await collectSessions(opts.env, {deadlineMs: Math.max(200, Math.min(2000, deadline - Date.now()))})).rows
+  const look = async () => (await collectSessions(opts.ctx, {deadlineMs: Math.max(200, Math.min(2000, deadline - Date.now()))})).rows
   const listing = await look()
   const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
   const refuseConflict = (row: SessionRow) => {

@@ -8,7 +8,7 @@ import {checkLiveness, identityKey} from '../proc/identity.js'
 import {PROC_ROOT} from '../proc/reader.js'
 import {View, readView} from '../proc/view.js'
 import {readOwner, readTrust} from '../registry/ownership.js'
-import {loadConfig, currentDir} from '../config.js'
+
 import {correlate} from '../correlate.js'
 import {planRestore} from '../lifecycle.js'
 import {procSource} from '../snapshot.js'
@@ -20,6 +20,7 @@ import {ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFiles, socketDir, 
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
 import {accessAndPath} from '../tmux/pane-io.js'
+import {Context} from '../context.js'
 
 function statOrNull(path: string) {
   try {
@@ -125,7 +126,8 @@ function recordFacts(view: View, records: StoredRecord[]): {alivePids: Set<numbe
 }
 
 /** Gather every fact the checks judge, reading tmux, /proc and the state directory once. */
-export async function gatherFacts(env: Env): Promise<DoctorFacts> {
+export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
+  const env = ctx.env
   const uid = process.getuid!()
   const sockets = socketFacts(env)
   const state = stateFacts(env, uid)
@@ -148,7 +150,7 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
     : []
   // A config that makes every pk ls exit 2 is a failure doctor names, not one it swallows.
   let configError: string | null = null
-  const {presets} = await loadConfig(currentDir(), env).catch((error: unknown) => {
+  const {presets} = await ctx.config().catch((error: unknown) => {
     configError = error instanceof Error ? error.message : String(error)
     return {presets: PRESETS}
   })
@@ -159,7 +161,7 @@ export async function gatherFacts(env: Env): Promise<DoctorFacts> {
   const service = await import('../service.js')
   const [login, autostart] = await Promise.all([service.loginFacts(env), service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null)])
   const hooks = (await import('../setup/index.js')).installedHooks(env)
-  return {env, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks, presets, view: measurement}
+  return {env, ctx, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks, presets, view: measurement}
 }
 
 function readOrEmpty(path: string): string {

@@ -1,4 +1,4 @@
-import {Env} from '../registry/state-dir.js'
+import {Context} from '../context.js'
 import {orphanedServersCheck} from './checks/orphaned-servers.js'
 import {pidNamespaceCheck} from './checks/pid-namespace.js'
 import {serverEnvCheck} from './checks/server-env.js'
@@ -23,19 +23,19 @@ export interface Diagnosis {
   fixes: string[]
 }
 
-export async function diagnose(env: Env): Promise<Diagnosis> {
-  return {checks: judgeAll(await gatherFacts(env)), fixes: []}
+export async function diagnose(ctx: Context): Promise<Diagnosis> {
+  return {checks: judgeAll(await gatherFacts(ctx)), fixes: []}
 }
 
 /** Apply every lossless fix that a fixable check offers, then diagnose again. */
-export async function diagnoseAndFix(env: Env): Promise<Diagnosis> {
-  const facts = await gatherFacts(env)
+export async function diagnoseAndFix(ctx: Context): Promise<Diagnosis> {
+  const facts = await gatherFacts(ctx)
   const fixes: string[] = []
   for (const result of judgeAll(facts)) {
     const check = CHECKS.find((c) => c.id === result.id)!
     if (result.fixable && check.fix) fixes.push(...(await check.fix(facts)))
   }
-  return {checks: judgeAll(await gatherFacts(env)), fixes}
+  return {checks: judgeAll(await gatherFacts(ctx)), fixes}
 }
 
 export const failed = (d: Diagnosis) => d.checks.some((c) => c.status === 'fail')

@@ -29,6 +29,8 @@ export interface DoctorFacts {
   /** Whether autostart is installed, and how its last run went. */
   autostart?: Awaited<ReturnType<typeof import('../service.js').autostartStatus>>
   env: Record<string, string | undefined>
+  /** The invocation's context: a fix that writes applies pending events with it. */
+  ctx?: import('../context.js').Context
   uid: number
   tmuxVersion: {ok: true; version: string} | {ok: false; reason: string}
   socketDir: {path: string; exists: boolean; uid: number | null; mode: number | null; fsType: number | null; aboveProblem: string | null}

@@ -8,6 +8,7 @@ import {withStateLock} from './lock.js'
 import {checkedSpool, pendingNames} from '../spool.js'
 import {readRecords} from './records.js'
 import {StateDir} from './state-dir.js'
+import {Context} from '../context.js'
 
 /**
  * Which pid namespace owns the state directory, and the guard every writer goes through: pk state is only
@@ -121,9 +122,11 @@ export function assertMayWrite(state: StateDir): void {
  * Run `fn` as the owner of the state directory: checked before the lock and again under it, enrolling
  * this view when the rules allow. Every writer goes through here.
  */
-export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<T>, opts: {wait?: boolean; applyPending?: boolean} = {}): Promise<T> {
+export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<T>, opts: {wait?: boolean; pending: Context | null}): Promise<T> {
   check(state)
-  const applyPending = opts.applyPending !== false
+  // Whose pending events to apply before letting go (the invocation's context: the writer needs to look
+  // at the world); null only for a writer that applies them itself.
+  const ctx = opts.pending
   const result = await withStateLock(
     state,
     async () => {
@@ -132,13 +135,13 @@ export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<
       const value = await fn()
       // Whoever holds the lock applies the agents' pending events before letting go: the folder the
       // hook started found the lock taken and left them to us.
-      if (applyPending && hasPending(state)) await (await import('../fold.js')).applyPendingHeld(state, process.env).catch(() => {})
+      if (ctx !== null && hasPending(state)) await (await import('../fold.js')).applyPendingHeld(state, ctx).catch(() => {})
       return value
     },
     {wait: opts.wait},
   )
   // One that arrived while we held the lock, after we looked: its folder found the lock taken too.
-  if (applyPending && hasPending(state)) await (await import('../fold.js')).foldPending(process.env, state).catch(() => {})
+  if (ctx !== null && hasPending(state)) await (await import('../fold.js')).foldPending(ctx, state).catch(() => {})
   return result
 }
 
@@ -149,7 +152,7 @@ export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<
 export async function enrol(state: StateDir): Promise<void> {
   const owner = readOwner(state)
   if (owner.ok && owner.owner !== null) return
-  await withWriteAccess(state, () => {}, {applyPending: false})
+  await withWriteAccess(state, () => {}, {pending: null})
 }
 
 function hasPending(state: StateDir): boolean {

@@ -7,7 +7,7 @@ import {errnoCode, PkError} from '../errors.js'
 export type Env = Record<string, string | undefined>
 
 /** `$PK_STATE_DIR`, else `$XDG_STATE_HOME/pk`, else `~/.local/state/pk`. */
-export function resolveStateDir(env: Env = process.env): string {
+export function resolveStateDir(env: Env): string {
   if (env.PK_STATE_DIR) return env.PK_STATE_DIR
   if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'pk')
   return join(env.HOME || homedir(), '.local', 'state', 'pk')
@@ -67,7 +67,7 @@ export function stateLayout(root: string): StateDir {
  * For readers: the state directory if it exists and is safe, or null when there is none yet.
  * Unsafe directories are refused (exit 5) for readers too: records planted there would be shown.
  */
-export function openStateDirForReading(env: Env = process.env): StateDir | null {
+export function openStateDirForReading(env: Env): StateDir | null {
   const layout = stateLayout(resolveStateDir(env))
   const stats = lstatOrNull(layout.root)
   if (stats === null) return null
@@ -78,7 +78,7 @@ export function openStateDirForReading(env: Env = process.env): StateDir | null 
 }
 
 /** For writers: create the directories (0700) when missing, refuse unsafe ones. */
-export function openStateDirForWriting(env: Env = process.env): StateDir {
+export function openStateDirForWriting(env: Env): StateDir {
   const layout = stateLayout(resolveStateDir(env))
   for (const dir of [layout.root, layout.sessions]) {
     let stats = lstatOrNull(dir)

@@ -58,10 +58,9 @@ export function installedHooks(env: Record<string, string | undefined>): {agent:
 }
 
 /** The state directory, made and enrolled, so the installed hook has somewhere to write. */
-export async function enrolStateDir(env: Record<string, string | undefined>): Promise<void> {
+export async function enrolStateDir(ctx: import('../context.js').Context): Promise<void> {
   const {enrol} = await import('../registry/ownership.js')
-  const {openStateDirForWriting} = await import('../registry/state-dir.js')
-  await enrol(openStateDirForWriting(env))
+  await enrol(ctx.writeState())
 }
 
 export {applyChange}

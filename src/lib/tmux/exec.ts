@@ -1,5 +1,5 @@
 import {toBytes} from '../bytes.js'
-import {execFile, spawn} from 'node:child_process'
+import {execFile, spawn, spawnSync} from 'node:child_process'
 
 import {errnoCode, PkError} from '../errors.js'
 
@@ -68,7 +68,7 @@ export const tmuxMissing = () =>
   new PkError('tmux-missing', 'tmux is not installed or not on PATH. Install it (for example: apt-get install tmux, brew install tmux) and try again.')
 
 /** The environment tmux clients run with: no TMUX, so pk never talks to the caller's server by accident. */
-export function clientEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function clientEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const copy = {...env}
   delete copy.TMUX
   delete copy.TMUX_PANE
@@ -108,7 +108,7 @@ export function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promise<Tmux
     // spawn, not execFile: one pipe fewer when there is no input, and none of execFile's decoding layers,
     // which a listing pays for on every start.
     const [program, ...args] = [...(opts.wrap ?? []), 'tmux', '-u', ...argv]
-    const child = spawn(program!, args, {env: opts.env ?? clientEnv(), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
+    const child = spawn(program!, args, {env: opts.env ?? clientEnv(process.env), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
@@ -153,4 +153,14 @@ export function tmuxVersion(): Promise<{ok: true; version: string} | {ok: false;
       else resolve({ok: true, version: stdout.trim()})
     })
   })
+}
+
+/** A tmux client that takes over the terminal (attach, switch, a popup) until it ends: its exit status. */
+export function runClient(argv: string[], env: NodeJS.ProcessEnv): number {
+  const result = spawnSync('tmux', argv, {stdio: 'inherit', env})
+  if (result.error) {
+    if ((result.error as NodeJS.ErrnoException).code === 'ENOENT') throw tmuxMissing()
+    throw result.error
+  }
+  return result.status ?? 1
 }

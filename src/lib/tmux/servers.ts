@@ -10,7 +10,7 @@ import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
 export type Env = Record<string, string | undefined>
 
 /** `$TMUX_TMPDIR/tmux-<uid>` (tmux's own rule), the directory that holds this user's sockets. */
-export function socketDir(env: Env = process.env): string {
+export function socketDir(env: Env): string {
   return join(env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`)
 }
 
@@ -20,13 +20,13 @@ export const PK_SOCKET_NAME = 'pk'
  * tmux creates its socket directory for -L but not for -S, and pk always passes -S (the path it records).
  * Made 0700, as tmux makes it: the directory is the trust boundary for the sockets in it.
  */
-export function ensureSocketDir(socket: string, env: Env = process.env): void {
+export function ensureSocketDir(socket: string, env: Env): void {
   const dir = socketDir(env)
   if (dirname(socket) === dir) mkdirSync(dir, {recursive: true, mode: 0o700})
 }
 
 /** A socket option is a name in the socket directory (like `tmux -L`) or, with a slash, a path (like `-S`). */
-export function resolveSocket(option: string | undefined, env: Env = process.env): string {
+export function resolveSocket(option: string | undefined, env: Env): string {
   const value = option ?? PK_SOCKET_NAME
   if (value === '' || value.includes('\0') || value.includes('\n')) throw new PkError('bad-socket', `invalid tmux socket ${JSON.stringify(value)}`)
   if (value.includes('/')) return isAbsolute(value) ? value : resolve(value)

@@ -2,12 +2,13 @@ import {runAttach} from '../attach-run.js'
 import {SessionRow, isListedByDefault} from '../correlate.js'
 import {PkError} from '../errors.js'
 import {WatchCache} from '../watch-cache.js'
-import {Env} from '../registry/state-dir.js'
+
 import {wantColour} from '../present/table.js'
 import {ScreenWatch, watchPass} from '../observe.js'
 import {collectSessions, listingIdentity} from '../sessions.js'
 import {branchReader} from './git.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
+import {Context} from '../context.js'
 
 const ENTER_ALT = '\u001B[?1049h\u001B[?25l'
 const LEAVE_ALT = '\u001B[?25h\u001B[?1049l'
@@ -37,7 +38,7 @@ class Dashboard {
   })
 
   constructor(
-    private readonly env: Env,
+    private readonly ctx: Context,
     private readonly stdin: NodeJS.ReadStream,
     private readonly stdout: NodeJS.WriteStream,
   ) {}
@@ -59,9 +60,9 @@ class Dashboard {
     const lines = renderScreen(this.state, {
       width: this.stdout.columns || 80,
       height: this.stdout.rows || 24,
-      colour: wantColour(this.stdout, this.env),
+      colour: wantColour(this.stdout, this.ctx.env),
       now: Date.now(),
-      home: this.env.HOME,
+      home: this.ctx.env.HOME,
       branchOf: this.branchOf,
     })
     this.stdout.write('\u001B[H' + lines.map((line) => line + '\u001B[K').join('\r\n') + '\u001B[J')
@@ -72,9 +73,9 @@ class Dashboard {
     this.busy = true
     try {
       this.branchOf = branchReader()
-      const listing = await collectSessions(this.env, {cache: this.cache})
+      const listing = await collectSessions(this.ctx, {cache: this.cache})
       // What needs the user and was not told yet goes to the one writer (the dashboard itself writes nothing).
-      watchPass(this.screens, listing.rows, listing.snapshot.state, this.env, listingIdentity(listing))
+      watchPass(this.screens, listing.rows, listing.snapshot.state, this.ctx.env, listingIdentity(listing))
       this.state = reconcileSelection({...this.state, rows: dashboardRows(listing.rows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
     } catch (error) {
       this.state = {...this.state, message: error instanceof Error ? error.message : String(error)}
@@ -104,7 +105,7 @@ class Dashboard {
     this.stdin.pause()
     let message: string | null = null
     try {
-      const code = await runAttach(row.id, this.env, true)
+      const code = await runAttach(row.id, this.ctx, true)
       if (code !== 0) message = `tmux exited with status ${code}`
     } catch (error) {
       message = error instanceof PkError ? error.message : String(error)
@@ -126,10 +127,10 @@ class Dashboard {
     try {
       const {resumeSession, stopSession} = await import('../lifecycle.js')
       if (action === 'stop') {
-        const stopped = await stopSession(id, this.env, {force: false, timeoutMs: 10_000})
+        const stopped = await stopSession(id, this.ctx, {force: false, timeoutMs: 10_000})
         message = `stopped ${stopped.id} (${stopped.signal})`
       } else {
-        const resumed = await resumeSession(id, this.env)
+        const resumed = await resumeSession(id, this.ctx)
         message = `resumed ${id} as ${resumed.id}`
         this.state = {...this.state, selected: resumed.id}
       }
@@ -149,7 +150,7 @@ class Dashboard {
     this.leaveScreen()
     try {
       const {readLogs} = await import('../lifecycle.js')
-      await readLogs(id, this.env, {lines: Math.max(10, (this.stdout.rows || 24) - 2), color: wantColour(this.stdout, this.env), follow: false, emit: (lines) => this.stdout.write(lines.join('\n') + '\n')})
+      await readLogs(id, this.ctx, {lines: Math.max(10, (this.stdout.rows || 24) - 2), color: wantColour(this.stdout, this.ctx.env), follow: false, emit: (lines) => this.stdout.write(lines.join('\n') + '\n')})
     } catch (error) {
       this.stdout.write(`pk: ${error instanceof PkError ? error.message : String(error)}\n`)
     }
@@ -191,6 +192,6 @@ class Dashboard {
 }
 
 /** The dashboard on a terminal the command hands over (its stdin and stdout, both TTYs). */
-export async function runDashboard(env: Env, terminal: {stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream}): Promise<void> {
-  await new Dashboard(env, terminal.stdin, terminal.stdout).start()
+export async function runDashboard(ctx: Context, terminal: {stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream}): Promise<void> {
+  await new Dashboard(ctx, terminal.stdin, terminal.stdout).start()
 }

@@ -68,7 +68,9 @@ export const stateDirCheck: Check = {
     const bad = facts.recordProblems.filter((p) => typeof p.file === 'string' && p.newer !== true)
     if (bad.length > 0) {
       const quarantine = join(layout.root, 'quarantine')
-      await withWriteAccess(layout, () => {
+      await withWriteAccess(
+        layout,
+        () => {
         const existing = lstatOrNull(quarantine)
         if (existing !== null && !existing.isDirectory()) {
           throw new PkError('quarantine-blocked', `${quarantine} is not a directory, so unreadable records cannot be moved there; move it away and run pk doctor --fix again`)
@@ -85,7 +87,9 @@ export const stateDirCheck: Check = {
           renameSync(file, target)
           done.push(`moved ${file} to ${target} (${problem.code})`)
         }
-      })
+        },
+        {pending: facts.ctx ?? null},
+      )
     }
     return done
   },

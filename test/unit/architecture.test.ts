@@ -1,0 +1,29 @@
+import {readFileSync, readdirSync, statSync} from 'node:fs'
+import {join, relative} from 'node:path'
+import {describe, expect, it} from 'vitest'
+
+/**
+ * The structure the verbs stand on (issue #24), held by reading the source: one place opens the config and
+ * the state directory (src/context.ts), lib code writes to no stream, and every tmux command pk builds is
+ * under src/lib/tmux. Each rule names the files that break it.
+ */
+const SRC = join(import.meta.dirname, '..', '..', 'src')
+const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []))
+const all = files(SRC).map((file) => ({file: relative(SRC, file), text: readFileSync(file, 'utf8').replaceAll(/^\s*(\/\/|\*).*$/gm, '')}))
+const breaking = (pattern: RegExp, where: (file: string) => boolean) => all.filter((f) => where(f.file) && pattern.test(f.text)).map((f) => f.file)
+
+describe('the structure of src', () => {
+  it('the config and the state directory are opened only where the context is built', () => {
+    const defining = new Set(['context.ts', 'lib/config.ts', 'lib/registry/state-dir.ts'])
+    expect(breaking(/\b(loadConfig|openStateDirForReading|openStateDirForWriting)\(/, (f) => !defining.has(f))).toEqual([])
+  })
+  it('lib code writes to no stream and reads no terminal: the command layer hands them in', () => {
+    expect(breaking(/process\.(stdout|stderr|stdin)\b/, (f) => f.startsWith('lib/'))).toEqual([])
+  })
+  it('no tmux command is built or run outside the tmux adapter', () => {
+    expect(breaking(/\b(tmuxArgv|runTmux)\(|\b(spawn|spawnSync|execFile|execFileSync)\(\s*'tmux'/, (f) => f.startsWith('lib/') && !f.startsWith('lib/tmux/'))).toEqual([])
+  })
+  it('a thrown error never picks its exit: the catalog does', () => {
+    expect(breaking(/new PkError\([^)]*ExitCode\./, () => true)).toEqual([])
+  })
+})
