@@ -2,23 +2,23 @@ import {accessSync, constants} from 'node:fs'
 import {dirname} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {BUILTIN_PRESETS} from './agents/presets.js'
+import {BUILTIN_PRESETS} from '../agents/presets.js'
 import {LiveRow, PaneRow, checkLive, resolveChecked, resolveId} from './attach.js'
 import {Started, startSession} from './bg.js'
-import {SessionRow} from './correlate.js'
-import {PkError} from './errors.js'
-import {ProcessIdentity, checkLiveness, sessionIdOf} from './proc/identity.js'
-import {readStat} from './proc/reader.js'
-import {View, readView} from './proc/view.js'
-import {readRegularFile} from './registry/files.js'
-import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
-import {SessionRecord, StoredRecord, isStored, parseRecordText, replaceRecord} from './registry/records.js'
-import {StateDir} from './registry/state-dir.js'
-import {Listing, collectSessions} from './sessions.js'
-import {setRemainOnExit} from './tmux/session.js'
-import {ServerListing} from './tmux/servers.js'
-import {captureRange, paneView, viewAndCapture} from './tmux/pane-io.js'
-import {Context} from './context.js'
+import {SessionRow} from '../model/correlate.js'
+import {PkError} from '../model/errors.js'
+import {ProcessIdentity, checkLiveness, sessionIdOf} from '../proc/identity.js'
+import {readStat} from '../proc/reader.js'
+import {View, readView} from '../proc/view.js'
+import {readRegularFile} from '../registry/files.js'
+import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
+import {SessionRecord, StoredRecord, isStored, parseRecordText, replaceRecord} from '../registry/records.js'
+import {StateDir} from '../registry/state-dir.js'
+import {Listing, collectSessions} from '../listing/sessions.js'
+import {setRemainOnExit} from '../tmux/session.js'
+import {ServerListing} from '../tmux/servers.js'
+import {captureRange, paneView, viewAndCapture} from '../tmux/pane-io.js'
+import {Context} from '../model/context.js'
 
 /** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
 
@@ -168,7 +168,8 @@ export function whyNotResumable(row: SessionRow, record: SessionRecord | undefin
 function holdersOf(listing: Listing, conversationId: string | null): SessionRow[] {
   if (conversationId === null) return []
   const byFile = new Map(listing.snapshot.records.map((r) => [r.file, r.record]))
-  return listing.rows.filter((r) => r.state !== 'exited' && r.record !== null && byFile.get(r.record)?.conversationId === conversationId)
+  // Recorded, or named by an event still pending (the listing shows it already: its resume argv).
+  return listing.rows.filter((r) => r.state !== 'exited' && r.record !== null && (byFile.get(r.record)?.conversationId === conversationId || (r.resume?.includes(conversationId) ?? false)))
 }
 
 /**
@@ -187,7 +188,7 @@ export async function resumeSession(idArg: string, ctx: Context, listing?: Listi
   const record = stored!.record
   // A session that had a worktree resumes in it: made again from its branch if the directory is gone.
   if (record.worktree) {
-    const {restoreWorktree} = await import('./worktree.js')
+    const {restoreWorktree} = await import('../worktree/worktree.js')
     await restoreWorktree(record.worktree)
   }
   const started = await startSession({
