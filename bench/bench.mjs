@@ -123,7 +123,7 @@ function peakMemory(env) {
   return Number(readFileSync(out, 'utf8')) / 1024
 }
 
-/** Where one `pk ls --json` spends its milliseconds (PK_BENCH_TIMINGS, src/lib/timings.ts): medians per phase. */
+/** Where one `pk ls --json` spends its milliseconds (PK_BENCH_TIMINGS, src/lib/cli/timings.ts): medians per phase. */
 function breakdown(env, runs = 7) {
   const samples = {}
   for (let i = 0; i < runs; i++) {
@@ -294,7 +294,7 @@ if (part('events')) {
 // remembered how far each was read, against the same listing with the transcripts out of reach.
 if (part('usage')) {
   const w = await world(100, true)
-  const {readOn, writeCache} = await import(join(ROOT, 'dist/lib/usage.js'))
+  const {readOn, writeCache} = await import(join(ROOT, 'dist/lib/usage/usage.js'))
   const {readRecords, replaceRecord} = await import(join(ROOT, 'dist/lib/registry/records.js'))
   const state = {root: w.env.PK_STATE_DIR, sessions: join(w.env.PK_STATE_DIR, 'sessions')}
   const transcripts = join(w.root, 'transcripts')

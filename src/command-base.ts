@@ -1,6 +1,6 @@
 import {Command} from '@oclif/core'
 
-import {describeError, PkError} from './lib/errors.js'
+import {describeError, PkError} from './lib/model/errors.js'
 import {out, say} from './output.js'
 
 /** Maps pk's typed errors to a one-line message on stderr and the documented exit code. */
@@ -37,4 +37,4 @@ export abstract class PkCommand extends Command {
   }
 }
 
-export {JSON_SCHEMA_VERSION} from './lib/correlate.js'
+export {JSON_SCHEMA_VERSION} from './lib/model/correlate.js'

@@ -1,5 +1,5 @@
-import {Context} from './lib/context.js'
-import {currentDir, loadConfig} from './lib/config.js'
+import {Context} from './lib/model/context.js'
+import {currentDir, loadConfig} from './lib/config/config.js'
 import {Env, openStateDirForReading, openStateDirForWriting} from './lib/registry/state-dir.js'
 
 /** The one place an invocation's context is made: the configuration and the state directory are opened here only. */

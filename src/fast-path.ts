@@ -1,7 +1,7 @@
-import {describeError, PkError} from './lib/errors.js'
-import {checkLsOptions, parseLsArgv} from './lib/ls-options.js'
+import {describeError, PkError} from './lib/model/errors.js'
+import {checkLsOptions, parseLsArgv} from './lib/cli/ls-options.js'
 import {createContext} from './context.js'
-import {mark} from './lib/timings.js'
+import {mark} from './lib/cli/timings.js'
 import {terminal, write} from './output.js'
 
 /**
@@ -21,7 +21,7 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
     const {ServerScan} = await import('./lib/tmux/servers.js')
     const ctx = createContext()
     const scan = new ServerScan(ctx.env)
-    const [{listSessions}, {presentListing}] = await Promise.all([import('./lib/listing.js'), import('./lib/present/listing.js')])
+    const [{listSessions}, {presentListing}] = await Promise.all([import('./lib/listing/listing.js'), import('./lib/present/listing.js')])
     mark('code')
     const {rows, problems} = await listSessions({all: opts.all, scan}, ctx)
     write(presentListing(rows, problems, opts, terminal()))
@@ -38,7 +38,7 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
 /** `pk __ids [live]`: the ids `pk ls` lists (only live ones: what attach and stop act on), for shell completion; quiet on any failure. */
 async function printIds(live: boolean): Promise<boolean> {
   try {
-    const {listSessions} = await import('./lib/listing.js')
+    const {listSessions} = await import('./lib/listing/listing.js')
     const {rows} = await listSessions({all: false}, createContext())
     process.stdout.write(rows.filter((r) => !live || (r.state !== 'exited' && r.verified)).map((r) => r.id + '\n').join(''))
   } catch {

@@ -1,7 +1,7 @@
-import {terminalSafe} from './lib/errors.js'
+import {terminalSafe} from './lib/model/errors.js'
 import {Output, Terminal} from './lib/present/listing.js'
 import {wantColour} from './lib/present/table.js'
-import {measuring, timingsLine} from './lib/timings.js'
+import {measuring, timingsLine} from './lib/cli/timings.js'
 
 // `npm run bench`: where a listing's milliseconds went, as one line on stderr at exit.
 if (measuring) process.on('exit', () => process.stderr.write(timingsLine()!))

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {attachCommand, runAttach} from '../lib/attach-run.js'
-import {shellQuote} from '../lib/shell.js'
+import {attachCommand, runAttach} from '../lib/verbs/attach-run.js'
+import {shellQuote} from '../lib/model/shell.js'
 import {out} from '../output.js'
 import {createContext} from '../context.js'
 
@@ -23,7 +23,7 @@ HOST/ID (from pk ls --fleet): runs ssh -t to that host's pk attach ID, which ver
   async run(): Promise<void> {
     const ctx = createContext()
     const {args, flags} = await this.parse(Attach)
-    const {splitFleetId} = await import('../lib/fleet.js')
+    const {splitFleetId} = await import('../lib/fleet/fleet.js')
     const {host, id} = splitFleetId(args.id)
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY)
     if (host === null) {
@@ -31,7 +31,7 @@ HOST/ID (from pk ls --fleet): runs ssh -t to that host's pk attach ID, which ver
       else process.exitCode = await runAttach(args.id, ctx, terminal)
       return
     }
-    const {remoteAttachCommand, runRemoteAttach} = await import('../lib/attach-run.js')
+    const {remoteAttachCommand, runRemoteAttach} = await import('../lib/verbs/attach-run.js')
     if (flags.print) out((await remoteAttachCommand(host, id, ctx)).map(shellQuote).join(' ') + '\n')
     else process.exitCode = await runRemoteAttach(host, id, ctx, terminal)
   }

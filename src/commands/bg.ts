@@ -2,12 +2,12 @@ import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
-import {runAttach} from '../lib/attach-run.js'
-import {launchArgv, startSession, worktreeWords} from '../lib/bg.js'
-import {exactArgs, exactEnv} from '../lib/bytes.js'
-import {pkOwnDirectories} from '../lib/config.js'
-import {collectSessions} from '../lib/sessions.js'
-import type {Worktree} from '../lib/worktree.js'
+import {runAttach} from '../lib/verbs/attach-run.js'
+import {launchArgv, startSession, worktreeWords} from '../lib/verbs/bg.js'
+import {exactArgs, exactEnv} from '../lib/model/bytes.js'
+import {pkOwnDirectories} from '../lib/config/config.js'
+import {collectSessions} from '../lib/listing/sessions.js'
+import type {Worktree} from '../lib/worktree/worktree.js'
 import {randomBytes} from 'node:crypto'
 import {out, say} from '../output.js'
 import {createContext} from '../context.js'
@@ -65,7 +65,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     }
     if (flags.handoff) {
       if (args.agent !== undefined || extra.length > 0) this.error('--handoff takes no agent or command: it resumes the calling agent', {exit: 2})
-      const {handoff} = await import('../lib/handoff.js')
+      const {handoff} = await import('../lib/verbs/handoff.js')
       const moved = await handoff({ctx, conversationId: flags.conversation, agentName: flags['agent-name']})
       out(moved.id + '\n')
       return
@@ -76,7 +76,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     let worktree: Worktree | undefined
     let newBranch = false
     if (flags.worktree) {
-      const {createWorktree, runSetup, setupFor} = await import('../lib/worktree.js')
+      const {createWorktree, runSetup, setupFor} = await import('../lib/worktree/worktree.js')
       const label = flags.name ?? `${args.agent ?? extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
       const made = await createWorktree({cwd: flags.cwd ?? ctx.cwd ?? '/', branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(ctx.env)})
       worktree = {path: made.path, branch: made.branch, repo: made.repo}
@@ -98,7 +98,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       defaultAgent: config.defaultAgent,
     }).catch(async (error: unknown) => {
       // Nothing started: the worktree made for it goes again (it is fresh and clean), its new branch too.
-      if (worktree) await (await import('../lib/worktree.js')).discardWorktree(worktree, newBranch).catch(() => {})
+      if (worktree) await (await import('../lib/worktree/worktree.js')).discardWorktree(worktree, newBranch).catch(() => {})
       throw error
     })
     // Should stdout fail (a full disk), the session still runs and is recorded: its id must not be lost.

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
-import {CompletionCommand, CompletionFlag, ID_COMMANDS, SHELLS, completionScript} from '../lib/completion.js'
+import {CompletionCommand, CompletionFlag, ID_COMMANDS, SHELLS, completionScript} from '../lib/cli/completion.js'
 import {SETUP_AGENTS} from '../lib/setup/index.js'
 import {out} from '../output.js'
 

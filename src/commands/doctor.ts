@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {terminalSafe} from '../lib/errors.js'
+import {terminalSafe} from '../lib/model/errors.js'
 import {Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
@@ -29,7 +29,7 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     const {flags} = await this.parse(Doctor)
     const env = ctx.env
     if (flags.fix) assertMayWrite(stateLayout(resolveStateDir(env)))
-    const {doctorHosts, resolveHosts} = await import('../lib/fleet.js')
+    const {doctorHosts, resolveHosts} = await import('../lib/fleet/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, env) : []
     const [diagnosis, remote] = await Promise.all([flags.fix ? diagnoseAndFix(ctx) : diagnose(ctx), doctorHosts(hosts)])
     const ok = !failed(diagnosis) && remote.every((h) => h.ok)

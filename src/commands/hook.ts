@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError} from '../lib/errors.js'
-import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/hook.js'
+import {PkError} from '../lib/model/errors.js'
+import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/events/hook.js'
 import {say} from '../output.js'
 import {createContext} from '../context.js'
 

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {readLogs} from '../lib/lifecycle.js'
+import {readLogs} from '../lib/verbs/lifecycle.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {out} from '../output.js'
 import {createContext} from '../context.js'

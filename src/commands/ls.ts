@@ -1,17 +1,17 @@
 import {Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {isListedByDefault} from '../lib/correlate.js'
-import type {HostConfig} from '../lib/config.js'
-import {listSessions} from '../lib/listing.js'
-import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseStates} from '../lib/ls-options.js'
+import {isListedByDefault} from '../lib/model/correlate.js'
+import type {HostConfig} from '../lib/config/config.js'
+import {listSessions} from '../lib/listing/listing.js'
+import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseStates} from '../lib/cli/ls-options.js'
 import {filterRows, presentListing} from '../lib/present/listing.js'
-import type {SessionRow} from '../lib/correlate.js'
+import type {SessionRow} from '../lib/model/correlate.js'
 import {out, terminal, write} from '../output.js'
-import {watchSessions} from '../lib/watch.js'
+import {watchSessions} from '../lib/listing/watch.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {createContext} from '../context.js'
-import {Context} from '../lib/context.js'
+import {Context} from '../lib/model/context.js'
 
 export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'
@@ -40,7 +40,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     const opts = {json: flags.json, all: flags.all, format: flags.format, color: flags.color, states: parseStates(flags.state), attention: flags.attention, agent: flags.agent ?? null, ids: flags.ids, headers: !flags['no-headers']}
     if (flags.watch) checkWatchOptions(opts)
     else checkLsOptions(opts)
-    const {resolveHosts} = await import('../lib/fleet.js')
+    const {resolveHosts} = await import('../lib/fleet/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, process.env) : []
     if (flags.watch) return this.watch(ctx, flags.all, flags.interval, hosts, (row) => filterRows([row], opts).length === 1)
     const {rows, problems} = await listSessions({all: flags.all, hosts}, ctx)
@@ -59,7 +59,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     // A reader that went away (`| head -1`) is otherwise noticed only at the next heartbeat.
     const reader = setInterval(() => pipeHasReader(1) === false && stop(), 1000)
     controller.signal.addEventListener('abort', () => clearInterval(reader), {once: true})
-    const {watchHost} = await import('../lib/fleet.js')
+    const {watchHost} = await import('../lib/fleet/fleet.js')
     const emitLine = (event: unknown) => {
       if (!controller.signal.aborted) out(JSON.stringify(event) + '\n')
     }

@@ -2,11 +2,11 @@ import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 
-import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify.js'
+import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
 
-import {spoolObservation} from '../lib/observe.js'
-import {foldPending} from '../lib/fold.js'
-import {collectSessions} from '../lib/sessions.js'
+import {spoolObservation} from '../lib/events/observe.js'
+import {foldPending} from '../lib/events/fold.js'
+import {collectSessions} from '../lib/listing/sessions.js'
 import {out, say} from '../output.js'
 import {createContext} from '../context.js'
 

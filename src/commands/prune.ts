@@ -1,14 +1,14 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {PkError, terminalSafe} from '../lib/errors.js'
+import {PkError, terminalSafe} from '../lib/model/errors.js'
 import {confirm} from '../prompt.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
-import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} from '../lib/prune.js'
+import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} from '../lib/verbs/prune.js'
 import {out, write} from '../output.js'
 
-import {collectSessions} from '../lib/sessions.js'
+import {collectSessions} from '../lib/listing/sessions.js'
 import {createContext} from '../context.js'
 
 export default class Prune extends PkCommand {

@@ -2,11 +2,11 @@ import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {confirm} from '../prompt.js'
-import {describeError, PkError} from '../lib/errors.js'
-import {planRestore, resumeSession} from '../lib/lifecycle.js'
+import {describeError, PkError} from '../lib/model/errors.js'
+import {planRestore, resumeSession} from '../lib/verbs/lifecycle.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 
-import {collectSessions} from '../lib/sessions.js'
+import {collectSessions} from '../lib/listing/sessions.js'
 import {out, say} from '../output.js'
 import {createContext} from '../context.js'
 
@@ -59,7 +59,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     }
     process.exitCode = failed.length > 0 ? 1 : 0
     if (flags.autostart && !dryRun) {
-      const {noteAutostartRun} = await import('../lib/service.js')
+      const {noteAutostartRun} = await import('../lib/verbs/service.js')
       noteAutostartRun(ctx.writeState(), failed.length === 0, `${restored.length} restored, ${plan.skip.length} skipped, ${failed.length} failed`)
     }
   }

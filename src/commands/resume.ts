@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {runAttach} from '../lib/attach-run.js'
-import {resumeSession} from '../lib/lifecycle.js'
-import {collectSessions} from '../lib/sessions.js'
+import {runAttach} from '../lib/verbs/attach-run.js'
+import {resumeSession} from '../lib/verbs/lifecycle.js'
+import {collectSessions} from '../lib/listing/sessions.js'
 import {out} from '../output.js'
 import {createContext} from '../context.js'
 

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {PkError} from '../lib/errors.js'
-import {sendText} from '../lib/send.js'
+import {PkError} from '../lib/model/errors.js'
+import {sendText} from '../lib/verbs/send.js'
 import {createContext} from '../context.js'
 
 async function readAll(): Promise<string> {

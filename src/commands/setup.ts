@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError} from '../lib/errors.js'
+import {PkError} from '../lib/model/errors.js'
 import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
 import {out} from '../output.js'
@@ -45,7 +45,7 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
   }
 
   private async autostart(flags: {print: boolean; remove: boolean}): Promise<void> {
-    const service = await import('../lib/service.js')
+    const service = await import('../lib/verbs/service.js')
     if (flags.remove) {
       const done = await service.removeAutostart(process.env)
       out(done.length === 0 ? 'autostart: nothing installed\n' : done.map((d) => `autostart: ${d}\n`).join(''))

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {describeError} from '../lib/errors.js'
-import {StopResult, stopSession} from '../lib/lifecycle.js'
+import {describeError} from '../lib/model/errors.js'
+import {StopResult, stopSession} from '../lib/verbs/lifecycle.js'
 import {out, say} from '../output.js'
 import {createContext} from '../context.js'
 

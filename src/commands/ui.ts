@@ -1,6 +1,6 @@
 import {PkCommand} from '../command-base.js'
 import {KEYS} from '../lib/ui/view.js'
-import {listSessions} from '../lib/listing.js'
+import {listSessions} from '../lib/listing/listing.js'
 import {LS_DEFAULTS, presentListing} from '../lib/present/listing.js'
 import {terminal, write} from '../output.js'
 import {createContext} from '../context.js'

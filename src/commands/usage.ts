@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {resolveId} from '../lib/attach.js'
+import {resolveId} from '../lib/verbs/attach.js'
 
-import {PkError} from '../lib/errors.js'
-import {collectSessions} from '../lib/sessions.js'
+import {PkError} from '../lib/model/errors.js'
+import {collectSessions} from '../lib/listing/sessions.js'
 import {usageText} from '../lib/present/usage.js'
-import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage.js'
+import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage/usage.js'
 import {write} from '../output.js'
 import {createContext} from '../context.js'
 

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError} from '../lib/errors.js'
-import {waitForStates} from '../lib/watch.js'
+import {PkError} from '../lib/model/errors.js'
+import {waitForStates} from '../lib/listing/watch.js'
 import {out} from '../output.js'
 import {createContext} from '../context.js'
 

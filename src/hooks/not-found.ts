@@ -1,6 +1,6 @@
 import {Hook} from '@oclif/core'
 
-import {closestWord} from '../lib/suggest.js'
+import {closestWord} from '../lib/cli/suggest.js'
 
 /**
  * `pk lss`, `pk start ID`: a word that is no command never runs another command, on a terminal or not:

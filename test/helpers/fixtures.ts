@@ -1,4 +1,4 @@
-import {ProcessSource} from '../../src/lib/correlate.js'
+import {ProcessSource} from '../../src/lib/model/correlate.js'
 import {ProcStat} from '../../src/lib/proc/parse.js'
 import {RECORD_VERSION, SessionRecord} from '../../src/lib/registry/records.js'
 import {Pane} from '../../src/lib/tmux/panes.js'

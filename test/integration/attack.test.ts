@@ -4,7 +4,7 @@ import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/correlate.js'
+import {SessionRow} from '../../src/lib/model/correlate.js'
 import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /** Issue #21, safe under attack: directories others can write, a project's config, links where directories should be. */

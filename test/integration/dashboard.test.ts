@@ -4,8 +4,8 @@ import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {shellQuote} from '../../src/lib/shell.js'
-import {SessionRow} from '../../src/lib/correlate.js'
+import {shellQuote} from '../../src/lib/model/shell.js'
+import {SessionRow} from '../../src/lib/model/correlate.js'
 import {PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox

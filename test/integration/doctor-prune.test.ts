@@ -2,7 +2,7 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, sta
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/correlate.js'
+import {SessionRow} from '../../src/lib/model/correlate.js'
 import {SessionRecord} from '../../src/lib/registry/records.js'
 import {CheckResult} from '../../src/lib/doctor/types.js'
 import {Sandbox, waitFor} from '../helpers/sandbox.js'
@@ -219,7 +219,7 @@ describe('pk prune', () => {
 describe('on a terminal', () => {
   it('doctor draws a task list, and prune shows its plan and asks before removing', async () => {
     const {PK_BIN} = await import('../helpers/sandbox.js')
-    const {shellQuote} = await import('../../src/lib/shell.js')
+    const {shellQuote} = await import('../../src/lib/model/shell.js')
     const pk = (...args: string[]) => [process.execPath, PK_BIN, ...args].map(shellQuote).join(' ')
     const a = await bg('--', 'sleep', '1000')
     writeFileSync(join(sb.stateDir, 'sessions', 'gone.json'), readFileSync(join(sb.stateDir, 'sessions', `${a.id}.json`), 'utf8').replace(/"pid": \d+/, '"pid": 4000003'))

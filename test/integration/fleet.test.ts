@@ -2,8 +2,8 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, afterEach, describe, expect, it} from 'vitest'
 
-import {shellQuote} from '../../src/lib/shell.js'
-import {FleetRow} from '../../src/lib/fleet.js'
+import {shellQuote} from '../../src/lib/model/shell.js'
+import {FleetRow} from '../../src/lib/fleet/fleet.js'
 import {PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
 import {SshWorld, sshUnavailable, startSshWorld} from '../helpers/sshd.js'
 

@@ -3,7 +3,7 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'n
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {parseSpoolText} from '../../src/lib/spool.js'
+import {parseSpoolText} from '../../src/lib/events/spool.js'
 import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 const HOOK = join(ROOT, 'assets', 'pk-hook.sh')

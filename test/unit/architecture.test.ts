@@ -14,7 +14,7 @@ const breaking = (pattern: RegExp, where: (file: string) => boolean) => all.filt
 
 describe('the structure of src', () => {
   it('the config and the state directory are opened only where the context is built', () => {
-    const defining = new Set(['context.ts', 'lib/config.ts', 'lib/registry/state-dir.ts'])
+    const defining = new Set(['context.ts', 'lib/config/config.ts', 'lib/registry/state-dir.ts'])
     expect(breaking(/\b(loadConfig|openStateDirForReading|openStateDirForWriting)\(/, (f) => !defining.has(f))).toEqual([])
   })
   it('lib code writes to no stream and reads no terminal: the command layer hands them in', () => {

@@ -3,9 +3,9 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {CHECKS} from '../../src/lib/doctor/index.js'
-import {ERRORS, ExitCode} from '../../src/lib/errors.js'
+import {ERRORS, ExitCode} from '../../src/lib/model/errors.js'
 import {PROBLEM_CODES} from '../../src/lib/registry/records.js'
-import {STATES} from '../../src/lib/states.js'
+import {STATES} from '../../src/lib/model/states.js'
 import {ROOT} from '../helpers/sandbox.js'
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')

@@ -1,6 +1,6 @@
 /** Pure: declarative rules that read an agent's state off the bottom of its screen. */
 
-import {RuleState} from '../states.js'
+import {RuleState} from '../model/states.js'
 
 export type {RuleState}
 

@@ -1,8 +1,8 @@
 import {parseArgs} from 'node:util'
 
-import {PkError} from './errors.js'
+import {PkError} from '../model/errors.js'
 
-import {LsOptions} from './present/listing.js'
+import {LsOptions} from '../present/listing.js'
 
 /**
  * The flags `pk ls` shares between its oclif command and the fast path, defined once: the command derives

@@ -2,14 +2,14 @@ import {readdirSync, statSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 
-import {AgentPreset, BUILTIN_PRESETS} from './agents/presets.js'
-import {PaneRule} from './agents/pane-rules.js'
-import {PkError} from './errors.js'
-import {readRegularFile} from './registry/files.js'
-import {resolveStateDir} from './registry/state-dir.js'
-import {RULE_STATES, isOneOf} from './states.js'
-import type {WorktreeConfig} from './worktree.js'
-import {loadPackage} from './packages.js'
+import {AgentPreset, BUILTIN_PRESETS} from '../agents/presets.js'
+import {PaneRule} from '../agents/pane-rules.js'
+import {PkError} from '../model/errors.js'
+import {readRegularFile} from '../registry/files.js'
+import {resolveStateDir} from '../registry/state-dir.js'
+import {RULE_STATES, isOneOf} from '../model/states.js'
+import type {WorktreeConfig} from '../worktree/worktree.js'
+import {loadPackage} from '../cli/packages.js'
 
 /**
  * Optional configuration: the user's own file in ~/.config/pk/ (config, config.json, .yaml, .js, ...)

@@ -3,15 +3,15 @@ import {dirname, join} from 'node:path'
 import {userInfo} from 'node:os'
 
 import {PRESETS} from '../agents/presets.js'
-import {errnoCode, PkError} from '../errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 import {checkLiveness, identityKey} from '../proc/identity.js'
 import {PROC_ROOT} from '../proc/reader.js'
 import {View, readView} from '../proc/view.js'
 import {readOwner, readTrust} from '../registry/ownership.js'
 
-import {correlate} from '../correlate.js'
-import {planRestore} from '../lifecycle.js'
-import {procSource} from '../snapshot.js'
+import {correlate} from '../model/correlate.js'
+import {planRestore} from '../verbs/lifecycle.js'
+import {procSource} from '../listing/snapshot.js'
 import {Problem, StoredRecord, readRecords} from '../registry/records.js'
 import {Env, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {tmuxVersion as readTmuxVersion} from '../tmux/exec.js'
@@ -20,7 +20,7 @@ import {ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFiles, socketDir, 
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
 import {accessAndPath} from '../tmux/pane-io.js'
-import {Context} from '../context.js'
+import {Context} from '../model/context.js'
 
 function statOrNull(path: string) {
   try {
@@ -158,7 +158,7 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
   const restorable = tmuxVersion.ok ? planRestore(rows, state.records, servers.servers).restore.length : 0
   // Recorded agents alive (pid and start time checked) in no pane: they outlived their tmux server.
   const paneless = rows.filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null).map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
-  const service = await import('../service.js')
+  const service = await import('../verbs/service.js')
   const [login, autostart] = await Promise.all([service.loginFacts(env), service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null)])
   const hooks = (await import('../setup/index.js')).installedHooks(env)
   return {env, ctx, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks, presets, view: measurement}

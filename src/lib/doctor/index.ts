@@ -1,4 +1,4 @@
-import {Context} from '../context.js'
+import {Context} from '../model/context.js'
 import {orphanedServersCheck} from './checks/orphaned-servers.js'
 import {pidNamespaceCheck} from './checks/pid-namespace.js'
 import {serverEnvCheck} from './checks/server-env.js'

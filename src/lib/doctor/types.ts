@@ -25,12 +25,12 @@ export interface DoctorFacts {
   /** The agents' installed pk hooks, and whether they run this pk's hook. */
   hooks?: {agent: string; file: string; thisPk: boolean}[]
   /** What logind and the service manager do with this user's sessions (see service.ts). */
-  login?: import('../service.js').LoginFacts
+  login?: import('../verbs/service.js').LoginFacts
   /** Whether autostart is installed, and how its last run went. */
-  autostart?: Awaited<ReturnType<typeof import('../service.js').autostartStatus>>
+  autostart?: Awaited<ReturnType<typeof import('../verbs/service.js').autostartStatus>>
   env: Record<string, string | undefined>
   /** The invocation's context: a fix that writes applies pending events with it. */
-  ctx?: import('../context.js').Context
+  ctx?: import('../model/context.js').Context
   uid: number
   tmuxVersion: {ok: true; version: string} | {ok: false; reason: string}
   socketDir: {path: string; exists: boolean; uid: number | null; mode: number | null; fsType: number | null; aboveProblem: string | null}

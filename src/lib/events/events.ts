@@ -1,15 +1,15 @@
 import {readdirSync} from 'node:fs'
 
-import {SessionRow} from './correlate.js'
-import {PkError} from './errors.js'
+import {SessionRow} from '../model/correlate.js'
+import {PkError} from '../model/errors.js'
 import {HookReport, nextStatus, parseHookPayload} from './hook.js'
-import {sessionIdOf} from './proc/identity.js'
-import {View} from './proc/view.js'
-import {HookStatus, ScreenEpisode, SessionRecord} from './registry/records.js'
-import {Env} from './registry/state-dir.js'
+import {sessionIdOf} from '../proc/identity.js'
+import {View} from '../proc/view.js'
+import {HookStatus, ScreenEpisode, SessionRecord} from '../registry/records.js'
+import {Env} from '../registry/state-dir.js'
 import {Link, SpoolEvent} from './spool.js'
-import {Known} from './status.js'
-import {codexSessions, findRollout} from './usage.js'
+import {Known} from '../listing/status.js'
+import {codexSessions, findRollout} from '../usage/usage.js'
 
 /**
  * Events, from a pending spool file to the session they belong to. Pure decisions over a `World` (what

@@ -1,20 +1,20 @@
 import {unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {correlate} from './correlate.js'
+import {correlate} from '../model/correlate.js'
 import {Applied, Outcome, applyEvents, worldOf} from './events.js'
-import {PkError} from './errors.js'
-import {identityFromStat, sessionIdOf} from './proc/identity.js'
-import {readCmdline, readCwd, readStat, startTimeToDate} from './proc/reader.js'
-import {appendRegularFile} from './registry/files.js'
-import {mayWrite, withWriteAccess} from './registry/ownership.js'
-import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from './registry/records.js'
-import {UsageRules, readCache, readOn, transcriptOf, writeCache} from './usage.js'
-import {Env, StateDir} from './registry/state-dir.js'
-import {bootMs} from './sessions.js'
-import {takeSnapshot} from './snapshot.js'
+import {PkError} from '../model/errors.js'
+import {identityFromStat, sessionIdOf} from '../proc/identity.js'
+import {readCmdline, readCwd, readStat, startTimeToDate} from '../proc/reader.js'
+import {appendRegularFile} from '../registry/files.js'
+import {mayWrite, withWriteAccess} from '../registry/ownership.js'
+import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from '../registry/records.js'
+import {UsageRules, readCache, readOn, transcriptOf, writeCache} from '../usage/usage.js'
+import {Env, StateDir} from '../registry/state-dir.js'
+import {bootMs} from '../listing/sessions.js'
+import {takeSnapshot} from '../listing/snapshot.js'
 import {checkedSpool, pendingNames, readPending} from './spool.js'
-import {Context} from './context.js'
+import {Context} from '../model/context.js'
 
 /**
  * The one writer of events: applies pending spool events to the records, then removes them. Single
@@ -96,7 +96,7 @@ export async function applyPendingHeld(state: StateDir, ctx: Context): Promise<O
       touched.push(written)
     }
     for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
-    if (touched.length > 0) rememberUsage(state, touched, ctx.env, await (await import('./sessions.js')).usageRules(ctx))
+    if (touched.length > 0) rememberUsage(state, touched, ctx.env, await (await import('../listing/sessions.js')).usageRules(ctx))
   }
   writeLog(state, log)
   for (const name of [...pending.events.map((e) => e.name), ...pending.unreadable]) {

@@ -1,16 +1,16 @@
 import {join} from 'node:path'
 
-import {isConversationId} from './agents/presets.js'
-import {PkError} from './errors.js'
-import {ancestry} from './proc/ancestry.js'
-import {readStat} from './proc/reader.js'
-import {appendRegularFile} from './registry/files.js'
-import {assertMayWrite, enrol, mayWrite} from './registry/ownership.js'
-import {HookStatus} from './registry/records.js'
+import {isConversationId} from '../agents/presets.js'
+import {PkError} from '../model/errors.js'
+import {ancestry} from '../proc/ancestry.js'
+import {readStat} from '../proc/reader.js'
+import {appendRegularFile} from '../registry/files.js'
+import {assertMayWrite, enrol, mayWrite} from '../registry/ownership.js'
+import {HookStatus} from '../registry/records.js'
 
 import {enqueue} from './spool.js'
-import {HOOK_STATES, isOneOf} from './states.js'
-import {Context} from './context.js'
+import {HOOK_STATES, isOneOf} from '../model/states.js'
+import {Context} from '../model/context.js'
 
 /** The whole `pk hook` process ends within this long after it started, whatever happens. */
 export const HOOK_DEADLINE_MS = 900

@@ -2,14 +2,14 @@ import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {SessionRow} from './correlate.js'
+import {SessionRow} from '../model/correlate.js'
 import {ScreenObservation, SCREEN_EVENT} from './events.js'
-import {PkError} from './errors.js'
-import {markerName} from './notify.js'
-import {mayWrite} from './registry/ownership.js'
-import {Env, StateDir} from './registry/state-dir.js'
+import {PkError} from '../model/errors.js'
+import {markerName} from '../notify/notify.js'
+import {mayWrite} from '../registry/ownership.js'
+import {Env, StateDir} from '../registry/state-dir.js'
 import {enqueue} from './spool.js'
-import {Context} from './context.js'
+import {Context} from '../model/context.js'
 
 /**
  * Watchers (`pk ls --watch`, the dashboard) look again and again, so they see what no single look can: a

@@ -2,11 +2,11 @@ import {randomBytes} from 'node:crypto'
 import {lstatSync, mkdirSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {PkError} from './errors.js'
-import {readUptime} from './proc/reader.js'
-import {writeFileAtomic} from './registry/atomic.js'
-import {readRegularFile} from './registry/files.js'
-import {StateDir} from './registry/state-dir.js'
+import {PkError} from '../model/errors.js'
+import {readUptime} from '../proc/reader.js'
+import {writeFileAtomic} from '../registry/atomic.js'
+import {readRegularFile} from '../registry/files.js'
+import {StateDir} from '../registry/state-dir.js'
 
 /**
  * The spool: events the agents' hooks left without starting node (`assets/pk-hook.sh`, or `pk hook`),

@@ -3,13 +3,13 @@ import {createHash} from 'node:crypto'
 import {lstatSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {shellQuote} from './shell.js'
-import {HostConfig, PkConfig} from './config.js'
-import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
-import {PkError} from './errors.js'
-import type {CheckResult} from './doctor/types.js'
-import {Problem} from './registry/records.js'
-import {loadPackage} from './packages.js'
+import {shellQuote} from '../model/shell.js'
+import {HostConfig, PkConfig} from '../config/config.js'
+import {JSON_SCHEMA_VERSION, SessionRow} from '../model/correlate.js'
+import {PkError} from '../model/errors.js'
+import type {CheckResult} from '../doctor/types.js'
+import {Problem} from '../registry/records.js'
+import {loadPackage} from '../cli/packages.js'
 
 /**
  * pk across machines with OpenSSH as the only transport: each host runs its own pk, which is the only

@@ -1,10 +1,10 @@
-import {HostConfig} from './config.js'
-import {SessionRow, isListedByDefault, sortRows} from './correlate.js'
-import {Problem} from './registry/records.js'
+import {HostConfig} from '../config/config.js'
+import {SessionRow, isListedByDefault, sortRows} from '../model/correlate.js'
+import {Problem} from '../registry/records.js'
 
 import {collectSessions} from './sessions.js'
-import {ServerScan} from './tmux/servers.js'
-import {Context} from './context.js'
+import {ServerScan} from '../tmux/servers.js'
+import {Context} from '../model/context.js'
 
 /**
  * `pk ls` as data: this machine's sessions (all, or those listed by default) and, when hosts are given,
@@ -16,7 +16,7 @@ export async function listSessions(opts: {all: boolean; hosts?: HostConfig[]; sc
     const local = await collectSessions(ctx, {scan: opts.scan})
     return {rows: local.rows.filter(wanted), problems: local.problems}
   }
-  const {listHosts} = await import('./fleet.js')
+  const {listHosts} = await import('../fleet/fleet.js')
   const [local, remote] = await Promise.all([collectSessions(ctx, {scan: opts.scan}), listHosts(opts.hosts, opts.all)])
   const rows = sortRows([...local.rows.filter(wanted).map((row) => ({...row, host: null})), ...remote.rows])
   return {rows, problems: [...local.problems, ...remote.problems]}

@@ -1,17 +1,17 @@
-import {AgentPreset, resumeArgv} from './agents/presets.js'
-import {Correlation, SessionRow, correlate} from './correlate.js'
-import {Applied, applyEvents, knownOf, worldOf} from './events.js'
-import {readBootTime} from './proc/reader.js'
-import {Problem, SessionRecord} from './registry/records.js'
-import {USAGE_AGENTS, UsageRules, rulesOf, sessionUsage} from './usage.js'
-import {Context} from './context.js'
-import {Env, StateDir} from './registry/state-dir.js'
+import {AgentPreset, resumeArgv} from '../agents/presets.js'
+import {Correlation, SessionRow, correlate} from '../model/correlate.js'
+import {Applied, applyEvents, knownOf, worldOf} from '../events/events.js'
+import {readBootTime} from '../proc/reader.js'
+import {Problem, SessionRecord} from '../registry/records.js'
+import {USAGE_AGENTS, UsageRules, rulesOf, sessionUsage} from '../usage/usage.js'
+import {Context} from '../model/context.js'
+import {Env, StateDir} from '../registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
-import {READER_PENDING_LIMIT, readPending} from './spool.js'
+import {READER_PENDING_LIMIT, readPending} from '../events/spool.js'
 import {Known, applyStatus, applyUsageAttention, captureKey, needsCapture} from './status.js'
-import {capturePanes} from './tmux/capture.js'
-import {ServerScan} from './tmux/servers.js'
-import {mark} from './timings.js'
+import {capturePanes} from '../tmux/capture.js'
+import {ServerScan} from '../tmux/servers.js'
+import {mark} from '../cli/timings.js'
 import {WatchCache} from './watch-cache.js'
 
 export interface Listing extends Correlation {
@@ -97,7 +97,7 @@ export const bootMs = () => {
 /** Whether each session's worktree has uncommitted changes: one git call per row that has a worktree. */
 async function withWorktrees(rows: SessionRow[]): Promise<SessionRow[]> {
   if (!rows.some((r) => r.worktree !== null)) return rows
-  const {isDirty} = await import('./worktree.js')
+  const {isDirty} = await import('../worktree/worktree.js')
   return Promise.all(rows.map(async (r) => (r.worktree === null ? r : {...r, worktree: {...r.worktree, dirty: await isDirty(r.worktree.path)}})))
 }
 

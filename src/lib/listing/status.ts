@@ -1,7 +1,7 @@
-import {AgentPreset} from './agents/presets.js'
-import {applyPaneRules} from './agents/pane-rules.js'
-import {SessionRow, State, StateSource, sortRows} from './correlate.js'
-import {HookStatus, ScreenEpisode} from './registry/records.js'
+import {AgentPreset} from '../agents/presets.js'
+import {applyPaneRules} from '../agents/pane-rules.js'
+import {SessionRow, State, StateSource, sortRows} from '../model/correlate.js'
+import {HookStatus, ScreenEpisode} from '../registry/records.js'
 
 /**
  * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's

@@ -1,6 +1,6 @@
-import {Correlation} from './correlate.js'
-import {RecordCache} from './registry/record-cache.js'
-import {StoredRecord} from './registry/records.js'
+import {Correlation} from '../model/correlate.js'
+import {RecordCache} from '../registry/record-cache.js'
+import {StoredRecord} from '../registry/records.js'
 import {Snapshot, Standing} from './snapshot.js'
 
 /** How often what a watcher takes as standing (view, trust, configuration, servers' checks) is read afresh. */

@@ -1,13 +1,13 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {JSON_SCHEMA_VERSION, SessionRow} from './correlate.js'
-import {resolveId} from './attach.js'
-import {PkError} from './errors.js'
+import {JSON_SCHEMA_VERSION, SessionRow} from '../model/correlate.js'
+import {resolveId} from '../verbs/attach.js'
+import {PkError} from '../model/errors.js'
 
-import {ScreenWatch, watchPass} from './observe.js'
+import {ScreenWatch, watchPass} from '../events/observe.js'
 import {WatchCache} from './watch-cache.js'
 import {collectSessions, listingIdentity} from './sessions.js'
-import {Context} from './context.js'
+import {Context} from '../model/context.js'
 
 export type WatchEvent =
   | {type: 'snapshot'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}

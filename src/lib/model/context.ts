@@ -1,5 +1,5 @@
-import {LoadedConfig} from './config.js'
-import {Env, StateDir} from './registry/state-dir.js'
+import {LoadedConfig} from '../config/config.js'
+import {Env, StateDir} from '../registry/state-dir.js'
 
 /**
  * What one invocation of pk works with, built once where it starts (src/context.ts: the commands, the

@@ -1,13 +1,13 @@
 import {createHash} from 'node:crypto'
 
-import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
-import {ProcStat} from './proc/parse.js'
-import {findUp} from './proc/ancestry.js'
-import {ProcessIdentity, checkLiveness, identityFromStat, identityKey, sessionIdOf} from './proc/identity.js'
-import {View} from './proc/view.js'
-import {Problem, SessionRecord, StoredRecord} from './registry/records.js'
-import {Pane} from './tmux/panes.js'
-import {ServerListing} from './tmux/servers.js'
+import {AgentPreset, recognizeAgent, resumeArgv} from '../agents/presets.js'
+import {ProcStat} from '../proc/parse.js'
+import {findUp} from '../proc/ancestry.js'
+import {ProcessIdentity, checkLiveness, identityFromStat, identityKey, sessionIdOf} from '../proc/identity.js'
+import {View} from '../proc/view.js'
+import {Problem, SessionRecord, StoredRecord} from '../registry/records.js'
+import {Pane} from '../tmux/panes.js'
+import {ServerListing} from '../tmux/servers.js'
 
 /**
  * Pure pairing: tmux panes + session records + process facts -> rows and problems.
@@ -73,7 +73,7 @@ export interface SessionRow {
   /** The git worktree pk made for the session, its branch, and whether it has uncommitted changes (null: unknown). */
   worktree: {path: string; branch: string; dirty: boolean | null} | null
   /** What the conversation spent and how full its context is, from the agent's transcript; null when not known. */
-  usage: import('./usage.js').Usage | null
+  usage: import('../usage/usage.js').Usage | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */

@@ -1,4 +1,4 @@
-import {JSON_SCHEMA_VERSION, SessionRow, State} from '../correlate.js'
+import {JSON_SCHEMA_VERSION, SessionRow, State} from '../model/correlate.js'
 import {Problem} from '../registry/records.js'
 import {renderTable} from './table.js'
 

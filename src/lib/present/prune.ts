@@ -1,5 +1,5 @@
 import {Problem} from '../registry/records.js'
-import {KeptItem, PruneItem} from '../prune.js'
+import {KeptItem, PruneItem} from '../verbs/prune.js'
 import {Output} from './listing.js'
 
 /** Pure: one line per item, with what happened to it. */

@@ -1,4 +1,4 @@
-import {UsageLine} from '../usage.js'
+import {UsageLine} from '../usage/usage.js'
 import {Output} from './listing.js'
 import {tokens} from './table.js'
 

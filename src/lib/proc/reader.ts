@@ -1,6 +1,6 @@
 import {closeSync, constants, openSync, readSync, readdirSync, readlinkSync, statSync} from 'node:fs'
 
-import {errnoCode, PkError} from '../errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 import {ProcStat, parseBootTime, parseCaughtSignals, parseChildren, parseCmdline, parseNamespaceLink, parseStat} from './parse.js'
 
 /** Thin readers over /proc. A process that is gone reads as null; nothing here guesses. */

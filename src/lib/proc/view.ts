@@ -1,4 +1,4 @@
-import {PkError} from '../errors.js'
+import {PkError} from '../model/errors.js'
 import {parseNsPids, parseStat} from './parse.js'
 import {PROC_ROOT, readBootId, readOrNull, readPidNamespace} from './reader.js'
 

@@ -2,7 +2,7 @@ import {closeSync, constants, fsyncSync, linkSync, openSync, renameSync, unlinkS
 import {basename, dirname, join} from 'node:path'
 import {randomBytes} from 'node:crypto'
 
-import {errnoCode} from '../errors.js'
+import {errnoCode} from '../model/errors.js'
 
 /**
  * Write `content` to `path` so that a crash leaves either the old file or the new one, never a torn one:

@@ -1,6 +1,6 @@
 import {closeSync, constants, fstatSync, openSync, writeSync} from 'node:fs'
 
-import {errnoCode, PkError} from '../errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 import {readWhole} from '../proc/reader.js'
 
 /**

@@ -1,8 +1,8 @@
 import {join} from 'node:path'
 
-import {PkError} from '../errors.js'
+import {PkError} from '../model/errors.js'
 import {StateDir} from './state-dir.js'
-import {loadPackage} from '../packages.js'
+import {loadPackage} from '../cli/packages.js'
 
 /**
  * Run `fn` holding the state directory's lock (a `registry.lock` directory made by proper-lockfile,

@@ -1,14 +1,14 @@
 import {join} from 'node:path'
 
-import {errnoCode, PkError} from '../errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 import {View, ViewMeasurement, describeView, isInitial, measureView, sameView} from '../proc/view.js'
 import {writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {withStateLock} from './lock.js'
-import {checkedSpool, pendingNames} from '../spool.js'
+import {checkedSpool, pendingNames} from '../events/spool.js'
 import {readRecords} from './records.js'
 import {StateDir} from './state-dir.js'
-import {Context} from '../context.js'
+import {Context} from '../model/context.js'
 
 /**
  * Which pid namespace owns the state directory, and the guard every writer goes through: pk state is only
@@ -135,13 +135,13 @@ export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<
       const value = await fn()
       // Whoever holds the lock applies the agents' pending events before letting go: the folder the
       // hook started found the lock taken and left them to us.
-      if (ctx !== null && hasPending(state)) await (await import('../fold.js')).applyPendingHeld(state, ctx).catch(() => {})
+      if (ctx !== null && hasPending(state)) await (await import('../events/fold.js')).applyPendingHeld(state, ctx).catch(() => {})
       return value
     },
     {wait: opts.wait},
   )
   // One that arrived while we held the lock, after we looked: its folder found the lock taken too.
-  if (ctx !== null && hasPending(state)) await (await import('../fold.js')).foldPending(ctx, state).catch(() => {})
+  if (ctx !== null && hasPending(state)) await (await import('../events/fold.js')).foldPending(ctx, state).catch(() => {})
   return result
 }
 

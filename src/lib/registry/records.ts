@@ -1,9 +1,9 @@
 import {Dirent, constants, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {errnoCode} from '../errors.js'
+import {errnoCode} from '../model/errors.js'
 import {ProcessIdentity, sameIdentity, sessionIdOf} from '../proc/identity.js'
-import {HOOK_STATES, HookState, isOneOf} from '../states.js'
+import {HOOK_STATES, HookState, isOneOf} from '../model/states.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {StateDir} from './state-dir.js'

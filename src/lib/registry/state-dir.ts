@@ -2,7 +2,7 @@ import {Stats, lstatSync, mkdirSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
-import {errnoCode, PkError} from '../errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 
 export type Env = Record<string, string | undefined>
 

@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 
-import {PkError} from '../errors.js'
+import {PkError} from '../model/errors.js'
 import {SetupChange, hookArgv} from './common.js'
 
 /**

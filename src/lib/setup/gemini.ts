@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 
-import {shellQuote} from '../shell.js'
+import {shellQuote} from '../model/shell.js'
 import {SetupChange, hookArgv} from './common.js'
 import {HookEntry, planSettingsHooks} from './settings-hooks.js'
 

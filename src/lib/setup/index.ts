@@ -1,6 +1,6 @@
 import {homedir} from 'node:os'
 
-import {PkError} from '../errors.js'
+import {PkError} from '../model/errors.js'
 import {planClaude, claudeSettingsFile} from './claude.js'
 import {planCodex, codexConfigFile} from './codex.js'
 import {SetupChange, applyChange, hookArgv, pkArgv, readIfExists} from './common.js'
@@ -58,7 +58,7 @@ export function installedHooks(env: Record<string, string | undefined>): {agent:
 }
 
 /** The state directory, made and enrolled, so the installed hook has somewhere to write. */
-export async function enrolStateDir(ctx: import('../context.js').Context): Promise<void> {
+export async function enrolStateDir(ctx: import('../model/context.js').Context): Promise<void> {
   const {enrol} = await import('../registry/ownership.js')
   await enrol(ctx.writeState())
 }

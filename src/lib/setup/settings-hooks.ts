@@ -1,4 +1,4 @@
-import {PkError} from '../errors.js'
+import {PkError} from '../model/errors.js'
 import {SetupChange} from './common.js'
 
 /**

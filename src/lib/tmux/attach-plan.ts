@@ -1,6 +1,6 @@
 import {realpathSync} from 'node:fs'
 
-import {shellQuote} from '../shell.js'
+import {shellQuote} from '../model/shell.js'
 import {tmuxArgv} from './exec.js'
 
 type Env = Record<string, string | undefined>

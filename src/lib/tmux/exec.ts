@@ -1,7 +1,7 @@
-import {toBytes} from '../bytes.js'
+import {toBytes} from '../model/bytes.js'
 import {execFile, spawn, spawnSync} from 'node:child_process'
 
-import {errnoCode, PkError} from '../errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 
 /**
  * tmux splits its argv into commands at any argument that ends in ';' (and `\;` keeps a literal ';').

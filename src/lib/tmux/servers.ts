@@ -2,7 +2,7 @@ import {existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSyn
 import {setTimeout as sleep} from 'node:timers/promises'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 
-import {errnoCode, PkError} from '../errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 import {PROC_ROOT, readExe, readPidNamespace} from '../proc/reader.js'
 import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
 import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'

@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 
-import {PkError} from '../errors.js'
+import {PkError} from '../model/errors.js'
 import {TmuxCommandError, runTmux, tmuxArgv, tmuxScript} from './exec.js'
 import {FIELD_SEPARATOR} from './panes.js'
 
@@ -157,7 +157,7 @@ export async function newSession(opts: {
 }): Promise<NewSession> {
   const existing = await globalEnvironmentNames(opts.socket)
   // A server pk starts itself goes into a systemd scope of its own where a user manager answers (see service.ts).
-  const wrap = existing === null ? ((await (await import('../service.js')).serverScope(opts.env)) ?? undefined) : undefined
+  const wrap = existing === null ? ((await (await import('../verbs/service.js')).serverScope(opts.env)) ?? undefined) : undefined
   const unset = variablesToUnset(existing ?? [], opts.env)
   const env = environmentFlags(unset.length > 0 ? {...opts.env, PK_GATE_UNSET: unset.join(' ')} : opts.env)
   for (const name of candidateNames(opts.name)) {

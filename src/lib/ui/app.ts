@@ -1,14 +1,14 @@
-import {runAttach} from '../attach-run.js'
-import {SessionRow, isListedByDefault} from '../correlate.js'
-import {PkError} from '../errors.js'
-import {WatchCache} from '../watch-cache.js'
+import {runAttach} from '../verbs/attach-run.js'
+import {SessionRow, isListedByDefault} from '../model/correlate.js'
+import {PkError} from '../model/errors.js'
+import {WatchCache} from '../listing/watch-cache.js'
 
 import {wantColour} from '../present/table.js'
-import {ScreenWatch, watchPass} from '../observe.js'
-import {collectSessions, listingIdentity} from '../sessions.js'
+import {ScreenWatch, watchPass} from '../events/observe.js'
+import {collectSessions, listingIdentity} from '../listing/sessions.js'
 import {branchReader} from './git.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
-import {Context} from '../context.js'
+import {Context} from '../model/context.js'
 
 const ENTER_ALT = '\u001B[?1049h\u001B[?25l'
 const LEAVE_ALT = '\u001B[?25h\u001B[?1049l'
@@ -125,7 +125,7 @@ class Dashboard {
     this.draw()
     let message: string
     try {
-      const {resumeSession, stopSession} = await import('../lifecycle.js')
+      const {resumeSession, stopSession} = await import('../verbs/lifecycle.js')
       if (action === 'stop') {
         const stopped = await stopSession(id, this.ctx, {force: false, timeoutMs: 10_000})
         message = `stopped ${stopped.id} (${stopped.signal})`
@@ -149,7 +149,7 @@ class Dashboard {
     this.stdin.off('data', this.onData)
     this.leaveScreen()
     try {
-      const {readLogs} = await import('../lifecycle.js')
+      const {readLogs} = await import('../verbs/lifecycle.js')
       await readLogs(id, this.ctx, {lines: Math.max(10, (this.stdout.rows || 24) - 2), color: wantColour(this.stdout, this.ctx.env), follow: false, emit: (lines) => this.stdout.write(lines.join('\n') + '\n')})
     } catch (error) {
       this.stdout.write(`pk: ${error instanceof PkError ? error.message : String(error)}\n`)

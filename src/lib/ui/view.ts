@@ -1,4 +1,4 @@
-import {SessionRow} from '../correlate.js'
+import {SessionRow} from '../model/correlate.js'
 import {Problem} from '../registry/records.js'
 import {STATE_COLOURS, age, agentLabelCell, cwdCell, paint, printable, stateCell, usageCell} from '../present/table.js'
 

@@ -2,10 +2,10 @@ import {closeSync, constants, fstatSync, mkdirSync, openSync, readSync, readdirS
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
-import {writeFileAtomic} from './registry/atomic.js'
-import {readRegularFile} from './registry/files.js'
-import {SessionRecord} from './registry/records.js'
-import {Env, StateDir} from './registry/state-dir.js'
+import {writeFileAtomic} from '../registry/atomic.js'
+import {readRegularFile} from '../registry/files.js'
+import {SessionRecord} from '../registry/records.js'
+import {Env, StateDir} from '../registry/state-dir.js'
 
 /**
  * What each agent spends and how full its context is, from the agents' own transcripts (issue #25):

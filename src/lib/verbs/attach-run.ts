@@ -1,11 +1,11 @@
 import {spawnSync} from 'node:child_process'
 
 import {checkIdForm, prepareAttach} from './attach.js'
-import {shellQuote} from './shell.js'
-import {PkError} from './errors.js'
+import {shellQuote} from '../model/shell.js'
+import {PkError} from '../model/errors.js'
 
-import {clientEnv, runClient} from './tmux/exec.js'
-import {Context} from './context.js'
+import {clientEnv, runClient} from '../tmux/exec.js'
+import {Context} from '../model/context.js'
 
 /** The command that would attach (`pk attach --print`), as a shell line. */
 export async function attachCommand(idArg: string, ctx: Context): Promise<string> {
@@ -30,7 +30,7 @@ export async function runAttach(idArg: string, ctx: Context, terminal: boolean):
 /** `pk attach HOST/ID`: the host's own pk verifies and attaches, through `ssh -t`: its argv. */
 export async function remoteAttachCommand(hostName: string, idArg: string, ctx: Context): Promise<string[]> {
   const id = checkIdForm(idArg)
-  const {findHost, remoteAttachArgv} = await import('./fleet.js')
+  const {findHost, remoteAttachArgv} = await import('../fleet/fleet.js')
   return ['ssh', ...remoteAttachArgv(findHost((await ctx.config()).config, hostName, ctx.env), id)]
 }
 

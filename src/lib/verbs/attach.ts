@@ -1,11 +1,11 @@
-import {SessionRow} from './correlate.js'
-import {PkError} from './errors.js'
-import {ID_LENGTH} from './proc/identity.js'
+import {SessionRow} from '../model/correlate.js'
+import {PkError} from '../model/errors.js'
+import {ID_LENGTH} from '../proc/identity.js'
 
-import {collectSessions} from './sessions.js'
-import {AttachPlan, planAttach} from './tmux/attach-plan.js'
-import {tmuxMissing} from './tmux/exec.js'
-import {Context} from './context.js'
+import {collectSessions} from '../listing/sessions.js'
+import {AttachPlan, planAttach} from '../tmux/attach-plan.js'
+import {tmuxMissing} from '../tmux/exec.js'
+import {Context} from '../model/context.js'
 
 const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
 

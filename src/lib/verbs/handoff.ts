@@ -1,19 +1,19 @@
-import {AgentPreset, recognizeAgent, resumeArgv} from './agents/presets.js'
+import {AgentPreset, recognizeAgent, resumeArgv} from '../agents/presets.js'
 import {Started, startSession} from './bg.js'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {PkError} from './errors.js'
-import {ancestry} from './proc/ancestry.js'
-import {checkLiveness, sessionIdOf} from './proc/identity.js'
-import {View, readView} from './proc/view.js'
-import {readCmdline, readCwd, readStat} from './proc/reader.js'
-import {readRegularFile} from './registry/files.js'
-import {assertMayWrite, withWriteAccess} from './registry/ownership.js'
-import {StoredRecord, isStored, parseRecordText, readRecords, recordOf, removeRecordFile, replaceRecord} from './registry/records.js'
+import {PkError} from '../model/errors.js'
+import {ancestry} from '../proc/ancestry.js'
+import {checkLiveness, sessionIdOf} from '../proc/identity.js'
+import {View, readView} from '../proc/view.js'
+import {readCmdline, readCwd, readStat} from '../proc/reader.js'
+import {readRegularFile} from '../registry/files.js'
+import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
+import {StoredRecord, isStored, parseRecordText, readRecords, recordOf, removeRecordFile, replaceRecord} from '../registry/records.js'
 
-import {collectSessions} from './sessions.js'
-import {killSession} from './tmux/session.js'
-import {Context} from './context.js'
+import {collectSessions} from '../listing/sessions.js'
+import {killSession} from '../tmux/session.js'
+import {Context} from '../model/context.js'
 
 export interface Caller {
   pid: number

@@ -1,16 +1,16 @@
-import {checkLiveness} from './proc/identity.js'
-import {View} from './proc/view.js'
-import {withWriteAccess} from './registry/ownership.js'
-import {unlinkQuietly} from './registry/atomic.js'
-import {readRegularFile} from './registry/files.js'
-import {StoredRecord, isStored, parseRecordText} from './registry/records.js'
-import {StateDir} from './registry/state-dir.js'
+import {checkLiveness} from '../proc/identity.js'
+import {View} from '../proc/view.js'
+import {withWriteAccess} from '../registry/ownership.js'
+import {unlinkQuietly} from '../registry/atomic.js'
+import {readRegularFile} from '../registry/files.js'
+import {StoredRecord, isStored, parseRecordText} from '../registry/records.js'
+import {StateDir} from '../registry/state-dir.js'
 import {existsSync} from 'node:fs'
 
-import {SessionRow} from './correlate.js'
-import {ServerListing, removeStaleSocket} from './tmux/servers.js'
-import {killPaneIfDead} from './tmux/pane-io.js'
-import {Context} from './context.js'
+import {SessionRow} from '../model/correlate.js'
+import {ServerListing, removeStaleSocket} from '../tmux/servers.js'
+import {killPaneIfDead} from '../tmux/pane-io.js'
+import {Context} from '../model/context.js'
 
 export interface PruneItem {
   kind: 'record' | 'pane' | 'socket'
@@ -134,7 +134,7 @@ export interface WorktreeItem {
  * record prune keeps keeps its worktree (a resumable session resumes there).
  */
 export async function planWorktrees(plan: PrunePlan, records: StoredRecord[], opts: {includeWorktrees: boolean}): Promise<WorktreeItem[]> {
-  const {isDirty, isSafeToRemove} = await import('./worktree.js')
+  const {isDirty, isSafeToRemove} = await import('../worktree/worktree.js')
   const removed = new Set(plan.remove.filter((i) => i.kind === 'record').map((i) => i.target))
   const items: WorktreeItem[] = []
   for (const {file, record} of records) {
@@ -153,7 +153,7 @@ export async function planWorktrees(plan: PrunePlan, records: StoredRecord[], op
 
 /** Remove the planned worktrees (git refuses a dirty one, so nothing uncommitted can go), and forget vanished ones. */
 export async function executeWorktrees(items: WorktreeItem[], records: StoredRecord[]): Promise<WorktreeItem[]> {
-  const {pruneWorktrees, removeWorktree} = await import('./worktree.js')
+  const {pruneWorktrees, removeWorktree} = await import('../worktree/worktree.js')
   const done: WorktreeItem[] = []
   for (const item of items.filter((i) => i.action === 'remove')) {
     const repo = records.find((r) => r.record.worktree?.path === item.path)?.record.worktree?.repo

@@ -4,10 +4,10 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync} from 'node:fs'
 import {homedir, userInfo} from 'node:os'
 import {join} from 'node:path'
 
-import {PkError} from './errors.js'
-import {writeFileAtomic} from './registry/atomic.js'
-import {appendRegularFile, readRegularFile} from './registry/files.js'
-import {Env, StateDir} from './registry/state-dir.js'
+import {PkError} from '../model/errors.js'
+import {writeFileAtomic} from '../registry/atomic.js'
+import {appendRegularFile, readRegularFile} from '../registry/files.js'
+import {Env, StateDir} from '../registry/state-dir.js'
 
 /**
  * Sessions that outlive a logout and come back after a reboot, on the machine's own service manager:

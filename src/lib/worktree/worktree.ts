@@ -3,7 +3,7 @@ import {existsSync} from 'node:fs'
 import {basename, dirname, isAbsolute, join, relative, resolve} from 'node:path'
 import {Writable} from 'node:stream'
 
-import {errnoCode, PkError} from './errors.js'
+import {errnoCode, PkError} from '../model/errors.js'
 
 /**
  * A git worktree per session, so agents working on one repository at once never write into each other's

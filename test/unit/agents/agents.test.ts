@@ -4,13 +4,13 @@ import {describe, expect, it} from 'vitest'
 
 import {applyPaneRules, bottomLines} from '../../../src/lib/agents/pane-rules.js'
 import {BUILTIN_PRESETS, findPreset, resumeArgv} from '../../../src/lib/agents/presets.js'
-import {PROJECT_PLACES, USER_PLACES, checkProjectConfig, layerConfigs, mergePresets, validateConfig} from '../../../src/lib/config.js'
-import {parseHookPayload} from '../../../src/lib/hook.js'
+import {PROJECT_PLACES, USER_PLACES, checkProjectConfig, layerConfigs, mergePresets, validateConfig} from '../../../src/lib/config/config.js'
+import {parseHookPayload} from '../../../src/lib/events/hook.js'
 import {ancestry} from '../../../src/lib/proc/ancestry.js'
-import {findCaller} from '../../../src/lib/handoff.js'
-import {SessionRow} from '../../../src/lib/correlate.js'
-import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/status.js'
-import {rowEvents} from '../../../src/lib/notify.js'
+import {findCaller} from '../../../src/lib/verbs/handoff.js'
+import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/listing/status.js'
+import {rowEvents} from '../../../src/lib/notify/notify.js'
 import {VIEW} from '../../helpers/fixtures.js'
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
@@ -52,7 +52,7 @@ describe('hook payloads', () => {
   })
 
   it('keeps the newer state: older reports and reminders change nothing', async () => {
-    const {nextStatus} = await import('../../../src/lib/hook.js')
+    const {nextStatus} = await import('../../../src/lib/events/hook.js')
     const stop = nextStatus(null, {state: 'idle', event: 'Stop', conversationId: null, turnEnded: true, sentAt: 2000})!
     expect(stop).toMatchObject({state: 'idle', turnEnded: true, sentAt: 2000})
     // Pi across /reload: the old session's shutdown arrives after the new start, but was sent before it.

@@ -6,8 +6,8 @@ import {MIN_TMUX, parseTmuxVersion, tmuxCheck} from '../../../src/lib/doctor/che
 import {agentsOnPath, parseServerAccess} from '../../../src/lib/doctor/facts.js'
 import {orphanInodes} from '../../../src/lib/doctor/orphans.js'
 import {DoctorFacts} from '../../../src/lib/doctor/types.js'
-import {planPrune} from '../../../src/lib/prune.js'
-import {SessionRow} from '../../../src/lib/correlate.js'
+import {planPrune} from '../../../src/lib/verbs/prune.js'
+import {SessionRow} from '../../../src/lib/model/correlate.js'
 import {pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
 const facts = (over: Partial<DoctorFacts>): DoctorFacts =>

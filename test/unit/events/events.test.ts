@@ -2,13 +2,13 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/correlate.js'
-import {World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../src/lib/events.js'
-import {HookReport, parseHookPayload} from '../../src/lib/hook.js'
-import {sessionIdOf} from '../../src/lib/proc/identity.js'
-import {SessionRecord} from '../../src/lib/registry/records.js'
-import {SpoolEvent, parseSpoolText, stampOf} from '../../src/lib/spool.js'
-import {VIEW, sampleRecord} from '../helpers/fixtures.js'
+import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../../src/lib/events/events.js'
+import {HookReport, parseHookPayload} from '../../../src/lib/events/hook.js'
+import {sessionIdOf} from '../../../src/lib/proc/identity.js'
+import {SessionRecord} from '../../../src/lib/registry/records.js'
+import {SpoolEvent, parseSpoolText, stampOf} from '../../../src/lib/events/spool.js'
+import {VIEW, sampleRecord} from '../../helpers/fixtures.js'
 
 /**
  * A machine: pane shells 10 and 20 (two Codex windows, 11 and 21, in /w), the first window's app-server
@@ -160,7 +160,7 @@ describe('applying events', () => {
 describe('what the real Codex 0.171 sends', () => {
   // Two windows (in /tmp/cx/a and /tmp/cx/b), one turn each, captured from the notify program the shared
   // app-server daemon ran: each turn, then its title thread (scripts/capture/README.md).
-  const payloads = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'events', 'codex-0.171-notify.jsonl'), 'utf8').trim().split('\n')
+  const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'codex-0.171-notify.jsonl'), 'utf8').trim().split('\n')
   it('names the thread and the directory of the window whose turn ended', () => {
     const reports = payloads.map((p) => parseHookPayload('codex', p)!)
     expect(reports.map((r) => r.cwd)).toEqual(['/tmp/cx/a', '/tmp/cx/a', '/tmp/cx/b', '/tmp/cx/b'])
@@ -181,7 +181,7 @@ describe('what the real Codex 0.171 sends', () => {
 
 describe('what an agent may not smuggle in', () => {
   it('a conversation id shaped like a flag never becomes one (hooks and resume argv)', async () => {
-    const {resumeArgv} = await import('../../src/lib/agents/presets.js')
+    const {resumeArgv} = await import('../../../src/lib/agents/presets.js')
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', session_id: '--dangerously-bypass-approvals-and-sandbox'}))?.conversationId).toBeNull()
     expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': '-x'}))?.conversationId).toBeNull()
     expect(resumeArgv('codex', '--dangerously-bypass-approvals-and-sandbox')).toBeNull()
@@ -189,7 +189,7 @@ describe('what an agent may not smuggle in', () => {
     expect(resumeArgv('codex', '0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee')).toEqual(['codex', 'resume', '0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee'])
   })
   it('pk send refuses C1 controls like C0 (U+009B is CSI to a terminal)', async () => {
-    const {checkSendText} = await import('../../src/lib/lifecycle.js')
+    const {checkSendText} = await import('../../../src/lib/verbs/lifecycle.js')
     expect(() => checkSendText('a\u009b31mb')).toThrow(/control character \(code 155\)/)
     expect(checkSendText('tab\tand\r\nnewline é')).toBe('tab\tand\nnewline é')
   })
@@ -197,7 +197,7 @@ describe('what an agent may not smuggle in', () => {
 
 describe('bytes that are not UTF-8 (issue #21, item 15)', () => {
   it('are carried exactly through strings and back', async () => {
-    const {fromBytes, toBytes, hasEscapedBytes} = await import('../../src/lib/bytes.js')
+    const {fromBytes, toBytes, hasEscapedBytes} = await import('../../../src/lib/model/bytes.js')
     for (const bytes of [Buffer.from([0x61, 0xff, 0x62]), Buffer.from('café', 'latin1'), Buffer.from('plain é 🙂', 'utf8'), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xc0, 0xaf])]) {
       const text = fromBytes(bytes)
       expect(toBytes(text).equals(bytes), bytes.toString('hex')).toBe(true)

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {validateConfig} from '../../src/lib/config.js'
-import {parseRemoteListing, remoteProblem, resolveHosts, splitFleetId, sshArgv} from '../../src/lib/fleet.js'
+import {validateConfig} from '../../../src/lib/config/config.js'
+import {parseRemoteListing, remoteProblem, resolveHosts, splitFleetId, sshArgv} from '../../../src/lib/fleet/fleet.js'
 
 const one = {name: 'one', destination: 'me@box', options: ['-p', '2222']}
 
@@ -51,7 +51,7 @@ describe('fleet', () => {
 })
 
 describe('a host whose pk answers doctor oddly', async () => {
-  const {parseRemoteDiagnosis} = await import('../../src/lib/fleet.js')
+  const {parseRemoteDiagnosis} = await import('../../../src/lib/fleet/fleet.js')
   const host = {name: 'box', destination: 'box'}
   it('reads a proper answer and refuses anything else (the caller reports host-pk-incompatible)', () => {
     expect(parseRemoteDiagnosis(host, JSON.stringify({ok: true, checks: [{id: 'tmux', status: 'pass', message: 'tmux 3.3a', fix: null}]}))).toMatchObject({host: 'box', ok: true, checks: [{id: 'tmux'}]})

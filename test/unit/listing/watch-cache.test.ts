@@ -1,11 +1,11 @@
 import {describe, expect, it} from 'vitest'
 
-import {PRESETS} from '../../src/lib/agents/presets.js'
-import {correlate} from '../../src/lib/correlate.js'
-import {Snapshot} from '../../src/lib/snapshot.js'
-import {CHECK_EVERY_LISTINGS, STANDING_MS, WatchCache} from '../../src/lib/watch-cache.js'
-import {sameJson} from '../../src/lib/watch.js'
-import {FakeProcess, VIEW, fakeSource, pane, sampleRecord, server} from '../helpers/fixtures.js'
+import {PRESETS} from '../../../src/lib/agents/presets.js'
+import {correlate} from '../../../src/lib/model/correlate.js'
+import {Snapshot} from '../../../src/lib/listing/snapshot.js'
+import {CHECK_EVERY_LISTINGS, STANDING_MS, WatchCache} from '../../../src/lib/listing/watch-cache.js'
+import {sameJson} from '../../../src/lib/listing/watch.js'
+import {FakeProcess, VIEW, fakeSource, pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
 const SOCK = '/tmp/tmux-0/pk'
 const records = Array.from({length: 20}, (_, i) => ({file: `r${i}.json`, record: sampleRecord({identity: {...VIEW, pid: 100 + i, startTime: 1000 + i}})}))
@@ -75,8 +75,8 @@ describe('sameJson', () => {
 
 describe('ls option checks (issue #23)', () => {
   it('refuse what means nothing, on both paths (exit 2), and parse the filters on the fast path', async () => {
-    const {checkLsOptions, checkWatchOptions, parseLsArgv} = await import('../../src/lib/ls-options.js')
-    const {LS_DEFAULTS} = await import('../../src/lib/present/listing.js')
+    const {checkLsOptions, checkWatchOptions, parseLsArgv} = await import('../../../src/lib/cli/ls-options.js')
+    const {LS_DEFAULTS} = await import('../../../src/lib/present/listing.js')
     expect(() => checkLsOptions({...LS_DEFAULTS, ids: true, json: true})).toThrow(/--ids and --json/)
     expect(() => checkLsOptions({...LS_DEFAULTS, headers: false, json: true})).toThrow(/--no-headers goes with the table/)
     expect(() => checkLsOptions({...LS_DEFAULTS, states: ['sleepy']})).toThrow(/the states are working, waiting, idle, exited, unknown/)

@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
-import {PRESETS} from '../../src/lib/agents/presets.js'
-import {correlate} from '../../src/lib/correlate.js'
-import {sessionIdOf} from '../../src/lib/proc/identity.js'
-import {FakeProcess, VIEW, fakeSource, pane, sampleRecord, server} from '../helpers/fixtures.js'
+import {PRESETS} from '../../../src/lib/agents/presets.js'
+import {correlate} from '../../../src/lib/model/correlate.js'
+import {sessionIdOf} from '../../../src/lib/proc/identity.js'
+import {FakeProcess, VIEW, fakeSource, pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
 const SOCK = '/tmp/tmux-0/pk'
 const ident = (pid: number, startTime: number) => ({...VIEW, pid, startTime})

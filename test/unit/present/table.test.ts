@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/correlate.js'
+import {SessionRow} from '../../../src/lib/model/correlate.js'
 import {presentListing, LS_DEFAULTS, filterRows} from '../../../src/lib/present/listing.js'
 import {age, printable, renderTable} from '../../../src/lib/present/table.js'
 

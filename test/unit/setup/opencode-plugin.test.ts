@@ -4,9 +4,9 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {parseHookPayload} from '../../../src/lib/hook.js'
+import {parseHookPayload} from '../../../src/lib/events/hook.js'
 import {renderOpencodePlugin} from '../../../src/lib/setup/opencode.js'
-import {accumulate, emptyAcc} from '../../../src/lib/usage.js'
+import {accumulate, emptyAcc} from '../../../src/lib/usage/usage.js'
 
 const ROOT = join(import.meta.dirname, '..', '..', '..')
 const dirs: string[] = []

@@ -1,10 +1,10 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/correlate.js'
+import {SessionRow} from '../../../src/lib/model/correlate.js'
 import {parseGitHead} from '../../../src/lib/ui/git.js'
 import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../../src/lib/ui/view.js'
 import {shortSummary} from '../../../src/lib/present/listing.js'
-import {diffRows} from '../../../src/lib/watch.js'
+import {diffRows} from '../../../src/lib/listing/watch.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
@@ -94,7 +94,7 @@ describe('watch events and the short format', () => {
 })
 
 describe('fast path flags', async () => {
-  const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/ls-options.js')
+  const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/cli/ls-options.js')
   it('takes only the flags it knows, and leaves the rest to oclif', () => {
     const none = {states: null, attention: false, agent: null, ids: false, headers: true}
     expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false, ...none})

@@ -3,9 +3,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {NO_RULES, accumulate, emptyAcc, readOn, rulesOf, sinceDay, totals, usageOf} from '../../src/lib/usage.js'
+import {NO_RULES, accumulate, emptyAcc, readOn, rulesOf, sinceDay, totals, usageOf} from '../../../src/lib/usage/usage.js'
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'transcripts')
+const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'transcripts')
 const dirs: string[] = []
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})

@@ -1,12 +1,12 @@
 import {describe, expect, it} from 'vitest'
 
-import {findPreset, recognizeAgent} from '../../src/lib/agents/presets.js'
-import {checkAttachable, resolveId} from '../../src/lib/attach.js'
-import {shellQuote} from '../../src/lib/shell.js'
-import {planAttach} from '../../src/lib/tmux/attach-plan.js'
-import {launchArgv} from '../../src/lib/bg.js'
-import {SessionRow} from '../../src/lib/correlate.js'
-import {PkError} from '../../src/lib/errors.js'
+import {findPreset, recognizeAgent} from '../../../src/lib/agents/presets.js'
+import {checkAttachable, resolveId} from '../../../src/lib/verbs/attach.js'
+import {shellQuote} from '../../../src/lib/model/shell.js'
+import {planAttach} from '../../../src/lib/tmux/attach-plan.js'
+import {launchArgv} from '../../../src/lib/verbs/bg.js'
+import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {PkError} from '../../../src/lib/model/errors.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: null, label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
@@ -107,7 +107,7 @@ describe('agent recognition under interpreters', () => {
 
 describe('pk bg --worktree words', () => {
   it('reads the word after --worktree as the branch, unless it names an agent', async () => {
-    const {worktreeWords} = await import('../../src/lib/bg.js')
+    const {worktreeWords} = await import('../../../src/lib/verbs/bg.js')
     const presets = ['claude', 'codex']
     expect(worktreeWords(['--worktree', 'feat1'], presets)).toEqual(['--worktree', '--branch', 'feat1'])
     expect(worktreeWords(['--worktree=feat1', 'claude'], presets)).toEqual(['--worktree', '--branch', 'feat1', 'claude'])

@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
-import {surviveCheck} from '../../src/lib/doctor/checks/survive.js'
-import {DoctorFacts} from '../../src/lib/doctor/types.js'
-import {cronLine, editCrontab, parseKillUserProcesses, systemdUnit} from '../../src/lib/service.js'
+import {surviveCheck} from '../../../src/lib/doctor/checks/survive.js'
+import {DoctorFacts} from '../../../src/lib/doctor/types.js'
+import {cronLine, editCrontab, parseKillUserProcesses, systemdUnit} from '../../../src/lib/verbs/service.js'
 
 describe('service manager data', () => {
   it("reads logind's KillUserProcesses as systemd does: [Login] only, the last file wins, unset is unknown", () => {
@@ -46,7 +46,7 @@ describe('a long-running pk sees a changed config (issue #24: watchers never rel
     const {mkdtempSync, mkdirSync, writeFileSync, rmSync} = await import('node:fs')
     const {tmpdir} = await import('node:os')
     const {join} = await import('node:path')
-    const {loadConfig, CONFIG_FRESH_MS} = await import('../../src/lib/config.js')
+    const {loadConfig, CONFIG_FRESH_MS} = await import('../../../src/lib/config/config.js')
     const home = mkdtempSync(join(tmpdir(), 'pk-config-'))
     try {
       mkdirSync(join(home, '.config', 'pk'), {recursive: true})

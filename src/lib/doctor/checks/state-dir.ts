@@ -1,7 +1,7 @@
 import {chmodSync, lstatSync, mkdirSync, renameSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
-import {PkError} from '../../errors.js'
+import {PkError} from '../../model/errors.js'
 import {withWriteAccess} from '../../registry/ownership.js'
 import {stateLayout} from '../../registry/state-dir.js'
 import {Check} from '../types.js'

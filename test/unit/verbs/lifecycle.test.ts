@@ -1,0 +1,55 @@
+import {describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {StoredRecord} from '../../../src/lib/registry/records.js'
+import {checkSendText, lastLines, planRestore} from '../../../src/lib/verbs/lifecycle.js'
+import {readiness} from '../../../src/lib/verbs/send.js'
+
+const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
+  id, kind: 'recorded', agent: 'claude', label: null, state: 'exited', stateSource: 'process', attention: false, verified: true, conflict: false,
+  pid: 1, cwd: '/w', command: ['claude'], startedAt: null, attached: false, resume: ['claude', '--resume', 'c1'], record: `${id}.json`, exitReason: 'other-boot', agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
+  tmux: null, ...over,
+})
+const stored = (id: string, over: object = {}): StoredRecord =>
+  ({file: `${id}.json`, record: {version: 1, identity: {bootId: 'b0', pidNs: '1', pid: 1, startTime: 1}, tmux: {socket: '/s/pk', paneId: '%1', sessionId: '$1', serverPid: 50}, cwd: '/w', argv: ['claude'], agent: 'claude', label: null, createdAt: '', startedAt: null, conversationId: 'c1', status: null, ...over}}) as StoredRecord
+
+describe('planRestore (pure)', () => {
+  it('brings back what a reboot or a dead server ended; leaves stopped, resumed and still-served sessions; says why it skips', () => {
+    const rows = [
+      row('aaaa0001'),
+      row('aaaa0002', {exitReason: 'gone'}),
+      row('aaaa0003'),
+      row('aaaa0004'),
+      row('aaaa0005', {resume: null}),
+      row('aaaa0006', {state: 'idle'}),
+      row('aaaa0007', {conflict: true}),
+    ]
+    const records = [stored('aaaa0001'), stored('aaaa0002'), stored('aaaa0003', {stopped: {at: 'x', signal: 'SIGTERM'}}), stored('aaaa0004', {resumedBy: 'bbbb0001'}), stored('aaaa0005', {conversationId: null}), stored('aaaa0006'), stored('aaaa0007')]
+    const plan = planRestore(rows, records, [])
+    expect(plan.restore.map((r) => r.id)).toEqual(['aaaa0001', 'aaaa0002'])
+    expect(plan.skip.map((s) => s.row.id)).toEqual(['aaaa0005'])
+    expect(plan.skip[0]!.reason).toMatch(/nothing to resume/)
+    // Its server still runs (the same pid): the agent was quit there, not ended by the server's death.
+    const alive = planRestore([row('aaaa0002', {exitReason: 'gone'})], [stored('aaaa0002')], [{socket: '/s/pk', status: 'ok', serverPid: 50} as never])
+    expect(alive.restore).toEqual([])
+  })
+})
+
+describe('pk send text (pure)', () => {
+  it('types text, never keys: CRLF becomes LF, tabs and newlines pass, C0 and C1 controls are refused', () => {
+    expect(checkSendText('a\r\nb\tc')).toBe('a\nb\tc')
+    expect(() => checkSendText('x\u001B[2J')).toThrow(/control character \(code 27\)/)
+    expect(() => checkSendText('x\u009B31m')).toThrow(/code 155/)
+  })
+  it('types into a ready agent, waits for one that works (with --when-idle) or starts, refuses a dialog', () => {
+    expect(readiness(row('a', {state: 'idle'}), false)).toBe('go')
+    expect(readiness(row('a', {state: 'working'}), false)).toBe('go')
+    expect(readiness(row('a', {state: 'working'}), true)).toBe('wait')
+    expect(readiness(row('a', {state: 'unknown'}), false)).toBe('wait')
+    expect(readiness(row('a', {state: 'waiting'}), false)).toMatchObject({refuse: expect.stringMatching(/waiting on a dialog/)})
+    expect(readiness(row('a', {agent: null, state: 'unknown'}), false)).toBe('go')
+  })
+  it('the last lines of a capture, without the blank screen below the output', () => {
+    expect(lastLines('a\nb\nc\n\n\n', 2)).toEqual(['b', 'c'])
+  })
+})
