@@ -3,10 +3,11 @@ import {join} from 'node:path'
 
 import {errnoCode} from '../model/errors.js'
 import {ProcessIdentity, sameIdentity, sessionIdOf} from '../proc/identity.js'
-import {HOOK_STATES, HookState, isOneOf} from '../model/states.js'
+import {HookState} from '../model/states.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {StateDir} from './state-dir.js'
+import {SchemaError, validate} from './record-validator.generated.js'
 
 export const RECORD_VERSION = 1
 const MAX_RECORD_BYTES = 1024 * 1024
@@ -85,90 +86,57 @@ export interface Problem {
 export type Validation = {ok: true; record: SessionRecord} | {ok: false; code: 'unknown-version' | 'invalid-record'; reason: string}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isString = (v: unknown): v is string => typeof v === 'string'
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-const isNullableString = (v: unknown) => v === null || isString(v)
-const isDate = (v: unknown) => isString(v) && !Number.isNaN(Date.parse(v))
 
-/** Pure: check a parsed record's shape field by field, naming the first field that is wrong. */
+/** Pure: the field an ajv error is about, as a path (`tmux.paneId`). */
+function fieldOf(error: SchemaError): string {
+  const path = error.instancePath.split('/').filter(Boolean).filter((part) => !/^\d+$/.test(part))
+  if (error.keyword === 'required' && error.params.missingProperty) path.push(error.params.missingProperty)
+  return path.join('.') || '(record)'
+}
+
+const DATES = ['createdAt', 'status.at', 'stopped.at', 'observed.since'] as const
+const at = (data: Record<string, unknown>, path: string): unknown => path.split('.').reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), data)
+
+/**
+ * Pure: check a parsed record against schemas/record.schema.json (compiled ahead of time by
+ * scripts/compile-validators.mjs), naming the first field that is wrong; then what a schema cannot say:
+ * that its dates are dates. Optional fields a file lacks read as null.
+ */
 export function validateRecord(data: unknown): Validation {
   if (!isObject(data)) return {ok: false, code: 'invalid-record', reason: 'not a JSON object'}
   if (data.version !== RECORD_VERSION) {
     return {ok: false, code: 'unknown-version', reason: `version ${JSON.stringify(data.version)} is not ${RECORD_VERSION}`}
   }
   const bad = (field: string) => ({ok: false as const, code: 'invalid-record' as const, reason: `field ${field} is missing or malformed`})
-  const id = data.identity
-  if (!isObject(id)) return bad('identity')
-  if (!isString(id.bootId) || id.bootId === '') return bad('identity.bootId')
-  if (!isString(id.pidNs) || !/^\d+$/.test(id.pidNs)) return bad('identity.pidNs')
-  if (!isCount(id.pid) || id.pid === 0) return bad('identity.pid')
-  if (!isCount(id.startTime)) return bad('identity.startTime')
-  const tmux = data.tmux
-  if (!isObject(tmux)) return bad('tmux')
-  if (!isString(tmux.socket) || !tmux.socket.startsWith('/')) return bad('tmux.socket')
-  if (!isString(tmux.paneId) || !/^%\d+$/.test(tmux.paneId)) return bad('tmux.paneId')
-  if (!isString(tmux.sessionId) || !/^\$\d+$/.test(tmux.sessionId)) return bad('tmux.sessionId')
-  if (!isCount(tmux.serverPid)) return bad('tmux.serverPid')
-  if (!isString(data.cwd)) return bad('cwd')
-  if (!Array.isArray(data.argv) || !data.argv.every(isString)) return bad('argv')
-  if (!isNullableString(data.agent)) return bad('agent')
-  if (!isNullableString(data.label)) return bad('label')
-  if (!isDate(data.createdAt)) return bad('createdAt')
-  if (data.startedAt !== null && !isDate(data.startedAt)) return bad('startedAt')
-  if (data.conversationId !== undefined && !isNullableString(data.conversationId)) return bad('conversationId')
-  const status = data.status
-  if (status !== undefined && status !== null) {
-    if (!isObject(status)) return bad('status')
-    if (!isOneOf(HOOK_STATES, status.state)) return bad('status.state')
-    if (!isDate(status.at)) return bad('status.at')
-    if (!isString(status.event)) return bad('status.event')
-    if (typeof status.turnEnded !== 'boolean') return bad('status.turnEnded')
-    if (status.sentAt !== undefined && !(typeof status.sentAt === 'number' && Number.isFinite(status.sentAt))) return bad('status.sentAt')
+  if (!validate(data)) return bad(fieldOf(validate.errors![0]!))
+  for (const path of DATES) {
+    const value = at(data, path)
+    if (value !== undefined && value !== null && Number.isNaN(Date.parse(value as string))) return bad(path)
   }
-  const lifecycle = validateLifecycle(data)
-  if (typeof lifecycle === 'string') return bad(lifecycle)
+  if (data.startedAt !== null && Number.isNaN(Date.parse(data.startedAt as string))) return bad('startedAt')
+  const valid = data as unknown as SessionRecord
   const record: SessionRecord = {
     version: RECORD_VERSION,
-    identity: {bootId: id.bootId, pidNs: id.pidNs, pid: id.pid, startTime: id.startTime},
-    tmux: {socket: tmux.socket, paneId: tmux.paneId, sessionId: tmux.sessionId, serverPid: tmux.serverPid},
-    cwd: data.cwd,
-    argv: [...data.argv] as string[],
-    agent: data.agent as string | null,
-    label: data.label as string | null,
-    createdAt: data.createdAt as string,
-    startedAt: data.startedAt as string | null,
-    conversationId: (data.conversationId as string | null | undefined) ?? null,
-    status: isObject(status)
-      ? {state: status.state as HookStatus['state'], at: status.at as string, event: status.event as string, turnEnded: status.turnEnded as boolean, ...(typeof status.sentAt === 'number' ? {sentAt: status.sentAt} : {})}
-      : null,
-    ...lifecycle,
+    identity: {bootId: valid.identity.bootId, pidNs: valid.identity.pidNs, pid: valid.identity.pid, startTime: valid.identity.startTime},
+    tmux: {socket: valid.tmux.socket, paneId: valid.tmux.paneId, sessionId: valid.tmux.sessionId, serverPid: valid.tmux.serverPid},
+    cwd: valid.cwd,
+    argv: [...valid.argv],
+    agent: valid.agent,
+    label: valid.label,
+    createdAt: valid.createdAt,
+    startedAt: valid.startedAt,
+    conversationId: valid.conversationId ?? null,
+    status: valid.status ? {state: valid.status.state, at: valid.status.at, event: valid.status.event, turnEnded: valid.status.turnEnded, ...(typeof valid.status.sentAt === 'number' ? {sentAt: valid.status.sentAt} : {})} : null,
   }
+  // The optional fields, only where the file has them (a record read and written again stays as it was).
+  if (valid.stopped) record.stopped = {at: valid.stopped.at, signal: valid.stopped.signal}
+  if (valid.resumedFrom) record.resumedFrom = valid.resumedFrom
+  if (valid.resumedBy) record.resumedBy = valid.resumedBy
+  if (valid.worktree) record.worktree = {path: valid.worktree.path, branch: valid.worktree.branch, repo: valid.worktree.repo}
+  if (valid.transcript) record.transcript = valid.transcript
+  if (valid.agentArgs) record.agentArgs = [...valid.agentArgs]
+  if (valid.observed) record.observed = {state: valid.observed.state, since: valid.observed.since, turnEnded: valid.observed.turnEnded}
   return {ok: true, record}
-}
-
-const isSessionId = (v: unknown) => v === undefined || v === null || (isString(v) && /^[0-9a-f]{8}$/.test(v))
-
-/** The optional lifecycle fields, checked; a string names the first bad one. */
-function validateLifecycle(data: Record<string, unknown>): Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed' | 'agentArgs' | 'transcript'> | string {
-  const stopped = data.stopped
-  if (stopped !== undefined && stopped !== null && (!isObject(stopped) || !isDate(stopped.at) || !isString(stopped.signal))) return 'stopped'
-  if (!isSessionId(data.resumedFrom)) return 'resumedFrom'
-  if (!isSessionId(data.resumedBy)) return 'resumedBy'
-  const worktree = data.worktree
-  if (worktree !== undefined && worktree !== null && (!isObject(worktree) || !isString(worktree.path) || !worktree.path.startsWith('/') || !isString(worktree.branch) || !isString(worktree.repo) || !worktree.repo.startsWith('/'))) return 'worktree'
-  const observed = data.observed
-  if (observed !== undefined && observed !== null && (!isObject(observed) || (observed.state !== 'idle' && observed.state !== 'waiting') || !isDate(observed.since) || typeof observed.turnEnded !== 'boolean')) return 'observed'
-  if (data.agentArgs !== undefined && data.agentArgs !== null && !(Array.isArray(data.agentArgs) && data.agentArgs.every(isString))) return 'agentArgs'
-  if (data.transcript !== undefined && data.transcript !== null && !(isString(data.transcript) && data.transcript.startsWith('/'))) return 'transcript'
-  const out: Pick<SessionRecord, 'stopped' | 'resumedFrom' | 'resumedBy' | 'worktree' | 'observed' | 'agentArgs' | 'transcript'> = {}
-  if (isString(data.transcript)) out.transcript = data.transcript
-  if (Array.isArray(data.agentArgs)) out.agentArgs = [...data.agentArgs] as string[]
-  if (isObject(observed)) out.observed = {state: observed.state as ScreenEpisode['state'], since: observed.since as string, turnEnded: observed.turnEnded as boolean}
-  if (isObject(worktree)) out.worktree = {path: worktree.path as string, branch: worktree.branch as string, repo: worktree.repo as string}
-  if (isObject(stopped)) out.stopped = {at: stopped.at as string, signal: stopped.signal as string}
-  if (isString(data.resumedFrom)) out.resumedFrom = data.resumedFrom
-  if (isString(data.resumedBy)) out.resumedBy = data.resumedBy
-  return out
 }
 
 /** Pure: text of a record file -> record or the problem with it. */

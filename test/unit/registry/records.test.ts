@@ -1,3 +1,5 @@
+import {spawnSync} from 'node:child_process'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {parseRecordText, validateRecord} from '../../../src/lib/registry/records.js'
@@ -22,6 +24,23 @@ describe('record validation', () => {
   ])('names the bad field %s', (field, change) => {
     const verdict = validateRecord({...sampleRecord(), ...change})
     expect(verdict).toEqual({ok: false, code: 'invalid-record', reason: `field ${field} is missing or malformed`})
+  })
+
+  it('the validator is compiled from schemas/record.schema.json as it is now (not a stale copy)', () => {
+    const check = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', '..', 'scripts', 'compile-validators.mjs'), '--check'], {encoding: 'utf8'})
+    expect(check.status, check.stderr).toBe(0)
+  })
+
+  it('optional fields a file lacks read as null; present ones are checked too', () => {
+    const older: Record<string, unknown> = {...sampleRecord()}
+    delete older.conversationId
+    delete older.status
+    expect(validateRecord(older)).toMatchObject({ok: true, record: {conversationId: null, status: null}})
+    expect(validateRecord({...sampleRecord(), resumedBy: 'nothex!!'})).toMatchObject({reason: 'field resumedBy is missing or malformed'})
+    expect(validateRecord({...sampleRecord(), observed: {state: 'idle', since: 'soon', turnEnded: true}})).toMatchObject({reason: 'field observed.since is missing or malformed'})
+    const noCwd: Record<string, unknown> = {...sampleRecord()}
+    delete noCwd.cwd
+    expect(validateRecord(noCwd)).toMatchObject({reason: 'field cwd is missing or malformed'})
   })
 
   it('reports an unknown version as such', () => {
