@@ -1,4 +1,4 @@
-import {closeSync, constants, fstatSync, mkdirSync, openSync, readSync, readdirSync} from 'node:fs'
+import {Stats, closeSync, constants, fstatSync, mkdirSync, openSync, readSync, readdirSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
@@ -293,8 +293,8 @@ function attentionOf(acc: Accumulated, rules: UsageRules): UsageAttention | null
   return found.sort((a, b) => Date.parse(a.since) - Date.parse(b.since))[0] ?? null
 }
 
-/** The first bytes of a regular file (never a FIFO's or a device's), or null. */
-function readHead(file: string, bytes: number): string | null {
+/** `fn` over a regular file opened without blocking (never a FIFO's or a device's), or null when it is none. */
+function withRegularFile<T>(file: string, fn: (fd: number, stats: Stats) => T): T | null {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
@@ -302,13 +302,19 @@ function readHead(file: string, bytes: number): string | null {
     return null
   }
   try {
-    if (!fstatSync(fd).isFile()) return null
-    const buffer = Buffer.alloc(bytes)
-    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString('utf8')
+    const stats = fstatSync(fd)
+    return stats.isFile() ? fn(fd, stats) : null
   } finally {
     closeSync(fd)
   }
 }
+
+/** The first bytes of a regular file, or null. */
+const readHead = (file: string, bytes: number) =>
+  withRegularFile(file, (fd) => {
+    const buffer = Buffer.alloc(bytes)
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString('utf8')
+  })
 
 /** The most of a transcript read in one go: more waits for the next look (a reader never stalls on one file). */
 const MAX_READ = 64 * 1024 * 1024
@@ -318,15 +324,7 @@ const MAX_READ = 64 * 1024 * 1024
  * whole lines only, never through a link's surprise (a FIFO, a device): a regular file, opened without blocking.
  */
 export function readOn(agent: string, file: string, cache: UsageCache | null, rules: UsageRules = NO_RULES): UsageCache | null {
-  let fd: number
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch {
-    return null
-  }
-  try {
-    const stats = fstatSync(fd)
-    if (!stats.isFile()) return null
+  return withRegularFile(file, (fd, stats) => {
     const key = rulesKey(rules)
     const same = cache !== null && cache.file === file && cache.ino === stats.ino && cache.offset <= stats.size && (cache.rules ?? '') === key
     const start = same ? cache.offset : 0
@@ -345,9 +343,7 @@ export function readOn(agent: string, file: string, cache: UsageCache | null, ru
     const end = buffer.lastIndexOf(0x0a, got - 1) + 1
     accumulate(agent, acc, buffer.subarray(0, end).toString('utf8'), rules)
     return {version: 1, file, ino: stats.ino, offset: start + end, acc, ...kept}
-  } finally {
-    closeSync(fd)
-  }
+  })
 }
 
 const claudeProjects = (env: Env) => join(env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude'), 'projects')
