@@ -68,7 +68,7 @@ async function world(n, agent) {
   const {view} = readView()
   const panes = n === 0 ? [] : execFileSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid} #{session_id} #{pid}'], {encoding: 'utf8'}).trim().split('\n')
   // Enrolled like any state directory pk bg wrote to (owner.json).
-  await withWriteAccess({root: stateDir, sessions: join(stateDir, 'sessions')}, () => {})
+  await withWriteAccess({root: stateDir, sessions: join(stateDir, 'sessions')}, () => {}, {pending: null})
   for (const line of panes) {
     const [paneId, pid, sessionId, serverPid] = line.split(' ')
     const stat = readStat(Number(pid))
