@@ -111,20 +111,22 @@ describe('status on a crowded server', () => {
     writeFileSync(join(bin, 'claude'), `#!/bin/sh\ncase "$1" in\n${Object.entries(screens).map(([state, text]) => `  ${state}) printf '${text}' ;;`).join('\n')}\nesac\nexec sleep 1000\n`, {mode: 0o755})
     const want = new Map<string, string>()
     const states = ['working', 'waiting', 'idle']
-    for (let i = 0; i < 12; i++) {
-      // A shell pane between every two agents, so agents and plain panes interleave.
+    // Started four at a time (one after another, 18 of them took most of a minute on a loaded machine), a
+    // shell pane beside every other agent, so agents and plain panes interleave.
+    const starts = Array.from({length: 12}, (_, i) => async () => {
       if (i % 2 === 1) await bg(['--', 'sleep', '1000'])
       const state = states[i % 3]!
       want.set(await bg(['claude', '--', state]), state)
-    }
+    })
+    for (let i = 0; i < starts.length; i += 4) await Promise.all(starts.slice(i, i + 4).map((start) => start()))
     const json = await waitFor('every agent read off its screen', async () => {
       const ls = await sb.pkJson<LsJson>(['ls'])
       return ls.sessions.filter((s) => want.has(s.id) && s.stateSource === 'pane').length === want.size ? ls : null
-    }, 15_000)
+    }, 30_000)
     const panes = json.sessions.map((s) => Number(s.tmux!.pane.slice(1)))
     expect(Math.max(...panes)).toBeGreaterThan(10)
     for (const row of json.sessions.filter((s) => want.has(s.id))) expect(`${row.tmux!.pane} ${row.state}`).toBe(`${row.tmux!.pane} ${want.get(row.id)}`)
-  }, 60_000)
+  }, 150_000)
 })
 
 describe('pk setup on real files', () => {
