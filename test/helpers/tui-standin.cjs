@@ -4,7 +4,7 @@
 // Enter that arrives within STANDIN_SWALLOW_MS of the paste's end (Claude Code and Gemini CLI do), and on
 // an Enter it takes, appends the input to STANDIN_SUBMITTED and shows itself working for a moment.
 // STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_NEVER_SUBMIT swallows every Enter;
-// STANDIN_WORKING_MS starts with a turn already running.
+// STANDIN_WORKING_MS starts with a turn already running (STANDIN_WORKING_UNTIL: until that file exists).
 const fs = require('node:fs')
 const env = process.env
 const readyMs = Number(env.STANDIN_READY_MS ?? 1500)
@@ -61,6 +61,12 @@ setTimeout(() => {
   if (env.STANDIN_WORKING_MS) {
     draw('✻ Working… (esc to interrupt)')
     return setTimeout(idle, Number(env.STANDIN_WORKING_MS))
+  }
+  if (env.STANDIN_WORKING_UNTIL) {
+    // The turn runs until the test says it ends (the file appears): no race with a loaded machine.
+    draw('✻ Working… (esc to interrupt)')
+    const poll = () => (fs.existsSync(env.STANDIN_WORKING_UNTIL) ? idle() : setTimeout(poll, 100))
+    return poll()
   }
   idle()
 }, readyMs)

@@ -1,4 +1,4 @@
-import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -52,15 +52,19 @@ describe('pk send to an agent', () => {
   }, 30_000)
 
   it('--when-idle waits for the running turn to end; --timeout bounds the wait (exit 124, nothing typed)', async () => {
-    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0', STANDIN_WORKING_MS: '3000'}})).stdout.trim()
+    const turnEnds = join(sb.root, 'turn-ends')
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0', STANDIN_WORKING_UNTIL: turnEnds}})).stdout.trim()
     const early = await sb.pk(['send', id, 'too soon', '--when-idle', '--timeout', '1'], {env})
     expect(early.code).toBe(124)
     expect(early.stderr).toMatch(/still working after 1 s; nothing was typed/)
-    const sent = await sb.pk(['send', id, 'after the turn', '--when-idle', '--json'], {env})
+    // The turn ends while send waits for it.
+    const sending = sb.pk(['send', id, 'after the turn', '--when-idle', '--json'], {env})
+    setTimeout(() => writeFileSync(turnEnds, ''), 1500)
+    const sent = await sending
     expect(sent.code, sent.stderr).toBe(0)
     expect(JSON.parse(sent.stdout)).toMatchObject({submitted: true, state: 'idle'})
     expect(lines()).toEqual(['after the turn'])
-  }, 30_000)
+  }, 60_000)
 
   it('no text is a usage error; Enter alone only when asked for by name', async () => {
     const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0'}})).stdout.trim()
