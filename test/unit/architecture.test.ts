@@ -23,6 +23,14 @@ describe('the structure of src', () => {
   it('no tmux command is built or run outside the tmux adapter', () => {
     expect(breaking(/\b(tmuxArgv|runTmux)\(|\b(spawn|spawnSync|execFile|execFileSync)\(\s*'tmux'/, (f) => f.startsWith('lib/') && !f.startsWith('lib/tmux/'))).toEqual([])
   })
+  it('the world (the records, the pid namespace, the tmux servers) is read by the snapshot: doctor, the hook and handoff take one', () => {
+    // Writers re-read a record under the lock (registry, the fold after applying); bg reads the view it records its new process in.
+    const reading = /\b(readRecords|readView)\(|new ServerScan\(/
+    expect(breaking(reading, (f) => ['lib/doctor/', 'lib/events/hook.ts', 'lib/verbs/handoff.ts', 'lib/listing/sessions.ts'].some((p) => f.startsWith(p)))).toEqual(['lib/doctor/facts.ts'])
+    // doctor's one scan is the one it hands the snapshot (it lists no socket directory pk must not trust).
+    expect(all.find((f) => f.file === 'lib/doctor/facts.ts')!.text).toMatch(/takeSnapshot\(ctx, \{state: readable, scan, presets\}\)/)
+    expect(all.find((f) => f.file === 'lib/doctor/facts.ts')!.text).not.toMatch(/\b(readRecords|readView)\(/)
+  })
   it('a thrown error never picks its exit: the catalog does', () => {
     expect(breaking(/new PkError\([^)]*ExitCode\./, () => true)).toEqual([])
   })

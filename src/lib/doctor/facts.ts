@@ -6,17 +6,17 @@ import {PRESETS} from '../agents/presets.js'
 import {errnoCode, PkError} from '../model/errors.js'
 import {checkLiveness, identityKey} from '../proc/identity.js'
 import {PROC_ROOT} from '../proc/reader.js'
-import {View, readView} from '../proc/view.js'
-import {readOwner, readTrust} from '../registry/ownership.js'
+import {View} from '../proc/view.js'
+import {readOwner} from '../registry/ownership.js'
 
 import {correlate} from '../model/correlate.js'
 import {planRestore} from '../verbs/lifecycle.js'
-import {procSource} from '../listing/snapshot.js'
-import {Problem, StoredRecord, readRecords} from '../registry/records.js'
-import {Env, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
+import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
+import {Problem, StoredRecord} from '../registry/records.js'
+import {Env, StateDir, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {tmuxVersion as readTmuxVersion} from '../tmux/exec.js'
 
-import {ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFiles, socketDir, socketDirFacts} from '../tmux/servers.js'
+import {ServerListing, ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFiles, socketDir, socketDirFacts} from '../tmux/servers.js'
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
 import {accessAndPath} from '../tmux/pane-io.js'
@@ -58,8 +58,8 @@ function socketFacts(env: Env): Pick<DoctorFacts, 'socketDir' | 'sockets'> {
   return {socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType, aboveProblem}, sockets}
 }
 
-/** The state directory as it is, and its records: read even from a loose directory (doctor explains it), never through a link. */
-function stateFacts(env: Env, uid: number): Pick<DoctorFacts, 'state' | 'records' | 'recordProblems' | 'owner'> {
+/** The state directory as it is: judged even when loose (doctor explains it), and whether its records may be read (never through a link). */
+function stateFacts(env: Env, uid: number): Pick<DoctorFacts, 'state' | 'owner'> & {readable: StateDir | null} {
   const statePath = resolveStateDir(env)
   const layout = stateLayout(statePath)
   const stateStats = statOrNull(statePath)
@@ -73,30 +73,39 @@ function stateFacts(env: Env, uid: number): Pick<DoctorFacts, 'state' | 'records
     const stats = statOrNull(path)
     return stats ? [judgeStateDir(path, stats, uid)] : []
   })
-  const scan = stateStats !== null && !linked(verdict) && !linked(sessionsVerdict) ? readRecords(layout) : {records: [], problems: []}
   return {
     state: {path: statePath, exists: stateStats !== null, verdict, sessionsVerdict, inner},
-    records: scan.records,
-    recordProblems: scan.problems,
+    readable: stateStats !== null && !linked(verdict) && !linked(sessionsVerdict) ? layout : null,
     owner: readOwner(stateStats && verdict?.ok ? layout : null),
   }
 }
 
-/** Every server (the socket directory's and the records'), its access list and PATH. */
-async function serverFacts(env: Env, records: StoredRecord[], tmuxFound: boolean): Promise<Pick<DoctorFacts, 'servers' | 'serverAccess' | 'serverPaths'>> {
-  const serverAccess = new Map<string, string[]>()
-  const serverPaths = new Map<string, string | null>()
-  if (!tmuxFound) return {servers: [], serverAccess, serverPaths}
+/**
+ * The world as pk ls sees it (one snapshot: /proc, the records, every server), read with the presets the
+ * configuration makes, or the built-in ones when it does not load (then its error is a fact of its own).
+ */
+async function worldFacts(ctx: Context, readable: StateDir | null): Promise<{snap: Snapshot; configError: string | null}> {
+  // A config that makes every pk ls exit 2 is a failure doctor names, not one it swallows.
+  let configError: string | null = null
+  const {presets} = await ctx.config().catch((error: unknown) => {
+    configError = error instanceof Error ? error.message : String(error)
+    return {presets: PRESETS}
+  })
   let scan: ServerScan
   try {
-    scan = new ServerScan(env)
+    scan = new ServerScan(ctx.env)
   } catch (error) {
     // An unsafe socket directory: pk connects to nothing there; the socket-dir check says why and how to fix it.
-    if (error instanceof PkError && error.code === 'unsafe-socket-dir') return {servers: [], serverAccess, serverPaths}
-    throw error
+    if (!(error instanceof PkError && error.code === 'unsafe-socket-dir')) throw error
+    scan = ServerScan.recordsOnly()
   }
-  for (const {record} of records) scan.add(record.tmux.socket)
-  const {servers} = await scan.settle()
+  return {snap: await takeSnapshot(ctx, {state: readable, scan, presets}), configError}
+}
+
+/** Each listed server's access list and PATH. */
+async function accessFacts(servers: ServerListing[]): Promise<Pick<DoctorFacts, 'serverAccess' | 'serverPaths'>> {
+  const serverAccess = new Map<string, string[]>()
+  const serverPaths = new Map<string, string | null>()
   await Promise.all(
     servers
       .filter((s) => s.status === 'ok')
@@ -107,7 +116,7 @@ async function serverFacts(env: Env, records: StoredRecord[], tmuxFound: boolean
         serverPaths.set(s.socket, pathLine ? pathLine.slice(5) : null)
       }),
   )
-  return {servers, serverAccess, serverPaths}
+  return {serverAccess, serverPaths}
 }
 
 /** Records judged against the kernel: which are alive, which conflict, which are from an earlier boot. */
@@ -125,19 +134,20 @@ function recordFacts(view: View, records: StoredRecord[]): {alivePids: Set<numbe
   return {alivePids, conflicts, earlierBoot: records.filter((r) => r.record.identity.bootId !== view.bootId)}
 }
 
-/** Gather every fact the checks judge, reading tmux, /proc and the state directory once. */
+/** Gather every fact the checks judge: the world from one snapshot (as pk ls reads it), and what only doctor asks (modes, access lists, services). */
 export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
   const env = ctx.env
   const uid = process.getuid!()
   const sockets = socketFacts(env)
-  const state = stateFacts(env, uid)
-  const tmuxVersion = await readTmuxVersion()
-  const servers = await serverFacts(env, state.records, tmuxVersion.ok)
-  const {view, measurement} = readView()
-  const {alivePids, conflicts, earlierBoot} = recordFacts(view, state.records)
+  const {readable, ...state} = stateFacts(env, uid)
+  const [tmuxVersion, {snap, configError}] = await Promise.all([readTmuxVersion(), worldFacts(ctx, readable)])
+  const {view, records} = snap
+  const servers = snap.servers
+  const access = await accessFacts(servers)
+  const {alivePids, conflicts, earlierBoot} = recordFacts(view, records)
   const currentServerPids = new Map<string, number>()
-  for (const s of servers.servers) if (s.status === 'ok' && s.verified && s.serverPid !== null) currentServerPids.set(s.socket, s.serverPid)
-  const recordSockets = new Set(state.records.map((r) => r.record.tmux.socket))
+  for (const s of servers) if (s.status === 'ok' && s.verified && s.serverPid !== null) currentServerPids.set(s.socket, s.serverPid)
+  const recordSockets = new Set(records.map((r) => r.record.tmux.socket))
   const orphans = tmuxVersion.ok
     ? findOrphans({
         uid,
@@ -148,20 +158,18 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
         // Only tmux is a tmux server: another program holding a socket path there is not called one.
       }).filter((o) => isTmuxProcess(o.pid))
     : []
-  // A config that makes every pk ls exit 2 is a failure doctor names, not one it swallows.
-  let configError: string | null = null
-  const {presets} = await ctx.config().catch((error: unknown) => {
-    configError = error instanceof Error ? error.message : String(error)
-    return {presets: PRESETS}
-  })
-  const rows = correlate({view, servers: servers.servers, records: state.records, source: procSource(), presets, trustRecords: readTrust(state.state.exists ? stateLayout(state.state.path) : null, measurement).trusted}).rows
-  const restorable = tmuxVersion.ok ? planRestore(rows, state.records, servers.servers).restore.length : 0
+  const rows = correlate({view, servers, records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted}).rows
+  const restorable = tmuxVersion.ok ? planRestore(rows, records, servers).restore.length : 0
   // Recorded agents alive (pid and start time checked) in no pane: they outlived their tmux server.
   const paneless = rows.filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null).map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
   const service = await import('../verbs/service.js')
   const [login, autostart] = await Promise.all([service.loginFacts(env), service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null)])
   const hooks = (await import('../setup/index.js')).installedHooks(env)
-  return {env, ctx, uid, tmuxVersion, ...sockets, ...servers, orphans, ...state, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks, presets, view: measurement}
+  return {
+    env, ctx, uid, tmuxVersion, ...sockets, servers: tmuxVersion.ok ? servers : [], ...access, orphans, ...state,
+    records, recordProblems: snap.recordProblems, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks,
+    presets: snap.presets, view: snap.viewMeasurement,
+  }
 }
 
 function readOrEmpty(path: string): string {

@@ -74,6 +74,8 @@ export interface SnapshotOptions {
   carried?: {records: RecordCache; standing?: Standing}
   /** A scan of the socket directory's servers the caller started earlier (`pk ls` starts it first thing). */
   scan?: ServerScan
+  /** The presets to pair with, instead of the configuration's (doctor's, when the configuration does not load). */
+  presets?: readonly AgentPreset[]
 }
 
 export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Promise<Snapshot> {
@@ -93,7 +95,7 @@ export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Pr
   // Still while tmux lists: each recorded process's start time, which a one-shot listing checks anyway.
   if (trust.trusted && !opts.carried) for (const {record} of records.records) if (record.identity.pidNs === view.pidNs) proc.stat(record.identity.pid)
   mark('proc')
-  const presets = standing?.presets ?? (await ctx.config()).presets
+  const presets = opts.presets ?? standing?.presets ?? (await ctx.config()).presets
   mark('config')
   const settled = await scan.settle()
   mark('tmux-wait')

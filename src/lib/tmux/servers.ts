@@ -326,11 +326,17 @@ export class ServerScan {
   private readonly safeDirs = new Set<string>()
   readonly listening: ListeningSockets = listeningSocketsOnce()
 
-  constructor(env: Env, private readonly deadlineMs?: number, private readonly previous?: ReadonlyMap<string, ServerListing>) {
+  constructor(env: Env | null, private readonly deadlineMs?: number, private readonly previous?: ReadonlyMap<string, ServerListing>) {
+    if (env === null) return
     const dir = socketDir(env)
     // A socket directory another user could write is refused outright, as an unsafe state directory is.
     if (existsSync(dir)) checkSocketDir(join(dir, PK_SOCKET_NAME))
     for (const socket of listSocketFiles(dir)) this.add(socket, true)
+  }
+
+  /** A scan of the records' sockets only, none of the socket directory's (doctor's, when that directory is unsafe: its check says why). */
+  static recordsOnly(): ServerScan {
+    return new ServerScan(null)
   }
 
   /** Also list this socket, if it is one (a record's socket may be anywhere, or gone) in a directory pk may trust. */

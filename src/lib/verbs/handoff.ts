@@ -5,11 +5,10 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {PkError} from '../model/errors.js'
 import {ancestry} from '../proc/ancestry.js'
 import {checkLiveness, sessionIdOf} from '../proc/identity.js'
-import {View, readView} from '../proc/view.js'
-import {readCmdline, readCwd, readStat} from '../proc/reader.js'
+import {View} from '../proc/view.js'
 import {readRegularFile} from '../registry/files.js'
 import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
-import {StoredRecord, isStored, parseRecordText, readRecords, recordOf, removeRecordFile, replaceRecord} from '../registry/records.js'
+import {StoredRecord, isStored, parseRecordText, recordOf, removeRecordFile, replaceRecord} from '../registry/records.js'
 
 import {collectSessions} from '../listing/sessions.js'
 import {killSession} from '../tmux/session.js'
@@ -74,13 +73,15 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
   const env = ctx.env
   const state = ctx.writeState()
   assertMayWrite(state)
-  const {view} = readView()
-  const {presets, config} = await ctx.config()
+  const {config} = await ctx.config()
+  // One look at the world: who called (by identity, among the records it read) and who holds the conversation.
+  const listing = await collectSessions(ctx)
+  const {view, presets, proc} = listing.snapshot
   const caller = findCaller({
-    chain: ancestry(process.ppid, readStat),
+    chain: ancestry(process.ppid, proc.stat),
     view,
-    records: readRecords(state).records,
-    argv: readCmdline,
+    records: listing.snapshot.records,
+    argv: proc.argv,
     presets,
     agentName: opts.agentName,
   })
@@ -92,7 +93,6 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
   const argv = resumeArgv(caller.agent, conversationId, presets)
   if (!argv) throw new PkError('no-resume', `${caller.agent} cannot resume a conversation by id; nothing to hand off to`)
 
-  const listing = await collectSessions(ctx)
   const conversations = new Map(listing.snapshot.records.map((r) => [r.file, r.record.conversationId]))
   const holders = listing.rows.filter(
     (row) => row.pid !== caller.pid && row.state !== 'exited' && row.record !== null && row.verified && conversations.get(row.record) === conversationId,
@@ -107,7 +107,7 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
     agent: undefined,
     extraArgs: [...argv, ...agentArgs],
     agentArgs,
-    cwd: readCwd(caller.pid) ?? process.cwd(),
+    cwd: proc.cwd(caller.pid) ?? undefined,
     name: caller.record?.record.label ?? undefined,
     socket: config.socket,
     env,
