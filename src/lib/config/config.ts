@@ -3,11 +3,10 @@ import {homedir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 
 import {AgentPreset, BUILTIN_PRESETS} from '../agents/presets.js'
-import {PaneRule} from '../agents/pane-rules.js'
 import {PkError} from '../model/errors.js'
 import {readRegularFile} from '../registry/files.js'
 import {resolveStateDir} from '../registry/state-dir.js'
-import {RULE_STATES, isOneOf} from '../model/states.js'
+import {describeSchemaError} from './schema-errors.js'
 import type {WorktreeConfig} from '../worktree/worktree.js'
 import {loadPackage} from '../cli/packages.js'
 
@@ -68,104 +67,35 @@ const EMPTY: LoadedConfig = {config: {}, file: null, presets: [...BUILTIN_PRESET
 
 type Env = Record<string, string | undefined>
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
-
-/** Pure: `usage`: rates (per model, dollars per million tokens of each kind), context windows, attention thresholds. */
-function validateUsage(data: unknown, fail: (key: string, message: string) => Error): NonNullable<PkConfig['usage']> {
-  if (!isObject(data)) throw fail('usage', 'must be an object ({"rates": {...}, "contextWindows": {...}, "attention": {...}})')
-  for (const key of Object.keys(data)) if (!['rates', 'contextWindows', 'attention'].includes(key)) throw fail(`usage.${key}`, 'unknown key (known: rates, contextWindows, attention)')
-  const usage: NonNullable<PkConfig['usage']> = {}
-  const amount = (key: string, value: unknown, what: string) => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw fail(key, `must be ${what}, a number`)
-    return value
-  }
-  if (data.rates !== undefined) {
-    if (!isObject(data.rates)) throw fail('usage.rates', 'must be an object: model name -> {input, output, cacheRead, cacheWrite}')
-    usage.rates = {}
-    for (const [model, rate] of Object.entries(data.rates)) {
-      if (!isObject(rate)) throw fail(`usage.rates.${model}`, 'must be an object')
-      for (const [kind, value] of Object.entries(rate)) {
-        if (!['input', 'output', 'cacheRead', 'cacheWrite'].includes(kind)) throw fail(`usage.rates.${model}.${kind}`, 'unknown kind (input, output, cacheRead, cacheWrite)')
-        amount(`usage.rates.${model}.${kind}`, value, 'dollars per million tokens')
-      }
-      usage.rates[model] = rate as Record<string, number>
-    }
-  }
-  if (data.contextWindows !== undefined) {
-    if (!isObject(data.contextWindows)) throw fail('usage.contextWindows', 'must be an object: model name -> tokens')
-    usage.contextWindows = {}
-    for (const [model, tokens] of Object.entries(data.contextWindows)) {
-      if (amount(`usage.contextWindows.${model}`, tokens, 'tokens') === 0) throw fail(`usage.contextWindows.${model}`, 'must be more than 0 tokens')
-      usage.contextWindows[model] = tokens as number
-    }
-  }
-  if (data.attention !== undefined) {
-    if (!isObject(data.attention)) throw fail('usage.attention', 'must be an object ({"context": PERCENT, "cost": DOLLARS})')
-    usage.attention = {}
-    for (const [key, value] of Object.entries(data.attention)) {
-      if (key === 'context') {
-        if (amount('usage.attention.context', value, 'a percent of the context window') > 100 || value === 0) throw fail('usage.attention.context', 'must be a percent of the context window, more than 0 and at most 100')
-        usage.attention.context = value as number
-      } else if (key === 'cost') usage.attention.cost = amount('usage.attention.cost', value, 'dollars spent in one session')
-      else throw fail(`usage.attention.${key}`, 'unknown key (known: context, cost)')
-    }
-  }
-  return usage
-}
-
-/** Pure: check a config object (layered over `base`); the error names the file and the key. */
-export function validateConfig(data: unknown, file: string, base: PkConfig = {}): PkConfig {
+/**
+ * Pure: check a config object (layered over `base`); the error names the file and the key. Its shape is
+ * schemas/config.schema.json's (compiled ahead of time, with the message for each key); what a schema
+ * cannot say is checked after it: patterns that compile, hosts named once, a default agent that exists.
+ */
+export async function validateConfig(data: unknown, file: string, base: PkConfig = {}): Promise<PkConfig> {
   const fail = (key: string, message: string) => new PkError('bad-config', `invalid config in ${file}: ${key}: ${message}`)
   if (data === null || data === undefined) return {}
-  if (!isObject(data)) throw fail('(top level)', 'must be an object')
-  const known = new Set(['socket', 'defaultAgent', 'agents', 'hosts', 'notify', 'worktrees', 'usage'])
-  for (const key of Object.keys(data)) if (!known.has(key)) throw fail(key, `unknown key (known: ${[...known].join(', ')})`)
-  if (data.socket !== undefined && (typeof data.socket !== 'string' || data.socket === '')) throw fail('socket', 'must be a non-empty string')
-  if (data.defaultAgent !== undefined && typeof data.defaultAgent !== 'string') throw fail('defaultAgent', 'must be a string')
-  const agents: NonNullable<PkConfig['agents']> = {}
-  if (data.agents !== undefined) {
-    if (!isObject(data.agents)) throw fail('agents', 'must be an object of presets')
-    for (const [name, raw] of Object.entries(data.agents)) {
-      const at = `agents.${name}`
-      if (!/^[a-z][\w-]*$/.test(name)) throw fail(at, 'preset names are lowercase letters, digits, - and _')
-      if (!isObject(raw)) throw fail(at, 'must be an object')
-      const fields = new Set(['command', 'executables', 'resume', 'paneRules', 'hooks'])
-      for (const key of Object.keys(raw)) if (!fields.has(key)) throw fail(`${at}.${key}`, `unknown key (known: ${[...fields].join(', ')})`)
-      const preset: Partial<Omit<AgentPreset, 'name'>> = {}
-      if (raw.command !== undefined) {
-        if (!isStringArray(raw.command) || raw.command.length === 0) throw fail(`${at}.command`, 'must be a non-empty array of strings (argv, no shell)')
-        preset.command = raw.command
+  // Loaded only when there is a config to check: most invocations have none, and the fast path pays nothing.
+  const {default: validateShape, schema: configSchema} = await import('./config-validator.generated.js')
+  if (!validateShape(data)) {
+    const {key, message} = describeSchemaError(configSchema, data, validateShape.errors ?? [])
+    throw fail(key, message)
+  }
+  const config = structuredClone(data) as PkConfig
+  for (const [name, preset] of Object.entries(config.agents ?? {})) {
+    for (const [i, rule] of (preset.paneRules ?? []).entries()) {
+      try {
+        new RegExp(rule.pattern, 'm')
+      } catch (error) {
+        throw fail(`agents.${name}.paneRules[${i}].pattern`, `is not a valid regular expression (${(error as Error).message})`)
       }
-      if (raw.executables !== undefined) {
-        if (!isStringArray(raw.executables)) throw fail(`${at}.executables`, 'must be an array of strings')
-        preset.executables = raw.executables
-      }
-      if (raw.resume !== undefined) {
-        if (raw.resume !== null && (!isStringArray(raw.resume) || !raw.resume.some((w) => w.includes('{id}')))) {
-          throw fail(`${at}.resume`, 'must be null or an argv array with {id} where the conversation id goes')
-        }
-        preset.resume = raw.resume as string[] | null
-      }
-      if (raw.paneRules !== undefined) {
-        if (!Array.isArray(raw.paneRules)) throw fail(`${at}.paneRules`, 'must be an array of {state, pattern, lines?}')
-        preset.paneRules = raw.paneRules.map((rule, i) => validateRule(rule, (key, message) => fail(`${at}.paneRules[${i}]${key}`, message)))
-      }
-      if (raw.hooks !== undefined) {
-        if (raw.hooks !== null && typeof raw.hooks !== 'string') throw fail(`${at}.hooks`, 'must be a string or null')
-        preset.hooks = raw.hooks as string | null
-      }
-      agents[name] = preset
     }
   }
-  const config: PkConfig = {}
-  if (data.hosts !== undefined) config.hosts = validateHosts(data.hosts, fail)
-  if (data.notify !== undefined) config.notify = validateNotify(data.notify, fail)
-  if (data.worktrees !== undefined) config.worktrees = validateWorktrees(data.worktrees, fail)
-  if (data.usage !== undefined) config.usage = validateUsage(data.usage, fail)
-  if (data.socket !== undefined) config.socket = data.socket as string
-  if (data.defaultAgent !== undefined) config.defaultAgent = data.defaultAgent as string
-  if (data.agents !== undefined) config.agents = agents
+  const names = new Set<string>()
+  for (const [i, host] of (config.hosts ?? []).entries()) {
+    if (names.has(host.name)) throw fail(`hosts[${i}].name`, `${host.name} is named twice`)
+    names.add(host.name)
+  }
   // Checked as it will be used: over the config it is layered on (a project's over the user's).
   const presets = mergePresets(layerConfigs(base, config))
   if (config.defaultAgent !== undefined && !presets.some((p) => p.name === config.defaultAgent)) {
@@ -175,69 +105,6 @@ export function validateConfig(data: unknown, file: string, base: PkConfig = {})
     if (preset.command.length === 0) throw fail(`agents.${preset.name}.command`, 'a new preset needs a command')
   }
   return config
-}
-
-function validateWorktrees(raw: unknown, fail: (key: string, message: string) => Error): WorktreeConfig {
-  if (!isObject(raw)) throw fail('worktrees', 'must be an object {dir?, branchPrefix?, setup?}')
-  for (const key of Object.keys(raw)) if (!['dir', 'branchPrefix', 'setup'].includes(key)) throw fail(`worktrees.${key}`, 'unknown key (known: dir, branchPrefix, setup)')
-  if (raw.dir !== undefined && (typeof raw.dir !== 'string' || raw.dir === '')) throw fail('worktrees.dir', 'must be a directory path ({repo} and {branch} are filled in)')
-  if (raw.branchPrefix !== undefined && typeof raw.branchPrefix !== 'string') throw fail('worktrees.branchPrefix', 'must be a string')
-  if (raw.setup !== undefined) {
-    if (!isObject(raw.setup) || !Object.values(raw.setup).every((argv) => isStringArray(argv) && argv.length > 0)) throw fail('worktrees.setup', 'must map a repository path, a repository name or "*" to an argv array')
-  }
-  return raw as WorktreeConfig
-}
-
-function validateNotify(raw: unknown, fail: (key: string, message: string) => Error): NotifyChannel[] {
-  const shape = 'must be an array of {"tmux": true}, {"desktop": true} or {"command": [argv...], "timeout"?: seconds}'
-  if (!Array.isArray(raw)) throw fail('notify', shape)
-  return raw.map((channel, i) => {
-    const at = `notify[${i}]`
-    if (!isObject(channel)) throw fail(at, shape)
-    if (channel.tmux === true && Object.keys(channel).length === 1) return {tmux: true as const}
-    if (channel.desktop === true && Object.keys(channel).length === 1) return {desktop: true as const}
-    if (!isStringArray(channel.command) || channel.command.length === 0) throw fail(at, shape)
-    for (const key of Object.keys(channel)) if (key !== 'command' && key !== 'timeout') throw fail(`${at}.${key}`, 'unknown key (known: command, timeout)')
-    if (channel.timeout !== undefined && (typeof channel.timeout !== 'number' || !(channel.timeout > 0) || channel.timeout > 60)) throw fail(`${at}.timeout`, 'must be a number of seconds, more than 0 and at most 60')
-    return {command: channel.command, ...(channel.timeout === undefined ? {} : {timeout: channel.timeout as number})}
-  })
-}
-
-function validateHosts(raw: unknown, fail: (key: string, message: string) => Error): HostConfig[] {
-  if (!Array.isArray(raw)) throw fail('hosts', 'must be an array of {name, destination, pk?, options?}')
-  const names = new Set<string>()
-  return raw.map((host, i) => {
-    const at = `hosts[${i}]`
-    if (!isObject(host)) throw fail(at, 'must be an object {name, destination, pk?, options?}')
-    for (const key of Object.keys(host)) if (!['name', 'destination', 'pk', 'options', 'timeout'].includes(key)) throw fail(`${at}.${key}`, 'unknown key (known: name, destination, pk, options, timeout)')
-    if (host.timeout !== undefined && (typeof host.timeout !== 'number' || !(host.timeout > 0) || host.timeout > 600)) throw fail(`${at}.timeout`, 'must be a number of seconds, more than 0 and at most 600')
-    if (typeof host.name !== 'string' || !/^[A-Za-z0-9][\w.-]*$/.test(host.name) || host.name === 'local') throw fail(`${at}.name`, 'must be a name of letters, digits, ., _ and - (not "local")')
-    if (names.has(host.name)) throw fail(`${at}.name`, `${host.name} is named twice`)
-    names.add(host.name)
-    if (typeof host.destination !== 'string' || host.destination === '' || host.destination.startsWith('-')) throw fail(`${at}.destination`, 'must be an ssh destination (user@host, an alias, or ssh://user@host:port)')
-    if (host.pk !== undefined && (typeof host.pk !== 'string' || host.pk.trim() === '')) throw fail(`${at}.pk`, 'must be a non-empty command')
-    if (host.options !== undefined && !isStringArray(host.options)) throw fail(`${at}.options`, 'must be an array of ssh arguments')
-    return {
-      name: host.name,
-      destination: host.destination,
-      ...(host.pk === undefined ? {} : {pk: host.pk as string}),
-      ...(host.options === undefined ? {} : {options: host.options as string[]}),
-      ...(host.timeout === undefined ? {} : {timeout: host.timeout as number}),
-    }
-  })
-}
-
-function validateRule(rule: unknown, fail: (key: string, message: string) => Error): PaneRule {
-  if (!isObject(rule)) throw fail('', 'must be an object {state, pattern, lines?}')
-  if (!isOneOf(RULE_STATES, rule.state)) throw fail('.state', `must be ${RULE_STATES.join(', ').replace(/, (\w+)$/, ' or $1')}`)
-  if (typeof rule.pattern !== 'string' || rule.pattern === '') throw fail('.pattern', 'must be a non-empty regular expression')
-  try {
-    new RegExp(rule.pattern, 'm')
-  } catch (error) {
-    throw fail('.pattern', `is not a valid regular expression (${(error as Error).message})`)
-  }
-  if (rule.lines !== undefined && (!Number.isInteger(rule.lines) || (rule.lines as number) < 1)) throw fail('.lines', 'must be a whole number of at least 1')
-  return {state: rule.state, pattern: rule.pattern, ...(rule.lines === undefined ? {} : {lines: rule.lines as number})}
 }
 
 /** Pure: built-in presets with the config's additions and overrides applied, field by field. */
@@ -436,10 +303,10 @@ export async function loadConfig(cwd: string | null, env: Env, now = Date.now())
     cache.set(key, {loaded: EMPTY, at: now})
     return EMPTY
   }
-  const user = userFile === null ? {} : validateConfig(await loadUserConfig(userFile), userFile)
+  const user = userFile === null ? {} : await validateConfig(await loadUserConfig(userFile), userFile)
   let projectConfig: PkConfig = {}
   if (project !== null) {
-    projectConfig = validateConfig(await parseDataConfig(project.file, project.text), project.file, user)
+    projectConfig = await validateConfig(await parseDataConfig(project.file, project.text), project.file, user)
     checkProjectConfig(projectConfig, project.file)
   }
   const config = layerConfigs(user, projectConfig)

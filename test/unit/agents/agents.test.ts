@@ -3,8 +3,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {applyPaneRules, bottomLines} from '../../../src/lib/agents/pane-rules.js'
-import {BUILTIN_PRESETS, findPreset, resumeArgv} from '../../../src/lib/agents/presets.js'
-import {PROJECT_PLACES, USER_PLACES, checkProjectConfig, layerConfigs, mergePresets, validateConfig} from '../../../src/lib/config/config.js'
+import {BUILTIN_PRESETS, findPreset} from '../../../src/lib/agents/presets.js'
 import {parseHookPayload} from '../../../src/lib/events/hook.js'
 import {ancestry} from '../../../src/lib/proc/ancestry.js'
 import {findCaller} from '../../../src/lib/verbs/handoff.js'
@@ -193,64 +192,5 @@ describe('status', () => {
     rows.push(row({id: 'z', record: 'z.json'}))
     records.set('z', {status: hook('idle', 1, true), observed: null})
     expect(applyStatus({rows, known: records, captures: new Map(), presets: BUILTIN_PRESETS, now}).map((r) => r.id)).toEqual(['z', 'q', 'w', 'i'])
-  })
-})
-
-describe('config', () => {
-  it('accepts presets, overrides and defaults', () => {
-    const config = validateConfig({socket: 'work', defaultAgent: 'mine', agents: {mine: {command: ['my-agent', '--tui'], executables: ['my-agent'], resume: ['my-agent', '--resume', '{id}'], paneRules: [{state: 'waiting', pattern: '\\[y/N\\]'}]}, claude: {command: ['claude', '--model', 'opus']}}}, '/c/.pkrc')
-    const presets = mergePresets(config)
-    expect(findPreset('mine', presets)!.command).toEqual(['my-agent', '--tui'])
-    expect(findPreset('claude', presets)!.command).toEqual(['claude', '--model', 'opus'])
-    expect(findPreset('claude', presets)!.paneRules).toEqual(findPreset('claude')!.paneRules)
-    expect(resumeArgv('mine', 'c1', presets)).toEqual(['my-agent', '--resume', 'c1'])
-  })
-  it("a project's usage rules add to yours, key by key", () => {
-    const user = validateConfig({usage: {rates: {a: {input: 1}}, attention: {cost: 5}}}, '/u')
-    const project = validateConfig({usage: {rates: {b: {input: 2}}, contextWindows: {b: 1000}, attention: {context: 90}}}, '/p', user)
-    expect(layerConfigs(user, project).usage).toEqual({rates: {a: {input: 1}, b: {input: 2}}, contextWindows: {b: 1000}, attention: {cost: 5, context: 90}})
-  })
-  it.each([
-    [{colour: true}, /\/c\/\.pkrc: colour: unknown key/],
-    [{socket: ''}, /socket: must be a non-empty string/],
-    [{agents: {x: {command: 'x --y'}}}, /agents\.x\.command: must be a non-empty array/],
-    [{agents: {x: {}}}, /agents\.x\.command: a new preset needs a command/],
-    [{agents: {claude: {paneRules: [{state: 'busy', pattern: 'x'}]}}}, /agents\.claude\.paneRules\[0\]\.state: must be working, waiting or idle/],
-    [{agents: {claude: {paneRules: [{state: 'idle', pattern: '('}]}}}, /agents\.claude\.paneRules\[0\]\.pattern: is not a valid regular expression/],
-    [{agents: {claude: {resume: ['claude', '--resume']}}}, /agents\.claude\.resume: must be null or an argv array with \{id\}/],
-    [{defaultAgent: 'nope'}, /defaultAgent: no preset named "nope"/],
-    [{agents: {'Bad Name': {command: ['x']}}}, /agents\.Bad Name: preset names/],
-    [[1, 2], /\(top level\): must be an object/],
-    [{usage: {attention: {context: 120}}}, /usage\.attention\.context: must be a percent of the context window, more than 0 and at most 100/],
-    [{usage: {attention: {cost: -1}}}, /usage\.attention\.cost: must be dollars spent in one session/],
-    [{usage: {attention: {tokens: 5}}}, /usage\.attention\.tokens: unknown key/],
-    [{usage: {contextWindows: {m: 0}}}, /usage\.contextWindows\.m: must be more than 0 tokens/],
-    [{usage: {budget: 5}}, /usage\.budget: unknown key/],
-  ])('rejects %j naming the file and key', (data, message) => {
-    expect(() => validateConfig(data, '/c/.pkrc')).toThrow(message)
-  })
-})
-
-describe('config places', () => {
-  it("searches cosmiconfig's places: a project's data files only, and all of the user's own", async () => {
-    const {getDefaultSearchPlaces, globalConfigSearchPlaces} = await import('cosmiconfig')
-    expect([...PROJECT_PLACES]).toEqual(getDefaultSearchPlaces('pk').filter((p) => !/\.(c|m)?(js|ts)$/.test(p)))
-    expect([...USER_PLACES]).toEqual(globalConfigSearchPlaces)
-  })
-
-  it("refuses a project's config that names programs, and layers a project over the user's config", () => {
-    expect(() => checkProjectConfig({agents: {claude: {command: ['x']}}}, '/p/.pkrc')).toThrow(/agents\.claude\.command/)
-    expect(() => checkProjectConfig({agents: {claude: {resume: ['x', '{id}']}}}, '/p/.pkrc')).toThrow(/agents\.claude\.resume/)
-    expect(() => checkProjectConfig({hosts: [{name: 'a', destination: 'b'}]}, '/p/.pkrc')).toThrow(/hosts/)
-    // Nor where pk connects or writes, nor regular expressions every pk would run (issue #21).
-    expect(() => checkProjectConfig({socket: 'x'}, '/p/.pkrc')).toThrow(/socket: a project's config cannot set/)
-    expect(() => checkProjectConfig({worktrees: {dir: '/home/u/.config/pk'}}, '/p/.pkrc')).toThrow(/worktrees\.dir/)
-    expect(() => checkProjectConfig({agents: {claude: {paneRules: []}}}, '/p/.pkrc')).toThrow(/agents\.claude\.paneRules/)
-    expect(() => checkProjectConfig({defaultAgent: 'claude', worktrees: {branchPrefix: 'x/'}}, '/p/.pkrc')).not.toThrow()
-    const user = {socket: 'mine', hosts: [{name: 'a', destination: 'b'}], agents: {mine: {command: ['m'], executables: ['m']}}}
-    const layered = layerConfigs(user, {socket: 'project', agents: {mine: {paneRules: [{state: 'idle' as const, pattern: '>'}]}}})
-    expect(layered).toEqual({socket: 'project', hosts: user.hosts, agents: {mine: {command: ['m'], executables: ['m'], paneRules: [{state: 'idle', pattern: '>'}]}}})
-    // A project may pick the user's own preset as its default.
-    expect(validateConfig({defaultAgent: 'mine'}, '/p/.pkrc', user)).toEqual({defaultAgent: 'mine'})
   })
 })

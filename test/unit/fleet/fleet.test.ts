@@ -41,12 +41,12 @@ describe('fleet', () => {
     expect(parseRemoteListing(one, JSON.stringify({schema: 2, sessions: []}))).toMatchObject({code: 'host-pk-incompatible'})
   })
 
-  it('validates hosts in config', () => {
-    expect(() => validateConfig({hosts: [{name: 'local', destination: 'x'}]}, 'c')).toThrow(/hosts\[0\]\.name/)
-    expect(() => validateConfig({hosts: [one, one]}, 'c')).toThrow(/named twice/)
-    expect(() => validateConfig({hosts: [{name: 'a', destination: '-oProxyCommand=x'}]}, 'c')).toThrow(/hosts\[0\]\.destination/)
-    expect(() => validateConfig({hosts: [{name: 'a', destination: 'x', timeout: 0}]}, 'c')).toThrow(/hosts\[0\]\.timeout/)
-    expect(validateConfig({hosts: [{...one, timeout: 3}]}, 'c').hosts).toEqual([{...one, timeout: 3}])
+  it('validates hosts in config', async () => {
+    await expect(validateConfig({hosts: [{name: 'local', destination: 'x'}]}, 'c')).rejects.toThrow(/hosts\[0\]\.name/)
+    await expect(validateConfig({hosts: [one, one]}, 'c')).rejects.toThrow(/named twice/)
+    await expect(validateConfig({hosts: [{name: 'a', destination: '-oProxyCommand=x'}]}, 'c')).rejects.toThrow(/hosts\[0\]\.destination/)
+    await expect(validateConfig({hosts: [{name: 'a', destination: 'x', timeout: 0}]}, 'c')).rejects.toThrow(/hosts\[0\]\.timeout/)
+    expect((await validateConfig({hosts: [{...one, timeout: 3}]}, 'c')).hosts).toEqual([{...one, timeout: 3}])
   })
 })
 
