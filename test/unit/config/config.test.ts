@@ -93,3 +93,26 @@ describe('the config schema', () => {
     expect(rule.enum).toEqual([...RULE_STATES])
   })
 })
+
+describe('a long-running pk sees a changed config (issue #24: watchers never reloaded it)', () => {
+  it('reads the config again once what it read is ten seconds old', async () => {
+    const {mkdtempSync, mkdirSync, writeFileSync, rmSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const {join} = await import('node:path')
+    const {loadConfig, CONFIG_FRESH_MS} = await import('../../../src/lib/config/config.js')
+    const home = mkdtempSync(join(tmpdir(), 'pk-config-'))
+    try {
+      mkdirSync(join(home, '.config', 'pk'), {recursive: true})
+      const file = join(home, '.config', 'pk', 'config.json')
+      writeFileSync(file, JSON.stringify({defaultAgent: 'claude'}))
+      const env = {HOME: home}
+      const t0 = 1_000_000
+      expect((await loadConfig(home, env, t0)).config.defaultAgent).toBe('claude')
+      writeFileSync(file, JSON.stringify({defaultAgent: 'codex'}))
+      expect((await loadConfig(home, env, t0 + 1000)).config.defaultAgent).toBe('claude')
+      expect((await loadConfig(home, env, t0 + CONFIG_FRESH_MS + 1)).config.defaultAgent).toBe('codex')
+    } finally {
+      rmSync(home, {recursive: true, force: true})
+    }
+  })
+})

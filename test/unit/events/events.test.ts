@@ -7,7 +7,7 @@ import {World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} 
 import {HookReport, parseHookPayload} from '../../../src/lib/events/hook.js'
 import {sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {SessionRecord} from '../../../src/lib/registry/records.js'
-import {SpoolEvent, parseSpoolText, stampOf} from '../../../src/lib/events/spool.js'
+import {SpoolEvent} from '../../../src/lib/events/spool.js'
 import {VIEW, sampleRecord} from '../../helpers/fixtures.js'
 
 /**
@@ -51,24 +51,6 @@ const report = (e: SpoolEvent): HookReport => {
   if (parsed.kind !== 'report') throw new Error(parsed.kind)
   return parsed.report
 }
-
-describe('the spool format', () => {
-  it('reads the ancestry the hook noted, and the earlier one-process form', () => {
-    expect(parseSpoolText('n', 'pk-spool 2 claude 12.34 99:5,10:100,1:1\n{"a":1}')).toEqual({name: 'n', agent: 'claude', uptime: 12.34, chain: [{pid: 99, startTime: 5}, {pid: 10, startTime: 100}, {pid: 1, startTime: 1}], payload: '{"a":1}'})
-    expect(parseSpoolText('n', 'pk-spool 1 pi 42 4200 7.5\n{}')).toMatchObject({agent: 'pi', uptime: 7.5, chain: [{pid: 42, startTime: 4200}]})
-    expect(parseSpoolText('n', 'pk-spool 2 claude 1 99:x\n')).toBeNull()
-    expect(parseSpoolText('n', 'pk-spool 2 ../x 1 99:1\n')).toBeNull()
-    expect(parseSpoolText('n', 'garbage')).toBeNull()
-    expect(stampOf('1234-99')).toBe(1234)
-    expect(stampOf('42-4200-1234-99')).toBe(1234)
-  })
-  it('dates an event by its hook where the agent gives no time, by the agent where it does', () => {
-    expect(report(event('claude', [31], {hook_event_name: 'Stop'}, 5)).sentAt).toBe(5000)
-    expect(report(event('pi', [31], {event: 'agent_end', at: 777}, 5)).sentAt).toBe(777)
-    expect(parseEvent(event('claude', [31], {hook_event_name: 'SubagentStop'}), 0).kind).toBe('ignored')
-    expect(parseEvent({...event('claude', [31], {}), payload: 'nope'}, 0).kind).toBe('ignored')
-  })
-})
 
 describe('attribution: the right session or none', () => {
   it('walks the ancestry noted at the event: a shell in between, gone since, is harmless', () => {
@@ -192,17 +174,5 @@ describe('what an agent may not smuggle in', () => {
     const {checkSendText} = await import('../../../src/lib/verbs/lifecycle.js')
     expect(() => checkSendText('a\u009b31mb')).toThrow(/control character \(code 155\)/)
     expect(checkSendText('tab\tand\r\nnewline é')).toBe('tab\tand\nnewline é')
-  })
-})
-
-describe('bytes that are not UTF-8 (issue #21, item 15)', () => {
-  it('are carried exactly through strings and back', async () => {
-    const {fromBytes, toBytes, hasEscapedBytes} = await import('../../../src/lib/model/bytes.js')
-    for (const bytes of [Buffer.from([0x61, 0xff, 0x62]), Buffer.from('café', 'latin1'), Buffer.from('plain é 🙂', 'utf8'), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xc0, 0xaf])]) {
-      const text = fromBytes(bytes)
-      expect(toBytes(text).equals(bytes), bytes.toString('hex')).toBe(true)
-    }
-    expect(fromBytes(Buffer.from('plain é 🙂', 'utf8'))).toBe('plain é 🙂')
-    expect(hasEscapedBytes(fromBytes(Buffer.from([0xff])))).toBe(true)
   })
 })

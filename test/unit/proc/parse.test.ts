@@ -1,6 +1,5 @@
 import {describe, expect, it} from 'vitest'
 
-import {judgeLiveness, sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {parseBootTime, parseChildren, parseCmdline, parseNamespaceLink, parseNsPids, parseStat} from '../../../src/lib/proc/parse.js'
 
 const tail = '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19'.split(' ')
@@ -53,28 +52,5 @@ describe('other /proc parsers', () => {
     expect(parseBootTime('cpu 1 2\nbtime 1764000000\nprocesses 5\n')).toBe(1_764_000_000)
     expect(parseNsPids('Name:\tx\nNSpid:\t4242\t1\n')).toEqual([4242, 1])
     expect(parseNsPids('Name:\tx\n')).toBeNull()
-  })
-})
-
-describe('process identity', () => {
-  const view = {bootId: 'boot-a', pidNs: '4026531836'}
-  const identity = {...view, pid: 100, startTime: 5000}
-  const stat = {pid: 100, comm: 'x', state: 'S', ppid: 1, pgrp: 100, startTime: 5000}
-
-  it('is alive only with the same pid, start time, boot and namespace', () => {
-    expect(judgeLiveness(view, identity, stat)).toMatchObject({alive: true})
-    expect(judgeLiveness(view, identity, {...stat, startTime: 5001})).toEqual({alive: false, reason: 'pid-reused'})
-    expect(judgeLiveness(view, identity, null)).toEqual({alive: false, reason: 'gone'})
-    expect(judgeLiveness(view, identity, {...stat, state: 'Z'})).toEqual({alive: false, reason: 'zombie'})
-    expect(judgeLiveness({...view, bootId: 'boot-b'}, identity, stat)).toEqual({alive: false, reason: 'other-boot'})
-    expect(judgeLiveness({...view, pidNs: '4026532000'}, identity, stat)).toEqual({alive: false, reason: 'foreign-namespace'})
-  })
-
-  it('derives a stable short id that changes with any part of the identity', () => {
-    const id = sessionIdOf(identity)
-    expect(id).toMatch(/^[0-9a-f]{8}$/)
-    expect(sessionIdOf({...identity})).toBe(id)
-    const others = [{pid: 101}, {startTime: 5001}, {bootId: 'boot-b'}, {pidNs: '1'}].map((change) => sessionIdOf({...identity, ...change}))
-    expect(new Set([id, ...others]).size).toBe(5)
   })
 })

@@ -1,10 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/correlate.js'
-import {parseGitHead} from '../../../src/lib/ui/git.js'
 import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../../src/lib/ui/view.js'
-import {shortSummary} from '../../../src/lib/present/listing.js'
-import {diffRows} from '../../../src/lib/listing/watch.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
@@ -67,42 +64,6 @@ describe('dashboard view', () => {
     expect(splitKeys('\u001BOB')).toEqual(['\u001B[B'])
   })
 
-  it('reads the branch from .git/HEAD', () => {
-    expect(parseGitHead('ref: refs/heads/feature/x\n')).toBe('feature/x')
-    expect(parseGitHead('0123456789abcdef0123456789abcdef01234567\n')).toBe('0123456')
-    expect(parseGitHead('garbage')).toBeNull()
-  })
-})
-
-describe('watch events and the short format', () => {
-  it('emits added, changed and removed, one per session, ignoring activity ticks', () => {
-    const a = row('a')
-    const b = row('b')
-    const tick = {...a, tmux: {...a.tmux!, activity: 99}}
-    expect(diffRows([a], [tick])).toEqual([])
-    expect(diffRows([a], [{...a, state: 'waiting'}, b])).toEqual([{type: 'changed', session: {...a, state: 'waiting'}}, {type: 'added', session: b}])
-    expect(diffRows([a, b], [b])).toEqual([{type: 'removed', id: 'a'}])
-  })
-  it('summarises for a status bar', () => {
-    // Each session counted once; exited and unknown ones not at all.
-    expect(shortSummary([row('a', {state: 'waiting', attention: true}), row('b', {state: 'waiting'}), row('c'), row('d', {state: 'exited'}), row('e', {state: 'unknown'})])).toBe('1 need you · 1 waiting · 1 working')
-    expect(shortSummary([])).toBe('no agents')
-    // Readable on tmux's default green bar: no blue-on-green.
-    expect(shortSummary([row('c')], true)).toBe('#[bold]1 working#[default]')
-    expect(shortSummary([row('i', {state: 'idle'})], true)).toBe('#[default]1 idle#[default]')
-  })
-})
-
-describe('fast path flags', async () => {
-  const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/cli/ls-options.js')
-  it('takes only the flags it knows, and leaves the rest to oclif', () => {
-    const none = {states: null, attention: false, agent: null, ids: false, headers: true}
-    expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false, ...none})
-    expect(parseLsFlags(['--json', '-a'])).toEqual({json: true, all: true, format: 'table', color: false, ...none})
-    expect(parseLsFlags(['--format', 'short', '--color'])).toEqual({json: false, all: false, format: 'short', color: true, ...none})
-    expect(parseLsFlags(['--format=short'])).toMatchObject({format: 'short'})
-    for (const argv of [['--watch'], ['--help'], ['--format'], ['--format', 'long'], ['extra'], ['--json=false']]) expect(parseLsFlags(argv)).toBeNull()
-  })
 })
 
 describe('dashboard keys', async () => {

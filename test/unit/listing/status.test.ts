@@ -1,0 +1,88 @@
+import {describe, expect, it} from 'vitest'
+
+import {BUILTIN_PRESETS} from '../../../src/lib/agents/presets.js'
+import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/listing/status.js'
+import {rowEvents} from '../../../src/lib/notify/notify.js'
+
+describe('status', () => {
+  const now = Date.parse('2026-11-29T12:00:00Z')
+  const row = (over: Partial<SessionRow> = {}): SessionRow => ({
+    id: 'a', kind: 'recorded', agent: 'claude', label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
+    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
+    tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
+  })
+  const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({state, at: new Date(now - ago).toISOString(), event: 'e', turnEnded})
+
+  it('usage past a threshold needs you as its own event, told apart from the state\'s, cleared by a look after it', () => {
+    const usage = (since: string) => ({model: 'm', input: 1, output: 1, cacheRead: 0, cacheWrite: 0, contextTokens: 95, contextWindow: 100, cost: null, costSource: null, unpriced: 'm', source: 'f', updatedAt: since, skippedLines: 0, attention: {reason: 'context' as const, since, threshold: 90}})
+    const over = row({state: 'working', stateSource: 'hook', usage: usage('2026-11-29T11:00:00Z')})
+    const [alerted] = applyUsageAttention([over])
+    expect(alerted).toMatchObject({attention: true, attentionSince: '2026-11-29T11:00:00.000Z'})
+    expect(rowEvents(alerted!)).toEqual([{since: '2026-11-29T11:00:00.000Z', reason: 'past 90% of its context (95%)', unseen: true}])
+    // Looked at after it: neither needs you nor is told.
+    const seen = row({...over, tmux: {...over.tmux!, lastAttached: Date.parse('2026-11-29T11:30:00Z') / 1000}})
+    expect(applyUsageAttention([seen])[0]!.attention).toBe(false)
+    expect(rowEvents(applyUsageAttention([seen])[0]!)).toEqual([])
+    // A finished turn that needs you as well: two events, each with its own date.
+    const both = row({state: 'idle', stateSource: 'hook', attention: true, attentionSince: '2026-11-29T11:50:00.000Z', usage: usage('2026-11-29T11:00:00Z')})
+    expect(rowEvents(applyUsageAttention([both])[0]!).map((e) => e.reason)).toEqual(['finished its turn', 'past 90% of its context (95%)'])
+    // Attached: claimed, never told.
+    expect(rowEvents(applyUsageAttention([row({...over, attached: true})])[0]!)).toEqual([{since: '2026-11-29T11:00:00.000Z', reason: 'past 90% of its context (95%)', unseen: false}])
+  })
+  it('trusts hooks over pane rules, and lets a working report go stale', () => {
+    expect(freshHookStatus(hook('working', WORKING_FRESH_MS + 1), now)).toBeNull()
+    expect(freshHookStatus(hook('waiting', 24 * 3600_000), now)).not.toBeNull()
+    const records = new Map([['a', {status: hook('waiting', 1000), observed: null}]])
+    const captures = new Map([['/s\0%1', 'esc to interrupt']])
+    const [decided] = applyStatus({rows: [row()], known: records, captures, presets: BUILTIN_PRESETS, now})
+    expect(decided).toMatchObject({state: 'waiting', stateSource: 'hook', attention: true})
+    const [fromPane] = applyStatus({rows: [row()], known: new Map(), captures, presets: BUILTIN_PRESETS, now})
+    expect(fromPane).toMatchObject({state: 'working', stateSource: 'pane', attention: false})
+    const [nothing] = applyStatus({rows: [row()], known: new Map(), captures: new Map(), presets: BUILTIN_PRESETS, now})
+    expect(nothing).toMatchObject({state: 'unknown', stateSource: 'none'})
+  })
+
+  it('asks for attention when waiting or a turn ended, unattached, until someone attaches', () => {
+    expect(needsAttention(row(), 'waiting', null, false)).toBe(true)
+    expect(needsAttention(row(), 'idle', now, true)).toBe(true)
+    expect(needsAttention(row(), 'idle', now, false)).toBe(false)
+    expect(needsAttention(row({attached: true}), 'waiting', now, false)).toBe(false)
+    expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 + 5}}), 'idle', now, true)).toBe(false)
+    expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 - 5}}), 'idle', now, true)).toBe(true)
+    // Attached before the turn ended and detached after it: the user was looking when it happened.
+    expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 - 5, lastDetached: now / 1000 + 2}}), 'idle', now, true)).toBe(false)
+    // Detached before it happened: they did not see it.
+    expect(needsAttention(row({tmux: {...row().tmux!, lastAttached: now / 1000 - 9, lastDetached: now / 1000 - 5}}), 'idle', now, true)).toBe(true)
+  })
+
+  it('decides by time, not by source: a screen that changed after the hook report and reads otherwise wins', () => {
+    // Codex's notify says only that a turn ended; the next turn shows on the screen alone.
+    const records = new Map([['a', {status: hook('idle', 60_000, true), observed: null}]])
+    const captures = new Map([['/s\0%1', 'esc to interrupt']])
+    const later = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 5_000) / 1000}})
+    expect(applyStatus({rows: [later], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'working', stateSource: 'pane', attention: false})
+    // A screen that has not changed since the report leaves the hook's word standing.
+    const quiet = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 120_000) / 1000}})
+    expect(applyStatus({rows: [quiet], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'idle', stateSource: 'hook'})
+  })
+
+  it("believes a hook's exited only when the process is gone", () => {
+    const records = new Map([['a', {status: {...hook('idle', 1000), state: 'exited' as const}, observed: null}]])
+    const alive = applyStatus({rows: [row()], known: records, captures: new Map([['/s\0%1', '? for shortcuts']]), presets: BUILTIN_PRESETS, now})[0]!
+    expect(alive.state).not.toBe('exited')
+    expect(alive).toMatchObject({state: 'idle', stateSource: 'pane'})
+  })
+
+  it('orders attention first, then waiting, working, idle', () => {
+    const records = new Map<string, {status: ReturnType<typeof hook>; observed: null}>([
+      ['w', {status: hook('working', 1), observed: null}],
+      ['i', {status: hook('idle', 1), observed: null}],
+      ['q', {status: hook('waiting', 1), observed: null}],
+    ])
+    const rows = ['w', 'i', 'q'].map((id) => row({id, record: `${id}.json`, attached: true}))
+    rows.push(row({id: 'z', record: 'z.json'}))
+    records.set('z', {status: hook('idle', 1, true), observed: null})
+    expect(applyStatus({rows, known: records, captures: new Map(), presets: BUILTIN_PRESETS, now}).map((r) => r.id)).toEqual(['z', 'q', 'w', 'i'])
+  })
+})
