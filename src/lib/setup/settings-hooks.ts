@@ -48,6 +48,6 @@ export function planSettingsHooks(spec: SettingsHooks, before: string | null, fi
     hooks[event] = [...kept, ours]
   }
   const after = JSON.stringify({...settings, hooks}, null, 2) + '\n'
-  const unchanged = before !== null && JSON.stringify(JSON.parse(before || '{}')) === JSON.stringify(JSON.parse(after))
+  const unchanged = before !== null && JSON.stringify(JSON.parse(before.trim() || '{}')) === JSON.stringify(JSON.parse(after))
   return {agent: spec.agent, file, before, after, changed: !unchanged, notes: unchanged ? ['pk hooks already installed'] : [`hooks for ${spec.events.join(', ')}`]}
 }

@@ -1,6 +1,5 @@
 import {describe, expect, it} from 'vitest'
 
-import {shellQuote} from '../../../src/lib/model/shell.js'
 import {planAttach} from '../../../src/lib/tmux/attach-plan.js'
 
 describe('planAttach', () => {
@@ -19,10 +18,5 @@ describe('planAttach', () => {
     expect(plan.mode).toBe('popup')
     expect(plan.argv.slice(0, 3)).toEqual(['-S', '/tmp/tmux-0/default', 'display-popup'])
     expect(plan.argv.at(-1)).toBe("exec env -u TMUX -u TMUX_PANE tmux -S /tmp/tmux-0/pk select-window -t %7 ';' select-pane -t %7 ';' attach-session -t %7")
-  })
-  it('quotes words for a shell', () => {
-    expect(shellQuote("it's here")).toBe(`'it'\\''s here'`)
-    expect(shellQuote('%7')).toBe('%7')
-    expect(shellQuote('')).toBe("''")
   })
 })

@@ -74,3 +74,17 @@ describe("pk's opencode plugin on opencode 1.18's own events", () => {
     expect(acc.total).toEqual({input: 33, output: 21, cacheRead: 0, cacheWrite: 0, cost: 0})
   })
 })
+
+describe('pk setup opencode (plan)', () => {
+  it('installs the shipped plugin with this pk filled in, once', async () => {
+    const {planOpencode, opencodePluginFile} = await import('../../../src/lib/setup/opencode.js')
+    const pk = ['/usr/bin/node', '/opt/pk/bin/run.js']
+    const plan = planOpencode(null, '/h/.config/opencode/plugins/pk.js', pk)
+    expect(plan).toMatchObject({changed: true, notes: ['plugin: state reports and usage']})
+    expect(plan.after).toContain('"/opt/pk/assets/pk-hook.sh","opencode","/usr/bin/node"')
+    expect(plan.after).not.toContain('__PK_HOOK__')
+    expect(planOpencode(plan.after, plan.file, pk)).toMatchObject({changed: false})
+    expect(opencodePluginFile('/h', {})).toBe('/h/.config/opencode/plugins/pk.js')
+    expect(opencodePluginFile('/h', {XDG_CONFIG_HOME: '/x'})).toBe('/x/opencode/plugins/pk.js')
+  })
+})
