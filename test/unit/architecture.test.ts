@@ -1,4 +1,4 @@
-import {readFileSync, readdirSync, statSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
@@ -30,6 +30,13 @@ describe('the structure of src', () => {
     // doctor's one scan is the one it hands the snapshot (it lists no socket directory pk must not trust).
     expect(all.find((f) => f.file === 'lib/doctor/facts.ts')!.text).toMatch(/takeSnapshot\(ctx, \{state: readable, scan, presets\}\)/)
     expect(all.find((f) => f.file === 'lib/doctor/facts.ts')!.text).not.toMatch(/\b(readRecords|readView)\(/)
+  })
+  it('test/unit mirrors src/lib file for file', () => {
+    // Declarations only, or a loop that needs a real terminal (the dashboard runs in one in test/integration/dashboard.test.ts).
+    const without = new Set(['lib/model/context.ts', 'lib/doctor/types.ts', 'lib/ui/app.ts'])
+    const UNIT = join(import.meta.dirname)
+    const untested = all.map((f) => f.file).filter((f) => f.startsWith('lib/') && !f.endsWith('.d.ts') && !without.has(f) && !existsSync(join(UNIT, f.slice('lib/'.length).replace(/\.ts$/, '.test.ts'))))
+    expect(untested).toEqual([])
   })
   it('a thrown error never picks its exit: the catalog does', () => {
     expect(breaking(/new PkError\([^)]*ExitCode\./, () => true)).toEqual([])

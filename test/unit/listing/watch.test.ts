@@ -1,7 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/correlate.js'
-import {shortSummary} from '../../../src/lib/present/listing.js'
 import {diffRows} from '../../../src/lib/listing/watch.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
@@ -18,13 +17,5 @@ describe('watch events and the short format', () => {
     expect(diffRows([a], [tick])).toEqual([])
     expect(diffRows([a], [{...a, state: 'waiting'}, b])).toEqual([{type: 'changed', session: {...a, state: 'waiting'}}, {type: 'added', session: b}])
     expect(diffRows([a, b], [b])).toEqual([{type: 'removed', id: 'a'}])
-  })
-  it('summarises for a status bar', () => {
-    // Each session counted once; exited and unknown ones not at all.
-    expect(shortSummary([row('a', {state: 'waiting', attention: true}), row('b', {state: 'waiting'}), row('c'), row('d', {state: 'exited'}), row('e', {state: 'unknown'})])).toBe('1 need you · 1 waiting · 1 working')
-    expect(shortSummary([])).toBe('no agents')
-    // Readable on tmux's default green bar: no blue-on-green.
-    expect(shortSummary([row('c')], true)).toBe('#[bold]1 working#[default]')
-    expect(shortSummary([row('i', {state: 'idle'})], true)).toBe('#[default]1 idle#[default]')
   })
 })

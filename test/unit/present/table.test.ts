@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/correlate.js'
-import {presentListing, LS_DEFAULTS, filterRows} from '../../../src/lib/present/listing.js'
+import {presentListing, LS_DEFAULTS} from '../../../src/lib/present/listing.js'
 import {age, printable, renderTable} from '../../../src/lib/present/table.js'
 
 const row = (over: Partial<SessionRow>): SessionRow => ({
@@ -42,29 +42,6 @@ describe('the table', () => {
     const json = presentListing([row({})], problems, {...LS_DEFAULTS, json: true}, term)
     expect(JSON.parse(json.stdout)).toMatchObject({schema: 1, problems})
     expect(json.stderr).toBe('')
-  })
-})
-
-describe('ls filters (issue #23)', () => {
-  const rows = [
-    row({id: 'aaaa0001', state: 'waiting', attention: true}),
-    row({id: 'aaaa0002', state: 'idle', attention: true, agent: 'codex'}),
-    row({id: 'aaaa0003', state: 'idle'}),
-    row({id: 'aaaa0004', state: 'working', agent: 'pi'}),
-  ]
-  const term = {tty: false, colour: false, now, home: undefined}
-  it('keep what a scripter rebuilt with jq: states, attention, agent', () => {
-    expect(filterRows(rows, {states: ['waiting', 'idle'], attention: false, agent: null}).map((r) => r.id)).toEqual(['aaaa0001', 'aaaa0002', 'aaaa0003'])
-    // "Needs me" is attention, not only waiting: a finished turn needs you too.
-    expect(filterRows(rows, {states: null, attention: true, agent: null}).map((r) => r.id)).toEqual(['aaaa0001', 'aaaa0002'])
-    expect(filterRows(rows, {states: null, attention: false, agent: 'pi'}).map((r) => r.id)).toEqual(['aaaa0004'])
-  })
-  it('print ids one per line, or the table without its header', () => {
-    expect(presentListing(rows, [], {...LS_DEFAULTS, ids: true, attention: true}, term).stdout).toBe('aaaa0001\naaaa0002\n')
-    const table = presentListing(rows, [], {...LS_DEFAULTS, headers: false, agent: 'pi'}, term).stdout
-    expect(table.trimEnd().split('\n')).toHaveLength(1)
-    expect(table).toMatch(/^aaaa0004 +pi/)
-    expect(JSON.parse(presentListing(rows, [], {...LS_DEFAULTS, json: true, states: ['working']}, term).stdout).sessions.map((s: SessionRow) => s.id)).toEqual(['aaaa0004'])
   })
 })
 

@@ -1,0 +1,46 @@
+import {describe, expect, it} from 'vitest'
+
+import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {presentListing, LS_DEFAULTS, filterRows, shortSummary} from '../../../src/lib/present/listing.js'
+
+const row = (over: Partial<SessionRow>): SessionRow => ({
+  id: 'abcd1234', kind: 'recorded', agent: 'claude', label: null, state: 'idle', stateSource: 'hook', attention: false, verified: true, conflict: false,
+  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-30T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
+  tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null}, ...over,
+})
+const now = Date.parse('2026-11-30T12:00:00Z')
+
+describe('ls filters (issue #23)', () => {
+  const rows = [
+    row({id: 'aaaa0001', state: 'waiting', attention: true}),
+    row({id: 'aaaa0002', state: 'idle', attention: true, agent: 'codex'}),
+    row({id: 'aaaa0003', state: 'idle'}),
+    row({id: 'aaaa0004', state: 'working', agent: 'pi'}),
+  ]
+  const term = {tty: false, colour: false, now, home: undefined}
+  it('keep what a scripter rebuilt with jq: states, attention, agent', () => {
+    expect(filterRows(rows, {states: ['waiting', 'idle'], attention: false, agent: null}).map((r) => r.id)).toEqual(['aaaa0001', 'aaaa0002', 'aaaa0003'])
+    // "Needs me" is attention, not only waiting: a finished turn needs you too.
+    expect(filterRows(rows, {states: null, attention: true, agent: null}).map((r) => r.id)).toEqual(['aaaa0001', 'aaaa0002'])
+    expect(filterRows(rows, {states: null, attention: false, agent: 'pi'}).map((r) => r.id)).toEqual(['aaaa0004'])
+  })
+  it('print ids one per line, or the table without its header', () => {
+    expect(presentListing(rows, [], {...LS_DEFAULTS, ids: true, attention: true}, term).stdout).toBe('aaaa0001\naaaa0002\n')
+    const table = presentListing(rows, [], {...LS_DEFAULTS, headers: false, agent: 'pi'}, term).stdout
+    expect(table.trimEnd().split('\n')).toHaveLength(1)
+    expect(table).toMatch(/^aaaa0004 +pi/)
+    expect(JSON.parse(presentListing(rows, [], {...LS_DEFAULTS, json: true, states: ['working']}, term).stdout).sessions.map((s: SessionRow) => s.id)).toEqual(['aaaa0004'])
+  })
+})
+
+describe('the short format', () => {
+  const line = (id: string, over: Partial<SessionRow> = {}) => row({id, state: 'working', ...over})
+  it('summarises for a status bar', () => {
+    // Each session counted once; exited and unknown ones not at all.
+    expect(shortSummary([line('a', {state: 'waiting', attention: true}), line('b', {state: 'waiting'}), line('c'), line('d', {state: 'exited'}), line('e', {state: 'unknown'})])).toBe('1 need you · 1 waiting · 1 working')
+    expect(shortSummary([])).toBe('no agents')
+    // Readable on tmux's default green bar: no blue-on-green.
+    expect(shortSummary([line('c')], true)).toBe('#[bold]1 working#[default]')
+    expect(shortSummary([line('i', {state: 'idle'})], true)).toBe('#[default]1 idle#[default]')
+  })
+})
