@@ -1,3 +1,4 @@
+import {PaneId, TmuxSessionId} from '../model/ids.js'
 import {unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -115,7 +116,7 @@ function update(file: string, record: SessionRecord, entry: Applied): string {
 }
 
 /** A session nobody recorded (an agent started by hand in a pane): its record, from the process the events name. */
-function create(state: StateDir, view: {bootId: string; pidNs: string}, serverPid: number | undefined, row: {id: string; pid: number | null; tmux: {socket: string; pane: string; sessionId: string} | null}, entry: Applied): string | null {
+function create(state: StateDir, view: {bootId: string; pidNs: string}, serverPid: number | undefined, row: {id: string; pid: number | null; tmux: {socket: string; pane: PaneId; sessionId: TmuxSessionId} | null}, entry: Applied): string | null {
   const pid = entry.agentLink?.pid ?? row.pid
   const stat = pid === null ? null : readStat(pid)
   if (stat === null || row.tmux === null || serverPid === undefined || (entry.agentLink && stat.startTime !== entry.agentLink.startTime)) return null

@@ -1,3 +1,4 @@
+import {PaneId} from '../model/ids.js'
 import {AgentPreset, resumeArgv} from '../agents/presets.js'
 import {Correlation, SessionRow, correlate} from '../model/correlate.js'
 import {Applied, applyEvents, knownOf, worldOf} from '../events/events.js'
@@ -104,7 +105,7 @@ async function withWorktrees(rows: SessionRow[]): Promise<SessionRow[]> {
 /** One capture call per server, covering only the agent panes that need one. */
 async function withStatus(rows: SessionRow[], known: ReadonlyMap<string, Known>, presets: readonly AgentPreset[]): Promise<SessionRow[]> {
   const now = Date.now()
-  const wanted = new Map<string, string[]>()
+  const wanted = new Map<string, PaneId[]>()
   for (const row of rows) {
     if (!needsCapture(row, known.get(row.id), presets, now)) continue
     wanted.set(row.tmux!.socket, [...(wanted.get(row.tmux!.socket) ?? []), row.tmux!.pane])
@@ -112,7 +113,7 @@ async function withStatus(rows: SessionRow[], known: ReadonlyMap<string, Known>,
   const captures = new Map<string, string>()
   await Promise.all(
     [...wanted].map(async ([socket, panes]) => {
-      for (const [pane, screen] of await capturePanes(socket, panes).catch(() => new Map<string, string>())) captures.set(captureKey(socket, pane), screen)
+      for (const [pane, screen] of await capturePanes(socket, panes).catch(() => new Map<PaneId, string>())) captures.set(captureKey(socket, pane), screen)
     }),
   )
   return applyStatus({rows, known, captures, presets, now})

@@ -1,3 +1,4 @@
+import {PaneId} from '../model/ids.js'
 import {AgentPreset} from '../agents/presets.js'
 import {applyPaneRules} from '../agents/pane-rules.js'
 import {SessionRow, State, StateSource, sortRows} from '../model/correlate.js'
@@ -47,7 +48,7 @@ export interface StatusInput {
   now: number
 }
 
-export const captureKey = (socket: string, paneId: string) => `${socket}\0${paneId}`
+export const captureKey = (socket: string, paneId: PaneId) => `${socket}\0${paneId}`
 
 export function applyStatus(input: StatusInput): SessionRow[] {
   return sortRows(input.rows.map((row) => decide(row, input)))

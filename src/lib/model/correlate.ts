@@ -1,3 +1,4 @@
+import {PaneId, TmuxSessionId, WindowId} from './ids.js'
 import {createHash} from 'node:crypto'
 
 import {AgentPreset, recognizeAgent, resumeArgv} from '../agents/presets.js'
@@ -25,9 +26,9 @@ export type StateSource = 'hook' | 'pane' | 'process' | 'none'
 export interface TmuxLocation {
   socket: string
   session: string
-  sessionId: string
-  window: string
-  pane: string
+  sessionId: TmuxSessionId
+  window: WindowId
+  pane: PaneId
   /** When a client last attached to the session (seconds since the epoch), or null. */
   lastAttached: number | null
   /** When a client last detached from it (seconds since the epoch), where pk's server keeps it; else null. */
@@ -125,7 +126,7 @@ function location(ref: PaneRef): TmuxLocation {
 }
 
 /** Rows with no process we can name (dead panes, panes of unverifiable servers) get an id from where they sit. */
-function placeId(socket: string, serverPid: number | null, paneId: string): string {
+function placeId(socket: string, serverPid: number | null, paneId: PaneId): string {
   return createHash('sha256').update(`pane/${socket}/${serverPid}/${paneId}`).digest('hex').slice(0, 8)
 }
 

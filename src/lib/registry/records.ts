@@ -1,3 +1,4 @@
+import {PaneId, TmuxSessionId} from '../model/ids.js'
 import {Dirent, constants, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -19,7 +20,7 @@ const MAX_RECORD_BYTES = 1024 * 1024
 export interface SessionRecord {
   version: typeof RECORD_VERSION
   identity: ProcessIdentity
-  tmux: {socket: string; paneId: string; sessionId: string; serverPid: number}
+  tmux: {socket: string; paneId: PaneId; sessionId: TmuxSessionId; serverPid: number}
   cwd: string
   argv: string[]
   agent: string | null

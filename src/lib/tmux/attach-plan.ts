@@ -1,3 +1,4 @@
+import {PaneId} from '../model/ids.js'
 import {realpathSync} from 'node:fs'
 
 import {shellQuote} from '../model/shell.js'
@@ -24,7 +25,7 @@ function sameSocket(a: string, b: string): boolean {
  * server: switch this client. Inside tmux on another server: a popup on the current server holding a nested
  * client, so the user's own session stays where it is and closing the popup (detach) returns to it.
  */
-export function planAttach(target: {socket: string; pane: string}, env: Env): AttachPlan {
+export function planAttach(target: {socket: string; pane: PaneId}, env: Env): AttachPlan {
   const focus = [['select-window', '-t', target.pane], ['select-pane', '-t', target.pane]]
   const callerSocket = env.TMUX ? env.TMUX.split(',')[0]! : null
   if (callerSocket === null) {

@@ -1,12 +1,13 @@
 import {randomBytes} from 'node:crypto'
 
+import {PaneId} from '../model/ids.js'
 import {TmuxCommandError, runTmux, tmuxArgv} from './exec.js'
 
 /** Pure: split one tmux call's output into each pane's screen, by the marker line printed before it. */
-export function splitCaptures(stdout: string, nonce: string): Map<string, string> {
-  const screens = new Map<string, string>()
+export function splitCaptures(stdout: string, nonce: string): Map<PaneId, string> {
+  const screens = new Map<PaneId, string>()
   const marker = new RegExp(`^@@pk-capture ${nonce} (%\\d+)@@$`)
-  let current: string | null = null
+  let current: PaneId | null = null
   let lines: string[] = []
   const flush = () => {
     if (current !== null) screens.set(current, lines.join('\n'))
@@ -15,7 +16,7 @@ export function splitCaptures(stdout: string, nonce: string): Map<string, string
     const match = marker.exec(line)
     if (match) {
       flush()
-      current = match[1]!
+      current = match[1] as PaneId
       lines = []
     } else if (current !== null) {
       lines.push(line)
@@ -30,7 +31,7 @@ export function splitCaptures(stdout: string, nonce: string): Map<string, string
  * preceded by a marker line). A pane that vanished meanwhile stops the sequence there: the screens
  * before it are still returned, the rest are simply missing.
  */
-export async function capturePanes(socket: string, paneIds: string[]): Promise<Map<string, string>> {
+export async function capturePanes(socket: string, paneIds: PaneId[]): Promise<Map<PaneId, string>> {
   if (paneIds.length === 0) return new Map()
   const nonce = randomBytes(6).toString('hex')
   // The marker names the pane through tmux's own #{pane_id}, never as literal text: display-message runs

@@ -1,3 +1,4 @@
+import {PaneId} from '../model/ids.js'
 import {randomBytes} from 'node:crypto'
 
 import {runTmux, tmuxArgv} from './exec.js'
@@ -9,17 +10,17 @@ import {runTmux, tmuxArgv} from './exec.js'
  */
 
 /** Where a pane's cursor is and how much has scrolled, and what it shows: a shell's Enter only moves the cursor. */
-export async function cursorAndScreen(socket: string, pane: string): Promise<string> {
+export async function cursorAndScreen(socket: string, pane: PaneId): Promise<string> {
   return (await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, '#{cursor_x} #{cursor_y} #{history_size}'], ['capture-pane', '-p', '-t', pane]]))).stdout
 }
 
 /** Paste text as it is (bracketed, through a buffer of its own that is deleted after), never as keys. */
-export async function pasteText(socket: string, pane: string, text: string): Promise<void> {
+export async function pasteText(socket: string, pane: PaneId, text: string): Promise<void> {
   const buffer = `pk-send-${randomBytes(6).toString('hex')}`
   await runTmux(tmuxArgv(socket, [['load-buffer', '-b', buffer, '-'], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane]]), {input: text})
 }
 
-export async function pressEnter(socket: string, pane: string): Promise<void> {
+export async function pressEnter(socket: string, pane: PaneId): Promise<void> {
   await runTmux(tmuxArgv(socket, [['send-keys', '-t', pane, 'Enter']]))
 }
 
@@ -38,25 +39,25 @@ export function parseView(line: string | undefined): PaneView | null {
   return {dead: dead === '1', historySize: Number(history), cursorY: Number(cursor)}
 }
 
-export async function paneView(socket: string, pane: string): Promise<PaneView | null> {
+export async function paneView(socket: string, pane: PaneId): Promise<PaneView | null> {
   const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT]])).catch(() => null)
   return out ? parseView(out.stdout) : null
 }
 
-const captureArgs = (pane: string, from: number, to: number | '-', color: boolean) => ['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]
+const captureArgs = (pane: PaneId, from: number, to: number | '-', color: boolean) => ['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]
 
 /** Lines `from` to `to` of a pane's history and screen (0 is the top of the screen), joined where they wrapped. */
-export const captureRange = async (socket: string, pane: string, from: number, to: number | '-', color: boolean) => (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
+export const captureRange = async (socket: string, pane: PaneId, from: number, to: number | '-', color: boolean) => (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
 
 /** The view and a capture in one tmux call, so no output lands between them (it would be printed twice). */
-export async function viewAndCapture(socket: string, pane: string, lines: number, color: boolean): Promise<{view: PaneView | null; text: string}> {
+export async function viewAndCapture(socket: string, pane: PaneId, lines: number, color: boolean): Promise<{view: PaneView | null; text: string}> {
   const {stdout} = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT], captureArgs(pane, -lines, '-', color)]))
   const newline = stdout.indexOf('\n')
   return {view: parseView(stdout.slice(0, newline)), text: stdout.slice(newline + 1)}
 }
 
 /** Kill a pane only if it is (still) dead: if-shell -F is evaluated inside the server. Whether tmux did it. */
-export async function killPaneIfDead(socket: string, paneId: string): Promise<boolean> {
+export async function killPaneIfDead(socket: string, paneId: PaneId): Promise<boolean> {
   return runTmux(tmuxArgv(socket, [['if-shell', '-F', '-t', paneId, '#{pane_dead}', `kill-pane -t ${paneId}`]])).then(
     () => true,
     () => false,

@@ -1,5 +1,7 @@
 /** Pure: the pane list format and its parser. */
 
+import {PaneId, TmuxSessionId, WindowId, isPaneId, isTmuxSessionId, isWindowId} from '../model/ids.js'
+
 /** ASCII unit separator: tmux prints control characters in names escaped (`\037`), so it cannot occur in a field. */
 export const FIELD_SEPARATOR = '\x1f'
 
@@ -23,14 +25,14 @@ const FIELDS = [
 export const PANE_FORMAT = FIELDS.map((f) => `#{${f}}`).join(FIELD_SEPARATOR)
 
 export interface Pane {
-  paneId: string
+  paneId: PaneId
   panePid: number
   dead: boolean
   deadStatus: number | null
-  sessionId: string
+  sessionId: TmuxSessionId
   /** Number of clients attached to the pane's session. */
   attachedClients: number
-  windowId: string
+  windowId: WindowId
   windowActivity: number | null
   /** When a client last attached to the pane's session (seconds since the epoch), or null. */
   lastAttached: number | null
@@ -57,7 +59,7 @@ export function parsePaneLine(line: string): Pane | null {
   const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, lastDetached, serverPid, sessionName] = f as [
     string, string, string, string, string, string, string, string, string, string, string, string,
   ]
-  if (!/^%\d+$/.test(paneId) || !/^\$\d+$/.test(sessionId) || !/^@\d+$/.test(windowId)) return null
+  if (!isPaneId(paneId) || !isTmuxSessionId(sessionId) || !isWindowId(windowId)) return null
   const pid = intOrNull(panePid)
   const server = intOrNull(serverPid)
   const clients = intOrNull(attached)

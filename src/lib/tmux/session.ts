@@ -1,3 +1,4 @@
+import {PaneId, TmuxSessionId, isPaneId, isTmuxSessionId} from '../model/ids.js'
 import {randomBytes} from 'node:crypto'
 
 import {PkError} from '../model/errors.js'
@@ -87,9 +88,9 @@ export function gateArgv(sleepProgram: string, seconds: number, argv: string[]):
 export const formatLiteral = (text: string) => text.replaceAll('#', '##')
 
 export interface NewSession {
-  paneId: string
+  paneId: PaneId
   panePid: number
-  sessionId: string
+  sessionId: TmuxSessionId
   serverPid: number
   sessionName: string
 }
@@ -98,8 +99,9 @@ const NEW_SESSION_FORMAT = ['#{pane_id}', '#{pane_pid}', '#{session_id}', '#{pid
 
 export function parseNewSession(stdout: string): NewSession | null {
   const f = stdout.replace(/\n$/, '').split(FIELD_SEPARATOR)
-  if (f.length !== 5 || !/^%\d+$/.test(f[0]!) || !/^\d+$/.test(f[1]!) || !/^\$\d+$/.test(f[2]!) || !/^\d+$/.test(f[3]!)) return null
-  return {paneId: f[0]!, panePid: Number(f[1]), sessionId: f[2]!, serverPid: Number(f[3]), sessionName: f[4]!}
+  const [paneId, panePid, sessionId, serverPid, sessionName] = f as [string, string, string, string, string]
+  if (f.length !== 5 || !isPaneId(paneId) || !/^\d+$/.test(panePid) || !isTmuxSessionId(sessionId) || !/^\d+$/.test(serverPid)) return null
+  return {paneId, panePid: Number(panePid), sessionId, serverPid: Number(serverPid), sessionName}
 }
 
 /** Pure: the session names to try, in order: the label, numbered variants, then ones no label can take. */
@@ -187,7 +189,7 @@ export interface DeadPane {
 }
 
 /** Exit status and the last lines of a pane, in one tmux call. */
-export async function inspectPane(socket: string, paneId: string, lines = 20): Promise<DeadPane> {
+export async function inspectPane(socket: string, paneId: PaneId, lines = 20): Promise<DeadPane> {
   const marker = `pk-${process.pid}-capture`
   const {stdout} = await runTmux(
     tmuxArgv(socket, [
@@ -213,10 +215,10 @@ export function paneTail(captured: string): string {
     .replace(/\s+$/, '')
 }
 
-export async function killSession(socket: string, sessionId: string): Promise<void> {
+export async function killSession(socket: string, sessionId: TmuxSessionId): Promise<void> {
   await runTmux(tmuxArgv(socket, [['kill-session', '-t', sessionId]])).catch(() => {})
 }
 
-export async function setRemainOnExit(socket: string, paneId: string, value: 'on' | 'failed' | 'off'): Promise<void> {
+export async function setRemainOnExit(socket: string, paneId: PaneId, value: 'on' | 'failed' | 'off'): Promise<void> {
   await runTmux(tmuxArgv(socket, [['set-option', '-w', '-t', paneId, 'remain-on-exit', value]]))
 }

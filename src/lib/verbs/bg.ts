@@ -1,3 +1,4 @@
+import {PaneId} from '../model/ids.js'
 import {accessSync, constants, statSync} from 'node:fs'
 import {constants as osConstants} from 'node:os'
 import {basename, join, resolve} from 'node:path'
@@ -61,7 +62,7 @@ export const DEFAULT_GRACE_MS = 400
  * exits while it is busy, leaving a zombie and no status until the next SIGCHLD. So after a few polls pk
  * sends the server (a verified tmux process of ours) a SIGCHLD: its handler only reaps children.
  */
-async function deadPaneReport(socket: string, paneId: string, serverPid: number) {
+async function deadPaneReport(socket: string, paneId: PaneId, serverPid: number) {
   let dead = await inspectPane(socket, paneId).catch(() => null)
   for (let i = 0; i < 50 && dead !== null && (!dead.dead || (dead.status === null && dead.signal === null)); i++) {
     if (i >= 3) {

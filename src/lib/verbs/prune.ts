@@ -1,3 +1,4 @@
+import {PaneId, isPaneId} from '../model/ids.js'
 import {checkLiveness} from '../proc/identity.js'
 import {View} from '../proc/view.js'
 import {withWriteAccess} from '../registry/ownership.js'
@@ -108,9 +109,12 @@ export async function executePrune(plan: PrunePlan, state: StateDir | null, view
   return done
 }
 
-function splitPaneTarget(target: string): [string, string] {
+function splitPaneTarget(target: string): [string, PaneId] {
   const at = target.lastIndexOf(' ')
-  return [target.slice(0, at), target.slice(at + 1)]
+  const pane = target.slice(at + 1)
+  // pk wrote this target itself, from a listed pane (planPrune).
+  if (!isPaneId(pane)) throw new Error(`not a pane target: ${target}`)
+  return [target.slice(0, at), pane]
 }
 
 function readText(path: string): string | null {

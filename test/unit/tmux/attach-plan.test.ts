@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {planAttach} from '../../../src/lib/tmux/attach-plan.js'
 
 describe('planAttach', () => {
-  const target = {socket: '/tmp/tmux-0/pk', pane: '%7'}
+  const target = {socket: '/tmp/tmux-0/pk', pane: '%7' as const}
   it('attaches a client outside tmux', () => {
     expect(planAttach(target, {})).toEqual({
       mode: 'attach',

@@ -1,16 +1,17 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {accessAndPath, captureRange, cursorAndScreen, killPaneIfDead, listClients, paneView, parseView, pasteText, pressEnter, showMessage, tmuxLiteral, viewAndCapture} from '../../../src/lib/tmux/pane-io.js'
+import {PaneId} from '../../../src/lib/model/ids.js'
 import {Sandbox, waitFor} from '../../helpers/sandbox.js'
 
 let sb: Sandbox
 let socket: string
-let pane: string
+let pane: PaneId
 beforeEach(() => {
   sb = new Sandbox()
   socket = sb.socket('io')
   // cat echoes what is typed into it: what reaches the pane is on its screen.
-  pane = sb.tmux(socket, 'new-session', '-d', '-P', '-F', '#{pane_id}', '-x', '80', '-y', '10', 'cat').trim()
+  pane = sb.tmux(socket, 'new-session', '-d', '-P', '-F', '#{pane_id}', '-x', '80', '-y', '10', 'cat').trim() as PaneId
 })
 afterEach(() => sb.cleanup())
 
@@ -36,7 +37,7 @@ describe('the tmux adapter for one pane (a real server)', () => {
   })
   it('kills a pane only once it is dead', async () => {
     sb.tmux(socket, 'set-option', '-g', 'remain-on-exit', 'on')
-    const second = sb.tmux(socket, 'split-window', '-d', '-P', '-F', '#{pane_id}', '-t', pane, 'exit 3').trim()
+    const second = sb.tmux(socket, 'split-window', '-d', '-P', '-F', '#{pane_id}', '-t', pane, 'exit 3').trim() as PaneId
     await waitFor('the dead pane', async () => (await paneView(socket, second))?.dead)
     expect(await killPaneIfDead(socket, pane)).toBe(true) // alive: tmux ran the test, killed nothing
     expect(sb.tmux(socket, 'list-panes', '-a', '-F', '#{pane_id}')).toContain(pane)
