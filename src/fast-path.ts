@@ -2,7 +2,7 @@ import {describeError, PkError} from './lib/model/errors.js'
 import {checkLsOptions, parseLsArgv} from './lib/cli/ls-options.js'
 import {createContext} from './context.js'
 import {mark} from './lib/cli/timings.js'
-import {terminal, write} from './output.js'
+import {out, say, terminal, write} from './output.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
@@ -29,7 +29,7 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
   } catch (error) {
     if (process.env.PK_DEBUG && !(error instanceof PkError)) throw error
     const {message, exitCode} = describeError(error)
-    process.stderr.write(`pk: ${message}\n`)
+    say(`pk: ${message}\n`)
     process.exitCode = exitCode
   }
   return true
@@ -40,7 +40,7 @@ async function printIds(live: boolean): Promise<boolean> {
   try {
     const {listSessions} = await import('./lib/listing/listing.js')
     const {rows} = await listSessions({all: false}, createContext())
-    process.stdout.write(rows.filter((r) => !live || (r.state !== 'exited' && r.verified)).map((r) => r.id + '\n').join(''))
+    out(rows.filter((r) => !live || (r.state !== 'exited' && r.verified)).map((r) => r.id + '\n').join(''))
   } catch {
     // completion offers nothing rather than an error
   }

@@ -41,7 +41,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     if (flags.watch) checkWatchOptions(opts)
     else checkLsOptions(opts)
     const {resolveHosts} = await import('../lib/fleet/fleet.js')
-    const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, process.env) : []
+    const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, ctx.env) : []
     if (flags.watch) return this.watch(ctx, flags.all, flags.interval, hosts, (row) => filterRows([row], opts).length === 1)
     const {rows, problems} = await listSessions({all: flags.all, hosts}, ctx)
     write(presentListing(rows, problems, opts, terminal()))

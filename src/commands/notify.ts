@@ -7,7 +7,8 @@ import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
 import {spoolObservation} from '../lib/events/observe.js'
 import {foldPending} from '../lib/events/fold.js'
 import {collectSessions} from '../lib/listing/sessions.js'
-import {out, say} from '../output.js'
+import {write} from '../output.js'
+import {notifyTestText} from '../lib/present/verbs.js'
 import {createContext} from '../context.js'
 
 export default class Notify extends PkCommand {
@@ -36,11 +37,9 @@ attached client, and notify-send when there is a display). --test sends a sample
       const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: ctx.cwd, reason: 'testing its notifications'}
       const results = await deliver(sample, channels, env, state)
       if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, results})
-      else for (const r of results) out(`${!r.ok ? 'FAIL' : r.delivered ? 'ok  ' : 'skip'} ${r.channel}: ${r.detail}\n`)
-      if (channels.length === 0 && !flags.json) out('no channels configured (notify: [])\n')
+      else write(notifyTestText(results, channels.length))
       // ok only when the sample reached someone: a channel with nobody there is no delivery.
       const delivered = results.some((r) => r.delivered)
-      if (!delivered && !flags.json) say('pk: the sample reached nobody: no channel delivered it (see above)\n')
       process.exitCode = results.every((r) => r.ok) && delivered ? 0 : 1
       return
     }

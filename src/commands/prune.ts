@@ -5,6 +5,7 @@ import {PkError, terminalSafe} from '../lib/model/errors.js'
 import {confirm} from '../prompt.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
+import {worktreeLines} from '../lib/present/verbs.js'
 import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} from '../lib/verbs/prune.js'
 import {out, write} from '../output.js'
 
@@ -55,7 +56,6 @@ without one it needs --yes or --dry-run.`
       return
     }
     const text = pruneText(listed, plan.keep, listing.problems, dryRun)
-    write({stdout: terminalSafe(text.stdout), stderr: text.stderr})
-    for (const w of worktreesDone) out(terminalSafe(`${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`))
+    write({stdout: terminalSafe(text.stdout + worktreeLines(worktreesDone, dryRun)), stderr: text.stderr})
   }
 }

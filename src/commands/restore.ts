@@ -7,7 +7,8 @@ import {planRestore, resumeSession} from '../lib/verbs/lifecycle.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 
 import {collectSessions} from '../lib/listing/sessions.js'
-import {out, say} from '../output.js'
+import {out, write} from '../output.js'
+import {restoreCandidates, restoreText} from '../lib/present/verbs.js'
 import {createContext} from '../context.js'
 
 export default class Restore extends PkCommand {
@@ -36,7 +37,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     const failed: {id: string; message: string}[] = []
     if (!dryRun && plan.restore.length > 0) {
       if (!flags.yes && interactive) {
-        for (const row of plan.restore) out(`would resume ${row.id} ${row.agent} in ${row.cwd}\n`)
+        out(restoreCandidates(plan))
         if (!(await confirm(`Resume these ${plan.restore.length}? [y/N] `))) throw new PkError('cancelled', 'nothing restored')
       }
       for (const row of plan.restore) {
@@ -51,11 +52,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
       const wouldRestore = dryRun ? plan.restore.map((r) => ({from: r.id, id: null})) : restored
       this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, restored: wouldRestore, skipped: plan.skip.map((s) => ({id: s.row.id, reason: s.reason})), failed})
     } else {
-      if (plan.restore.length === 0) out('nothing to restore\n')
-      for (const row of dryRun ? plan.restore : []) out(`would resume ${row.id} (${row.agent}) in ${row.cwd}\n`)
-      for (const item of restored) out(`resumed ${item.from} as ${item.id}\n`)
-      for (const item of plan.skip) out(`skipped ${item.row.id}: ${item.reason}\n`)
-      for (const item of failed) say(`pk: ${item.id}: ${item.message}\n`)
+      write(restoreText(plan, {dryRun, restored, failed}))
     }
     process.exitCode = failed.length > 0 ? 1 : 0
     if (flags.autostart && !dryRun) {

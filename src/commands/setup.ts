@@ -4,7 +4,9 @@ import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/model/errors.js'
 import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
-import {out} from '../output.js'
+import {write} from '../output.js'
+import {autostartText, setupText} from '../lib/present/verbs.js'
+import {Env} from '../lib/registry/state-dir.js'
 import {createContext} from '../context.js'
 
 export default class Setup extends PkCommand {
@@ -27,36 +29,30 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
   async run(): Promise<void> {
     const ctx = createContext()
     const {args, flags} = await this.parse(Setup)
-    if (args.agent === 'autostart') return this.autostart(flags)
+    if (args.agent === 'autostart') return this.autostart(flags, ctx.env)
     if (flags.remove) throw new PkError('bad-flags', '--remove goes with pk setup autostart')
-    const change = await planSetup(args.agent, process.env)
-    if (flags.print) {
-      out(`# ${change.file} (${change.changed ? 'would change' : 'unchanged'})\n${change.after}`)
-      return
-    }
-    if (!change.changed) {
-      out(`${change.agent}: ${change.notes.join('; ')} (${change.file})\n`)
+    const change = await planSetup(args.agent, ctx.env)
+    if (flags.print || !change.changed) {
+      write(setupText(change, flags.print ? {printed: true} : {backup: null}))
       return
     }
     const backup = applyChange(change)
     // The agent's hook writes into pk's state directory only once it exists and names its owner.
     await enrolStateDir(ctx).catch(() => {})
-    out(`${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${backup ? ` (backup: ${backup})` : ''}\n`)
+    write(setupText(change, {backup}))
   }
 
-  private async autostart(flags: {print: boolean; remove: boolean}): Promise<void> {
+  private async autostart(flags: {print: boolean; remove: boolean}, env: Env): Promise<void> {
     const service = await import('../lib/verbs/service.js')
     if (flags.remove) {
-      const done = await service.removeAutostart(process.env)
-      out(done.length === 0 ? 'autostart: nothing installed\n' : done.map((d) => `autostart: ${d}\n`).join(''))
+      write(autostartText({removed: await service.removeAutostart(env)}))
       return
     }
-    const plan = await service.planAutostart(pkArgv(), process.env)
+    const plan = await service.planAutostart(pkArgv(), env)
     if (flags.print) {
-      out(`# ${plan.manager === 'systemd' ? plan.where : 'a line for your crontab'}\n${plan.text}${plan.text.endsWith('\n') ? '' : '\n'}`)
+      write(autostartText({printed: plan}))
       return
     }
-    out(`autostart: ${await service.installAutostart(plan, process.env)}\n`)
-    if (plan.manager === 'systemd') out('autostart: it runs when your systemd user manager starts: at boot only with lingering (loginctl enable-linger), else at your first login\n')
+    write(autostartText({installed: await service.installAutostart(plan, env), manager: plan.manager}))
   }
 }

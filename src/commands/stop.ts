@@ -3,7 +3,8 @@ import {Args, Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {describeError} from '../lib/model/errors.js'
 import {StopResult, stopSession} from '../lib/verbs/lifecycle.js'
-import {out, say} from '../output.js'
+import {write} from '../output.js'
+import {stopFailedText, stoppedText} from '../lib/present/verbs.js'
 import {createContext} from '../context.js'
 
 export default class Stop extends PkCommand {
@@ -32,12 +33,12 @@ one is tried; the exit code is the first failure's.`
       try {
         const result = await stopSession(id, ctx, {force: flags.force, timeoutMs: flags.timeout * 1000})
         stopped.push(result)
-        if (!flags.json) out(`stopped ${result.id} (${result.signal}, ${result.seconds} s)\n`)
+        if (!flags.json) write(stoppedText(result))
       } catch (error) {
         const {message, exitCode: code} = describeError(error)
         const full = (error as {sessionId?: string}).sessionId ?? id
         failed.push({id: full, code: (error as {code?: string}).code ?? 'failure', message})
-        if (!flags.json) say(`pk: ${full}: ${message}\n`)
+        if (!flags.json) write(stopFailedText(full, message))
         if (exitCode === 0) exitCode = code
       }
     }

@@ -39,7 +39,7 @@ million tokens per model); a model without a rate is named unpriced and its cost
     const items = newestFirst.flatMap((row) => {
       const record = row.record ? records.get(row.record) : undefined
       if (!record || record.agent === null || !USAGE_AGENTS.includes(record.agent)) return []
-      const file = transcriptOf(record, process.env)
+      const file = transcriptOf(record, ctx.env)
       if (file === null || seen.has(file)) return []
       seen.add(file)
       const cache = file === null ? null : readOn(record.agent, file, readCache(listing.snapshot.state, row.id), rules)

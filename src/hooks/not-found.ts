@@ -1,6 +1,7 @@
 import {Hook} from '@oclif/core'
 
 import {closestWord} from '../lib/cli/suggest.js'
+import {say} from '../output.js'
 
 /**
  * `pk lss`, `pk start ID`: a word that is no command never runs another command, on a terminal or not:
@@ -11,11 +12,11 @@ const hook: Hook<'command_not_found'> = async function (opts) {
   const [word, ...rest] = opts.id.split(':')
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id)
   if (ids.includes(word!) && rest.length > 0) {
-    process.stderr.write(`pk: ${word} takes no argument ${JSON.stringify(rest.join(' '))} (pk ${word} --help)\n`)
+    say(`pk: ${word} takes no argument ${JSON.stringify(rest.join(' '))} (pk ${word} --help)\n`)
     this.exit(2)
   }
   const suggestion = closestWord(word!, ids)
-  process.stderr.write(`pk: ${word} is not a pk command.${suggestion ? ` Did you mean: pk ${suggestion}?` : ''} (pk help lists them all)\n`)
+  say(`pk: ${word} is not a pk command.${suggestion ? ` Did you mean: pk ${suggestion}?` : ''} (pk help lists them all)\n`)
   this.exit(2)
 }
 

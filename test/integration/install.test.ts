@@ -102,6 +102,12 @@ describe('typos', () => {
     const withArgs = await sb.pk(['atach', '3f9a'])
     expect(withArgs.code).toBe(2)
     expect(withArgs.stderr).toMatch(/Did you mean: pk attach\?/)
+    // What was typed is printed back: an escape sequence in it never reaches the terminal raw.
+    const hostile = await sb.pk(['lx\u001b]0;pwned\u0007', 'x\u001b[2J'])
+    expect(hostile.code).toBe(2)
+    expect(hostile.stderr).toBe('pk: lx?]0;pwned? is not a pk command. (pk help lists them all)\n')
+    const arg = await sb.pk(['ls:x\u001b[2J'])
+    expect(arg.stderr).not.toContain('\u001b')
   })
 })
 

@@ -38,6 +38,9 @@ describe('the structure of src', () => {
     const untested = all.map((f) => f.file).filter((f) => f.startsWith('lib/') && !f.endsWith('.d.ts') && !without.has(f) && !existsSync(join(UNIT, f.slice('lib/'.length).replace(/\.ts$/, '.test.ts'))))
     expect(untested).toEqual([])
   })
+  it('commands and the fast path write through src/output.ts only (one writer, escape sequences kept off stderr: a mistyped command is printed back)', () => {
+    expect(breaking(/process\.(stdout|stderr)\.write\(|console\.(log|error|warn)\(/, (f) => !f.startsWith('lib/') && f !== 'output.ts')).toEqual([])
+  })
   it('a thrown error never picks its exit: the catalog does', () => {
     expect(breaking(/new PkError\([^)]*ExitCode\./, () => true)).toEqual([])
   })
