@@ -238,7 +238,7 @@ describe('pk bg --handoff (what /bg runs)', () => {
     // The replacement that never ran the conversation leaves no record for restore to offer.
     expect(readdirSync(join(sb.stateDir, 'sessions')).map((f) => f.replace('.json', ''))).toEqual([caller])
     expect(readdirSync(sb.root).some((f) => f.startsWith('terminated-'))).toBe(false)
-  }, 40_000)
+  })
 
   it('refuses when no conversation id is known, and the caller keeps running', async () => {
     // An agent whose hook never reported a conversation, asked to hand off without --conversation.

@@ -133,7 +133,7 @@ describe('told once per event', () => {
     expect(detached).toMatchObject({state: 'idle', attention: false})
     await sb.pk(['notify'])
     expect(lines()).toEqual([])
-  }, 40_000)
+  })
 })
 
 describe('every turn end counts', () => {

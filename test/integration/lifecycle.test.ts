@@ -191,7 +191,7 @@ describe('pk logs, and sessions that die after they started', () => {
     const result = await sb.pk(['logs', row.id, '--follow'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout.match(/line \d/g)).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5'])
-  }, 30_000)
+  })
 })
 
 describe('names are labels', () => {

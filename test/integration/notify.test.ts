@@ -55,7 +55,7 @@ describe('notifications', () => {
     sb.tmux(sb.pkSocket, 'detach-client', '-s', row.tmux!.sessionId)
     await sb.pk(['notify'], {env})
     expect(lines()).toEqual([])
-  }, 30_000)
+  })
 
   it('two watchers and the hook notify once in all', async () => {
     for (let i = 0; i < 2; i++) {
@@ -67,7 +67,7 @@ describe('notifications', () => {
     await waitFor('told', () => lines().length > 0, 15_000)
     await settle(3000)
     expect(lines()).toEqual([`${row.id} idle finished its turn crowd`])
-  }, 30_000)
+  })
 
   it('a hanging notifier is killed and logged; pk notify --test reports every channel', async () => {
     configure([{command: ['sleep', '100'], timeout: 1}, {command: ['sh', '-c', 'echo "$PK_ID" > "$0"', told]}, {desktop: true}])

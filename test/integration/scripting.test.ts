@@ -24,7 +24,7 @@ describe('exit statuses', () => {
     const later = await sb.bgRow(['--', 'sh', '-c', 'sleep 1; exit 3'])
     await waitFor('exited 3', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === later.id && s.exitStatus === 3), 10_000)
     expect((await sb.pk(['ls'])).stdout).toMatch(new RegExp(`${later.id}.*exited 3`))
-  }, 30_000)
+  })
 })
 
 describe('the server pk starts', () => {
@@ -64,7 +64,7 @@ describe('pk bg --worktree BRANCH', () => {
       expect(existsSync(join(sb.root, 'app.worktrees', branch))).toBe(false)
     }
     expect((await sb.pkJson<LsJson>(['ls', '--all'])).sessions.filter((s) => s.worktree?.branch === 'feat3')).toEqual([])
-  }, 30_000)
+  })
 })
 
 describe('agents that outlive their server', () => {
@@ -80,7 +80,7 @@ describe('agents that outlive their server', () => {
     expect(stopped.code, stopped.stderr).toBe(0)
     expect(JSON.parse(stopped.stdout).stopped[0]).toMatchObject({id: row.id, signal: 'SIGKILL'})
     expect(existsSync(`/proc/${row.pid}/cmdline`) && !readFileSync(`/proc/${row.pid}/stat`, 'utf8').includes(') Z')).toBe(false)
-  }, 30_000)
+  })
 
   it('pk stop signals nothing when it could not write down the stop', async () => {
     const row = await sb.bgRow(['--', 'sleep', '100000'])
@@ -90,7 +90,7 @@ describe('agents that outlive their server', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/lock/)
     expect(existsSync(`/proc/${row.pid}`)).toBe(true)
-  }, 30_000)
+  })
 })
 
 describe('safe to mistype', () => {
@@ -107,7 +107,7 @@ describe('safe to mistype', () => {
     expect(sb.tmux(term, 'capture-pane', '-p')).toMatch(/start is not a pk command\. Did you mean: pk stop\?/)
     expect(existsSync(`/proc/${row.pid}`)).toBe(true)
     expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)).toMatchObject({state: 'unknown', verified: true})
-  }, 30_000)
+  })
 })
 
 describe('one error style', () => {

@@ -32,7 +32,7 @@ describe('pk send to an agent', () => {
     expect(sent.code, sent.stderr).toBe(0)
     expect(JSON.parse(sent.stdout)).toMatchObject({id, submitted: true, enters: 1, state: 'idle'})
     expect(lines()).toEqual([text])
-  }, 30_000)
+  })
 
   it('refuses an agent that waits on a dialog: the text would answer it', async () => {
     const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_DIALOG: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
@@ -41,7 +41,7 @@ describe('pk send to an agent', () => {
     expect(sent.stderr).toMatch(/waiting on a dialog .*pk attach/)
     const row = (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === id)!
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('yes please')
-  }, 30_000)
+  })
 
   it('exits 1 when the agent never takes the Enter, and says the text is typed but not submitted', async () => {
     const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_NEVER_SUBMIT: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
@@ -49,7 +49,7 @@ describe('pk send to an agent', () => {
     expect(sent.code).toBe(1)
     expect(sent.stderr).toMatch(/did not take the Enter/)
     expect(lines()).toEqual([])
-  }, 30_000)
+  })
 
   it('--when-idle waits for the running turn to end; --timeout bounds the wait (exit 124, nothing typed)', async () => {
     const turnEnds = join(sb.root, 'turn-ends')
@@ -72,5 +72,5 @@ describe('pk send to an agent', () => {
     expect(bare.code).toBe(2)
     expect(bare.stderr).toMatch(/no text to send .*--enter-only/)
     expect((await sb.pk(['send', id, 'x', '--enter-only'], {env})).code).toBe(2)
-  }, 30_000)
+  })
 })
