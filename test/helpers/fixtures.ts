@@ -84,3 +84,22 @@ export const sessionRow = (over: Partial<import('../../src/lib/model/correlate.j
   tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
   ...over,
 })
+
+/**
+ * A machine: pane shells 10 and 20 (two Codex windows, 11 and 21, in /w), the first window's app-server
+ * daemon 12 (which runs every window's notify), a Claude in pane 30 (31), a plain pane 40.
+ */
+export const CODEX_MACHINE: Record<number, {startTime: number; argv: string[]}> = {
+  10: {startTime: 100, argv: ['bash']},
+  11: {startTime: 110, argv: ['node', '/usr/bin/codex']},
+  12: {startTime: 120, argv: ['/opt/codex', 'app-server', '--listen', 'unix://', '--managed-daemon']},
+  20: {startTime: 200, argv: ['bash']},
+  21: {startTime: 210, argv: ['node', '/usr/bin/codex']},
+  30: {startTime: 300, argv: ['bash']},
+  31: {startTime: 310, argv: ['claude']},
+  40: {startTime: 400, argv: ['bash']},
+  41: {startTime: 410, argv: ['python3', 'agent.py']},
+}
+
+/** A process of CODEX_MACHINE as a link of an ancestry chain. */
+export const link = (pid: number) => ({pid, startTime: CODEX_MACHINE[pid]!.startTime})

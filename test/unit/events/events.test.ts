@@ -8,25 +8,9 @@ import {HookReport, parseHookPayload} from '../../../src/lib/events/hook.js'
 import {sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {SessionRecord} from '../../../src/lib/registry/records.js'
 import {SpoolEvent} from '../../../src/lib/events/spool.js'
-import {VIEW, sampleRecord} from '../../helpers/fixtures.js'
+import {CODEX_MACHINE, VIEW, link, sampleRecord} from '../../helpers/fixtures.js'
 
-/**
- * A machine: pane shells 10 and 20 (two Codex windows, 11 and 21, in /w), the first window's app-server
- * daemon 12 (which runs every window's notify), a Claude in pane 30 (31), a plain pane 40.
- */
-const procs: Record<number, {startTime: number; argv: string[]}> = {
-  10: {startTime: 100, argv: ['bash']},
-  11: {startTime: 110, argv: ['node', '/usr/bin/codex']},
-  12: {startTime: 120, argv: ['/opt/codex', 'app-server', '--listen', 'unix://', '--managed-daemon']},
-  20: {startTime: 200, argv: ['bash']},
-  21: {startTime: 210, argv: ['node', '/usr/bin/codex']},
-  30: {startTime: 300, argv: ['bash']},
-  31: {startTime: 310, argv: ['claude']},
-  40: {startTime: 400, argv: ['bash']},
-  41: {startTime: 410, argv: ['python3', 'agent.py']},
-}
-const idOf = (pid: number) => sessionIdOf({...VIEW, pid, startTime: procs[pid]!.startTime})
-const link = (pid: number) => ({pid, startTime: procs[pid]!.startTime})
+const idOf = (pid: number) => sessionIdOf({...VIEW, pid, startTime: CODEX_MACHINE[pid]!.startTime})
 
 const row = (pid: number, over: Partial<SessionRow> = {}): SessionRow => ({
   id: idOf(pid), kind: 'detected', agent: null, label: null, state: 'idle', stateSource: 'pane', attention: false, verified: true, conflict: false,
@@ -38,8 +22,8 @@ function world(rows: SessionRow[], opts: {conversations?: Record<string, string>
   return {
     view: VIEW,
     rowsById: new Map(rows.map((r) => [r.id, r])),
-    stat: (pid) => (procs[pid] ? {startTime: procs[pid]!.startTime} : null),
-    argv: (pid) => procs[pid]?.argv ?? null,
+    stat: (pid) => (CODEX_MACHINE[pid] ? {startTime: CODEX_MACHINE[pid]!.startTime} : null),
+    argv: (pid) => CODEX_MACHINE[pid]?.argv ?? null,
     codexThreadIsConversation: (thread) => (opts.threads && thread in opts.threads ? opts.threads[thread]! : null),
     conversationOf: (r) => opts.conversations?.[r.id] ?? null,
   }
@@ -90,7 +74,7 @@ describe('attribution: the right session or none', () => {
     // The daemon gone, or never named: still never the window it once ran under.
     const noDir = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 't-y'})
     expect(attribute(noDir, report(noDir), world([first])).kind).toBe('none')
-    expect(servesSessions(procs[12]!.argv)).toBe(true)
+    expect(servesSessions(CODEX_MACHINE[12]!.argv)).toBe(true)
   })
   it('Codex: a thread with no rollout file (the side thread that writes the title) is nobody\'s', () => {
     const first = row(11, {agent: 'codex', cwd: '/w'})

@@ -3,23 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {parseEvent} from '../../../src/lib/events/events.js'
 import {HookReport} from '../../../src/lib/events/hook.js'
 import {SpoolEvent, parseSpoolText, stampOf} from '../../../src/lib/events/spool.js'
-
-/**
- * A machine: pane shells 10 and 20 (two Codex windows, 11 and 21, in /w), the first window's app-server
- * daemon 12 (which runs every window's notify), a Claude in pane 30 (31), a plain pane 40.
- */
-const procs: Record<number, {startTime: number; argv: string[]}> = {
-  10: {startTime: 100, argv: ['bash']},
-  11: {startTime: 110, argv: ['node', '/usr/bin/codex']},
-  12: {startTime: 120, argv: ['/opt/codex', 'app-server', '--listen', 'unix://', '--managed-daemon']},
-  20: {startTime: 200, argv: ['bash']},
-  21: {startTime: 210, argv: ['node', '/usr/bin/codex']},
-  30: {startTime: 300, argv: ['bash']},
-  31: {startTime: 310, argv: ['claude']},
-  40: {startTime: 400, argv: ['bash']},
-  41: {startTime: 410, argv: ['python3', 'agent.py']},
-}
-const link = (pid: number) => ({pid, startTime: procs[pid]!.startTime})
+import {link} from '../../helpers/fixtures.js'
 
 const event = (agent: string, chain: number[], payload: object, uptime = 1): SpoolEvent => ({name: `${uptime * 100}-1`, agent, uptime, chain: chain.map(link), payload: JSON.stringify(payload)})
 const report = (e: SpoolEvent): HookReport => {
