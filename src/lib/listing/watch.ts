@@ -8,6 +8,7 @@ import {ScreenWatch, watchPass} from '../events/observe.js'
 import {WatchCache} from './watch-cache.js'
 import {collectSessions, listingIdentity} from './sessions.js'
 import {Context} from '../model/context.js'
+import {TMUX_DEADLINE_MS} from '../tmux/exec.js'
 
 export type WatchEvent =
   | {type: 'snapshot'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
@@ -76,15 +77,35 @@ export type WaitTarget = 'waiting' | 'idle' | 'exited' | 'attention'
 /** Pure: whether a row has reached what `pk wait` waits for; `attention`: it needs the user (the default). */
 export const reached = (row: SessionRow, target: WaitTarget) => (target === 'attention' ? row.attention : row.state === target)
 
+export interface WaitOptions {
+  ctx: Context
+  idArgs: string[]
+  target: WaitTarget
+  mode: 'all' | 'any'
+  timeoutMs: number | null
+  intervalMs: number
+  /** One look at the sessions, within a tmux deadline (tests hand in a stopped server that costs all of it). */
+  look?: (deadlineMs: number) => Promise<SessionRow[]>
+  sleep?: (ms: number) => Promise<unknown>
+}
+
+/** Pure: the tmux deadline of one look with `leftMs` of the wait's own left: at most that, never under 200 ms or over tmux's own. */
+export const lookDeadline = (leftMs: number) => Math.max(LOOK_FLOOR_MS, Math.min(TMUX_DEADLINE_MS, leftMs))
+/** A look needs some time to be a look at all, even when the wait's deadline has all but passed. */
+export const LOOK_FLOOR_MS = 200
+
 /**
  * Block until the sessions reach `target`: every one of them (`all`), or any one (`any`). Exit 0 when they
  * do, 124 on timeout, 3 when a session disappears or exits first (for `exited`, disappearing is reaching
  * it: an agent started by hand leaves no record). Returns the sessions that reached it.
  */
-export async function waitForStates(opts: {ctx: Context; idArgs: string[]; target: WaitTarget; mode: 'all' | 'any'; timeoutMs: number | null; intervalMs: number}): Promise<string[]> {
-  const deadline = opts.timeoutMs === null ? Infinity : Date.now() + opts.timeoutMs
+export async function waitForStates(opts: WaitOptions): Promise<string[]> {
+  const now = () => opts.ctx.now()
+  const deadline = opts.timeoutMs === null ? Infinity : now() + opts.timeoutMs
+  const lookWithin = opts.look ?? (async (deadlineMs: number) => (await collectSessions(opts.ctx, {deadlineMs})).rows)
+  const pause = opts.sleep ?? ((ms: number) => sleep(ms))
   // A stopped tmux server costs each look its deadline: never more than what is left of ours.
-  const look = async () => (await collectSessions(opts.ctx, {deadlineMs: Math.max(200, Math.min(2000, deadline - Date.now()))})).rows
+  const look = () => lookWithin(lookDeadline(deadline - now()))
   const listing = await look()
   const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
   const refuseConflict = (row: SessionRow) => {
@@ -111,11 +132,11 @@ export async function waitForStates(opts: {ctx: Context; idArgs: string[]; targe
     }
     if (opts.mode === 'any' ? done.length > 0 : done.length === ids.length) return done
     if (opts.mode === 'all' ? lost.length > 0 : lost.length === ids.length) throw new PkError('gone', lost.join('; '))
-    if (Date.now() >= deadline) {
+    if (now() >= deadline) {
       const left = ids.filter((id) => !done.includes(id))
       const still = left.map((id) => `session ${id} is still ${states.get(id) ?? 'gone'}`).join('; ')
       throw new PkError('timeout', `${still} after ${(opts.timeoutMs ?? 0) / 1000} s (waiting until ${opts.mode === 'any' ? 'any is' : left.length > 1 ? 'all are' : 'it is'} ${what})`)
     }
-    await sleep(Math.min(opts.intervalMs, Math.max(0, deadline - Date.now())))
+    await pause(Math.min(opts.intervalMs, Math.max(0, deadline - now())))
   }
 }

@@ -1,7 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/correlate.js'
-import {diffRows} from '../../../src/lib/listing/watch.js'
+import {LOOK_FLOOR_MS, diffRows, lookDeadline, waitForStates} from '../../../src/lib/listing/watch.js'
+import {PkError} from '../../../src/lib/model/errors.js'
+import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
@@ -17,5 +19,58 @@ describe('watch events and the short format', () => {
     expect(diffRows([a], [tick])).toEqual([])
     expect(diffRows([a], [{...a, state: 'waiting'}, b])).toEqual([{type: 'changed', session: {...a, state: 'waiting'}}, {type: 'added', session: b}])
     expect(diffRows([a, b], [b])).toEqual([{type: 'removed', id: 'a'}])
+  })
+})
+
+describe('pk wait against a server that never answers', () => {
+  // A fake clock: a look at a stopped server costs it its whole tmux deadline, a pause costs what it says.
+  const waitOn = async (timeoutMs: number, rows: SessionRow[] = [row('3f9a0000', {state: 'working'})]) => {
+    let clock = 1_000_000
+    const deadlines: {at: number; ms: number}[] = []
+    const ctx = {env: {}, cwd: '/', now: () => clock, config: () => Promise.reject(new Error('not read')), readState: () => null, writeState: () => { throw new Error('a reader never writes') }}
+    const result = await waitForStates({
+      ctx, idArgs: ['3f9a'], target: 'idle', mode: 'all', timeoutMs, intervalMs: 500,
+      look: async (ms) => {
+        deadlines.push({at: clock, ms})
+        clock += ms
+        return rows
+      },
+      sleep: async (ms) => {
+        clock += ms
+      },
+    }).then(() => 'reached', (error: unknown) => (error as PkError).code)
+    return {result, took: clock - 1_000_000, deadlines}
+  }
+
+  it('gives up at its own deadline: no look may run past it by more than the floor a look needs', async () => {
+    for (const timeoutMs of [0, 100, 3000, 10_000]) {
+      const {result, took, deadlines} = await waitOn(timeoutMs)
+      expect(result, `--timeout ${timeoutMs}`).toBe('timeout')
+      expect(took, `--timeout ${timeoutMs}`).toBeLessThanOrEqual(timeoutMs + LOOK_FLOOR_MS)
+      expect(deadlines.length).toBeGreaterThan(0)
+      for (const d of deadlines) expect(d.ms).toBeLessThanOrEqual(Math.max(LOOK_FLOOR_MS, 1_000_000 + timeoutMs - d.at))
+    }
+  })
+
+  it("each look's tmux deadline is what is left of the wait's, within tmux's own and above the floor", () => {
+    expect([lookDeadline(-5), lookDeadline(0), lookDeadline(150), lookDeadline(900), lookDeadline(60_000)]).toEqual([LOOK_FLOOR_MS, LOOK_FLOOR_MS, LOOK_FLOOR_MS, 900, TMUX_DEADLINE_MS])
+  })
+
+  it('with no timeout, waits through unanswered looks until the session gets there', async () => {
+    let looks = 0
+    let clock = 0
+    const ctx = {env: {}, cwd: '/', now: () => clock, config: () => Promise.reject(new Error('not read')), readState: () => null, writeState: () => { throw new Error('a reader never writes') }}
+    const done = await waitForStates({
+      ctx, idArgs: ['3f9a'], target: 'idle', mode: 'all', timeoutMs: null, intervalMs: 500,
+      look: async (ms) => {
+        clock += ms
+        return [row('3f9a0000', {state: ++looks < 5 ? 'working' : 'idle'})]
+      },
+      sleep: async (ms) => {
+        clock += ms
+      },
+    })
+    expect(done).toEqual(['3f9a0000'])
+    expect(looks).toBe(5)
   })
 })
