@@ -73,10 +73,14 @@ export async function listClients(socket: string): Promise<string[]> {
 /** Pure: text a tmux format will show as it is (`#` starts a format, `%` goes through strftime). */
 export const tmuxLiteral = (text: string) => text.replaceAll('#', '##').replaceAll('%', '%%')
 
-/** A message in a client's status line for eight seconds: the text as it is (no format expanded). Whether it showed. */
+/**
+ * A message in a client's status line for eight seconds: the text as it is (no format expanded). Whether it
+ * showed: tmux exits 0 for a client that has gone (detached since it was listed), so the same call asks
+ * for the client's name first, which is empty then.
+ */
 export async function showMessage(socket: string, client: string, text: string): Promise<boolean> {
-  return runTmux(tmuxArgv(socket, [['display-message', '-c', client, '-d', '8000', tmuxLiteral(text)]])).then(
-    () => true,
+  return runTmux(tmuxArgv(socket, [['display-message', '-p', '-c', client, '#{client_name}'], ['display-message', '-c', client, '-d', '8000', tmuxLiteral(text)]])).then(
+    (out) => out.stdout.trim() === client,
     () => false,
   )
 }

@@ -53,4 +53,18 @@ describe('the tmux adapter for one pane (a real server)', () => {
     expect(await showMessage(sb.socket('none'), 'c', 'x')).toBe(false)
     expect(tmuxLiteral('50% #{x}')).toBe('50%% ##{x}')
   })
+  it("shows a message to an attached client, and says so; a client that has gone is not told (tmux exits 0 for it)", async () => {
+    // A real client: tmux attached from a pane of a second server, whose screen shows the message.
+    const term = sb.socket('term')
+    sb.tmux(term, 'new-session', '-d', '-x', '100', '-y', '10', '-s', 'term', '--', 'env', '-u', 'TMUX', 'tmux', '-S', socket, 'attach')
+    const [client] = await waitFor('attached', async () => {
+      const clients = await listClients(socket)
+      return clients.length > 0 ? clients : null
+    })
+    expect(await showMessage(socket, client!, 'pk: 50% #done')).toBe(true)
+    await waitFor('on its screen', () => sb.tmux(term, 'capture-pane', '-p', '-t', 'term').includes('pk: 50% #done'))
+    sb.tmux(socket, 'detach-client', '-t', client!)
+    await waitFor('detached', async () => (await listClients(socket)).length === 0)
+    expect(await showMessage(socket, client!, 'x')).toBe(false)
+  })
 })
