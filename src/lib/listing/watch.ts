@@ -89,10 +89,10 @@ export interface WaitOptions {
   sleep?: (ms: number) => Promise<unknown>
 }
 
-/** Pure: the tmux deadline of one look with `leftMs` of the wait's own left: at most that, never under 200 ms or over tmux's own. */
-export const lookDeadline = (leftMs: number) => Math.max(LOOK_FLOOR_MS, Math.min(TMUX_DEADLINE_MS, leftMs))
 /** A look needs some time to be a look at all, even when the wait's deadline has all but passed. */
 export const LOOK_FLOOR_MS = 200
+/** Pure: the tmux deadline of one look with `leftMs` of the wait's own left: at most that, never under the floor or over tmux's own. */
+export const lookDeadline = (leftMs: number) => Math.max(LOOK_FLOOR_MS, Math.min(TMUX_DEADLINE_MS, leftMs))
 
 /**
  * Block until the sessions reach `target`: every one of them (`all`), or any one (`any`). Exit 0 when they

@@ -22,12 +22,20 @@ describe('watch events and the short format', () => {
   })
 })
 
+/** A context whose clock is the test's; it reads no config and writes no state. */
+const clockContext = (now: () => number) => ({
+  env: {}, cwd: '/', now, config: () => Promise.reject(new Error('not read')), readState: () => null,
+  writeState: () => {
+    throw new Error('a reader never writes')
+  },
+})
+
 describe('pk wait against a server that never answers', () => {
   // A fake clock: a look at a stopped server costs it its whole tmux deadline, a pause costs what it says.
   const waitOn = async (timeoutMs: number, rows: SessionRow[] = [row('3f9a0000', {state: 'working'})]) => {
     let clock = 1_000_000
     const deadlines: {at: number; ms: number}[] = []
-    const ctx = {env: {}, cwd: '/', now: () => clock, config: () => Promise.reject(new Error('not read')), readState: () => null, writeState: () => { throw new Error('a reader never writes') }}
+    const ctx = clockContext(() => clock)
     const result = await waitForStates({
       ctx, idArgs: ['3f9a'], target: 'idle', mode: 'all', timeoutMs, intervalMs: 500,
       look: async (ms) => {
@@ -59,7 +67,7 @@ describe('pk wait against a server that never answers', () => {
   it('with no timeout, waits through unanswered looks until the session gets there', async () => {
     let looks = 0
     let clock = 0
-    const ctx = {env: {}, cwd: '/', now: () => clock, config: () => Promise.reject(new Error('not read')), readState: () => null, writeState: () => { throw new Error('a reader never writes') }}
+    const ctx = clockContext(() => clock)
     const done = await waitForStates({
       ctx, idArgs: ['3f9a'], target: 'idle', mode: 'all', timeoutMs: null, intervalMs: 500,
       look: async (ms) => {
