@@ -60,17 +60,45 @@ tmp=$spool/.tmp-$$-$stamp
   printf 'pk-spool 2 %s %s %s\n' "$agent" "$up" "$chain"
   if [ -n "${payload+x}" ]; then printf '%s' "$payload"; else timeout 2 head -c 65536; fi
 } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
-# Named by when it was sent, so the folder applies events in the order the agent sent them. Every event
-# stays until pk has applied it: none is dropped for a newer one.
-mine=$spool/$stamp-$$
-mv -f "$tmp" "$mine" 2>/dev/null || { rm -f "$tmp"; exit 0; }
+# Named by when it was sent, in a folder per second of uptime, so the writer applies events in the order
+# the agent sent them and a reader lists only the newest folders. Every event stays until pk has applied
+# it: none is dropped for a newer one. The writer removes a drained folder of an earlier second: made
+# again and tried again if it went between the mkdir and the mv.
+bucket=$spool/${up%.*}
+tries=0
+until { [ -d "$bucket" ] || mkdir "$bucket" 2>/dev/null; } && mv -f "$tmp" "$bucket/$stamp-$$" 2>/dev/null; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 3 ] || { rm -f "$tmp"; exit 0; }
+done
 
-# Events that may need the user: have pk look now, in the background.
+# The kernel's start time of pid $1 (field 22 of its stat), or nothing when it is gone or a zombie.
+start_of() {
+  read -r s < "/proc/$1/stat" 2>/dev/null || return 0
+  s=${s##*) }
+  # shellcheck disable=SC2086
+  set -- $s
+  [ "$1" = Z ] || printf '%s' "${20:-}"
+}
+
+# Events that may need the user: have pk's writer apply them now, in the background. One writer at a time:
+# the running one is named in $dir/writer (pid and start time) and looks at the spool once more after it
+# takes its name away, so it sees this event; only when none runs does this start one (node costs 100 ms
+# of CPU; this check costs microseconds).
 if [ -n "$node" ] && [ -x "$node" ]; then
-  case ${payload:-$(cat "$mine" 2>/dev/null)} in
+  case ${payload:-$(cat "$bucket/$stamp-$$" 2>/dev/null)} in
     *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
+      mark=$dir/writer
+      if [ -f "$mark" ] && [ ! -L "$mark" ] && read -r wpid wstart < "$mark" 2>/dev/null; then
+        case $wpid:$wstart in *[!0-9:]* | :* | *:) wstart=x ;; esac
+        [ "$(start_of "$wpid")" = "$wstart" ] && exit 0
+        rm -f "$mark"
+      fi
+      # Made only where none is (noclobber): of two hooks at once, one starts the writer.
+      (set -C; printf '%s %s\n' "$$" "$(start_of $$)" > "$mark") 2>/dev/null || exit 0
       here=$(dirname "$0")
       "$node" "$here/../bin/run.js" notify --fold > /dev/null 2>&1 < /dev/null &
+      wpid=$!
+      printf '%s %s\n' "$wpid" "$(start_of "$wpid")" > "$mark.$$" 2>/dev/null && mv -f "$mark.$$" "$mark" 2>/dev/null
       ;;
   esac
 fi

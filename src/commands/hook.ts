@@ -4,6 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/model/errors.js'
 import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/events/hook.js'
 import {say} from '../output.js'
+import {startWriterOnce} from '../lib/events/writer-mark.js'
 import {createContext} from '../context.js'
 
 /** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
@@ -72,9 +73,14 @@ in the state directory. pk setup AGENT installs the integration.`
       // writer, which this starts detached (the agent never waits for it).
       const report = parseHookPayload(args.agent, payload)
       const file = report === null ? null : await spoolReport(ctx, args.agent, payload, process.ppid)
-      if (file !== null) {
+      const state = ctx.readState()
+      if (file !== null && state !== null) {
         const {spawn} = await import('node:child_process')
-        spawn(process.execPath, [process.argv[1]!, 'notify', '--fold'], {detached: true, stdio: 'ignore', env: process.env}).unref()
+        startWriterOnce(state, () => {
+          const child = spawn(process.execPath, [process.argv[1]!, 'notify', '--fold'], {detached: true, stdio: 'ignore', env: process.env})
+          child.unref()
+          return child.pid
+        })
       }
       if (flags.json) this.printJson({spooled: file !== null, file, state: report?.state ?? null, reason: report === null ? 'event carries no state' : file === null ? 'this pk may not write the state directory' : 'pending; pk notify --fold applies it to the session its sender runs in, if any'})
     } catch (error) {

@@ -5,8 +5,8 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
 
 import {spoolObservation} from '../lib/events/observe.js'
-import {foldPending} from '../lib/events/fold.js'
-import {collectSessions} from '../lib/listing/sessions.js'
+import {runWriter} from '../lib/events/fold.js'
+import {collectSessions, tellable} from '../lib/listing/sessions.js'
 import {write} from '../output.js'
 import {notifyTestText} from '../lib/present/verbs.js'
 import {createContext} from '../context.js'
@@ -44,11 +44,12 @@ attached client, and notify-send when there is a display). --test sends a sample
       return
     }
     if (flags.observe !== undefined) spoolObservation(ctx, flags.observe)
-    // The one writer applies what is pending (or finds another pk holding the lock, which does); what
-    // needs the user is then told from the listing, which shows pending events either way.
-    if (flags.fold || flags.observe !== undefined) await foldPending(ctx, state)
+    // The one writer applies what is pending (waiting for a live lock holder, never overtaking it); what
+    // needs the user is then told from the listing, which shows what is still pending either way, and
+    // tells nothing it could show only from part of a backlog (see tellable).
+    if (flags.fold || flags.observe !== undefined) await runWriter(ctx, state)
     const listing = await collectSessions(ctx)
-    const rows = flags.check === undefined ? listing.rows : listing.rows.filter((r) => r.id === flags.check)
+    const rows = flags.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === flags.check)
     const told = await notifyRows(rows, channels, env, state)
     if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, notified: told})
   }

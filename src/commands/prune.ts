@@ -46,7 +46,7 @@ without one it needs --yes or --dry-run.`
         out(terminalSafe(planLines(plan.remove, 'would remove')))
         if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
       }
-      removed = await executePrune(plan, state, listing.snapshot.view, ctx)
+      removed = await executePrune(plan, state, listing.snapshot.view)
     }
     const removedFiles = new Set(removed.map((r) => r.target))
     const worktreesDone = dryRun ? worktrees : [...(await executeWorktrees(worktrees.filter((w) => listing.snapshot.records.some((r) => r.record.worktree?.path === w.path && removedFiles.has(r.file))), listing.snapshot.records)), ...worktrees.filter((w) => w.action === 'keep')]

@@ -1,7 +1,8 @@
-import {existsSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import type {SessionRow} from '../../src/lib/model/correlate.js'
+import {pendingNames} from '../../src/lib/events/spool.js'
 import {ROOT, Sandbox, waitFor} from './sandbox.js'
 
 /** Claude Code's hook payload for one event, as it sends it on stdin. */
@@ -10,7 +11,7 @@ export const claudePayload = (event: string, extra = '') => `{"hook_event_name":
 /** The events pk's sh hook left in the spool (pending, not yet applied). */
 export const spooled = (sb: Sandbox) => {
   const dir = join(sb.stateDir, 'spool')
-  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith('.')) : []
+  return existsSync(dir) ? pendingNames(dir) : []
 }
 
 /**

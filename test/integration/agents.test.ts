@@ -5,6 +5,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/model/correlate.js'
 import {Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
+import {spooled as spooledIn} from '../helpers/reporting-session.js'
 import {installStandins} from '../helpers/standins.js'
 
 let sb: Sandbox
@@ -75,7 +76,7 @@ describe('pk hook through a real process tree', () => {
     // The writer finds no session in its ancestry: nobody's, logged, and gone from the spool.
     await sb.pk(['notify', '--fold'])
     expect(existsSync(join(sb.stateDir, 'sessions')) ? readdirSync(join(sb.stateDir, 'sessions')) : []).toEqual([])
-    expect(readdirSync(join(sb.stateDir, 'spool'))).toEqual([])
+    expect(spooledIn(sb)).toEqual([])
     expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/claude event .*: nobody's \(no session in the sender's ancestry\)/)
 
     mkdirSync(sb.stateDir, {recursive: true, mode: 0o700})

@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {spooled as spooledIn} from '../helpers/reporting-session.js'
 
 /**
  * The path an agent event takes into pk (issue #20): hooks through shells, a shared Codex daemon, a held
@@ -26,7 +27,7 @@ afterEach(() => {
 })
 
 const lines = () => (existsSync(told) ? readFileSync(told, 'utf8').trim().split('\n').filter(Boolean) : [])
-const spooled = () => (existsSync(join(sb.stateDir, 'spool')) ? readdirSync(join(sb.stateDir, 'spool')).filter((n) => !n.startsWith('.')) : [])
+const spooled = () => spooledIn(sb)
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const claude = (event: string, extra: object = {}) => JSON.stringify({hook_event_name: event, session_id: 'conv-1', ...extra})
 /** A shell line that reports one Claude event the way Claude's string-form hooks do: through `sh -c`. */
@@ -49,11 +50,10 @@ function stateTree(): string[] {
 
 /** Holds the registry lock the way another pk would, until killed with SIGTERM (then it lets go). */
 async function holdLock(): Promise<ChildProcess> {
-  const script = `const {lock} = require(${JSON.stringify(join(ROOT, 'node_modules', 'proper-lockfile'))});
-lock(${JSON.stringify(join(sb.stateDir, 'registry'))}, {realpath: false, stale: 10000}).then((release) => {
-  process.stdout.write('held\\n'); process.on('SIGTERM', () => release().then(() => process.exit(0)))
-  setInterval(() => {}, 1000)
-})`
+  const script = `import(${JSON.stringify(join(ROOT, 'dist', 'lib', 'registry', 'lock.js'))}).then(({withStateLock}) =>
+  withStateLock({root: ${JSON.stringify(sb.stateDir)}}, () => new Promise((resolve) => {
+    process.stdout.write('held\\n'); const alive = setInterval(() => {}, 1000); process.on('SIGTERM', () => { clearInterval(alive); resolve() })
+  })).then(() => process.exit(0)))`
   const child = spawn(process.execPath, ['-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
   children.push(child)
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
@@ -82,22 +82,25 @@ describe('readers never write', () => {
     await new Promise<void>((resolve) => watch.stdout!.once('data', () => resolve()))
     watch.kill('SIGTERM')
     expect(stateTree()).toEqual(before)
-    // The writer started meanwhile finds the lock taken and leaves the event where it is.
-    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    // The writer started meanwhile waits for the live holder (never overtakes it) and applies the event
+    // once it lets go.
+    const writer = sb.pk(['notify', '--fold'])
+    await settle(1500)
     expect(spooled()).toHaveLength(1)
     holder.kill('SIGTERM')
     await new Promise((r) => holder.once('exit', r))
-    await sb.pk(['notify', '--fold'])
+    expect((await writer).code).toBe(0)
     expect(spooled()).toEqual([])
     expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'idle', event: 'Stop'})
     expect(lines()).toEqual([`${row.id} finished its turn`])
   }, 60_000)
 
-  it('a writer that holds the lock applies what is pending before it lets go', async () => {
+  it('only the writer applies pending events: pk bg leaves them where they are', async () => {
     const row = await sb.bgRow(['--', 'sh', '-c', `sleep 0.5; ${viaShell(claude('PermissionRequest'), false)}; exec sleep 100000`])
     await waitFor('pending', () => spooled().length === 1)
-    // Any writer: pk bg records another session, and applies the pending event on the way.
     await sb.bgRow(['--', 'sleep', '100000'])
+    expect(spooled()).toHaveLength(1)
+    await sb.pk(['notify', '--fold'])
     expect(spooled()).toEqual([])
     expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'waiting'})
   })

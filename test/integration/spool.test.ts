@@ -5,6 +5,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {parseSpoolText} from '../../src/lib/events/spool.js'
 import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {spooled as spooledIn} from '../helpers/reporting-session.js'
 
 const HOOK = join(ROOT, 'assets', 'pk-hook.sh')
 let sb: Sandbox
@@ -14,7 +15,7 @@ beforeEach(() => {
 afterEach(() => sb.cleanup())
 
 const spool = () => join(sb.stateDir, 'spool')
-const spooled = () => (existsSync(spool()) ? readdirSync(spool()).filter((n) => !n.startsWith('.')) : [])
+const spooled = () => spooledIn(sb)
 const claude = (event: string, extra = '') => `{"hook_event_name":"${event}","session_id":"conv-s"${extra}}`
 
 describe('the sh hook and its spool', () => {
@@ -71,7 +72,9 @@ describe('the sh hook and its spool', () => {
     expect(spooled()).toEqual([])
     const log = readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')
     expect(log).toMatch(/claude event 100-1: nobody's/)
-    expect(log).toMatch(/spool 101-1: not an event; removed/)
+    // Not an event: kept for a person to look at, never deleted.
+    expect(log).toMatch(/spool 101-1: not an event \(not a pk spool event \(its first line\)\); moved to quarantine\//)
+    expect(readdirSync(join(sb.stateDir, 'quarantine')).map((n) => readFileSync(join(sb.stateDir, 'quarantine', n), 'utf8'))).toEqual(['garbage'])
   })
 
   it('writes nothing, and exits 0, where it may not: no state directory, another namespace owns it, a bad agent name', async () => {

@@ -1,62 +1,95 @@
 import {PaneId, TmuxSessionId} from '../model/ids.js'
-import {unlinkSync} from 'node:fs'
+import {lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {correlate} from '../model/correlate.js'
-import {Applied, Outcome, applyEvents, worldOf} from './events.js'
+import {SessionRow, correlate} from '../model/correlate.js'
+import {Applied, Outcome, World, applyEvents, worldOf} from './events.js'
 import {PkError} from '../model/errors.js'
 import {identityFromStat, sessionIdOf} from '../proc/identity.js'
-import {readCmdline, readCwd, readStat, startTimeToDate} from '../proc/reader.js'
+import {readCmdline, readCwd, readStat, readUptime, startTimeToDate} from '../proc/reader.js'
 import {appendRegularFile} from '../registry/files.js'
+import {releaseWriterMark} from './writer-mark.js'
+import {HeldLock, LockBusyError} from '../registry/lock.js'
 import {mayWrite, withWriteAccess} from '../registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from '../registry/records.js'
 import {UsageRules, readCache, readOn, transcriptOf, writeCache} from '../usage/usage.js'
 import {Env, StateDir} from '../registry/state-dir.js'
-import {bootMs} from '../listing/sessions.js'
-import {takeSnapshot} from '../listing/snapshot.js'
-import {checkedSpool, pendingNames, readPending} from './spool.js'
+import {bootMs, usageRules} from '../listing/sessions.js'
+import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
+import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout} from './spool.js'
 import {Context} from '../model/context.js'
 
 /**
- * The one writer of events: applies pending spool events to the records, then removes them. Single
- * flight: it never waits for the registry lock (whoever holds it applies what is pending before letting
- * go, see `applyPendingHeld`), and after letting go it looks once more, so an event that arrived while the
- * lock was held is not left behind. An event leaves the spool only once applied, or judged nobody's and
- * logged (hook.log).
+ * The one writer of events: applies pending spool events to the records, then removes them; nothing else
+ * does (the registry's other writers leave them alone). It lists the spool once per pass, bucket by bucket
+ * (oldest first), and applies each bucket's events in batches, the lock taken per batch, so a backlog
+ * drains in time linear in its size and bg or stop get their turn between batches. It waits for a live
+ * lock holder (never overtakes one) up to a bound, then leaves the events for the next writer.
+ * An event leaves the spool only once applied, or judged nobody's and logged (hook.log); a file that is
+ * truly not an event goes to `quarantine/` with why; one that cannot be read now stays where it is.
  */
 
 export interface FoldResult {
-  /** Another pk held the lock: it applies what is pending before it lets go. */
+  /** A live process held the lock past the writer's wait: what is pending stays for the next writer. */
   busy: boolean
   outcomes: Outcome[]
   /** Ids of sessions whose new state may need the user (a turn ended, it waits). */
   mayNeedYou: string[]
 }
 
-/** How long a pending batch may be: a huge spool is applied in slices, the lock let go between them. */
-const BATCH = 5000
+/** How many events one batch applies under one hold of the lock (one look at the world each). */
+const BATCH = 2000
+/** The writer runs in the background: it waits this long for a slow tmux server before leaving events pending. */
+export const WRITER_TMUX_DEADLINE_MS = 20_000
 
-export async function foldPending(ctx: Context, state: StateDir | null = ctx.readState()): Promise<FoldResult> {
+export interface FoldOptions {
+  /** How long to wait for a live lock holder (ms); LOCK_WAIT_MS when not given. */
+  waitMs?: number
+}
+
+export async function foldPending(ctx: Context, state: StateDir | null = ctx.readState(), opts: FoldOptions = {}): Promise<FoldResult> {
   const result: FoldResult = {busy: false, outcomes: [], mayNeedYou: []}
   if (state === null || checkedSpool(state) === null || !mayWrite(state)) return result
-  for (let round = 0; round < 100; round++) {
-    if (pendingNames(checkedSpool(state)!).length === 0) break
-    let got = false
-    try {
-      await withWriteAccess(
-        state,
-        async () => {
-          got = true
-          merge(result, await applyPendingHeld(state, ctx))
-        },
-        {wait: false, pending: null},
-      )
-    } catch (error) {
-      if (!got && error instanceof PkError && error.code === 'state-locked') return {...result, busy: true}
-      throw error
+  const dir = checkedSpool(state)!
+  // Each pass lists the spool once; a pass that applies nothing (all pending files deferred) ends it.
+  for (let pass = 0; pass < 100; pass++) {
+    const {buckets, loose} = spoolLayout(dir)
+    let progressed = false
+    for (const group of [null, ...buckets]) {
+      const names = group === null ? loose : bucketFiles(dir, group)
+      for (let at = 0; at < names.length; at += BATCH) {
+        const batch = await applyBatchLocked(ctx, state, dir, names.slice(at, at + BATCH), opts)
+        if (batch === 'busy') return {...result, busy: true}
+        if (batch === 'blind') return result
+        merge(result, batch)
+        if (batch.progressed) progressed = true
+      }
+      if (group !== null) dropBucket(dir, group)
     }
+    if (!progressed) break
   }
   return result
+}
+
+async function applyBatchLocked(ctx: Context, state: StateDir, dir: string, names: string[], opts: FoldOptions): Promise<BatchResult | 'busy' | 'blind'> {
+  try {
+    return await withWriteAccess(state, (lock) => applyBatch(state, dir, ctx, names, lock), {waitMs: opts.waitMs})
+  } catch (error) {
+    if (error instanceof LockBusyError) return 'busy'
+    if (error instanceof BlindError) return 'blind'
+    throw error
+  }
+}
+
+/** A drained bucket of an earlier second goes (a hook of this second may still be about to write into it; it makes it again if not). */
+function dropBucket(dir: string, bucket: string): void {
+  const now = readUptime()
+  if (now === null || Number(bucket) >= Math.floor(now) - 1) return
+  try {
+    rmdirSync(join(dir, bucket))
+  } catch {
+    // not empty (an event arrived): the next pass takes it
+  }
 }
 
 function merge(into: FoldResult, from: Omit<FoldResult, 'busy'>): void {
@@ -64,50 +97,104 @@ function merge(into: FoldResult, from: Omit<FoldResult, 'busy'>): void {
   for (const id of from.mayNeedYou) if (!into.mayNeedYou.includes(id)) into.mayNeedYou.push(id)
 }
 
+interface BatchResult extends Omit<FoldResult, 'busy'> {
+  /** Whether anything left the spool (applied, judged nobody's, or quarantined). */
+  progressed: boolean
+}
+
+/** The writer could not see the world in time (a tmux server did not answer): it judges no event blind. */
+class BlindError extends Error {}
+
 /**
- * Apply every pending event (up to a batch), the lock held by the caller: one look at the world (tmux,
- * /proc, the records: listed once however many events there are), each changed record written once, then
- * the applied files removed.
+ * Apply one batch of pending events, the lock held: one look at the world (tmux, /proc, the records:
+ * listed once however many events there are), each changed record written once, then the applied files
+ * removed. Before it writes, it checks it still holds the lock; if not, it writes nothing.
  */
-export async function applyPendingHeld(state: StateDir, ctx: Context): Promise<Omit<FoldResult, 'busy'>> {
-  const dir = checkedSpool(state)
-  if (dir === null) return {outcomes: [], mayNeedYou: []}
-  const pending = readPending(state, BATCH, 'oldest')
-  if (pending.events.length === 0 && pending.unreadable.length === 0) return {outcomes: [], mayNeedYou: []}
-  const log: string[] = pending.unreadable.map((name) => `spool ${name}: not an event; removed`)
+async function applyBatch(state: StateDir, dir: string, ctx: Context, names: string[], lock: HeldLock): Promise<BatchResult> {
+  const read = readSpoolFiles(dir, names)
+  const log: string[] = read.deferred.map((d) => `spool ${d.name}: cannot be read now (${d.reason}); left for the next writer`)
   let outcomes: Outcome[] = []
   const mayNeedYou: string[] = []
-  if (pending.events.length > 0) {
-    const snap = await takeSnapshot(ctx, {state})
-    const records = new Map(snap.records.map((s) => [s.file, s.record]))
-    const {rows} = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
-    const world = worldOf(snap.view, rows, snap.proc, records, ctx.env)
-    const applied = applyEvents(pending.events, world, records, bootMs())
-    const touched: string[] = []
-    outcomes = applied.outcomes
-    for (const [id, entry] of applied.applied) {
-      if (!entry.changed) continue
-      const row = world.rowsById.get(id)!
-      const written = row.record ? update(row.record, records.get(row.record)!, entry) : create(state, snap.view, snap.servers.find((s) => s.socket === row.tmux?.socket)?.serverPid ?? undefined, row, entry)
-      if (written === null) {
-        log.push(`session ${id}: ${entry.agentLink ? 'its agent process is gone' : 'nothing to record it by'}; its events are dropped`)
-        continue
-      }
-      if (entry.mayNeedYou) mayNeedYou.push(written)
-      touched.push(written)
+  const records = new Map<string, SessionRecord>()
+  const changes: {id: string; row: SessionRow; entry: Applied}[] = []
+  let snap: Snapshot | null = null
+  let world: World | null = null
+  if (read.events.length > 0) {
+    snap = await takeSnapshot(ctx, {state, deadlineMs: WRITER_TMUX_DEADLINE_MS})
+    // Slow is not absent: a server that did not answer would make every event of its sessions look nobody's.
+    const silent = snap.servers.filter((s) => s.status === 'unresponsive')
+    if (silent.length > 0) {
+      writeLog(state, [`tmux server ${silent.map((s) => s.socket).join(', ')} did not answer in ${WRITER_TMUX_DEADLINE_MS / 1000} s; ${read.events.length} event(s) left pending`])
+      throw new BlindError()
     }
-    for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
-    if (touched.length > 0) rememberUsage(state, touched, ctx.env, await (await import('../listing/sessions.js')).usageRules(ctx))
+    for (const s of snap.records) records.set(s.file, s.record)
+    const {rows} = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
+    world = worldOf(snap.view, rows, snap.proc, records, ctx.env)
+    const applied = applyEvents(read.events, world, records, bootMs())
+    outcomes = applied.outcomes
+    for (const [id, entry] of applied.applied) if (entry.changed) changes.push({id, row: world.rowsById.get(id)!, entry})
   }
+  if (!lock.stillHeld()) throw new PkError('state-locked', 'the state lock was taken from this writer (its entry is gone); it wrote nothing')
+  const touched: string[] = []
+  for (const {id, row, entry} of changes) {
+    const written = row.record ? update(row.record, records.get(row.record)!, entry) : create(state, snap!.view, snap!.servers.find((s) => s.socket === row.tmux?.socket)?.serverPid ?? undefined, row, entry)
+    if (written === null) {
+      log.push(`session ${id}: ${entry.agentLink ? 'its agent process is gone' : 'nothing to record it by'}; its events are dropped`)
+      continue
+    }
+    if (entry.mayNeedYou) mayNeedYou.push(written)
+    touched.push(written)
+  }
+  for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
+  if (touched.length > 0) rememberUsage(state, touched, ctx.env, await usageRules(ctx))
+  for (const r of read.rejected) log.push(`spool ${r.name}: not an event (${r.reason}); ${quarantine(state, dir, r.name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`)
   writeLog(state, log)
-  for (const name of [...pending.events.map((e) => e.name), ...pending.unreadable]) {
+  for (const event of read.events) {
     try {
-      unlinkSync(join(dir, name))
+      unlinkSync(join(dir, event.name))
     } catch {
       // gone already
     }
   }
-  return {outcomes, mayNeedYou}
+  return {outcomes, mayNeedYou, progressed: read.events.length + read.rejected.length > 0}
+}
+
+/** Move a file that is not an event out of the spool, kept for a person to look at (never deleted). */
+function quarantine(state: StateDir, dir: string, name: string): boolean {
+  const into = join(state.root, 'quarantine')
+  try {
+    mkdirSync(into, {mode: 0o700})
+  } catch {
+    // there already
+  }
+  try {
+    const stats = lstatSync(into)
+    if (!stats.isDirectory() || stats.uid !== process.getuid!()) return false
+    renameSync(join(dir, name), join(into, `${Date.now()}-${name.replaceAll('/', '-')}`))
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The writer's whole run (`pk notify --fold`): apply what is pending, take its name away, and look once
+ * more (an event whose hook saw the name did not start another writer).
+ */
+export async function runWriter(ctx: Context, state: StateDir | null = ctx.readState()): Promise<FoldResult> {
+  const result = await foldPending(ctx, state)
+  if (state === null) return result
+  await releaseWriterMark(state)
+  if (!spoolHasPending(state)) return result
+  const again = await foldPending(ctx, state)
+  merge(result, again)
+  return {...result, busy: again.busy}
+}
+
+/** Whether events are pending (the writer's last look after letting go of its name). */
+export function spoolHasPending(state: StateDir | null): boolean {
+  const dir = state === null ? null : checkedSpool(state)
+  return dir !== null && hasPending(dir)
 }
 
 function update(file: string, record: SessionRecord, entry: Applied): string {

@@ -1,16 +1,16 @@
 import {randomBytes} from 'node:crypto'
-import {lstatSync, mkdirSync, readdirSync} from 'node:fs'
+import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {PkError} from '../model/errors.js'
-import {readUptime} from '../proc/reader.js'
+import {errnoCode, PkError} from '../model/errors.js'
+import {readUptime, readWhole} from '../proc/reader.js'
 import {writeFileAtomic} from '../registry/atomic.js'
-import {readRegularFile} from '../registry/files.js'
 import {StateDir} from '../registry/state-dir.js'
 
 /**
  * The spool: events the agents' hooks left without starting node (`assets/pk-hook.sh`, or `pk hook`),
- * one file per event, named `STAMP-PID` by when it was sent. Readers take pending events into account in
+ * one file per event, named `STAMP-PID` by when it was sent, in a folder per second of uptime
+ * (`spool/SECOND/STAMP-PID`), so that a reader lists only the newest few however large a backlog is. Readers take pending events into account in
  * memory and change nothing here; the one writer (`fold.ts`) applies them to the records and only then
  * removes them. A file's first line says who sent it and when:
  *
@@ -89,49 +89,151 @@ export function checkedSpool(state: StateDir): string | null {
   }
 }
 
-/** The pending files' names, oldest first (by their stamp); temp files of hooks still writing are not events. */
-export function pendingNames(dir: string): string[] {
+/** Pure: whether a name in the spool is a bucket (a folder of one second's events, by /proc/uptime's seconds). */
+const isBucketName = (name: string) => /^\d+$/.test(name)
+
+/** A real directory of this user's (never a link): only then are its files read, and removed by the writer. */
+function isOwnDir(path: string): boolean {
+  try {
+    const stats = lstatSync(path)
+    return stats.isDirectory() && stats.uid === process.getuid!()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The spool's layout, read with one listing: buckets (one folder per second of uptime in which events were
+ * sent, oldest first) and loose files (events of an earlier pk, which wrote them straight into the spool).
+ * A bucket is listed only when its events are wanted, so a reader of a huge backlog lists a few of them.
+ * Temporary files (`.tmp-*`) are hooks still writing, and never events.
+ */
+export function spoolLayout(dir: string): {buckets: string[]; loose: string[]} {
   let names: string[]
   try {
     names = readdirSync(dir).filter((n) => !n.startsWith('.'))
   } catch {
-    return []
+    return {buckets: [], loose: []}
   }
-  return names.sort((a, b) => stampOf(a) - stampOf(b) || (a < b ? -1 : a > b ? 1 : 0))
+  const buckets = names.filter(isBucketName).sort((a, b) => Number(a) - Number(b))
+  const loose = names.filter((n) => !isBucketName(n))
+  return {buckets, loose: sortByStamp(loose)}
 }
 
-/** The most pending events a reader takes into account: the newest ones (older ones are superseded anyway). */
+const sortByStamp = (names: string[]) => names.sort((a, b) => stampOf(a) - stampOf(b) || (a < b ? -1 : a > b ? 1 : 0))
+
+/** One bucket's files, as paths relative to the spool, oldest first; none when it is not a folder of this user's. */
+export function bucketFiles(dir: string, bucket: string): string[] {
+  if (!isOwnDir(join(dir, bucket))) return []
+  try {
+    return sortByStamp(readdirSync(join(dir, bucket)).filter((n) => !n.startsWith('.'))).map((n) => `${bucket}/${n}`)
+  } catch {
+    return []
+  }
+}
+
+/** Every pending file, oldest first (paths relative to the spool). Lists every bucket: for the writer and tests, not readers. */
+export function pendingNames(dir: string): string[] {
+  const {buckets, loose} = spoolLayout(dir)
+  return [...loose, ...buckets.flatMap((b) => bucketFiles(dir, b))]
+}
+
+/** Whether anything is pending, listing as little as it can. */
+export function hasPending(dir: string): boolean {
+  const {buckets, loose} = spoolLayout(dir)
+  return loose.length > 0 || buckets.some((b) => bucketFiles(dir, b).length > 0)
+}
+
+/** The most pending events a reader takes into account: the newest ones. */
 export const READER_PENDING_LIMIT = 256
+
+/** The largest event the spool keeps whole (the sh hook reads at most this much of an agent's payload). */
+export const MAX_EVENT_BYTES = 8 * 1024 * 1024
 
 export interface Pending {
   events: SpoolEvent[]
-  /** Files that are not events (garbage, too large, not regular): the writer logs and removes them. */
-  unreadable: string[]
-  /** How many pending files there were in all (a reader may have read only the newest). */
-  total: number
+  /** Files that are truly not events (garbage, too large, not regular, another user's), with why: the writer quarantines them. */
+  rejected: {name: string; reason: string}[]
+  /** Files that could not be read just now (not gone, not judged): left for the next writer. */
+  deferred: {name: string; reason: string}[]
+  /**
+   * Whether every pending event was read. A reader takes only the newest; when there were more, what it
+   * shows of the sessions those events touch may differ from what all of them say (see listing/sessions).
+   */
+  complete: boolean
+}
+
+/** Why a spool file is not an event, or that it cannot be read now; null when it is gone (applied meanwhile). */
+type ReadOutcome = {event: SpoolEvent} | {rejected: string} | {deferred: string} | null
+
+/** One spool file, judged: an event; truly not one (with why); not readable now; or gone. */
+export function readSpoolFile(dir: string, name: string): ReadOutcome {
+  const path = join(dir, name)
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'ENOENT') return null
+    if (code === 'ELOOP') return {rejected: 'a symbolic link'}
+    if (code === 'EISDIR') return {rejected: 'a directory'}
+    if (code === 'ENXIO') return {rejected: 'a FIFO'}
+    return {deferred: code ?? String(error)}
+  }
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) return {rejected: stats.isFIFO() ? 'a FIFO' : stats.isDirectory() ? 'a directory' : 'not a regular file'}
+    // Another user's file in a spool they could write (a bad mode): never applied, whatever it says.
+    if (stats.uid !== process.getuid!()) return {rejected: `owned by uid ${stats.uid}, not by you`}
+    if (stats.size > MAX_EVENT_BYTES + 64 * 1024) return {rejected: `too large (${stats.size} bytes)`}
+    let text: string
+    try {
+      text = readWhole(fd, path, MAX_EVENT_BYTES + 64 * 1024)
+    } catch (error) {
+      return error instanceof RangeError ? {rejected: 'too large'} : {deferred: errnoCode(error) ?? String(error)}
+    }
+    const event = parseSpoolText(name, text)
+    return event === null ? {rejected: 'not a pk spool event (its first line)'} : {event}
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Read the named files (relative to the spool), in the order they were sent. Reads only. */
+export function readSpoolFiles(dir: string, names: string[]): Omit<Pending, 'complete'> {
+  const events: SpoolEvent[] = []
+  const rejected: Pending['rejected'] = []
+  const deferred: Pending['deferred'] = []
+  for (const name of names) {
+    const outcome = readSpoolFile(dir, name)
+    if (outcome === null) continue // applied and removed meanwhile: its effect is in the records
+    if ('event' in outcome) events.push(outcome.event)
+    else if ('rejected' in outcome) rejected.push({name, reason: outcome.rejected})
+    else deferred.push({name, reason: outcome.deferred})
+  }
+  return {events: inSentOrder(events), rejected, deferred}
 }
 
 /**
- * Read pending events, in the order they were sent. Reads only. A reader takes the newest `limit` (older
- * ones are superseded anyway); the writer the oldest, so that events are applied in the order sent.
+ * A reader's pending events: the newest `limit`, in the order they were sent, listing only the newest
+ * buckets it needs. Reads only; `complete` says whether that was all of them.
  */
-export function readPending(state: StateDir | null, limit = Infinity, take: 'newest' | 'oldest' = 'newest'): Pending {
+export function readPending(state: StateDir | null, limit = READER_PENDING_LIMIT): Pending {
   const dir = state === null ? null : checkedSpool(state)
-  if (dir === null) return {events: [], unreadable: [], total: 0}
-  const names = pendingNames(dir)
-  const events: SpoolEvent[] = []
-  const unreadable: string[] = []
-  for (const name of take === 'newest' ? names.slice(Math.max(0, names.length - limit)) : names.slice(0, limit)) {
-    try {
-      const event = parseSpoolText(name, readRegularFile(join(dir, name), 128 * 1024))
-      if (event) events.push(event)
-      else unreadable.push(name)
-    } catch {
-      // Gone meanwhile (applied by the writer), a FIFO, too large: not an event.
-      unreadable.push(name)
+  if (dir === null) return {events: [], rejected: [], deferred: [], complete: true}
+  const {buckets, loose} = spoolLayout(dir)
+  const names: string[] = []
+  let complete = true
+  for (let i = buckets.length - 1; i >= 0; i--) {
+    if (names.length >= limit) {
+      complete = false
+      break
     }
+    names.unshift(...bucketFiles(dir, buckets[i]!))
   }
-  return {events: inSentOrder(events), unreadable, total: names.length}
+  if (complete) names.unshift(...loose)
+  if (names.length > limit) complete = false
+  return {...readSpoolFiles(dir, names.slice(Math.max(0, names.length - limit))), complete}
 }
 
 /**
@@ -145,7 +247,9 @@ export function enqueue(state: StateDir, agent: string, chain: Link[], payload: 
   mkdirSync(dir, {recursive: true, mode: 0o700})
   if (checkedSpool(state) === null) throw new PkError('unsafe-state-dir', `${dir} is not a directory of this user's (a link?); pk doctor explains`)
   const head = `pk-spool 2 ${agent} ${uptime.toFixed(2)} ${chain.map((l) => `${l.pid}:${l.startTime}`).join(',')}\n`
-  const file = join(dir, `${uptime.toFixed(2).replace('.', '')}-${process.pid}-${randomBytes(3).toString('hex')}`)
+  const bucket = join(dir, String(Math.floor(uptime)))
+  mkdirSync(bucket, {recursive: true, mode: 0o700})
+  const file = join(bucket, `${uptime.toFixed(2).replace('.', '')}-${process.pid}-${randomBytes(3).toString('hex')}`)
   writeFileAtomic(file, head + payload, 'create')
   return file
 }

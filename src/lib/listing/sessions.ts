@@ -8,7 +8,7 @@ import {USAGE_AGENTS, UsageRules, rulesOf, sessionUsage} from '../usage/usage.js
 import {Context} from '../model/context.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
-import {READER_PENDING_LIMIT, readPending} from '../events/spool.js'
+import {readPending} from '../events/spool.js'
 import {Known, applyStatus, applyUsageAttention, captureKey, needsCapture} from './status.js'
 import {capturePanes} from '../tmux/capture.js'
 import {ServerScan} from '../tmux/servers.js'
@@ -17,7 +17,16 @@ import {WatchCache} from './watch-cache.js'
 
 export interface Listing extends Correlation {
   snapshot: Snapshot
+  /**
+   * Sessions whose shown state comes from pending events while more were pending than this reader read
+   * (a backlog): what they show may lag what all of them say, so nobody tells of them from this listing;
+   * the writer, which applies every event in order, does.
+   */
+  provisional: ReadonlySet<string>
 }
+
+/** The rows a listing may tell of (notify): all but the provisional ones. */
+export const tellable = (listing: Listing) => (listing.provisional.size === 0 ? listing.rows : listing.rows.filter((r) => !listing.provisional.has(r.id)))
 
 /**
  * Everything `pk ls` shows: one `list-panes -a` per tmux server (the socket directory's, plus any socket a
@@ -29,7 +38,7 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
   // Events the agents' hooks left pending are read before the records: one applied meanwhile is then in
   // the records as well, and applying it again changes nothing. Nothing here writes (a reader never does).
   const state = ctx.readState()
-  const pending = readPending(state, READER_PENDING_LIMIT)
+  const pending = readPending(state)
   mark('spool')
   const now = Date.now()
   const carried = cache?.carry(now)
@@ -46,10 +55,15 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
   mark('pairing')
   const records = new Map(snap.records.map((s) => [s.file, s.record]))
   const applied = pending.events.length === 0 || !snap.trust.trusted ? new Map() : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
+  const provisional = new Set<string>()
+  if (!pending.complete) {
+    for (const [id, entry] of applied as Map<string, Applied>) if (entry.changed) provisional.add(id)
+    problems.push({code: 'events-pending', message: `more than ${pending.events.length} hook events wait to be applied (a backlog); states shown from the newest of them may lag until pk's writer has applied them all`})
+  }
   const paired = withPendingConversations(result.rows, applied, snap.presets)
   const rows = applyUsageAttention(withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(ctx)))
   mark('status')
-  return {snapshot: snap, rows, problems: [...problems, ...result.problems]}
+  return {snapshot: snap, rows, problems: [...problems, ...result.problems], provisional}
 }
 
 /** Your config's usage rules: rates for agents that record no cost, context windows, thresholds. */

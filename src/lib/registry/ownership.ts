@@ -4,11 +4,9 @@ import {errnoCode, PkError} from '../model/errors.js'
 import {View, ViewMeasurement, describeView, isInitial, measureView, sameView} from '../proc/view.js'
 import {writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
-import {withStateLock} from './lock.js'
-import {checkedSpool, pendingNames} from '../events/spool.js'
+import {HeldLock, withStateLock} from './lock.js'
 import {readRecords} from './records.js'
 import {StateDir} from './state-dir.js'
-import {Context} from '../model/context.js'
 
 /**
  * Which pid namespace owns the state directory, and the guard every writer goes through: pk state is only
@@ -120,29 +118,20 @@ export function assertMayWrite(state: StateDir): void {
 
 /**
  * Run `fn` as the owner of the state directory: checked before the lock and again under it, enrolling
- * this view when the rules allow. Every writer goes through here.
+ * this view when the rules allow. Every writer goes through here. Pending events are not applied here:
+ * that is the one writer's work (events/fold.ts), which calls this like any other writer.
  */
-export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<T>, opts: {wait?: boolean; pending: Context | null}): Promise<T> {
+export async function withWriteAccess<T>(state: StateDir, fn: (lock: HeldLock) => T | Promise<T>, opts: {waitMs?: number} = {}): Promise<T> {
   check(state)
-  // Whose pending events to apply before letting go (the invocation's context: the writer needs to look
-  // at the world); null only for a writer that applies them itself.
-  const ctx = opts.pending
-  const result = await withStateLock(
+  return withStateLock(
     state,
-    async () => {
+    async (lock) => {
       const {view, decision} = check(state)
       if (decision.action === 'enrol') writeOwner(state, view)
-      const value = await fn()
-      // Whoever holds the lock applies the agents' pending events before letting go: the folder the
-      // hook started found the lock taken and left them to us.
-      if (ctx !== null && hasPending(state)) await (await import('../events/fold.js')).applyPendingHeld(state, ctx).catch(() => {})
-      return value
+      return fn(lock)
     },
-    {wait: opts.wait},
+    {waitMs: opts.waitMs},
   )
-  // One that arrived while we held the lock, after we looked: its folder found the lock taken too.
-  if (ctx !== null && hasPending(state)) await (await import('../events/fold.js')).foldPending(ctx, state).catch(() => {})
-  return result
 }
 
 /**
@@ -152,12 +141,7 @@ export async function withWriteAccess<T>(state: StateDir, fn: () => T | Promise<
 export async function enrol(state: StateDir): Promise<void> {
   const owner = readOwner(state)
   if (owner.ok && owner.owner !== null) return
-  await withWriteAccess(state, () => {}, {pending: null})
-}
-
-function hasPending(state: StateDir): boolean {
-  const dir = checkedSpool(state)
-  return dir !== null && pendingNames(dir).length > 0
+  await withWriteAccess(state, () => {})
 }
 
 export type ReadTrust = {trusted: true} | {trusted: false; code: 'no-view' | 'bad-owner' | 'foreign-namespace'; reason: string}

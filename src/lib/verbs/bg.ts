@@ -203,7 +203,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
     sleepProgram: findSleep(request.ctx.env),
   })
   const abandon = async (error: Error, file: string | null = null): Promise<never> => {
-    if (file) await withWriteAccess(state, () => removeRecordFile(file), {pending: request.ctx})
+    if (file) await withWriteAccess(state, () => removeRecordFile(file))
     await killSession(socket, created.sessionId)
     throw error
   }
@@ -222,7 +222,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
   let file: string
   try {
-    file = await withWriteAccess(state, () => createRecord(state, record), {pending: request.ctx})
+    file = await withWriteAccess(state, () => createRecord(state, record))
   } catch (error) {
     return abandon(error as Error)
   }

@@ -122,7 +122,7 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
   if (!(await confirmedByHook(started, ctx, opts.confirmMs ?? HANDOFF_CONFIRM_MS))) {
     await killSession(started.record.tmux.socket, started.record.tmux.sessionId)
     // It never ran the conversation: no record of it stays for restore to offer.
-    await withWriteAccess(state, () => removeRecordFile(started.file), {pending: ctx}).catch(() => {})
+    await withWriteAccess(state, () => removeRecordFile(started.file)).catch(() => {})
     throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not report that it runs conversation ${conversationId} (nothing to hand off yet? say something first); the original keeps running`)
   }
   // The caller's conversation lives on in the new session: its record says so (restore and doctor then
@@ -132,7 +132,7 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
     await withWriteAccess(state, () => {
       const now = parseRecordText(file, readRegularFile(file))
       if (isStored(now)) replaceRecord(file, {...now.record, resumedBy: started.id})
-    }, {pending: ctx}).catch(() => {})
+    }).catch(() => {})
   }
   // End the caller only if it is still the very process we found (same pid and start time).
   const stillCaller = checkLiveness(view, {...view, pid: caller.pid, startTime: caller.startTime})

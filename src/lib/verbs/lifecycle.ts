@@ -43,7 +43,7 @@ async function updateRecord(ctx: Context, state: StateDir, file: string, change:
   await withWriteAccess(state, () => {
     const now = parseRecordText(file, readRegularFile(file))
     if (isStored(now)) replaceRecord(file, change(now.record))
-  }, {pending: ctx})
+  })
 }
 
 export interface StopResult {
@@ -119,7 +119,7 @@ async function stopResolved(ctx: Context, row: SessionRow & {pid: number}, state
   if (identity === null) throw new PkError('gone', `session ${row.id} ended just now`)
   // The stop is written down after the signal: make sure it can be (the lock, the record file), or an
   // agent would end with no "stopped" mark and restore would bring it back.
-  if (row.record !== null) await withWriteAccess(state, () => assertWritableRecord(row.record!), {pending: ctx})
+  if (row.record !== null) await withWriteAccess(state, () => assertWritableRecord(row.record!))
   const started = Date.now()
   // Its pane closes with it instead of staying as a dead pane.
   if (row.tmux !== null) await setRemainOnExit(row.tmux.socket, row.tmux.pane, 'off').catch(() => {})

@@ -11,7 +11,6 @@ import {existsSync} from 'node:fs'
 import {SessionRow} from '../model/correlate.js'
 import {ServerListing, removeStaleSocket} from '../tmux/servers.js'
 import {killPaneIfDead} from '../tmux/pane-io.js'
-import {Context} from '../model/context.js'
 
 export interface PruneItem {
   kind: 'record' | 'pane' | 'socket'
@@ -86,7 +85,7 @@ export function planPrune(listing: {rows: SessionRow[]; servers: ServerListing[]
 }
 
 /** Remove what the plan says, checking each item again right before: nothing live is ever touched. */
-export async function executePrune(plan: PrunePlan, state: StateDir | null, view: View, ctx: Context): Promise<PruneItem[]> {
+export async function executePrune(plan: PrunePlan, state: StateDir | null, view: View): Promise<PruneItem[]> {
   const done: PruneItem[] = []
   const work = async () => {
     for (const item of plan.remove) {
@@ -104,7 +103,7 @@ export async function executePrune(plan: PrunePlan, state: StateDir | null, view
       }
     }
   }
-  if (state) await withWriteAccess(state, work, {pending: ctx})
+  if (state) await withWriteAccess(state, work)
   else await work()
   return done
 }

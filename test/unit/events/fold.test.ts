@@ -32,8 +32,8 @@ describe('the writer applies pending events (a real hook event, a real state dir
     const ctx = createContext(sb.env, {cwd: sb.root})
     let during: Awaited<ReturnType<typeof foldPending>> | null = null
     await withWriteAccess(stateLayout(sb.stateDir), async () => {
-      during = await foldPending(ctx)
-    }, {pending: null})
+      during = await foldPending(ctx, undefined, {waitMs: 0})
+    })
     expect(during).toMatchObject({busy: true, outcomes: []})
     expect(spooled(sb)).toHaveLength(1)
     expect((await foldPending(ctx)).mayNeedYou).toEqual([row.id])

@@ -88,7 +88,6 @@ export const stateDirCheck: Check = {
           done.push(`moved ${file} to ${target} (${problem.code})`)
         }
         },
-        {pending: facts.ctx ?? null},
       )
     }
     return done

@@ -1,0 +1,81 @@
+import {unlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {readStat} from '../proc/reader.js'
+import {writeFileAtomic} from '../registry/atomic.js'
+import {readRegularFile} from '../registry/files.js'
+import {StateDir} from '../registry/state-dir.js'
+
+/**
+ * The writer that pk's sh hook started names itself in `writer` (its pid and start time), so that hooks
+ * start no second one while it runs. Before it ends, it takes its name away and then looks at the spool
+ * once more: an event whose hook still saw the name was in the spool by then.
+ */
+export function writerMarkPath(state: StateDir): string {
+  return join(state.root, 'writer')
+}
+
+/** Whether `writer` names a live process (pid and start time, as the sh hook checks it). */
+export function writerRunning(state: StateDir): boolean {
+  let text: string
+  try {
+    text = readRegularFile(writerMarkPath(state), 1024)
+  } catch {
+    return false
+  }
+  const [pid, start] = text.trim().split(/\s+/).map(Number)
+  const stat = pid === undefined || !Number.isSafeInteger(pid) ? null : readStat(pid)
+  return stat !== null && stat.startTime === start && stat.state !== 'Z'
+}
+
+/**
+ * Start the writer unless one runs (`start` spawns it and returns its pid): `pk hook`'s side of what the sh
+ * hook does. The name is made only where none is, so of two at once one starts it.
+ */
+export function startWriterOnce(state: StateDir, start: () => number | undefined): void {
+  const path = writerMarkPath(state)
+  if (writerRunning(state)) return
+  try {
+    unlinkSync(path)
+  } catch {
+    // none there
+  }
+  const self = readStat(process.pid)
+  try {
+    writeFileSync(path, `${process.pid} ${self?.startTime ?? 0}\n`, {flag: 'wx', mode: 0o600})
+  } catch {
+    return // another hook made it first: its writer runs
+  }
+  const pid = start()
+  const stat = pid === undefined ? null : readStat(pid)
+  if (stat === null) unlinkSync(path)
+  else writeFileAtomic(path, `${pid} ${stat.startTime}\n`, 'replace')
+}
+
+/** Who `writer` names (pid), or null. */
+function markedPid(state: StateDir): number | null {
+  try {
+    const pid = Number(readRegularFile(writerMarkPath(state), 1024).trim().split(/\s+/)[0])
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Take this process's name out of `writer`, if it is there; whether it was. The hook that started this
+ * writer names it right after starting it: while the name is still its own (a hook stalled in between),
+ * this waits for it, a bounded while, so that the name it then writes is not left standing for nobody.
+ */
+export async function releaseWriterMark(state: StateDir, waitMs = 20_000): Promise<boolean> {
+  const until = Date.now() + waitMs
+  while (markedPid(state) === process.ppid && process.ppid > 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+  if (markedPid(state) !== process.pid) return false
+  try {
+    unlinkSync(writerMarkPath(state))
+  } catch {
+    // gone already
+  }
+  return true
+}
+
