@@ -120,6 +120,34 @@ describe('told once per event', () => {
     expect(lines()).toEqual([`${row.id} waiting for you`])
   }, 60_000)
 
+  it('behind a backlog of 300 events of another session, one prompt is still told once (PermissionRequest, then its Notification)', async () => {
+    const go = join(sb.root, 'go')
+    const flood = join(sb.root, 'flood')
+    const prompted = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.05; done; ${viaShell(claude('PermissionRequest'), false)}; while [ ! -e "${flood}.done" ]; do sleep 0.05; done; ${viaShell(claude('Notification', {notification_type: 'permission_prompt'}), false)}; exec sleep 100000`])
+    // Another session's 300 events, sent through the same hook between the two (none starts a writer).
+    await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${flood}" ]; do sleep 0.05; done; for i in $(seq 300); do printf '{"hook_event_name":"PreToolUse","session_id":"conv-2","n":%s}' $i | '${HOOK}' claude; done; touch "${flood}.done"; exec sleep 100000`])
+    // The lock held elsewhere: nothing is applied while they pile up.
+    const holder = await holdLock()
+    writeFileSync(go, '')
+    await waitFor('the prompt pending', () => spooled().length === 1, 15_000)
+    writeFileSync(flood, '')
+    await waitFor('all 302 pending', () => spooled().length === 302, 60_000)
+    // Readers see only the newest 256: the Notification without its PermissionRequest. They tell nothing
+    // they could show only from part of a backlog, and say that a backlog is there.
+    const listing = await sb.pkJson<LsJson>(['ls'])
+    expect(listing.problems).toContainEqual(expect.objectContaining({code: 'events-pending'}))
+    expect(listing.sessions.find((r) => r.id === prompted.id)).toMatchObject({state: 'waiting'})
+    await sb.pk(['notify'])
+    expect(lines()).toEqual([])
+    const writer = sb.pk(['notify', '--fold'])
+    holder.kill('SIGTERM')
+    expect((await writer).code).toBe(0)
+    expect(spooled()).toEqual([])
+    await Promise.all([sb.pk(['notify']), sb.pk(['notify', '--fold']), sb.pk(['ls'])])
+    expect(lines()).toEqual([`${prompted.id} waiting for you`])
+    expect(readdirSync(join(sb.stateDir, 'notified')).filter((n) => n.startsWith(prompted.id))).toHaveLength(1)
+  }, 120_000)
+
   it('an event that happened while a client was attached raises nothing after it detaches', async () => {
     const go = join(sb.root, 'go')
     const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('Stop'))}; exec sleep 100000`])

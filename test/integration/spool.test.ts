@@ -112,6 +112,29 @@ describe('the sh hook and its spool', () => {
     await waitFor('again for codex', () => readFileSync(calls, 'utf8').trim().split('\n').length === 2)
   })
 
+  it('starts one writer at a time: while the one it started runs, a storm of events starts no other', async () => {
+    await sb.bgRow(['--', 'sleep', '100000'])
+    const shim = join(sb.root, 'slow-writer')
+    const calls = join(sb.root, 'writer-calls')
+    const gone = join(sb.root, 'writer-may-go')
+    writeFileSync(shim, `#!/bin/sh\necho "$*" >> "${calls}"\nwhile [ ! -e "${gone}" ]; do sleep 0.05; done\n`, {mode: 0o755})
+    const hooks = Array.from({length: 20}, () => new Promise((resolve) => spawn(HOOK, ['claude', shim], {env: sb.env, stdio: ['pipe', 'ignore', 'ignore']}).on('exit', resolve).stdin!.end(claude('Stop'))))
+    await Promise.all(hooks)
+    await waitFor('the writer started', () => existsSync(calls) && /\n/.test(readFileSync(calls, 'utf8')))
+    expect(readFileSync(join(sb.stateDir, 'writer'), 'utf8')).toMatch(/^\d+ \d+\n$/)
+    for (let i = 0; i < 5; i++) spawnSync(HOOK, ['claude', shim], {env: sb.env, input: claude('Stop')})
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toHaveLength(1)
+    expect(spooled()).toHaveLength(25)
+    // Once it is gone (without taking its name away: killed), the next event starts another.
+    writeFileSync(gone, '')
+    await waitFor('the writer gone', () => {
+      const pid = Number(readFileSync(join(sb.stateDir, 'writer'), 'utf8').split(' ')[0])
+      return !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')
+    })
+    spawnSync(HOOK, ['claude', shim], {env: sb.env, input: claude('Stop')})
+    await waitFor('a second writer', () => readFileSync(calls, 'utf8').trim().split('\n').length === 2)
+  })
+
   it('pk setup installs it for claude, codex and pi', async () => {
     await sb.pk(['setup', 'claude'])
     const settings = JSON.parse(readFileSync(join(sb.home, '.claude', 'settings.json'), 'utf8'))

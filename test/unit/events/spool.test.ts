@@ -1,8 +1,13 @@
-import {describe, expect, it} from 'vitest'
+import {spawnSync} from 'node:child_process'
+import {chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {parseEvent} from '../../../src/lib/events/events.js'
 import {HookReport} from '../../../src/lib/events/hook.js'
-import {SpoolEvent, parseSpoolText, stampOf} from '../../../src/lib/events/spool.js'
+import {SpoolEvent, bucketFiles, readPending, hasPending, parseSpoolText, pendingNames, readSpoolFile, readSpoolFiles, spoolDir, spoolLayout, stampOf} from '../../../src/lib/events/spool.js'
+import {stateLayout} from '../../../src/lib/registry/state-dir.js'
 import {link} from '../../helpers/fixtures.js'
 
 const event = (agent: string, chain: number[], payload: object, uptime = 1): SpoolEvent => ({name: `${uptime * 100}-1`, agent, uptime, chain: chain.map(link), payload: JSON.stringify(payload)})
@@ -27,5 +32,76 @@ describe('the spool format', () => {
     expect(report(event('pi', [31], {event: 'agent_end', at: 777}, 5)).sentAt).toBe(777)
     expect(parseEvent(event('claude', [31], {hook_event_name: 'SubagentStop'}), 0).kind).toBe('ignored')
     expect(parseEvent({...event('claude', [31], {}), payload: 'nope'}, 0).kind).toBe('ignored')
+  })
+})
+
+describe('the spool on disk: buckets, and what a file that is not an event is', () => {
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pk-spool-'))
+  })
+  afterEach(() => rmSync(dir, {recursive: true, force: true}))
+  const put = (name: string, text = `pk-spool 2 claude ${stampOf(name.split('/').at(-1)!) / 100} 99:5\n{}`) => {
+    mkdirSync(join(dir, name, '..'), {recursive: true})
+    writeFileSync(join(dir, name), text, {mode: 0o600})
+  }
+
+  it('lists buckets oldest first, loose files of an earlier pk before them, temp files never', () => {
+    put('12/1200-1')
+    put('3/300-1')
+    put('3/350-2')
+    put('250-1')
+    put('.tmp-9-1')
+    put('12/.tmp-1')
+    expect(spoolLayout(dir)).toEqual({buckets: ['3', '12'], loose: ['250-1']})
+    expect(pendingNames(dir)).toEqual(['250-1', '3/300-1', '3/350-2', '12/1200-1'])
+    expect(hasPending(dir)).toBe(true)
+  })
+
+  it('a reader takes the newest events, listing only the buckets it needs, and says whether that was all', () => {
+    const state = stateLayout(join(dir, 'state'))
+    mkdirSync(spoolDir(state), {recursive: true, mode: 0o700})
+    const into = (name: string) => {
+      mkdirSync(join(spoolDir(state), name, '..'), {recursive: true})
+      writeFileSync(join(spoolDir(state), name), `pk-spool 2 claude ${stampOf(name.split('/').at(-1)!) / 100} 99:5\n{}`)
+    }
+    for (let second = 0; second < 10; second++) for (let i = 0; i < 10; i++) into(`${second}/${second * 100 + i}-1`)
+    const newest = readPending(state, 25)
+    expect(newest.complete).toBe(false)
+    expect(newest.events.map((e) => e.name)).toEqual(Array.from({length: 25}, (_, i) => `${7 + Math.floor((i + 5) / 10)}/${(7 + Math.floor((i + 5) / 10)) * 100 + ((i + 5) % 10)}-1`))
+    const all = readPending(state, 100)
+    expect(all.complete).toBe(true)
+    expect(all.events).toHaveLength(100)
+    into('150-1')
+    expect(readPending(state, 100).complete).toBe(false)
+    expect(readPending(state, 101)).toMatchObject({complete: true, events: expect.arrayContaining([expect.objectContaining({name: '150-1'})])})
+  })
+
+  it('judges each file: an event; gone (applied meanwhile: nothing to say); or truly not one, with why', () => {
+    put('1/100-1')
+    put('1/101-1', 'garbage')
+    mkdirSync(join(dir, '1', '102-1'))
+    spawnSync('mkfifo', [join(dir, '1', '103-1')])
+    symlinkSync('/etc/passwd', join(dir, '1', '104-1'))
+    put('1/105-1')
+    chownSync(join(dir, '1', '105-1'), 65534, 65534)
+    expect(readSpoolFile(dir, '1/100-1')).toMatchObject({event: {agent: 'claude'}})
+    expect(readSpoolFile(dir, '1/gone-1')).toBeNull()
+    expect(readSpoolFile(dir, '1/101-1')).toEqual({rejected: 'not a pk spool event (its first line)'})
+    expect(readSpoolFile(dir, '1/102-1')).toEqual({rejected: 'a directory'})
+    expect(readSpoolFile(dir, '1/103-1')).toEqual({rejected: 'a FIFO'})
+    expect(readSpoolFile(dir, '1/104-1')).toEqual({rejected: 'a symbolic link'})
+    if (process.getuid!() === 0) expect(readSpoolFile(dir, '1/105-1')).toEqual({rejected: 'owned by uid 65534, not by you'})
+    const all = readSpoolFiles(dir, ['1/100-1', '1/gone-1', '1/101-1', '1/102-1'])
+    expect(all.events).toHaveLength(1)
+    expect(all.rejected.map((r) => r.name)).toEqual(['1/101-1', '1/102-1'])
+    expect(all.deferred).toEqual([])
+  })
+
+  it('a bucket that is a link, or not a folder, is nobody\'s events', () => {
+    mkdirSync(join(dir, 'elsewhere'))
+    writeFileSync(join(dir, 'elsewhere', '100-1'), 'pk-spool 2 claude 1 99:5\n{}')
+    symlinkSync(join(dir, 'elsewhere'), join(dir, '5'))
+    expect(bucketFiles(dir, '5')).toEqual([])
   })
 })
