@@ -101,6 +101,15 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
       }
     }
   }
+  if (row.notVerifiedJustNow !== null && row.state !== 'exited') {
+    // Its server did not answer in time: what its agent last reported still stands (not verified, and
+    // nobody can tell whether someone looks: no attention, nothing to tell).
+    const reported = freshHookStatus(known?.status ?? null, input.now)
+    if (reported && reported.state !== 'exited') {
+      state = reported.state
+      stateSource = 'hook'
+    }
+  }
   const attention = needsAttention(row, state, since, turnEnded)
   const mayNeedYou = state === 'waiting' || (state === 'idle' && turnEnded)
   const attentionSince = mayNeedYou && since !== null && dated ? new Date(since).toISOString() : null

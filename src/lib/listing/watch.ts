@@ -1,6 +1,7 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {JSON_SCHEMA_VERSION, SessionRow} from '../model/correlate.js'
+import {JSON_SCHEMA_VERSION, SessionRow, sortRows} from '../model/correlate.js'
+import {ServerListing} from '../tmux/servers.js'
 import {resolveId} from '../verbs/attach.js'
 import {PkError} from '../model/errors.js'
 
@@ -16,8 +17,39 @@ export type WatchEvent =
   | {type: 'removed'; id: string}
   | {type: 'heartbeat'}
 
-/** What counts as a change: everything but the window's last-activity clock, which ticks with any output. */
-const sameRow = (a: SessionRow, b: SessionRow) => sameJson(a, b, (key, parent) => key === 'activity' && parent === a.tmux)
+/**
+ * What counts as a change: everything but the window's last-activity clock, which ticks with any output,
+ * and the mark of a row kept from the last look while its server is slow (slow is not a change).
+ */
+const sameRow = (a: SessionRow, b: SessionRow) => sameJson(a, b, (key, parent) => (key === 'activity' && parent === a.tmux) || (key === 'notVerifiedJustNow' && parent === a))
+
+/** How long a watcher keeps showing a silent tmux server's sessions as they were before it calls the server not answering. */
+export const SILENT_BOUND_MS = 30_000
+
+/**
+ * A watcher's memory of servers that did not answer in time (a busy machine, a stopped server): for up to
+ * SILENT_BOUND_MS it keeps each of their sessions as the last look showed it, marked as not verified just
+ * now, so a slow poll flips nothing to `unknown` and emits no change. Past the bound, the sessions show as
+ * a one-shot look shows them (from their records, not verified), and the server as not answering.
+ */
+export class SlowServers {
+  private silentSince = new Map<string, number>()
+
+  hold(previous: SessionRow[] | null, rows: SessionRow[], servers: readonly ServerListing[], now: number): SessionRow[] {
+    const silent = new Set(servers.filter((s) => s.status === 'unresponsive').map((s) => s.socket))
+    for (const socket of this.silentSince.keys()) if (!silent.has(socket)) this.silentSince.delete(socket)
+    for (const socket of silent) if (!this.silentSince.has(socket)) this.silentSince.set(socket, now)
+    if (previous === null || silent.size === 0) return rows
+    const held = new Map<string, SessionRow>()
+    for (const row of previous) {
+      const socket = row.tmux?.socket
+      if (socket === undefined || !silent.has(socket) || now - this.silentSince.get(socket)! >= SILENT_BOUND_MS) continue
+      held.set(row.id, {...row, notVerifiedJustNow: `its tmux server (${socket}) did not answer in time; shown as it was at the last look`})
+    }
+    if (held.size === 0) return rows
+    return sortRows([...rows.filter((r) => !held.has(r.id)), ...held.values()])
+  }
+}
 
 /** Pure: whether two JSON-like values are equal, comparing nothing under a key `skip` names (no text built). */
 export function sameJson(a: unknown, b: unknown, skip: (key: string, parent: object) => boolean = () => false): boolean {
@@ -56,13 +88,16 @@ export async function watchSessions(opts: {ctx: Context; intervalMs: number; fil
   let lastEmit = Date.now()
   const cache = new WatchCache()
   const screens = new ScreenWatch()
+  const slow = new SlowServers()
+  let all: SessionRow[] | null = null
   opts.signal.addEventListener('abort', () => cache.close(), {once: true})
   while (!opts.signal.aborted) {
     const listing = await collectSessions(opts.ctx, {cache})
     // A watcher sees what no single look can (a screen's turn ending): it hands that, and whatever needs
     // the user and was not told yet, to the one writer; it writes nothing itself.
     watchPass(screens, listing.rows, listing.snapshot.state, opts.ctx.env, listingIdentity(listing))
-    const rows = listing.rows.filter(opts.filter)
+    all = slow.hold(all, listing.rows, listing.snapshot.servers, Date.now())
+    const rows = all.filter(opts.filter)
     const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
     if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})
     for (const event of events) opts.emit(event)

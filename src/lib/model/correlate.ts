@@ -75,6 +75,12 @@ export interface SessionRow {
   worktree: {path: string; branch: string; dirty: boolean | null} | null
   /** What the conversation spent and how full its context is, from the agent's transcript; null when not known. */
   usage: import('../usage/usage.js').Usage | null
+  /**
+   * Why this live session could not be checked against its pane just now, though nothing says it is gone:
+   * its tmux server did not answer in time (slow is not absent). Shown from its record, not verified, not
+   * attachable until the server answers again. Null otherwise.
+   */
+  notVerifiedJustNow: string | null
 }
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
@@ -157,6 +163,7 @@ function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<Se
     attentionSince: null,
     worktree: null,
     usage: null,
+    notVerifiedJustNow: null,
     ...fields,
   }
 }
@@ -276,6 +283,12 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       rows.push(liveRow(source, identity, ref, {...claims, label: null, record: null, resume: null, verified: false}))
       continue
     }
+    // Its server did not answer in time: slow is not absent. Shown from its record, marked as such.
+    const silent = ref ? undefined : input.servers.find((s) => s.socket === record.tmux.socket && s.status === 'unresponsive')
+    if (silent) {
+      rows.push(liveRow(source, identity, null, {...claims, notVerifiedJustNow: `its tmux server (${silent.socket}) did not answer in time`}, record))
+      continue
+    }
     if (!ref) problems.push({code: 'unreachable', message: `session ${id} (pid ${identity.pid}) is alive but in no pane of a reachable tmux server; run pk doctor`, id})
     rows.push(liveRow(source, identity, ref, claims, record))
   }
@@ -318,7 +331,7 @@ function serverProblems(servers: ServerListing[]): Problem[] {
   for (const server of servers) {
     const at = {socket: server.socket}
     if (server.status === 'error') problems.push({code: 'tmux-error', message: `${server.socket}: ${server.message}`, ...at})
-    if (server.status === 'unresponsive') problems.push({code: 'server-unresponsive', message: `${server.message}; its sessions are not listed (a server stopped with SIGSTOP resumes with kill -CONT)`, ...at})
+    if (server.status === 'unresponsive') problems.push({code: 'server-unresponsive', message: `${server.message}; the sessions pk recorded there are shown from their records, not verified just now, and others there are not listed (a busy machine: try again; a server stopped with SIGSTOP resumes with kill -CONT)`, ...at})
     if (server.status === 'access-denied') problems.push({code: 'server-access-denied', message: `${server.socket}: the server refused pk (access not allowed); its sessions are not listed`, ...at})
     if (server.rejectedLines > 0) problems.push({code: 'tmux-output', message: `${server.socket}: ${server.rejectedLines} pane line(s) from tmux were malformed and skipped`, ...at})
   }

@@ -6,6 +6,7 @@ import {WatchCache} from '../listing/watch-cache.js'
 import {wantColour} from '../present/table.js'
 import {ScreenWatch, watchPass} from '../events/observe.js'
 import {collectSessions, listingIdentity} from '../listing/sessions.js'
+import {SlowServers} from '../listing/watch.js'
 import {branchReader} from './git.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
 import {Context} from '../model/context.js'
@@ -28,6 +29,8 @@ class Dashboard {
   /** What refreshes keep of each other (see WatchCache). */
   private readonly cache = new WatchCache()
   private readonly screens = new ScreenWatch()
+  private readonly slow = new SlowServers()
+  private lastRows: SessionRow[] | null = null
   private closed = false
   private attaching = false
   private timer: NodeJS.Timeout | undefined
@@ -76,7 +79,9 @@ class Dashboard {
       const listing = await collectSessions(this.ctx, {cache: this.cache})
       // What needs the user and was not told yet goes to the one writer (the dashboard itself writes nothing).
       watchPass(this.screens, listing.rows, listing.snapshot.state, this.ctx.env, listingIdentity(listing))
-      this.state = reconcileSelection({...this.state, rows: dashboardRows(listing.rows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
+      // A server slow for a poll keeps its sessions as they were (marked), never flipped to unknown.
+      this.lastRows = this.slow.hold(this.lastRows, listing.rows, listing.snapshot.servers, Date.now())
+      this.state = reconcileSelection({...this.state, rows: dashboardRows(this.lastRows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
     } catch (error) {
       this.state = {...this.state, message: error instanceof Error ? error.message : String(error)}
     } finally {

@@ -4,7 +4,7 @@ import {ID_LENGTH} from '../proc/identity.js'
 
 import {collectSessions} from '../listing/sessions.js'
 import {AttachPlan, planAttach} from '../tmux/attach-plan.js'
-import {tmuxMissing} from '../tmux/exec.js'
+import {TMUX_DEADLINE_MS, tmuxMissing} from '../tmux/exec.js'
 import {Context} from '../model/context.js'
 
 const ID_PATTERN = new RegExp(`^[0-9a-f]{1,${ID_LENGTH}}$`)
@@ -41,6 +41,8 @@ export type LiveRow = PaneRow & {pid: number}
 export function checkLive(row: SessionRow, doing = 'act on it'): asserts row is LiveRow {
   if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
   if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited${row.exitReason ? ` (${row.exitReason})` : ''}; nothing to ${doing}`)
+  // Slow is not absent: say what is true (not known just now), not that it cannot be verified.
+  if (row.notVerifiedJustNow !== null) throw new PkError('tmux-unresponsive', `session ${row.id} cannot be checked just now: ${row.notVerifiedJustNow}; nothing was done, try again`)
   if (!row.verified || row.tmux === null || row.pid === null) {
     throw new PkError('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to ${doing}`)
   }
@@ -65,13 +67,29 @@ export async function prepareAttach(idArg: string, ctx: Context): Promise<{row: 
  * read again. The id is derived from the process identity, so finding it again, in the same pane, means
  * the same process is still there. Every verb that acts on a session goes through here.
  */
-export async function resolveChecked<T extends PaneRow>(idArg: string, ctx: Context, check: (row: SessionRow) => asserts row is T): Promise<T> {
-  const listing = await collectSessions(ctx)
+export async function resolveChecked<T extends PaneRow>(idArg: string, ctx: Context, check: (row: SessionRow) => asserts row is T, opts: {waitMs?: number} = {}): Promise<T> {
+  // A caller with a deadline of its own waits within it for a tmux server that is slow to answer.
+  const until = ctx.now() + (opts.waitMs ?? 0)
+  const look = async (pick: (rows: SessionRow[]) => SessionRow | undefined): Promise<{rows: SessionRow[]; problems: {code: string}[]}> => {
+    for (;;) {
+      const listing = await collectSessions(ctx, {deadlineMs: Math.max(TMUX_DEADLINE_MS, Math.min(until - ctx.now(), 3 * TMUX_DEADLINE_MS))})
+      if (pick(listing.rows)?.notVerifiedJustNow == null || ctx.now() >= until) return listing
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, until - ctx.now()))))
+    }
+  }
+  const listing = await look((rows) => {
+    try {
+      return resolveId(idArg, rows)
+    } catch {
+      return undefined
+    }
+  })
   // Without tmux nothing can be verified, and that is what to say.
   if (listing.problems.some((p) => p.code === 'tmux-missing')) throw tmuxMissing()
   const first = resolveId(idArg, listing.rows)
   check(first)
-  const again = (await collectSessions(ctx)).rows.find((r) => r.id === first.id)
+  const id = first.id
+  const again = (await look((rows) => rows.find((r) => r.id === id))).rows.find((r) => r.id === id)
   if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
   check(again)
   if (again.tmux.socket !== first.tmux.socket || again.tmux.pane !== first.tmux.pane) {

@@ -72,7 +72,7 @@ const liveToSend: (row: SessionRow) => asserts row is LiveRow = (row) => checkLi
 /** Wait until the session is ready for input (bounded), verified again just before typing. */
 async function ready(idArg: string, ctx: Context, opts: SendOptions): Promise<LiveRow> {
   const deadline = Date.now() + opts.timeoutMs
-  let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend)
+  let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend, {waitMs: opts.timeoutMs})
   for (;;) {
     const verdict = readiness(row, opts.whenIdle)
     if (verdict === 'go') return row
@@ -83,6 +83,8 @@ async function ready(idArg: string, ctx: Context, opts: SendOptions): Promise<Li
     await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
     const again = (await collectSessions(ctx)).rows.find((r) => r.id === row.id)
     if (!again) throw new PkError('gone', `session ${row.id} ended before it was ready for input`)
+    // Its server slow for this look: still within our deadline, look again.
+    if (again.notVerifiedJustNow !== null && again.state !== 'exited') continue
     liveToSend(again)
     row = again
   }

@@ -14,7 +14,7 @@ const idOf = (pid: number) => sessionIdOf({...VIEW, pid, startTime: CODEX_MACHIN
 
 const row = (pid: number, over: Partial<SessionRow> = {}): SessionRow => ({
   id: idOf(pid), kind: 'detected', agent: null, label: null, state: 'idle', stateSource: 'pane', attention: false, verified: true, conflict: false,
-  pid, cwd: '/w', command: [], startedAt: null, attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
+  pid, cwd: '/w', command: [], startedAt: null, attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
   tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: `%${pid}`, lastAttached: null, lastDetached: null, activity: null}, ...over,
 })
 

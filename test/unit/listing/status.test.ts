@@ -9,7 +9,7 @@ describe('status', () => {
   const now = Date.parse('2026-11-29T12:00:00Z')
   const row = (over: Partial<SessionRow> = {}): SessionRow => ({
     id: 'a', kind: 'recorded', agent: 'claude', label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
-    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
+    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
     tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
   })
   const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({state, at: new Date(now - ago).toISOString(), event: 'e', turnEnded})

@@ -7,7 +7,7 @@ import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-29T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
+  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-29T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
   tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
 })
 

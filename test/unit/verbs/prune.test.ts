@@ -7,7 +7,7 @@ import {pane, sampleRecord, server} from '../../helpers/fixtures.js'
 describe('planPrune', () => {
   const row = (over: Partial<SessionRow>): SessionRow => ({
     id: 'a', kind: 'recorded', agent: null, label: null, state: 'exited', stateSource: 'process', attention: false, verified: false, conflict: false,
-    pid: 10, cwd: '/', command: [], startedAt: null, attached: false, tmux: null, resume: null, record: '/st/a.json', exitReason: 'gone', agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, ...over,
+    pid: 10, cwd: '/', command: [], startedAt: null, attached: false, tmux: null, resume: null, record: '/st/a.json', exitReason: 'gone', agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null, ...over,
   })
   const record = sampleRecord({identity: {bootId: 'b', pidNs: '1', pid: 10, startTime: 1}, tmux: {socket: '/s/pk', paneId: '%3', sessionId: '$1', serverPid: 5}})
 

@@ -6,7 +6,7 @@ import {readiness} from '../../../src/lib/verbs/send.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
   id, kind: 'recorded', agent: 'claude', label: null, state: 'exited', stateSource: 'process', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/w', command: ['claude'], startedAt: null, attached: false, resume: ['claude', '--resume', 'c1'], record: `${id}.json`, exitReason: 'other-boot', agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null,
+  pid: 1, cwd: '/w', command: ['claude'], startedAt: null, attached: false, resume: ['claude', '--resume', 'c1'], record: `${id}.json`, exitReason: 'other-boot', agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
   tmux: null, ...over,
 })
 
