@@ -241,6 +241,48 @@ describe('every turn end counts', () => {
   }, 60_000)
 })
 
+describe('a failed Codex turn', () => {
+  it('is told, once, after an earlier turn was: the screen ends a turn its hook never reported (a watcher saw it)', async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    const go = join(sb.root, 'go')
+    const fail = join(sb.root, 'fail')
+    const failed = readFileSync(join(ROOT, 'test', 'fixtures', 'panes', 'codex.idle.failed.txt'), 'utf8')
+    writeFileSync(join(sb.root, 'failed.txt'), failed)
+    // Codex 0.171's screens: a finished turn (reported by its notify), then a turn that fails after its
+    // retries: work on the screen, then the prompt under "high demand", and no notify at all.
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh
+printf '› Ask Codex to do anything\n  ? for shortcuts\n'
+'${HOOK}' codex '${process.execPath}' '{"type":"agent-turn-complete","thread-id":"0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee","cwd":"/nowhere"}'
+while [ ! -e "${go}" ]; do sleep 0.1; done
+clear; printf '• Working (3s • esc to interrupt)\n\n› create a file\n'
+while [ ! -e "${fail}" ]; do sleep 0.1; done
+clear; cat "${join(sb.root, 'failed.txt')}"
+exec sleep 100000
+`, {mode: 0o755})
+    const env = {PATH: `${bin}:${process.env.PATH}`}
+    const row = await sb.bgRow(['codex'], {env})
+    await waitFor('the first turn told', () => lines().length === 1, 15_000)
+    await waitFor('applied', () => spooled().length === 0, 15_000)
+    const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: ['ignore', 'pipe', 'ignore']})
+    children.push(watcher)
+    let seen = ''
+    watcher.stdout!.on('data', (d) => (seen += d))
+    await waitFor('the watcher saw it idle', () => /"state": ?"idle"/.test(seen), 20_000)
+    writeFileSync(go, '')
+    await waitFor('the watcher saw it working', () => /"state": ?"working"/.test(seen), 20_000)
+    writeFileSync(fail, '')
+    await waitFor('the failed turn told', () => lines().length === 2, 20_000)
+    const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
+    expect(listed).toMatchObject({state: 'idle', stateSource: 'pane', attention: true})
+    // The screen redraws, other readers look: still told once.
+    sb.tmux(sb.pkSocket, 'send-keys', '-t', row.tmux!.pane, 'x')
+    await settle(2500)
+    await Promise.all([sb.pk(['notify']), sb.pk(['notify', '--fold']), sb.pk(['ls'])])
+    expect(lines()).toEqual([`${row.id} finished its turn`, `${row.id} finished its turn`])
+  }, 90_000)
+})
+
 describe("Pi's extension", () => {
   it('reports a failed attempt Pi retries as work, and the last failed attempt as the end of the turn', async () => {
     const reports = join(sb.root, 'reports')

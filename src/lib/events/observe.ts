@@ -75,9 +75,14 @@ export class ScreenWatch {
       const current: Seen = before && before.state === row.state ? before : {state: row.state, since: now, lastLook: now, lastOther: before ? before.lastLook : null, handed: null}
       current.lastLook = now
       this.seen.set(row.id, current)
-      if (row.stateSource !== 'pane' || row.attentionSince !== null || (row.state !== 'idle' && row.state !== 'waiting')) continue
-      // Idle is worth handing in only after work was seen: the end of a turn.
+      if (row.state !== 'idle' && row.state !== 'waiting') continue
       const from = before && before.state !== row.state ? before.state : null
+      // A state the screen alone shows, not dated yet; or one dated before the work this watcher saw, which
+      // ended since (a failed Codex turn: the last hook report is the previous turn's).
+      const undated = row.stateSource === 'pane' && row.attentionSince === null
+      const olderThanWork = from === 'working' && row.attentionSince !== null && Date.parse(row.attentionSince) < before!.since
+      if (!undated && !olderThanWork) continue
+      // Idle is worth handing in only after work was seen: the end of a turn.
       if (row.state === 'idle' && from !== 'working') continue
       const episode = `${row.state}@${current.since}`
       if (current.handed === episode) continue

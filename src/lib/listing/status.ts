@@ -70,12 +70,15 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     const screen = input.captures.get(captureKey(row.tmux.socket, row.tmux.pane))
     const rules = input.presets.find((p) => p.name === row.agent)?.paneRules ?? []
     const fromPane = screen === undefined ? null : applyPaneRules(screen, rules)
-    // The newest evidence wins: a screen that changed after the hook report and reads differently.
-    if (hook && fromPane && fromPane !== hook.state && screenIsNewer(row, hook)) {
+    // The newest evidence wins: a screen that changed after the hook report and reads differently; or
+    // reads the same but an observer saw a turn end on it after the report (Codex's failed turn: work on
+    // the screen, then its prompt again, and no hook event since the last turn's).
+    const episode = known?.observed
+    const newerTurnEnd = hook !== null && fromPane !== null && episode?.state === fromPane && episode.turnEnded && Date.parse(episode.since) > Date.parse(hook.at)
+    if (hook && fromPane && (fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) {
       state = fromPane
       stateSource = 'pane'
-      turnEnded = fromPane !== 'working' && hook.state === 'working'
-      const episode = known?.observed
+      turnEnded = fromPane !== 'working' && (hook.state === 'working' || newerTurnEnd)
       if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.at)) since = Date.parse(episode.since)
       else {
         since = row.tmux.activity! * 1000
