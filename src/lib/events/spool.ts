@@ -70,8 +70,16 @@ export function stampOf(name: string): number {
   return match ? Number(match[1]) : 0
 }
 
-/** Pure: events in the order they were sent (the sender's clock, then the name). */
-export const inSentOrder = (events: SpoolEvent[]) => [...events].sort((a, b) => a.uptime - b.uptime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+/** Pure: the hook's pid a spool file's name ends in (`STAMP-PID`), or 0. */
+const senderPidOf = (name: string) => Number(/-(\d+)(?:-[0-9a-f]+)?$/.exec(name)?.[1] ?? 0)
+
+/**
+ * Pure: events in the order they were sent: the sender's clock (hundredths of a second), then, within one
+ * hundredth, the hook's pid (the hooks of one agent run one after another, and pids are handed out in
+ * increasing order), then the name.
+ */
+export const inSentOrder = (events: SpoolEvent[]) =>
+  [...events].sort((a, b) => a.uptime - b.uptime || senderPidOf(a.name) - senderPidOf(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 
 export const spoolDir = (state: StateDir) => join(state.root, 'spool')
 
@@ -120,7 +128,7 @@ export function spoolLayout(dir: string): {buckets: string[]; loose: string[]} {
   return {buckets, loose: sortByStamp(loose)}
 }
 
-const sortByStamp = (names: string[]) => names.sort((a, b) => stampOf(a) - stampOf(b) || (a < b ? -1 : a > b ? 1 : 0))
+const sortByStamp = (names: string[]) => names.sort((a, b) => stampOf(a) - stampOf(b) || senderPidOf(a) - senderPidOf(b) || (a < b ? -1 : a > b ? 1 : 0))
 
 /** One bucket's files, as paths relative to the spool, oldest first; none when it is not a folder of this user's. */
 export function bucketFiles(dir: string, bucket: string): string[] {

@@ -29,6 +29,8 @@ export interface NotifyEvent {
   cwd: string | null
   /** What needs the user, in words: `waiting for you`, `finished its turn`. */
   reason: string
+  /** When it began (ISO 8601): with the id, it names the event (PK_SINCE for a command). */
+  since?: string | null
 }
 
 export interface ChannelResult {
@@ -40,8 +42,8 @@ export interface ChannelResult {
 }
 
 /** Pure: the event a row with attention stands for. */
-export function eventOf(row: SessionRow, reason = row.state === 'waiting' ? 'waiting for you' : 'finished its turn'): NotifyEvent {
-  return {id: row.id, agent: row.agent, label: row.label, state: row.state, cwd: row.cwd, reason}
+export function eventOf(row: SessionRow, reason = row.state === 'waiting' ? 'waiting for you' : 'finished its turn', since: string | null = row.attentionSince): NotifyEvent {
+  return {id: row.id, agent: row.agent, label: row.label, state: row.state, cwd: row.cwd, reason, since}
 }
 
 /** Pure: why a row's usage needs the user, in words. */
@@ -149,7 +151,7 @@ async function tellDesktop(e: NotifyEvent, env: Env): Promise<ChannelResult> {
 }
 
 async function tellCommand(channel: {command: string[]; timeout?: number}, e: NotifyEvent, env: Env): Promise<ChannelResult> {
-  const childEnv = {...env, PK_ID: e.id, PK_AGENT: e.agent ?? '', PK_STATE: e.state, PK_LABEL: e.label ?? '', PK_CWD: e.cwd ?? '', PK_REASON: e.reason} as NodeJS.ProcessEnv
+  const childEnv = {...env, PK_ID: e.id, PK_AGENT: e.agent ?? '', PK_STATE: e.state, PK_LABEL: e.label ?? '', PK_CWD: e.cwd ?? '', PK_REASON: e.reason, PK_SINCE: e.since ?? ''} as NodeJS.ProcessEnv
   const result = await runBounded(fillArgv(channel.command, e), childEnv, channel.timeout ?? DEFAULT_COMMAND_SECONDS)
   return {channel: `command ${channel.command[0]}`, ...result, delivered: result.ok}
 }
@@ -235,7 +237,7 @@ export async function notifyRows(rows: SessionRow[], channels: NotifyChannel[] |
   const told: string[] = []
   for (const {row, event} of untold) {
     if (!claimEvent(state, {id: row.id, attentionSince: event.since}) || !event.unseen) continue
-    await deliver(eventOf(row, event.reason), channels ?? DEFAULT_CHANNELS, env, state)
+    await deliver(eventOf(row, event.reason, event.since), channels ?? DEFAULT_CHANNELS, env, state)
     told.push(row.id)
   }
   return told
