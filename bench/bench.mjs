@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|hook|events|usage --strict]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|hook|events|pressure|usage --strict --drain 100000]
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {cpus, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -46,7 +46,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 /** N sessions on a private server (chained new-session calls, 100 per tmux run), with pk records. */
-async function world(n, agent) {
+async function world(n, agent, script = null) {
   const root = mkdtempSync(join(tmpdir(), 'pk-bench-'))
   roots.push(root)
   const tmuxDir = join(root, 'tmux', `tmux-${process.getuid()}`)
@@ -59,7 +59,7 @@ async function world(n, agent) {
   mkdirSync(bin)
   // A stand-in agent the claude preset recognises (sh running a script named claude), showing a working screen.
   writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "✻ Thinking\\n  esc to interrupt\\n"\nwhile :; do sleep 100000; done\n', {mode: 0o755})
-  const command = agent ? ['sh', join(bin, 'claude')] : ['sleep', '100000']
+  const command = script !== null ? ['sh', '-c', script] : agent ? ['sh', join(bin, 'claude')] : ['sleep', '100000']
   for (let start = 0; start < n; start += 100) {
     const argv = ['-S', socket]
     for (let i = start; i < Math.min(n, start + 100); i++) argv.push(...(argv.length > 2 ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, '-x', '80', '-y', '24', '--', ...command)
@@ -68,7 +68,7 @@ async function world(n, agent) {
   const {view} = readView()
   const panes = n === 0 ? [] : execFileSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid} #{session_id} #{pid}'], {encoding: 'utf8'}).trim().split('\n')
   // Enrolled like any state directory pk bg wrote to (owner.json).
-  await withWriteAccess({root: stateDir, sessions: join(stateDir, 'sessions')}, () => {}, {pending: null})
+  await withWriteAccess({root: stateDir, sessions: join(stateDir, 'sessions')}, () => {})
   for (const line of panes) {
     const [paneId, pid, sessionId, serverPid] = line.split(' ')
     const stat = readStat(Number(pid))
@@ -286,6 +286,74 @@ if (part('events')) {
   const healthy = out.status === 0 && !JSON.parse(out.stdout).problems.some((p) => p.code === 'server-unresponsive')
   console.log(`pk ls --json with 20,000 pending files: ${ms.toFixed(1)} ms, ${healthy ? 'the server listed as healthy' : 'the server called unresponsive'} ${healthy ? 'ok' : 'OVER'}`)
   verdicts.push(healthy)
+  cleanup()
+}
+// Pressure (issue 35): a hook storm's CPU per event (what 50 agents at once cost the machine, the writers
+// the hooks start included), and how fast one writer drains a backlog, with pk ls beside it.
+if (part('pressure')) {
+  const PER = 40
+  const go = join(tmpdir(), `pk-bench-go-${process.pid}`)
+  const done = join(tmpdir(), `pk-bench-done-${process.pid}`)
+  mkdirSync(done, {recursive: true})
+  roots.push(done)
+  const hook = join(ROOT, 'assets', 'pk-hook.sh')
+  // Each of 50 sessions' own process (as an agent's hook runs) sends 40 events that may need the user
+  // (each would start a writer), one after another, all 50 at once once told to go. node is given to the
+  // hook through a wrapper that counts the writers the hooks start.
+  const nodeShim = join(done, 'node-counting')
+  const starts = join(done, 'writer-starts')
+  writeFileSync(nodeShim, `#!/bin/sh\necho >> '${starts}'\nexec '${process.execPath}' "$@"\n`, {mode: 0o755})
+  const sender = `while [ ! -e '${go}' ]; do sleep 0.05; done; for i in $(seq ${PER}); do '${hook}' claude '${nodeShim}' "{\\"hook_event_name\\":\\"Stop\\",\\"session_id\\":\\"s$$\\"}"; done; touch '${done}/'$$; exec sleep 100000`
+  const w = await world(50, false, sender)
+  mkdirSync(join(w.root, '.config', 'pk'), {recursive: true})
+  writeFileSync(join(w.root, '.config', 'pk', 'config.json'), JSON.stringify({notify: []}))
+  const spool = join(w.env.PK_STATE_DIR, 'spool')
+  const panes = execFileSync('tmux', ['-S', w.socket, 'list-panes', '-a', '-F', '#{pane_pid}'], {encoding: 'utf8'}).trim().split('\n').map(Number)
+  const busy = () => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+    return f[0] + f[1] + f[2] + f[5] + f[6] // user, nice, system, irq, softirq (jiffies)
+  }
+  const [node] = measure([[process.execPath, '-e', '0']], w.env)
+  const before = busy()
+  const started = process.hrtime.bigint()
+  writeFileSync(go, '')
+  roots.push(go)
+  while (readdirSync(done).filter((n) => /^\d+$/.test(n)).length < panes.length) await sleep(50)
+  const hooksDone = Number(process.hrtime.bigint() - started) / 1e6
+  // Until the writers are done: nothing pending and nobody named in writer.
+  const pendingCount = () => (existsSync(spool) ? readdirSync(spool).filter((b) => !b.startsWith('.')).reduce((n, b) => n + readdirSync(join(spool, b)).length, 0) : 0)
+  for (let i = 0; i < 1200 && (pendingCount() > 0 || existsSync(join(w.env.PK_STATE_DIR, 'writer'))); i++) await sleep(100)
+  const jiffies = busy() - before
+  const events = panes.length * PER
+  const cpuPerEvent = (jiffies * 10) / events
+  const writers = existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').length - 1 : 0
+  console.log(`hook storm: ${events} events from ${panes.length} sessions at once, sent in ${(hooksDone / 1000).toFixed(1)} s; machine CPU ${cpuPerEvent.toFixed(1)} ms per event, the writers included (${(cpuPerEvent / node).toFixed(2)}x node -e 0's wall time); ${writers} writer(s) started for ${events} events that may need you; ${pendingCount()} left pending`)
+  rows.push({label: 'hook storm, CPU per event', ratio: cpuPerEvent / node})
+
+  // A backlog: DRAIN events of the 50 sessions' processes, in folders of 1000 (one second each), applied by one writer run.
+  const DRAIN = Number(arg('drain', '100000'))
+  const links = panes.map((pid) => `${pid}:${readStat(pid).startTime}`)
+  mkdirSync(spool, {recursive: true, mode: 0o700})
+  for (let i = 0; i < DRAIN; i++) {
+    const second = 100_000 + Math.floor(i / 1000)
+    if (i % 1000 === 0) mkdirSync(join(spool, String(second)), {recursive: true, mode: 0o700})
+    writeFileSync(join(spool, String(second), `${second}${String(i % 100).padStart(2, '0')}-${i}`), `pk-spool 2 claude ${second}.${String(i % 100).padStart(2, '0')} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i % links.length}"}`)
+  }
+  const ls = [process.execPath, PK, 'ls', '--json']
+  const away = join(w.root, 'spool-away')
+  const paired = {without: [], pending: []}
+  for (let i = 0; i < RUNS; i++) {
+    renameSync(spool, away)
+    paired.without.push(time(ls, w.env))
+    renameSync(away, spool)
+    paired.pending.push(time(ls, w.env))
+  }
+  const [without, pending] = [median(paired.without), median(paired.pending)]
+  console.log(`pk ls --json with ${DRAIN} events pending: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('backlog', pending / without, 1.5)}`)
+  const drainMs = time([process.execPath, PK, 'notify', '--fold'], w.env)
+  const left = readdirSync(spool).filter((b) => !b.startsWith('.')).reduce((n, b) => n + readdirSync(join(spool, b)).length, 0)
+  console.log(`drain: ${DRAIN} pending events applied by one writer run in ${(drainMs / 1000).toFixed(1)} s = ${Math.round(DRAIN / (drainMs / 1000))} events/s; ${left} left`)
+  verdicts.push(left === 0)
   cleanup()
 }
 // Usage (issue #25): pk ls --json at 100 agent sessions whose transcripts are 10 MB each, the writer having
