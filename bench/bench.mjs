@@ -59,7 +59,9 @@ async function world(n, agent, script = null) {
   mkdirSync(bin)
   // A stand-in agent the claude preset recognises (sh running a script named claude), showing a working screen.
   writeFileSync(join(bin, 'claude'), '#!/bin/sh\nprintf "✻ Thinking\\n  esc to interrupt\\n"\nwhile :; do sleep 100000; done\n', {mode: 0o755})
-  const command = script !== null ? ['sh', '-c', script] : agent ? ['sh', join(bin, 'claude')] : ['sleep', '100000']
+  // A script runs under the private server's environment, not ours: it is told where the state is.
+  if (script !== null) writeFileSync(join(root, 'script.sh'), `export PK_STATE_DIR='${stateDir}' HOME='${root}'\n${script}\n`)
+  const command = script !== null ? ['sh', join(root, 'script.sh')] : agent ? ['sh', join(bin, 'claude')] : ['sleep', '100000']
   for (let start = 0; start < n; start += 100) {
     const argv = ['-S', socket]
     for (let i = start; i < Math.min(n, start + 100); i++) argv.push(...(argv.length > 2 ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, '-x', '80', '-y', '24', '--', ...command)
@@ -304,16 +306,19 @@ if (part('pressure')) {
   const starts = join(done, 'writer-starts')
   writeFileSync(nodeShim, `#!/bin/sh\necho >> '${starts}'\nexec '${process.execPath}' "$@"\n`, {mode: 0o755})
   const sender = `while [ ! -e '${go}' ]; do sleep 0.05; done; for i in $(seq ${PER}); do '${hook}' claude '${nodeShim}' "{\\"hook_event_name\\":\\"Stop\\",\\"session_id\\":\\"s$$\\"}"; done; touch '${done}/'$$; exec sleep 100000`
+  const busy = () => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+    return f[0] + f[1] + f[2] + f[5] + f[6] // user, nice, system, irq, softirq (jiffies)
+  }
+  // What starting node costs the machine, measured the same way (before the senders wait): the unit the hook storm is given in.
+  const nodeBefore = busy()
+  for (let i = 0; i < 20; i++) time([process.execPath, '-e', '0'], process.env)
+  const nodeCpu = ((busy() - nodeBefore) * 10) / 20
   const w = await world(50, false, sender)
   mkdirSync(join(w.root, '.config', 'pk'), {recursive: true})
   writeFileSync(join(w.root, '.config', 'pk', 'config.json'), JSON.stringify({notify: []}))
   const spool = join(w.env.PK_STATE_DIR, 'spool')
   const panes = execFileSync('tmux', ['-S', w.socket, 'list-panes', '-a', '-F', '#{pane_pid}'], {encoding: 'utf8'}).trim().split('\n').map(Number)
-  const busy = () => {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
-    return f[0] + f[1] + f[2] + f[5] + f[6] // user, nice, system, irq, softirq (jiffies)
-  }
-  const [node] = measure([[process.execPath, '-e', '0']], w.env)
   const before = busy()
   const started = process.hrtime.bigint()
   writeFileSync(go, '')
@@ -327,8 +332,8 @@ if (part('pressure')) {
   const events = panes.length * PER
   const cpuPerEvent = (jiffies * 10) / events
   const writers = existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').length - 1 : 0
-  console.log(`hook storm: ${events} events from ${panes.length} sessions at once, sent in ${(hooksDone / 1000).toFixed(1)} s; machine CPU ${cpuPerEvent.toFixed(1)} ms per event, the writers included (${(cpuPerEvent / node).toFixed(2)}x node -e 0's wall time); ${writers} writer(s) started for ${events} events that may need you; ${pendingCount()} left pending`)
-  rows.push({label: 'hook storm, CPU per event', ratio: cpuPerEvent / node})
+  console.log(`hook storm: ${events} events from ${panes.length} sessions at once, sent in ${(hooksDone / 1000).toFixed(1)} s; machine CPU ${cpuPerEvent.toFixed(1)} ms per event, the writers included = ${(cpuPerEvent / nodeCpu).toFixed(2)}x the CPU of node -e 0 (${nodeCpu.toFixed(0)} ms); ${writers} writer(s) started for ${events} events that may need you; ${pendingCount()} left pending`)
+  rows.push({label: 'hook storm, CPU per event', ratio: cpuPerEvent / nodeCpu})
 
   // A backlog: DRAIN events of the 50 sessions' processes, in folders of 1000 (one second each), applied by one writer run.
   const DRAIN = Number(arg('drain', '100000'))
