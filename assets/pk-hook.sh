@@ -56,9 +56,12 @@ spool=$dir/spool
 [ -e "$spool" ] || [ -L "$spool" ] || mkdir "$spool" 2>/dev/null
 [ -d "$spool" ] && [ ! -L "$spool" ] && [ -O "$spool" ] || exit 0
 tmp=$spool/.tmp-$$-$stamp
+# At most 8 MiB of payload, and one byte more: pk reads a payload of that length as cut there, and takes
+# only what identifies the event from its beginning (a Claude Write of a huge file is still a permission
+# prompt of its session).
 {
   printf 'pk-spool 2 %s %s %s\n' "$agent" "$up" "$chain"
-  if [ -n "${payload+x}" ]; then printf '%s' "$payload"; else timeout 2 head -c 65536; fi
+  if [ -n "${payload+x}" ]; then printf '%s' "$payload"; else timeout 2 head -c 8388609; fi
 } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
 # Named by when it was sent, in a folder per second of uptime, so the writer applies events in the order
 # the agent sent them and a reader lists only the newest folders. Every event stays until pk has applied
@@ -85,7 +88,8 @@ start_of() {
 # takes its name away, so it sees this event; only when none runs does this start one (node costs 100 ms
 # of CPU; this check costs microseconds).
 if [ -n "$node" ] && [ -x "$node" ]; then
-  case ${payload:-$(cat "$bucket/$stamp-$$" 2>/dev/null)} in
+  # (what names the event comes first in every agent's payload: its beginning is enough)
+  case ${payload:-$(head -c 65536 "$bucket/$stamp-$$" 2>/dev/null)} in
     *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
       mark=$dir/writer
       if [ -f "$mark" ] && [ ! -L "$mark" ] && read -r wpid wstart < "$mark" 2>/dev/null; then

@@ -5,9 +5,11 @@ import {PkError} from '../lib/model/errors.js'
 import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/events/hook.js'
 import {say} from '../output.js'
 import {startWriterOnce} from '../lib/events/writer-mark.js'
+import {MAX_EVENT_BYTES} from '../lib/events/spool.js'
+import {salvage} from '../lib/events/events.js'
 import {createContext} from '../context.js'
 
-/** Read stdin to its end, but never hang an agent: give up after a short wait or a megabyte. */
+/** Read stdin to its end, but never hang an agent: give up after a short wait, or past MAX_EVENT_BYTES (one byte more marks it cut). */
 async function readStdin(timeoutMs: number): Promise<string> {
   if (process.stdin.isTTY) return ''
   return new Promise((resolve) => {
@@ -16,13 +18,13 @@ async function readStdin(timeoutMs: number): Promise<string> {
     const done = () => {
       clearTimeout(timer)
       process.stdin.pause()
-      resolve(Buffer.concat(chunks).toString('utf8'))
+      resolve(Buffer.concat(chunks).subarray(0, MAX_EVENT_BYTES + 1).toString('utf8'))
     }
     const timer = setTimeout(done, timeoutMs)
     process.stdin.on('data', (chunk: Buffer) => {
       chunks.push(chunk)
       size += chunk.length
-      if (size > 1024 * 1024) done()
+      if (size > MAX_EVENT_BYTES) done()
     })
     process.stdin.on('end', done)
     process.stdin.on('error', done)
@@ -71,7 +73,7 @@ in the state directory. pk setup AGENT installs the integration.`
       const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
       // Taken like the sh hook takes it: into the spool with the sender's ancestry, applied by the one
       // writer, which this starts detached (the agent never waits for it).
-      const report = parseHookPayload(args.agent, payload)
+      const report = parseHookPayload(args.agent, Buffer.byteLength(payload) > MAX_EVENT_BYTES ? salvage(payload) : payload)
       const file = report === null ? null : await spoolReport(ctx, args.agent, payload, process.ppid)
       const state = ctx.readState()
       if (file !== null && state !== null) {

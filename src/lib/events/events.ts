@@ -34,26 +34,60 @@ export type ParsedEvent = {kind: 'report'; report: HookReport} | {kind: 'screen'
 /** The agent name of observations in the spool (never an agent's: agent names have no such prefix in presets). */
 export const SCREEN_EVENT = 'pk-screen'
 
+/**
+ * The dates pk takes from an event (ms since the epoch): from 1970 to 2100. Outside them a date is not
+ * one (1e300 passes isFinite, and JavaScript cannot even print it) or would outrank every real report
+ * for ever: the event is ignored, and every reader and the writer judge it alike.
+ */
+const LATEST_DATE_MS = Date.UTC(2100, 0, 1)
+export const isEventDate = (ms: unknown): ms is number => typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 && ms <= LATEST_DATE_MS
+
 /** Pure: a spool event's meaning. `bootMs`: when this boot began, for events the agent did not date itself. */
 export function parseEvent(event: SpoolEvent, bootMs: number | null): ParsedEvent {
   if (event.agent === SCREEN_EVENT) {
     const data = safeJson(event.payload)
     const state = data?.state
     if ((state !== 'idle' && state !== 'waiting') || typeof data?.firstSeen !== 'number') return {kind: 'ignored', reason: 'a malformed screen observation'}
+    if (!isEventDate(data.firstSeen) || (data.lastOther !== undefined && data.lastOther !== null && !isEventDate(data.lastOther))) return {kind: 'ignored', reason: 'a screen observation dated out of range'}
     return {kind: 'screen', observation: {state, from: typeof data.from === 'string' ? data.from : null, firstSeen: data.firstSeen, lastOther: typeof data.lastOther === 'number' ? data.lastOther : null}}
   }
   let parsed: HookReport | null
   try {
-    parsed = parseHookPayload(event.agent, event.payload)
+    parsed = parseHookPayload(event.agent, event.truncated ? salvage(event.payload) : event.payload)
   } catch (error) {
     if (error instanceof PkError) return {kind: 'ignored', reason: error.message}
     throw error
   }
   if (parsed === null) return {kind: 'ignored', reason: 'the event says nothing about state'}
+  if (parsed.sentAt !== null && !isEventDate(parsed.sentAt)) return {kind: 'ignored', reason: `its date (${parsed.sentAt}) is out of range`}
   // Where the agent sends no time of its own, the moment its hook ran dates the event: every reader and
   // the writer then date it alike, so one event is one notification whoever sees it first.
   const sentAt = parsed.sentAt ?? (bootMs === null ? null : Math.round(bootMs + event.uptime * 1000))
+  if (sentAt !== null && !isEventDate(sentAt)) return {kind: 'ignored', reason: `its hook's time (${event.uptime} s after boot) is out of range`}
   return {kind: 'report', report: {...parsed, sentAt}}
+}
+
+/** The fields that identify an event (its kind, its session, its date), where the agents put them: first. */
+const IDENTIFYING = ['hook_event_name', 'session_id', 'notification_type', 'transcript_path', 'type', 'thread-id', 'thread_id', 'cwd', 'event', 'sessionId', 'at', 'timestamp', 'transcript', 'state', 'conversationId', 'turnEnded']
+
+/**
+ * Pure: of a payload cut at MAX_EVENT_BYTES (a Write of a huge file), what identifies the event, as a JSON
+ * object: each field's first occurrence in its first 64 KB, where every agent puts them (before the
+ * tool's input). The rest (the file's content) is not pk's business.
+ */
+export function salvage(payload: string): string {
+  const head = payload.slice(0, 64 * 1024)
+  const found: Record<string, unknown> = {}
+  for (const key of IDENTIFYING) {
+    const match = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*"|-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?|true|false)`).exec(head)
+    if (!match) continue
+    try {
+      found[key] = JSON.parse(match[1]!)
+    } catch {
+      // not a value after all
+    }
+  }
+  return JSON.stringify(found)
 }
 
 const safeJson = (text: string): Record<string, unknown> | null => {

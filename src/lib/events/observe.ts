@@ -3,7 +3,7 @@ import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {SessionRow} from '../model/correlate.js'
-import {ScreenObservation, SCREEN_EVENT} from './events.js'
+import {ScreenObservation, SCREEN_EVENT, isEventDate} from './events.js'
 import {PkError} from '../model/errors.js'
 import {markerName} from '../notify/notify.js'
 import {mayWrite} from '../registry/ownership.js'
@@ -34,8 +34,8 @@ export function parseObservation(text: string): Observation {
   }
   const o = data as Record<string, unknown>
   const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
-  if (typeof data !== 'object' || data === null || !count(o.pid) || !count(o.startTime) || (o.state !== 'idle' && o.state !== 'waiting') || !count(o.firstSeen)) {
-    throw new PkError('bad-payload', '--observe needs pid, startTime, state (idle or waiting) and firstSeen')
+  if (typeof data !== 'object' || data === null || !count(o.pid) || !count(o.startTime) || (o.state !== 'idle' && o.state !== 'waiting') || !count(o.firstSeen) || !isEventDate(o.firstSeen) || (count(o.lastOther) && !isEventDate(o.lastOther))) {
+    throw new PkError('bad-payload', '--observe needs pid, startTime, state (idle or waiting) and firstSeen (ms since the epoch, before 2100)')
   }
   return {pid: o.pid as number, startTime: o.startTime as number, state: o.state, from: typeof o.from === 'string' ? o.from : null, firstSeen: o.firstSeen as number, lastOther: count(o.lastOther) ? (o.lastOther as number) : null}
 }

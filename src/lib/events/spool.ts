@@ -34,6 +34,8 @@ export interface SpoolEvent {
   /** The process ancestry at the event, nearest first (pid and kernel start time of each). */
   chain: Link[]
   payload: string
+  /** The agent's payload was longer than MAX_EVENT_BYTES and was cut there: only what identifies it is taken. */
+  truncated?: boolean
 }
 
 const parseChain = (text: string): Link[] | null => {
@@ -155,7 +157,11 @@ export function hasPending(dir: string): boolean {
 /** The most pending events a reader takes into account: the newest ones. */
 export const READER_PENDING_LIMIT = 256
 
-/** The largest event the spool keeps whole (the sh hook reads at most this much of an agent's payload). */
+/**
+ * The largest event the spool keeps whole: the sh hook reads at most one byte more of an agent's payload,
+ * so a payload of exactly MAX_EVENT_BYTES + 1 bytes is one that was cut (then only what identifies the
+ * event, its kind and session, is taken from its beginning).
+ */
 export const MAX_EVENT_BYTES = 8 * 1024 * 1024
 
 export interface Pending {
@@ -201,7 +207,9 @@ export function readSpoolFile(dir: string, name: string): ReadOutcome {
       return error instanceof RangeError ? {rejected: 'too large'} : {deferred: errnoCode(error) ?? String(error)}
     }
     const event = parseSpoolText(name, text)
-    return event === null ? {rejected: 'not a pk spool event (its first line)'} : {event}
+    if (event === null) return {rejected: 'not a pk spool event (its first line)'}
+    const headBytes = Buffer.byteLength(text.slice(0, text.indexOf('\n') + 1))
+    return {event: stats.size - headBytes > MAX_EVENT_BYTES ? {...event, truncated: true} : event}
   } finally {
     closeSync(fd)
   }

@@ -23,7 +23,9 @@ export function readWhole(fd: number, path: string, limit = 1024 * 1024): string
       shared.copy(bigger)
       shared = bigger
     }
-    const wanted = shared.length - length
+    // At most 64 KB a read, however large the buffer grew for an earlier file: /proc allocates what a
+    // read asks for in the kernel, and a read of megabytes there fails with ENOMEM.
+    const wanted = Math.min(shared.length - length, 64 * 1024)
     const n = readSync(fd, shared, length, wanted, null)
     length += n
     // A short read is the end: for regular files, and for /proc's per-process files, which the

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/correlate.js'
-import {World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../../src/lib/events/events.js'
+import {SCREEN_EVENT, World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../../src/lib/events/events.js'
 import {HookReport, parseHookPayload} from '../../../src/lib/events/hook.js'
 import {sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {SessionRecord} from '../../../src/lib/registry/records.js'
@@ -109,6 +109,31 @@ describe('applying events', () => {
     const pi = row(31, {agent: 'pi', kind: 'recorded', record: 'c.json'})
     const {applied} = applyEvents([event('pi', [31], {event: 'agent_start', at: 1}), event('pi', [31], {event: 'agent_retry', at: 2})], world([pi]), records, 0)
     expect(applied.get(pi.id)).toMatchObject({mayNeedYou: false, status: {state: 'working'}})
+  })
+  it('an event dated out of range is ignored, with why; every other event still applies (nothing throws)', () => {
+    const pi = row(31, {agent: 'pi', kind: 'recorded', record: 'c.json'})
+    const events = [
+      event('pi', [31], {event: 'agent_start', at: 1000}),
+      event('pi', [31], {event: 'agent_end', at: 1e300}),
+      event('pi', [31], {event: 'agent_end', at: -5}),
+      event('pi', [31], {event: 'agent_end', at: Date.UTC(2200, 0, 1)}),
+      event(SCREEN_EVENT, [31], {state: 'idle', from: 'working', firstSeen: 9_000_000_000_000_000}),
+      event(SCREEN_EVENT, [31], {state: 'idle', from: 'working', firstSeen: 2000, lastOther: 1e300}),
+      event('pi', [31], {event: 'agent_end', at: 3000}),
+    ]
+    const {applied, outcomes} = applyEvents(events, world([pi]), records, 0)
+    expect(outcomes.map((o) => o.reason)).toEqual([
+      'working (agent_start, by ancestry)',
+      'its date (1e+300) is out of range',
+      'its date (-5) is out of range',
+      `its date (${Date.UTC(2200, 0, 1)}) is out of range`,
+      'a screen observation dated out of range',
+      'a screen observation dated out of range',
+      'idle (agent_end, by ancestry)',
+    ])
+    expect(applied.get(pi.id)).toMatchObject({status: {state: 'idle', at: new Date(3000).toISOString()}})
+    // A hook's own clock (uptime after boot) out of range: the same.
+    expect(parseEvent({...event('claude', [31], {hook_event_name: 'Stop'}), uptime: 1e300}, 0)).toMatchObject({kind: 'ignored'})
   })
   it('screen episodes: a new one when the state changed since, the same one otherwise', () => {
     expect(nextEpisode(null, {state: 'idle', from: 'working', firstSeen: 1000, lastOther: 900})).toEqual({state: 'idle', since: new Date(1000).toISOString(), turnEnded: true})

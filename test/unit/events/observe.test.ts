@@ -14,6 +14,9 @@ describe("a watcher's screen observation (pk notify --observe)", () => {
     ['{"pid": 1.5, "startTime": 1, "state": "idle", "firstSeen": 1}', /needs pid/],
     ['{"pid": 1, "startTime": 1, "state": "working", "firstSeen": 1}', /state \(idle or waiting\)/],
     ['{"pid": 1, "startTime": 1, "state": "idle"}', /firstSeen/],
+    // Past JavaScript's dates (or 2100): no event of this world, and it would break whoever prints it.
+    ['{"pid": 1, "startTime": 1, "state": "idle", "firstSeen": 9000000000000000}', /before 2100/],
+    ['{"pid": 1, "startTime": 1, "state": "idle", "firstSeen": 5, "lastOther": 9000000000000000}', /before 2100/],
   ])('refuses %s (exit 2)', (text, message) => {
     expect(() => parseObservation(text)).toThrow(message)
     try {

@@ -1,11 +1,26 @@
 import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {pipeHasReader, readBootId, readBootTime, readChildren, readCmdline, readCwd, readExe, readPidNamespace, readStat, startTimeToDate} from '../../../src/lib/proc/reader.js'
+import {pipeHasReader, readSmallFile, readBootId, readBootTime, readChildren, readCmdline, readCwd, readExe, readPidNamespace, readStat, startTimeToDate} from '../../../src/lib/proc/reader.js'
 import {ROOT} from '../../helpers/sandbox.js'
 
 describe('reading /proc (the real one)', () => {
+  it('reads /proc after a file of megabytes (a big spool event) grew its buffer: the kernel is never asked for megabytes at once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pk-read-'))
+    try {
+      const big = join(dir, 'big')
+      writeFileSync(big, 'x'.repeat(6 * 1024 * 1024))
+      expect(readSmallFile(big, undefined, 8 * 1024 * 1024)).toHaveLength(6 * 1024 * 1024)
+      // It failed with ENOMEM here: an 8 MB read() of /proc/PID/cmdline.
+      expect(readCmdline(process.pid)).toEqual(process.argv.length > 0 ? expect.any(Array) : null)
+      expect(readStat(process.pid)).toMatchObject({pid: process.pid})
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
   it('reads this process: its stat, argv, cwd, executable and namespace', () => {
     const stat = readStat(process.pid)!
     expect(stat).toMatchObject({pid: process.pid, ppid: process.ppid})

@@ -1,0 +1,94 @@
+import {chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {spooled} from '../helpers/reporting-session.js'
+
+/** Issue 36, safe under attack round three: events that break pk, forged Codex turns, big events, other users' spool files. */
+const HOOK = join(ROOT, 'assets', 'pk-hook.sh')
+let sb: Sandbox
+beforeEach(() => {
+  sb = new Sandbox()
+})
+afterEach(() => sb.cleanup())
+
+const rootIt = process.getuid!() === 0 ? it : it.skip
+const hookLog = () => (existsSync(join(sb.stateDir, 'hook.log')) ? readFileSync(join(sb.stateDir, 'hook.log'), 'utf8') : '')
+const record = (id: string) => JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8'))
+
+/** A session whose own process sends the given hook calls (argv of pk-hook.sh, after the script) once told to go, then stays. */
+async function sender(calls: string[][]): Promise<{id: string; go: () => void}> {
+  const go = join(sb.root, `go-${Math.random().toString(36).slice(2)}`)
+  const lines = calls.map((argv) => `'${HOOK}' ${argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')}`).join('\n')
+  const script = join(sb.root, `send-${Math.random().toString(36).slice(2)}.sh`)
+  writeFileSync(script, `while [ ! -e '${go}' ]; do sleep 0.05; done\n${lines}\nexec sleep 100000\n`)
+  const row = await sb.bgRow(['--', 'sh', script])
+  return {id: row.id, go: () => writeFileSync(go, '')}
+}
+
+describe('one badly dated event stops nothing', () => {
+  it("Pi's at: 1e300 and an observation of 9e15: every ls format works, the writer ignores them (logged once) and applies the rest", async () => {
+    const s = await sender([
+      ['pi', '', '{"event":"agent_start","sessionId":"p1","at":1000}'],
+      ['pi', '', '{"event":"agent_end","sessionId":"p1","at":1e300}'],
+      ['pi', '', `{"event":"agent_end","sessionId":"p1","at":${Date.now()}}`],
+    ])
+    s.go()
+    await waitFor('three pending', () => spooled(sb).length === 3, 15_000)
+    for (const args of [['ls'], ['ls', '--json'], ['ls', '--format', 'short'], ['ls', '--format', 'short', '--color']]) {
+      const result = await sb.pk(args)
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    }
+    expect((await sb.pk(['notify', '--observe', JSON.stringify({pid: 1, startTime: 1, state: 'idle', firstSeen: 9_000_000_000_000_000})])).code).toBe(2)
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(spooled(sb)).toEqual([])
+    expect(record(s.id).status).toMatchObject({state: 'idle', event: 'agent_end'})
+    expect(hookLog().match(/out of range/g)).toHaveLength(1)
+  })
+})
+
+describe("another user's files in the spool", () => {
+  rootIt("are never applied, whatever they say: quarantined with why", async () => {
+    const s = await sender([])
+    const dir = join(sb.stateDir, 'spool', '7')
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    const stat = readFileSync(`/proc/${record(s.id).identity.pid}/stat`, 'utf8')
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    const file = join(dir, '700-1')
+    writeFileSync(file, `pk-spool 2 claude 7.00 ${record(s.id).identity.pid}:${start}\n{"hook_event_name":"Stop","session_id":"theirs","transcript_path":"/tmp/theirs.jsonl"}`)
+    chownSync(file, 65534, 65534)
+    const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === s.id)!
+    expect(listed.stateSource).not.toBe('hook')
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(record(s.id).conversationId).toBeNull()
+    expect(hookLog()).toMatch(/spool 7\/700-1: not an event \(owned by uid 65534, not by you\); moved to quarantine/)
+    expect(readdirSync(join(sb.stateDir, 'quarantine'))).toHaveLength(1)
+  })
+})
+
+describe('a hook event bigger than 64 KB', () => {
+  it('a Claude PermissionRequest of 5 MB (a Write of a big file) is kept whole and shows its session waiting; one of 9 MB still does', async () => {
+    const payload = (conv: string, mb: number) => JSON.stringify({session_id: conv, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PermissionRequest', tool_name: 'Write', tool_input: {file_path: '/tmp/x', content: 'x'.repeat(mb * 1024 * 1024)}})
+    const five = join(sb.root, 'five.json')
+    const nine = join(sb.root, 'nine.json')
+    writeFileSync(five, payload('conv-five', 5))
+    writeFileSync(nine, payload('conv-nine', 9))
+    const go = join(sb.root, 'go')
+    // Each sent from inside its session, on standard input, as Claude Code sends it.
+    const a = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; '${HOOK}' claude < '${five}'; exec sleep 100000`])
+    const b = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; '${HOOK}' claude < '${nine}'; exec sleep 100000`])
+    writeFileSync(go, '')
+    await waitFor('both pending', () => spooled(sb).length === 2, 15_000)
+    const kept = spooled(sb).map((name) => readFileSync(join(sb.stateDir, 'spool', name), 'utf8')).map((text) => text.slice(text.indexOf('\n') + 1))
+    expect(kept).toContain(readFileSync(five, 'utf8'))
+    // The 9 MB one is cut at 8 MiB and one byte: what identifies it is taken from its beginning.
+    expect(kept.map((k) => Buffer.byteLength(k)).sort((x, y) => x - y)[1]).toBe(8 * 1024 * 1024 + 1)
+    const listed = (await sb.pkJson<LsJson>(['ls'])).sessions
+    for (const row of [a, b]) expect(listed.find((r) => r.id === row.id)).toMatchObject({state: 'waiting', stateSource: 'hook'})
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(spooled(sb)).toEqual([])
+    expect(record(a.id)).toMatchObject({conversationId: 'conv-five', status: {state: 'waiting', event: 'PermissionRequest'}})
+    expect(record(b.id)).toMatchObject({conversationId: 'conv-nine', status: {state: 'waiting', event: 'PermissionRequest'}})
+  })
+})
