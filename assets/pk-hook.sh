@@ -97,8 +97,11 @@ if [ -n "$node" ] && [ -x "$node" ]; then
         [ "$(start_of "$wpid")" = "$wstart" ] && exit 0
         rm -f "$mark"
       fi
-      # Made only where none is (noclobber): of two hooks at once, one starts the writer.
-      (set -C; printf '%s %s\n' "$$" "$(start_of $$)" > "$mark") 2>/dev/null || exit 0
+      # Made whole, then linked into place only where none is (ln fails if one is): of two hooks at once,
+      # one starts the writer, and no hook ever reads a name half written.
+      printf '%s %s\n' "$$" "$(start_of $$)" > "$mark.$$" 2>/dev/null || exit 0
+      ln "$mark.$$" "$mark" 2>/dev/null || { rm -f "$mark.$$"; exit 0; }
+      rm -f "$mark.$$"
       here=$(dirname "$0")
       "$node" "$here/../bin/run.js" notify --fold > /dev/null 2>&1 < /dev/null &
       wpid=$!

@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -85,6 +85,7 @@ describe('agents that outlive their server', () => {
   it('pk stop signals nothing when it could not write down the stop', async () => {
     const row = await sb.bgRow(['--', 'sleep', '100000'])
     // The lock is a plain file where its directory should be: the record cannot be updated.
+    rmSync(join(sb.stateDir, 'registry.lock'), {recursive: true, force: true})
     writeFileSync(join(sb.stateDir, 'registry.lock'), 'not a lock')
     const result = await sb.pk(['stop', row.id])
     expect(result.code).toBe(1)

@@ -20,7 +20,7 @@ const waiting = sessionRow({id: 'ab12cd34', state: 'waiting', stateSource: 'hook
 describe('telling the user', () => {
   it('says what happened in one line, and fills a notifier argv word by word (no shell)', () => {
     const e = eventOf(waiting)
-    expect(e).toEqual({id: 'ab12cd34', agent: 'claude', label: 'fix "it"', state: 'waiting', cwd: '/w', reason: 'waiting for you'})
+    expect(e).toEqual({id: 'ab12cd34', agent: 'claude', label: 'fix "it"', state: 'waiting', cwd: '/w', reason: 'waiting for you', since: waiting.attentionSince})
     expect(eventText(e)).toBe('claude (fix "it") ab12cd34 is waiting for you: pk attach ab12cd34')
     expect(fillArgv(['notify', '{agent} {id}', '--label={label}', '{cwd}{nothing}', '{reason}'], e)).toEqual(['notify', 'claude ab12cd34', '--label=fix "it"', '/w{nothing}', 'waiting for you'])
     expect(eventOf(sessionRow({state: 'idle'})).reason).toBe('finished its turn')
