@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import {chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -45,6 +46,27 @@ describe('one badly dated event stops nothing', () => {
     expect(spooled(sb)).toEqual([])
     expect(record(s.id).status).toMatchObject({state: 'idle', event: 'agent_end'})
     expect(hookLog().match(/out of range/g)).toHaveLength(1)
+  })
+})
+
+describe('a forged Codex turn', () => {
+  it("from a process outside every session, naming a pk Codex session's directory and a thread: nobody's, the conversation and resume untouched", async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`, {mode: 0o755})
+    const dir = join(sb.root, 'project')
+    mkdirSync(dir)
+    const row = await sb.bgRow(['codex', '--cwd', dir], {env: {PATH: `${bin}:${process.env.PATH}`}})
+    // The test process is in no session: as a codex run by hand in a plain terminal, or a cron job.
+    const forged = spawnSync(HOOK, ['codex', '', JSON.stringify({type: 'agent-turn-complete', cwd: dir, 'thread-id': '0199aaaa-bbbb-7ccc-8ddd-000000000000'})], {env: sb.env})
+    expect(forged.status).toBe(0)
+    expect(spooled(sb)).toHaveLength(1)
+    const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === row.id)!
+    expect(listed.resume).toBeNull()
+    expect(listed.stateSource).not.toBe('hook')
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(record(row.id)).toMatchObject({conversationId: null, status: null})
+    expect(hookLog()).toMatch(/codex event .*: nobody's \(a codex event from outside every session/)
   })
 })
 

@@ -116,6 +116,16 @@ export type Attribution =
   | {kind: 'session'; row: SessionRow; agent: Link | null; by: 'ancestry' | 'conversation' | 'cwd'}
   | {kind: 'none'; reason: string}
 
+/** Pure: whether the ancestry passes through a live daemon that serves sessions, started (above it) by a live Codex session. */
+function throughCodexDaemon(chain: Link[], world: World): boolean {
+  const daemon = chain.findIndex((link) => alive(world, link) && servesSessions(world.argv(link.pid)))
+  if (daemon === -1) return false
+  return chain.slice(daemon + 1).some((link) => {
+    const row = world.rowsById.get(sessionIdOf({...world.view, ...link}))
+    return row !== undefined && row.agent === 'codex' && alive(world, link)
+  })
+}
+
 /** Pure: a process that serves several sessions (Codex's app-server daemon runs every window's notify). */
 export const servesSessions = (argv: string[] | null) => argv !== null && argv.some((word) => word === 'app-server')
 
@@ -155,6 +165,10 @@ export function attribute(event: SpoolEvent, report: HookReport, world: World): 
   const notifier = event.chain[0]!
   const direct = alive(world, notifier) && !servesSessions(world.argv(notifier.pid)) ? byAncestry(event.chain, world) : null
   if (direct?.kind === 'session') return direct
+  // What follows (a recorded thread, a directory) holds only for an event that came through Codex's shared
+  // daemon: one a Codex session started. From anywhere else (a codex run by hand in a plain terminal, a
+  // cron job, a forged call) a thread id and a directory are claims anyone can write: nobody's.
+  if (!throughCodexDaemon(event.chain, world)) return {kind: 'none', reason: 'a codex event from outside every session, not through the app-server daemon of a codex session'}
   const live = [...world.rowsById.values()].filter((r) => r.agent === 'codex' && r.verified && r.state !== 'exited' && !r.conflict)
   if (thread !== null) {
     const owners = live.filter((r) => world.conversationOf(r) === thread)

@@ -76,6 +76,18 @@ describe('attribution: the right session or none', () => {
     expect(attribute(noDir, report(noDir), world([first])).kind).toBe('none')
     expect(servesSessions(CODEX_MACHINE[12]!.argv)).toBe(true)
   })
+  it('Codex: a forged turn from outside every session (a plain terminal, a cron job) is nobody\'s, whatever directory and thread it names', () => {
+    const first = row(11, {agent: 'codex', cwd: '/w'})
+    // Sent by a process under a plain shell (pid 40's tree), naming the session's directory and a new thread.
+    const forged = event('codex', [41, 40], {type: 'agent-turn-complete', 'thread-id': '0199aaaa-bbbb-7ccc-8ddd-000000000000', cwd: '/w'})
+    expect(attribute(forged, report(forged), world([first]))).toMatchObject({kind: 'none', reason: expect.stringMatching(/outside every session/)})
+    // Naming the session's own recorded thread does not make it the session's either.
+    const known = event('codex', [41, 40], {type: 'agent-turn-complete', 'thread-id': 't-first', cwd: '/w'})
+    expect(attribute(known, report(known), world([first], {conversations: {[first.id]: 't-first'}})).kind).toBe('none')
+    // A process named app-server that no codex session started proves nothing.
+    const fakeDaemon = event('codex', [12, 40], {type: 'agent-turn-complete', 'thread-id': 't-z', cwd: '/w'})
+    expect(attribute(fakeDaemon, report(fakeDaemon), world([first])).kind).toBe('none')
+  })
   it('Codex: a thread with no rollout file (the side thread that writes the title) is nobody\'s', () => {
     const first = row(11, {agent: 'codex', cwd: '/w'})
     const e = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 'title-thread', cwd: '/w'})
