@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -86,6 +86,30 @@ describe("another user's files in the spool", () => {
     expect(record(s.id).conversationId).toBeNull()
     expect(hookLog()).toMatch(/spool 7\/700-1: not an event \(owned by uid 65534, not by you\); moved to quarantine/)
     expect(readdirSync(join(sb.stateDir, 'quarantine'))).toHaveLength(1)
+  })
+})
+
+describe('a spool others may write, and what killed hooks leave', () => {
+  it("spool/ at 0777 is read by no one (the event waits, unapplied); doctor says so and --fix tightens it; a killed hook's temp file is named and swept", async () => {
+    const s = await sender([['claude', '', '{"hook_event_name":"Stop","session_id":"conv-x"}']])
+    s.go()
+    await waitFor('pending', () => spooled(sb).length === 1, 15_000)
+    const spool = join(sb.stateDir, 'spool')
+    chmodSync(spool, 0o777)
+    // A hook killed between writing and renaming (its pid is no process now).
+    writeFileSync(join(spool, '.tmp-999999999-1234'), 'pk-spool 2 claude 12.34 1:1\n{}')
+    expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === s.id)!.stateSource).not.toBe('hook')
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(record(s.id).status).toBeNull()
+    const doctor = JSON.parse((await sb.pk(['doctor', '--json'])).stdout) as {checks: {id: string; status: string; message: string}[]}
+    const check = doctor.checks.find((c) => c.id === 'state-dir')!
+    expect(check).toMatchObject({status: 'fail', message: expect.stringMatching(/spool is writable by group or others/)})
+    expect(check.message).toMatch(/1 temporary file\(s\) in spool\/ left by a hook or writer that was killed mid-write: \.tmp-999999999-1234/)
+    const fixed = await sb.pk(['doctor', '--fix'])
+    expect(fixed.stdout + fixed.stderr).toMatch(/chmod 700 .*spool/)
+    expect(existsSync(join(spool, '.tmp-999999999-1234'))).toBe(false)
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(record(s.id).status).toMatchObject({state: 'idle', event: 'Stop'})
   })
 })
 

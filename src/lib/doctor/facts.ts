@@ -1,3 +1,4 @@
+import {orphanTemps} from '../events/spool.js'
 import {lstatSync, readFileSync, statfsSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {userInfo} from 'node:os'
@@ -73,8 +74,12 @@ function stateFacts(env: Env, uid: number): Pick<DoctorFacts, 'state' | 'owner'>
     const stats = statOrNull(path)
     return stats ? [judgeStateDir(path, stats, uid)] : []
   })
+  // Temporary files a killed hook or writer left in the spool (their maker is gone).
+  const spool = join(statePath, 'spool')
+  const spoolStats = statOrNull(spool)
+  const temps = spoolStats?.isDirectory() && spoolStats.uid === uid ? orphanTemps(spool) : []
   return {
-    state: {path: statePath, exists: stateStats !== null, verdict, sessionsVerdict, inner},
+    state: {path: statePath, exists: stateStats !== null, verdict, sessionsVerdict, inner, temps},
     readable: stateStats !== null && !linked(verdict) && !linked(sessionsVerdict) ? layout : null,
     owner: readOwner(stateStats && verdict?.ok ? layout : null),
   }

@@ -39,7 +39,7 @@ export interface DoctorFacts {
   serverAccess: Map<string, string[]>
   serverPaths: Map<string, string | null>
   orphans: OrphanServer[]
-  state: {path: string; exists: boolean; verdict: StateDirVerdict | null; sessionsVerdict: StateDirVerdict | null; inner?: StateDirVerdict[]}
+  state: {path: string; exists: boolean; verdict: StateDirVerdict | null; sessionsVerdict: StateDirVerdict | null; inner?: StateDirVerdict[]; temps?: string[]}
   records: StoredRecord[]
   recordProblems: Problem[]
   conflicts: Problem[]

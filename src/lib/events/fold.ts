@@ -16,7 +16,7 @@ import {UsageRules, readCache, readOn, transcriptOf, writeCache} from '../usage/
 import {Env, StateDir} from '../registry/state-dir.js'
 import {bootMs, usageRules} from '../listing/sessions.js'
 import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
-import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout} from './spool.js'
+import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout, sweepTemps} from './spool.js'
 import {Context} from '../model/context.js'
 
 /**
@@ -68,6 +68,8 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
     }
     if (!progressed) break
   }
+  // What killed hooks and writers left half written is nobody's now.
+  sweepTemps(dir)
   return result
 }
 

@@ -1,10 +1,11 @@
 import {randomBytes} from 'node:crypto'
-import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync} from 'node:fs'
+import {closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
 import {readUptime, readWhole} from '../proc/reader.js'
 import {writeFileAtomic} from '../registry/atomic.js'
+import {isPrivateDir} from '../registry/files.js'
 import {StateDir} from '../registry/state-dir.js'
 
 /**
@@ -91,26 +92,12 @@ export const spoolDir = (state: StateDir) => join(state.root, 'spool')
  */
 export function checkedSpool(state: StateDir): string | null {
   const dir = spoolDir(state)
-  try {
-    const stats = lstatSync(dir)
-    return stats.isDirectory() && !stats.isSymbolicLink() && stats.uid === process.getuid!() ? dir : null
-  } catch {
-    return null
-  }
+  return isPrivateDir(dir) ? dir : null
 }
 
 /** Pure: whether a name in the spool is a bucket (a folder of one second's events, by /proc/uptime's seconds). */
 const isBucketName = (name: string) => /^\d+$/.test(name)
 
-/** A real directory of this user's (never a link): only then are its files read, and removed by the writer. */
-function isOwnDir(path: string): boolean {
-  try {
-    const stats = lstatSync(path)
-    return stats.isDirectory() && stats.uid === process.getuid!()
-  } catch {
-    return false
-  }
-}
 
 /**
  * The spool's layout, read with one listing: buckets (one folder per second of uptime in which events were
@@ -134,7 +121,7 @@ const sortByStamp = (names: string[]) => names.sort((a, b) => stampOf(a) - stamp
 
 /** One bucket's files, as paths relative to the spool, oldest first; none when it is not a folder of this user's. */
 export function bucketFiles(dir: string, bucket: string): string[] {
-  if (!isOwnDir(join(dir, bucket))) return []
+  if (!isPrivateDir(join(dir, bucket))) return []
   try {
     return sortByStamp(readdirSync(join(dir, bucket)).filter((n) => !n.startsWith('.'))).map((n) => `${bucket}/${n}`)
   } catch {
@@ -268,4 +255,51 @@ export function enqueue(state: StateDir, agent: string, chain: Link[], payload: 
   const file = join(bucket, `${uptime.toFixed(2).replace('.', '')}-${process.pid}-${randomBytes(3).toString('hex')}`)
   writeFileAtomic(file, head + payload, 'create')
   return file
+}
+
+/** Pure: the pid of the process that made a temporary file in the spool (the sh hook's `.tmp-PID-STAMP`, pk hook's `.tmp-STAMP-PID-RAND-RAND`), or null. */
+export function tempMaker(name: string): number | null {
+  const sh = /^\.tmp-(\d+)-\d+$/.exec(name)
+  if (sh) return Number(sh[1])
+  const node = /^\.tmp-\d+-(\d+)-[0-9a-f]+-[0-9a-f]+$/.exec(name)
+  return node ? Number(node[1]) : null
+}
+
+/**
+ * Temporary files in the spool (and its folders) whose maker is gone: a hook or writer killed mid-write.
+ * A file whose maker still runs (however long it is stopped) is its own; one that names no maker is left
+ * to a person (pk doctor names it). Paths relative to the spool.
+ */
+export function orphanTemps(dir: string): string[] {
+  const found: string[] = []
+  const look = (sub: string) => {
+    let names: string[]
+    try {
+      names = readdirSync(join(dir, sub))
+    } catch {
+      return
+    }
+    for (const name of names) {
+      if (!name.startsWith('.tmp-')) continue
+      const pid = tempMaker(name)
+      if (pid !== null && !existsSync(`/proc/${pid}`)) found.push(sub === '' ? name : `${sub}/${name}`)
+    }
+  }
+  look('')
+  for (const bucket of spoolLayout(dir).buckets) look(bucket)
+  return found
+}
+
+/** Remove the orphaned temporary files (see orphanTemps); their names. */
+export function sweepTemps(dir: string): string[] {
+  const removed: string[] = []
+  for (const name of orphanTemps(dir)) {
+    try {
+      unlinkSync(join(dir, name))
+      removed.push(name)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return removed
 }

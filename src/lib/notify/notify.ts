@@ -1,11 +1,11 @@
 import {spawn} from 'node:child_process'
-import {accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
+import {accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {NotifyChannel} from '../config/config.js'
 import {SessionRow} from '../model/correlate.js'
 import {writeFileAtomic} from '../registry/atomic.js'
-import {appendRegularFile} from '../registry/files.js'
+import {appendRegularFile, isPrivateDir} from '../registry/files.js'
 import {mayWrite} from '../registry/ownership.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 import {unseenSince} from '../listing/status.js'
@@ -183,14 +183,7 @@ function logNotify(state: StateDir | null, line: string): void {
  */
 export const markerName = (row: Pick<SessionRow, 'id' | 'attentionSince'>) => `${row.id}-${Date.parse(row.attentionSince!)}`
 
-const isPlainDir = (dir: string) => {
-  try {
-    const stats = lstatSync(dir)
-    return stats.isDirectory() && stats.uid === process.getuid!()
-  } catch {
-    return false
-  }
-}
+const isPlainDir = isPrivateDir
 
 /**
  * Claim the event: true for the one caller that creates its marker (create-only: a second observer, at

@@ -1,4 +1,4 @@
-import {closeSync, constants, fstatSync, openSync, writeSync} from 'node:fs'
+import {closeSync, constants, fstatSync, lstatSync, openSync, writeSync} from 'node:fs'
 
 import {errnoCode, PkError} from '../model/errors.js'
 import {readWhole} from '../proc/reader.js'
@@ -63,5 +63,20 @@ export function appendRegularFile(path: string, text: string): void {
     writeSync(fd, text)
   } finally {
     closeSync(fd)
+  }
+}
+
+/**
+ * Whether a directory inside the state directory is private to this user: a real directory (not a link)
+ * of this user's that nobody else may write. Another user who can write the spool, notified/ or
+ * sessions/ could plant events, claims or records: pk reads none of them then (pk doctor says why and
+ * --fix tightens them).
+ */
+export function isPrivateDir(path: string): boolean {
+  try {
+    const stats = lstatSync(path)
+    return stats.isDirectory() && stats.uid === process.getuid!() && (stats.mode & 0o022) === 0
+  } catch {
+    return false
   }
 }

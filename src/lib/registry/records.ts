@@ -6,7 +6,7 @@ import {errnoCode} from '../model/errors.js'
 import {ProcessIdentity, sameIdentity, sessionIdOf} from '../proc/identity.js'
 import {HookState} from '../model/states.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
-import {NotRegularFileError, readRegularFile} from './files.js'
+import {NotRegularFileError, isPrivateDir, readRegularFile} from './files.js'
 import {StateDir} from './state-dir.js'
 import {SchemaError, validate} from './record-validator.generated.js'
 
@@ -74,7 +74,7 @@ export interface StoredRecord {
 export const PROBLEM_CODES = [
   'conflict', 'corrupt-record', 'invalid-record', 'unknown-version', 'symlinked-record', 'unreadable-record', 'foreign-namespace',
   'bad-owner', 'no-view', 'unreachable', 'unverified-server', 'foreign-pane', 'server-unresponsive', 'server-access-denied',
-  'tmux-error', 'tmux-output', 'tmux-missing', 'host-unreachable', 'host-no-pk', 'host-pk-incompatible', 'host-pk-failed', 'events-pending',
+  'tmux-error', 'tmux-output', 'tmux-missing', 'host-unreachable', 'host-no-pk', 'host-pk-incompatible', 'host-pk-failed', 'events-pending', 'unsafe-dir',
 ] as const
 export type ProblemCode = (typeof PROBLEM_CODES)[number]
 
@@ -198,6 +198,11 @@ export function readRecords(state: StateDir | null): RecordScan {
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return scan
     throw error
+  }
+  // Records in a folder another user may write are claims anyone could have planted: none is read.
+  if (!isPrivateDir(state.sessions)) {
+    scan.problems.push({code: 'unsafe-dir', message: `${state.sessions} is not a private directory of yours (a link, another user's, or writable by others): no record in it is read. pk doctor --fix tightens it`})
+    return scan
   }
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!entry.name.endsWith('.json') || entry.name.startsWith('.')) continue

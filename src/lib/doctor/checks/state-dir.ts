@@ -3,6 +3,8 @@ import {basename, join} from 'node:path'
 
 import {PkError} from '../../model/errors.js'
 import {withWriteAccess} from '../../registry/ownership.js'
+import {isPrivateDir} from '../../registry/files.js'
+import {sweepTemps} from '../../events/spool.js'
 import {stateLayout} from '../../registry/state-dir.js'
 import {Check} from '../types.js'
 
@@ -23,7 +25,11 @@ export const stateDirCheck: Check = {
     const failures: string[] = []
     const warnings: string[] = []
     let fixable = false
-    for (const verdict of state.inner ?? []) if (!verdict.ok) failures.push(verdict.problem)
+    for (const verdict of state.inner ?? []) {
+      if (verdict.ok) continue
+      failures.push(verdict.problem)
+      if (verdict.kind === 'loose-mode') fixable = true
+    }
     for (const verdict of [state.verdict, state.sessionsVerdict]) {
       if (verdict && !verdict.ok) {
         failures.push(verdict.problem)
@@ -36,6 +42,8 @@ export const stateDirCheck: Check = {
       failures.push(`${unreadable.length} unreadable record(s): ${unreadable.map((p) => `${basename(String(p.file))} (${p.code})`).join(', ')}`)
       fixable = true
     }
+    const temps = state.temps ?? []
+    if (temps.length > 0) warnings.push(`${temps.length} temporary file(s) in spool/ left by a hook or writer that was killed mid-write: ${temps.slice(0, 5).join(', ')}${temps.length > 5 ? ', …' : ''} (pk's writer removes them; so does pk doctor --fix)`)
     if (newer.length > 0) warnings.push(`${newer.length} record(s) written by a newer pk, left alone: ${newer.map((p) => basename(String(p.file))).join(', ')} (upgrade pk to see them)`)
     for (const conflict of facts.conflicts) failures.push(conflict.message)
     const paneless = facts.paneless ?? []
@@ -53,12 +61,24 @@ export const stateDirCheck: Check = {
         fixable,
       }
     }
-    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: paneless.length > 0 ? `pk stop ${paneless.map((p) => p.id).join(' ')}` : facts.restorable > 0 ? 'pk restore' : facts.earlierBoot.length > 0 ? 'pk prune' : null, fixable: false}
+    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: paneless.length > 0 ? `pk stop ${paneless.map((p) => p.id).join(' ')}` : facts.restorable > 0 ? 'pk restore' : facts.earlierBoot.length > 0 ? 'pk prune' : temps.length > 0 ? 'pk doctor --fix' : null, fixable: temps.length > 0}
     return {status: 'pass', message: summary, fix: null, fixable: false}
   },
   async fix(facts) {
     const done: string[] = []
     const layout = stateLayout(facts.state.path)
+    // spool/ and notified/ that others may write: pk reads neither until they are private again.
+    for (const name of ['spool', 'notified']) {
+      const dir = join(layout.root, name)
+      const stats = lstatOrNull(dir)
+      if (stats !== null && stats.isDirectory() && stats.uid === process.getuid!() && (stats.mode & 0o022) !== 0) {
+        chmodSync(dir, 0o700)
+        done.push(`chmod 700 ${dir}`)
+      }
+    }
+    const spool = join(layout.root, 'spool')
+    // (after the chmod above: a spool pk may read again)
+    if (isPrivateDir(spool)) for (const name of sweepTemps(spool)) done.push(`removed ${join(spool, name)} (a killed hook's or writer's temporary file)`)
     for (const [dir, verdict] of [[layout.root, facts.state.verdict], [layout.sessions, facts.state.sessionsVerdict]] as const) {
       if (verdict && !verdict.ok && verdict.kind === 'loose-mode') {
         chmodSync(dir, 0o700)
