@@ -57,12 +57,12 @@ describe('pk setup autostart', () => {
     const systemd = {...env, SYSTEMD_UP: '1'}
     const unit = join(sb.home, '.config', 'systemd', 'user', 'pk-restore.service')
     const printed = await sb.pk(['setup', 'autostart', '--print'], {env: systemd})
-    expect(printed.stdout).toMatch(/ExecStart=.*restore --yes --autostart/)
+    expect(printed.stdout).toMatch(/ExecStart=.*"restore" "--yes" "--autostart"/)
     expect(existsSync(unit)).toBe(false)
     const first = await sb.pk(['setup', 'autostart'], {env: systemd})
     expect(first.code, first.stderr).toBe(0)
-    expect(readFileSync(unit, 'utf8')).toMatch(/\[Service\]\nType=oneshot\n(Environment=.*\n)*ExecStart=.*run\.js restore --yes --autostart\n\n\[Install\]\nWantedBy=default\.target/)
-    expect(readFileSync(unit, 'utf8')).toContain(`Environment=PK_STATE_DIR=${sb.stateDir}`)
+    expect(readFileSync(unit, 'utf8')).toMatch(/\[Service\]\nType=oneshot\n(Environment=.*\n)*ExecStart=.*run\.js" "restore" "--yes" "--autostart"\n\n\[Install\]\nWantedBy=default\.target/)
+    expect(readFileSync(unit, 'utf8')).toContain(`Environment="PK_STATE_DIR=${sb.stateDir}"`)
     expect(asked()).toEqual(expect.arrayContaining(['systemctl --user daemon-reload', 'systemctl --user enable pk-restore.service']))
     const reloads = () => asked().filter((c) => c === 'systemctl --user daemon-reload').length
     const again = await sb.pk(['setup', 'autostart'], {env: systemd})

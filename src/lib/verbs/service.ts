@@ -111,8 +111,30 @@ export async function loginFacts(env: Env, etc = '/etc'): Promise<LoginFacts> {
 export const UNIT_NAME = 'pk-restore.service'
 const CRON_MARK = '# pk autostart: bring agent sessions back after a reboot (pk setup autostart --remove takes it away)'
 
-/** Pure: the shell word for a path in a unit's ExecStart or a crontab line. */
-const word = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`)
+/** Pure: the shell word for a path in a crontab line (cron's own `%` is escaped over the whole line, see cronLine). */
+const word = (text: string) => (/^[\w@+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`)
+
+/**
+ * Pure: a word of a systemd unit: double-quoted, with systemd's escapes: `\\` and `"` (its C-style
+ * quoting), `%` as `%%` (a specifier otherwise), and in ExecStart `$` as `$$` (a variable otherwise).
+ */
+const unitWord = (text: string, exec: boolean) => {
+  let quoted = text.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('%', '%%')
+  if (exec) quoted = quoted.replaceAll('$', '$$$$')
+  return `"${quoted}"`
+}
+
+/**
+ * The values pk writes into a unit or a crontab: refused when one cannot be written there safely (a line
+ * end would start a new crontab entry or unit directive; other control characters have no business in a
+ * path), never written half escaped.
+ */
+function checkWritable(pk: string[], env: Env): void {
+  for (const [what, value] of [...carriedEnv(env), ...pk.map((p) => ['pk itself', p] as [string, string])]) {
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value)) throw new PkError('unwritable-value', `${what} is ${JSON.stringify(value)}: it holds a line end or another control character, which cannot be written into a unit or a crontab safely; nothing was installed`)
+  }
+}
 
 /** The environment the restore needs to find this user's state and sockets where they are not the default. */
 function carriedEnv(env: Env): [string, string][] {
@@ -121,6 +143,7 @@ function carriedEnv(env: Env): [string, string][] {
 
 /** Pure: the systemd user unit that runs `pk restore --yes` once after the user manager starts (at boot, with lingering). */
 export function systemdUnit(pk: string[], env: Env): string {
+  checkWritable(pk, env)
   return [
     '[Unit]',
     'Description=pk: bring agent sessions back after a reboot',
@@ -128,8 +151,8 @@ export function systemdUnit(pk: string[], env: Env): string {
     '',
     '[Service]',
     'Type=oneshot',
-    ...carriedEnv(env).map(([name, value]) => `Environment=${word(`${name}=${value}`)}`),
-    `ExecStart=${[...pk, 'restore', '--yes', '--autostart'].map(word).join(' ')}`,
+    ...carriedEnv(env).map(([name, value]) => `Environment=${unitWord(`${name}=${value}`, false)}`),
+    `ExecStart=${[...pk, 'restore', '--yes', '--autostart'].map((w) => unitWord(w, true)).join(' ')}`,
     '',
     '[Install]',
     'WantedBy=default.target',
@@ -137,10 +160,13 @@ export function systemdUnit(pk: string[], env: Env): string {
   ].join('\n')
 }
 
-/** Pure: the crontab line that does the same where there is no systemd. */
+const CRON_TAIL = ' restore --yes --autostart >/dev/null 2>&1'
+
+/** Pure: the crontab line that does the same where there is no systemd. cron reads `%` as a line end: escaped. */
 export function cronLine(pk: string[], env: Env): string {
+  checkWritable(pk, env)
   const vars = carriedEnv(env).map(([name, value]) => word(`${name}=${value}`))
-  return `@reboot ${['env', ...vars, ...pk.map(word), 'restore', '--yes', '--autostart'].join(' ')} >/dev/null 2>&1`
+  return `@reboot ${['env', ...vars, ...pk.map(word)].join(' ').replaceAll('%', '\\%')}${CRON_TAIL}`
 }
 
 /** Pure: a crontab with pk's entry added (once) or taken away; the user's own lines as they were. */
@@ -149,7 +175,16 @@ export function editCrontab(before: string, line: string | null): string {
   const lines = before.split('\n')
   for (let i = 0; i < lines.length; i++) {
     if (lines[i] === CRON_MARK) {
-      i++ // and the line under the mark
+      // And the entry under the mark, to its end: an earlier pk wrote a value with a line end unescaped,
+      // which split its entry over several lines; every one of them is pk's.
+      let end = i + 1
+      for (let j = i + 1; j < Math.min(lines.length, i + 20); j++) {
+        if (lines[j]!.endsWith(CRON_TAIL)) {
+          end = j
+          break
+        }
+      }
+      i = end
       continue
     }
     kept.push(lines[i]!)
