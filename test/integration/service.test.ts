@@ -23,7 +23,7 @@ beforeEach(() => {
   const log = `printf '%s\\n' "$(basename "$0") $*" >> "${calls}"`
   const stub = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/sh\n${log}\n${body}\n`, {mode: 0o755})
   stub('systemctl', 'case "$*" in *is-system-running*) if [ -n "$SYSTEMD_UP" ]; then echo running; exit 0; else echo offline; exit 1; fi ;; esac\nexit 0')
-  stub('systemd-run', 'while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done\nshift\nexec "$@"')
+  stub('systemd-run', 'if [ -n "$SYSTEMD_BUS_BROKEN" ]; then echo "Failed to connect to bus: No such file or directory" >&2; exit 1; fi\nwhile [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done\nshift\nexec "$@"')
   stub('loginctl', 'echo "${LINGER:-no}"')
   stub('crontab', `case "$1" in -l) [ -f "${table}" ] || { echo "no crontab for you" >&2; exit 1; }; cat "${table}" ;; -) cat > "${table}" ;; esac`)
   env = {PATH: `${bin}:${process.env.PATH}`, STANDIN_OUT: sb.root, XDG_CONFIG_HOME: join(sb.home, '.config')}
@@ -43,6 +43,14 @@ describe('surviving logout', () => {
     // The server runs already: nothing new to place.
     await sb.bgRow(['--', 'sleep', '100000'], {env: systemd})
     expect(asked().filter((c) => c.startsWith('systemd-run'))).toHaveLength(1)
+  })
+
+  it('a user manager that answers but whose bus fails (systemd-run fails): tmux starts without a scope, as without one', async () => {
+    const broken = {...env, SYSTEMD_UP: '1', SYSTEMD_BUS_BROKEN: '1'}
+    const row = await sb.bgRow(['--', 'sleep', '100000'], {env: broken})
+    expect(row.verified).toBe(true)
+    expect(asked().filter((c) => c.startsWith('systemd-run'))).toHaveLength(1)
+    expect((await sb.pkJson<LsJson>(['ls'])).sessions.map((r) => r.id)).toContain(row.id)
   })
 
   it('without one, tmux starts as before', async () => {

@@ -156,13 +156,19 @@ export async function newSession(opts: {
   argv: string[]
   env: Record<string, string | undefined>
   sleepProgram: string
+  /**
+   * The argv prefix that starts a new server in a scope of its own (systemd-run), asked only when no
+   * server runs at the socket; null for none. The caller decides (the tmux adapter knows no service manager).
+   */
+  scope?: () => Promise<string[] | null>
 }): Promise<NewSession> {
   const existing = await globalEnvironmentNames(opts.socket)
-  // A server pk starts itself goes into a systemd scope of its own where a user manager answers (see service.ts).
-  const wrap = existing === null ? ((await (await import('../verbs/service.js')).serverScope(opts.env)) ?? undefined) : undefined
+  let wrap = existing === null ? ((await opts.scope?.()) ?? undefined) : undefined
   const unset = variablesToUnset(existing ?? [], opts.env)
   const env = environmentFlags(unset.length > 0 ? {...opts.env, PK_GATE_UNSET: unset.join(' ')} : opts.env)
-  for (const name of candidateNames(opts.name)) {
+  const names = candidateNames(opts.name)
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!
     const script = tmuxScript([
       ...(existing === null ? [...OWN_SERVER_OPTIONS, ['set-hook', '-g', DETACH_HOOK_NAME, DETACH_HOOK]] : []),
       ['new-session', '-d', '-s', name, '-c', formatLiteral(opts.cwd), '-P', '-F', NEW_SESSION_FORMAT, ...env, '--', ...gateArgv(opts.sleepProgram, GATE_SECONDS, opts.argv)],
@@ -175,6 +181,13 @@ export async function newSession(opts: {
       return created
     } catch (error) {
       if (error instanceof TmuxCommandError && /duplicate session/.test(error.stderr)) continue
+      // The scope failed to start (systemd-run missing, or a user manager whose bus fails) and no server
+      // runs: start tmux as it starts without one, rather than not at all.
+      if (wrap !== undefined && (await globalEnvironmentNames(opts.socket)) === null) {
+        wrap = undefined
+        i--
+        continue
+      }
       throw error
     }
   }

@@ -18,6 +18,7 @@ import {fsPath} from '../model/bytes.js'
 import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from '../tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
 import {Context} from '../model/context.js'
+import {serverScope} from './service.js'
 
 export interface BgRequest {
   agent: string | undefined
@@ -201,6 +202,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
     argv,
     env: request.env,
     sleepProgram: findSleep(request.ctx.env),
+    scope: () => serverScope(request.env),
   })
   const abandon = async (error: Error, file: string | null = null): Promise<never> => {
     if (file) await withWriteAccess(state, () => removeRecordFile(file))
