@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, rmSync, symlinkSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -110,6 +110,25 @@ describe('a spool others may write, and what killed hooks leave', () => {
     expect(existsSync(join(spool, '.tmp-999999999-1234'))).toBe(false)
     expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
     expect(record(s.id).status).toMatchObject({state: 'idle', event: 'Stop'})
+  })
+})
+
+describe('an unreadable owner.json', () => {
+  it('garbage, a FIFO or a link: a live session shows once, as ownership unknown, never as a conflict', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    const owner = join(sb.stateDir, 'owner.json')
+    const real = readFileSync(owner, 'utf8')
+    for (const plant of [() => writeFileSync(owner, 'not json'), () => spawnSync('mkfifo', [owner]), () => symlinkSync(join(sb.root, 'nowhere'), owner)]) {
+      rmSync(owner, {force: true})
+      plant()
+      const json = await sb.pkJson<LsJson>(['ls'])
+      expect(json.sessions.filter((r) => r.id === row.id)).toHaveLength(1)
+      expect(json.problems.map((p) => p.code)).not.toContain('conflict')
+      expect(json.problems).toContainEqual(expect.objectContaining({code: 'bad-owner', message: expect.stringMatching(/ownership of the state directory is unknown/)}))
+    }
+    rmSync(owner, {force: true})
+    writeFileSync(owner, real)
+    expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === row.id)).toMatchObject({verified: true, record: expect.any(String)})
   })
 })
 

@@ -345,7 +345,18 @@ export function correlate(input: CorrelateInput): Correlation {
   pairRecords(input, index, rows, problems)
   unclaimedPanes(input, index, rows, problems)
   problems.push(...serverProblems(input.servers))
-  return {rows: sortRows(failDuplicates(rows, problems)), problems}
+  return {rows: sortRows(failDuplicates(input.trustRecords === false ? withoutUnpairedTwins(rows) : rows, problems)), problems}
+}
+
+/**
+ * Records that may not be paired by pid (ownership unknown, another namespace's) are shown from their
+ * files, unverified; the same process in a live pane would be listed from the kernel too. Both carry the
+ * one id the process has: that is one session whose ownership is unknown, not two claims (no conflict).
+ * The record's row stands (pk started it), unverified as every row of it is.
+ */
+function withoutUnpairedTwins(rows: SessionRow[]): SessionRow[] {
+  const recorded = new Set(rows.filter((r) => r.record !== null).map((r) => r.id))
+  return rows.filter((r) => r.record !== null || !recorded.has(r.id))
 }
 
 /** An id is one process: if two rows carry it, neither is trusted (both become conflicts). */

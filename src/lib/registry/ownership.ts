@@ -150,7 +150,7 @@ export type ReadTrust = {trusted: true} | {trusted: false; code: 'no-view' | 'ba
 export function readTrust(state: StateDir | null, measured: ViewMeasurement = measureView()): ReadTrust {
   if (!measured.ok) return {trusted: false, code: 'no-view', reason: `pids cannot be checked from here: ${measured.reason}`}
   const owner = readOwner(state)
-  if (!owner.ok) return {trusted: false, code: 'bad-owner', reason: owner.reason}
+  if (!owner.ok) return {trusted: false, code: 'bad-owner', reason: `ownership of the state directory is unknown: ${owner.reason}; its records are shown unverified and nothing is paired by pid (pk doctor explains)`}
   if (owner.owner === null || sameView(owner.owner, measured.view)) return {trusted: true}
   if (owner.owner.bootId !== measured.view.bootId) return {trusted: true} // every record is from an earlier boot: exited
   return {
