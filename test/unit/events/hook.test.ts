@@ -2,7 +2,8 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {parseHookPayload} from '../../../src/lib/events/hook.js'
+import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, parseHookPayload} from '../../../src/lib/events/hook.js'
+import {ROOT} from '../../helpers/sandbox.js'
 
 describe('hook payloads', () => {
   it('reads Claude Code events from stdin JSON', () => {
@@ -63,5 +64,15 @@ describe('hook payloads', () => {
     expect(parseHookPayload('aider', '{"state":"sleepy"}')).toBeNull()
     expect(() => parseHookPayload('claude', 'not json')).toThrow(/not a JSON object/)
     expect(() => parseHookPayload('claude', '[1]')).toThrow(/not a JSON object/)
+  })
+})
+
+describe("pk hook's deadline", () => {
+  it('starts in bin/run.js, before oclif loads, with the numbers the hook command uses', () => {
+    const bin = readFileSync(join(ROOT, 'bin', 'run.js'), 'utf8')
+    const line = bin.split('\n').find((l) => l.startsWith("if (args[0] === 'hook') setTimeout("))!
+    expect(line).toContain(`Math.max(${HOOK_DEADLINE_MS} - performance.now(), ${HOOK_MIN_WORK_MS})`)
+    // Before anything is loaded: the fast path, and oclif after it.
+    expect(bin.indexOf(line)).toBeLessThan(bin.indexOf('function loadFastPath'))
   })
 })
