@@ -132,6 +132,28 @@ describe('an unreadable owner.json', () => {
   })
 })
 
+describe('spool entries a writer cannot apply', () => {
+  it('a directory and a name that is not UTF-8: each quarantined once, with why; no writer run loops or says "removed"', async () => {
+    const s = await sender([['claude', '', '{"hook_event_name":"Stop","session_id":"conv-y"}']])
+    s.go()
+    await waitFor('pending', () => spooled(sb).length === 1, 15_000)
+    const spool = join(sb.stateDir, 'spool')
+    mkdirSync(join(spool, '100-1'), {mode: 0o700})
+    writeFileSync(Buffer.concat([Buffer.from(`${spool}/`), Buffer.from([0x31, 0x30, 0x31, 0x2d, 0xff, 0xfe])]), 'pk-spool 2 claude 1.01 1:1\n{}')
+    const started = Date.now()
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+    expect(Date.now() - started).toBeLessThan(60_000)
+    expect(record(s.id).status).toMatchObject({event: 'Stop'})
+    const log = hookLog()
+    expect(log).not.toMatch(/removed/)
+    expect(log.match(/not an event \(a directory\); moved to quarantine/g)).toHaveLength(1)
+    expect(log.match(/not an event \(its name is not UTF-8\); moved to quarantine/g)).toHaveLength(1)
+    expect(readdirSync(spool).filter((n) => !n.startsWith('.') && !/^\d+$/.test(n))).toEqual([])
+    expect(readdirSync(join(sb.stateDir, 'quarantine'))).toHaveLength(2)
+  })
+})
+
 describe('a hook event bigger than 64 KB', () => {
   it('a Claude PermissionRequest of 5 MB (a Write of a big file) is kept whole and shows its session waiting; one of 9 MB still does', async () => {
     const payload = (conv: string, mb: number) => JSON.stringify({session_id: conv, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PermissionRequest', tool_name: 'Write', tool_input: {file_path: '/tmp/x', content: 'x'.repeat(mb * 1024 * 1024)}})

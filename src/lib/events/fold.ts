@@ -16,7 +16,7 @@ import {UsageRules, readCache, readOn, transcriptOf, writeCache} from '../usage/
 import {Env, StateDir} from '../registry/state-dir.js'
 import {bootMs, usageRules} from '../listing/sessions.js'
 import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
-import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout, sweepTemps} from './spool.js'
+import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout, strayNames, sweepTemps} from './spool.js'
 import {Context} from '../model/context.js'
 
 /**
@@ -68,8 +68,10 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
     }
     if (!progressed) break
   }
-  // What killed hooks and writers left half written is nobody's now.
+  // What killed hooks and writers left half written is nobody's now; a name that is not UTF-8 was no hook's.
   sweepTemps(dir)
+  const strays = strayNames(dir)
+  if (strays.length > 0) writeLog(state, strays.map((name) => `spool ${JSON.stringify(name.toString('utf8'))}: not an event (its name is not UTF-8); ${quarantineBytes(state, dir, name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`))
   return result
 }
 
@@ -159,6 +161,32 @@ async function applyBatch(state: StateDir, dir: string, ctx: Context, names: str
     }
   }
   return {outcomes, mayNeedYou, progressed: read.events.length + read.rejected.length > 0}
+}
+
+/** quarantine() for a name given as its bytes (not UTF-8): kept under its bytes in hex. */
+function quarantineBytes(state: StateDir, dir: string, name: Buffer): boolean {
+  if (!quarantineDir(state)) return false
+  try {
+    renameSync(Buffer.concat([Buffer.from(`${dir}/`), name]), join(state.root, 'quarantine', `${Date.now()}-${name.toString('hex')}`))
+    return true
+  } catch {
+    return false
+  }
+}
+
+function quarantineDir(state: StateDir): boolean {
+  const into = join(state.root, 'quarantine')
+  try {
+    mkdirSync(into, {mode: 0o700})
+  } catch {
+    // there already
+  }
+  try {
+    const stats = lstatSync(into)
+    return stats.isDirectory() && stats.uid === process.getuid!()
+  } catch {
+    return false
+  }
 }
 
 /** Move a file that is not an event out of the spool, kept for a person to look at (never deleted). */

@@ -303,3 +303,24 @@ export function sweepTemps(dir: string): string[] {
   }
   return removed
 }
+
+/**
+ * Names in the spool (or a bucket of it) that are not UTF-8: no hook writes one, and as a string such a
+ * name opens nothing (it reads as U+FFFD), so it is neither an event nor removable by name. Their exact
+ * bytes, relative to the spool, for the writer to move to quarantine.
+ */
+export function strayNames(dir: string): Buffer[] {
+  const found: Buffer[] = []
+  const look = (sub: string) => {
+    let names: Buffer[]
+    try {
+      names = readdirSync(join(dir, sub), {encoding: 'buffer'})
+    } catch {
+      return
+    }
+    for (const name of names) if (!Buffer.from(name.toString('utf8'), 'utf8').equals(name)) found.push(sub === '' ? name : Buffer.concat([Buffer.from(`${sub}/`), name]))
+  }
+  look('')
+  for (const bucket of spoolLayout(dir).buckets) look(bucket)
+  return found
+}
