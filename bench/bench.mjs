@@ -96,6 +96,20 @@ const time = (argv, env) => {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
+/** pk ls --json with the spool moved away and back, alternating run by run: medians without and with what is pending. */
+function withAndWithoutSpool(w, spool) {
+  const away = join(w.root, 'spool-away')
+  const ls = [process.execPath, PK, 'ls', '--json']
+  const paired = {without: [], pending: []}
+  for (let i = 0; i < RUNS; i++) {
+    renameSync(spool, away)
+    paired.without.push(time(ls, w.env))
+    renameSync(away, spool)
+    paired.pending.push(time(ls, w.env))
+  }
+  return {without: median(paired.without), pending: median(paired.pending)}
+}
+
 /** Alternate the commands run by run, so drift in machine load hits all of them alike. */
 function measure(commands, env) {
   const samples = commands.map(() => [])
@@ -259,16 +273,8 @@ if (part('events')) {
   // Readers: the same listing with and without 20 pending events, and with and without the registry lock
   // held by another pk, alternating run by run so that machine noise hits both alike.
   spoolEvents(20)
-  const away = join(w.root, 'spool-away')
   const ls = [process.execPath, PK, 'ls', '--json']
-  const paired = {without: [], pending: []}
-  for (let i = 0; i < RUNS; i++) {
-    renameSync(spool, away)
-    paired.without.push(time(ls, w.env))
-    renameSync(away, spool)
-    paired.pending.push(time(ls, w.env))
-  }
-  const [without, pending] = [median(paired.without), median(paired.pending)]
+  const {without, pending} = withAndWithoutSpool(w, spool)
   console.log(`pk ls --json at 1000 records with 20 pending events: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('pending', pending / without, 1.1)}`)
   const {withStateLock} = await import(join(ROOT, 'dist/lib/registry/lock.js'))
   const locking = {free: [], held: []}
@@ -344,16 +350,7 @@ if (part('pressure')) {
     if (i % 1000 === 0) mkdirSync(join(spool, String(second)), {recursive: true, mode: 0o700})
     writeFileSync(join(spool, String(second), `${second}${String(i % 100).padStart(2, '0')}-${i}`), `pk-spool 2 claude ${second}.${String(i % 100).padStart(2, '0')} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i % links.length}"}`)
   }
-  const ls = [process.execPath, PK, 'ls', '--json']
-  const away = join(w.root, 'spool-away')
-  const paired = {without: [], pending: []}
-  for (let i = 0; i < RUNS; i++) {
-    renameSync(spool, away)
-    paired.without.push(time(ls, w.env))
-    renameSync(away, spool)
-    paired.pending.push(time(ls, w.env))
-  }
-  const [without, pending] = [median(paired.without), median(paired.pending)]
+  const {without, pending} = withAndWithoutSpool(w, spool)
   console.log(`pk ls --json with ${DRAIN} events pending: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('backlog', pending / without, 1.5)}`)
   const drainMs = time([process.execPath, PK, 'notify', '--fold'], w.env)
   const left = readdirSync(spool).filter((b) => !b.startsWith('.')).reduce((n, b) => n + readdirSync(join(spool, b)).length, 0)

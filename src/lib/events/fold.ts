@@ -71,7 +71,7 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
   // What killed hooks and writers left half written is nobody's now; a name that is not UTF-8 was no hook's.
   sweepTemps(dir)
   const strays = strayNames(dir)
-  if (strays.length > 0) writeLog(state, strays.map((name) => `spool ${JSON.stringify(name.toString('utf8'))}: not an event (its name is not UTF-8); ${quarantineBytes(state, dir, name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`))
+  if (strays.length > 0) writeLog(state, strays.map((name) => `spool ${JSON.stringify(name.toString('utf8'))}: not an event (its name is not UTF-8); ${quarantine(state, dir, name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`))
   return result
 }
 
@@ -163,18 +163,8 @@ async function applyBatch(state: StateDir, dir: string, ctx: Context, names: str
   return {outcomes, mayNeedYou, progressed: read.events.length + read.rejected.length > 0}
 }
 
-/** quarantine() for a name given as its bytes (not UTF-8): kept under its bytes in hex. */
-function quarantineBytes(state: StateDir, dir: string, name: Buffer): boolean {
-  if (!quarantineDir(state)) return false
-  try {
-    renameSync(Buffer.concat([Buffer.from(`${dir}/`), name]), join(state.root, 'quarantine', `${Date.now()}-${name.toString('hex')}`))
-    return true
-  } catch {
-    return false
-  }
-}
-
-function quarantineDir(state: StateDir): boolean {
+/** The quarantine folder, made where missing: a real directory of this user's, or null. */
+function quarantineDir(state: StateDir): string | null {
   const into = join(state.root, 'quarantine')
   try {
     mkdirSync(into, {mode: 0o700})
@@ -183,24 +173,22 @@ function quarantineDir(state: StateDir): boolean {
   }
   try {
     const stats = lstatSync(into)
-    return stats.isDirectory() && stats.uid === process.getuid!()
+    return stats.isDirectory() && stats.uid === process.getuid!() ? into : null
   } catch {
-    return false
+    return null
   }
 }
 
-/** Move a file that is not an event out of the spool, kept for a person to look at (never deleted). */
-function quarantine(state: StateDir, dir: string, name: string): boolean {
-  const into = join(state.root, 'quarantine')
+/**
+ * Move a file that is not an event out of the spool, kept for a person to look at (never deleted). The
+ * name as a string, or as its bytes where it is not UTF-8 (then kept under its bytes in hex).
+ */
+function quarantine(state: StateDir, dir: string, name: string | Buffer): boolean {
+  const into = quarantineDir(state)
+  if (into === null) return false
   try {
-    mkdirSync(into, {mode: 0o700})
-  } catch {
-    // there already
-  }
-  try {
-    const stats = lstatSync(into)
-    if (!stats.isDirectory() || stats.uid !== process.getuid!()) return false
-    renameSync(join(dir, name), join(into, `${Date.now()}-${name.replaceAll('/', '-')}`))
+    if (typeof name === 'string') renameSync(join(dir, name), join(into, `${Date.now()}-${name.replaceAll('/', '-')}`))
+    else renameSync(Buffer.concat([Buffer.from(`${dir}/`), name]), join(into, `${Date.now()}-${name.toString('hex')}`))
     return true
   } catch {
     return false
