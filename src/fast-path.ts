@@ -3,6 +3,7 @@ import {checkLsOptions, parseLsArgv} from './lib/cli/ls-options.js'
 import {createContext} from './context.js'
 import {mark} from './lib/cli/timings.js'
 import {out, say, terminal, write} from './output.js'
+import {readStdin, startWriterDetached} from './input.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
@@ -12,6 +13,8 @@ import {out, say, terminal, write} from './output.js'
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {
   if (argv[0] === '__ids' && (argv.length === 1 || (argv.length === 2 && argv[1] === 'live'))) return printIds(argv[1] === 'live')
+  // What an agent's hook runs (pk hook AGENT [PAYLOAD]): the agent may wait for it, so not a moment on oclif.
+  if (argv[0] === 'hook' && !argv.some((a) => a === '--json' || a === '--help' || a === '-h')) return takeHook(argv.slice(1))
   if (argv[0] !== 'ls') return false
   const opts = parseLsArgv(argv.slice(1))
   if (opts === null) return false
@@ -44,5 +47,29 @@ async function printIds(live: boolean): Promise<boolean> {
   } catch {
     // completion offers nothing rather than an error
   }
+  return true
+}
+
+/**
+ * `pk hook AGENT [PAYLOAD]` without oclif (with --json, or anything else, oclif's command does the same):
+ * always exit 0, never a word on stdout; errors go to hook.log; a refusal (another pid namespace, unsafe
+ * state) is said on stderr and writes nothing. bin/run.js set its deadline before this loaded.
+ */
+async function takeHook(args: string[]): Promise<boolean> {
+  const ctx = createContext()
+  const {logHookError, takeHookEvent} = await import('./lib/events/hook.js')
+  const flags = args.filter((a) => a.startsWith('-'))
+  const [agent, ...rest] = args.filter((a) => !a.startsWith('-'))
+  try {
+    // A misconfigured hook still never fails the agent: said in hook.log, exit 0.
+    if (agent === undefined) throw new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again')
+    if (flags.length > 0) throw new Error(`pk hook does not take ${flags.join(' ')} (pk hook AGENT [PAYLOAD]); run pk setup ${agent} again`)
+    const payload = rest.length > 0 ? rest.at(-1)! : await readStdin(500)
+    await takeHookEvent(ctx, agent, payload, startWriterDetached)
+  } catch (error) {
+    if (error instanceof PkError && error.exitCode === 5) say(`pk hook: ${error.message}\n`)
+    else logHookError(ctx, agent ?? '(no agent)', error)
+  }
+  process.exitCode = 0
   return true
 }

@@ -2,34 +2,10 @@ import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/model/errors.js'
-import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, parseHookPayload, spoolReport} from '../lib/events/hook.js'
+import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, takeHookEvent} from '../lib/events/hook.js'
 import {say} from '../output.js'
-import {startWriterOnce} from '../lib/events/writer-mark.js'
-import {MAX_EVENT_BYTES} from '../lib/events/spool.js'
-import {salvage} from '../lib/events/events.js'
+import {readStdin, startWriterDetached} from '../input.js'
 import {createContext} from '../context.js'
-
-/** Read stdin to its end, but never hang an agent: give up after a short wait, or past MAX_EVENT_BYTES (one byte more marks it cut). */
-async function readStdin(timeoutMs: number): Promise<string> {
-  if (process.stdin.isTTY) return ''
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const done = () => {
-      clearTimeout(timer)
-      process.stdin.pause()
-      resolve(Buffer.concat(chunks).subarray(0, MAX_EVENT_BYTES + 1).toString('utf8'))
-    }
-    const timer = setTimeout(done, timeoutMs)
-    process.stdin.on('data', (chunk: Buffer) => {
-      chunks.push(chunk)
-      size += chunk.length
-      if (size > MAX_EVENT_BYTES) done()
-    })
-    process.stdin.on('end', done)
-    process.stdin.on('error', done)
-  })
-}
 
 export default class Hook extends PkCommand {
   /** A misconfigured hook (unknown flag, anything) still never fails the agent: logged, exit 0. */
@@ -71,19 +47,7 @@ in the state directory. pk setup AGENT installs the integration.`
     }
     try {
       const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
-      // Taken like the sh hook takes it: into the spool with the sender's ancestry, applied by the one
-      // writer, which this starts detached (the agent never waits for it).
-      const report = parseHookPayload(args.agent, Buffer.byteLength(payload) > MAX_EVENT_BYTES ? salvage(payload) : payload)
-      const file = report === null ? null : await spoolReport(ctx, args.agent, payload, process.ppid)
-      const state = ctx.readState()
-      if (file !== null && state !== null) {
-        const {spawn} = await import('node:child_process')
-        startWriterOnce(state, () => {
-          const child = spawn(process.execPath, [process.argv[1]!, 'notify', '--fold'], {detached: true, stdio: 'ignore', env: process.env})
-          child.unref()
-          return child.pid
-        })
-      }
+      const {report, file} = await takeHookEvent(ctx, args.agent, payload, startWriterDetached)
       if (flags.json) this.printJson({spooled: file !== null, file, state: report?.state ?? null, reason: report === null ? 'event carries no state' : file === null ? 'this pk may not write the state directory' : 'pending; pk notify --fold applies it to the session its sender runs in, if any'})
     } catch (error) {
       // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.

@@ -2,7 +2,7 @@ import {readdirSync} from 'node:fs'
 
 import {SessionRow} from '../model/correlate.js'
 import {PkError} from '../model/errors.js'
-import {HookReport, nextStatus, parseHookPayload} from './hook.js'
+import {HookReport, nextStatus, parseHookPayload, salvage} from './hook.js'
 import {sessionIdOf} from '../proc/identity.js'
 import {View} from '../proc/view.js'
 import {HookStatus, ScreenEpisode, SessionRecord} from '../registry/records.js'
@@ -65,29 +65,6 @@ export function parseEvent(event: SpoolEvent, bootMs: number | null): ParsedEven
   const sentAt = parsed.sentAt ?? (bootMs === null ? null : Math.round(bootMs + event.uptime * 1000))
   if (sentAt !== null && !isEventDate(sentAt)) return {kind: 'ignored', reason: `its hook's time (${event.uptime} s after boot) is out of range`}
   return {kind: 'report', report: {...parsed, sentAt}}
-}
-
-/** The fields that identify an event (its kind, its session, its date), where the agents put them: first. */
-const IDENTIFYING = ['hook_event_name', 'session_id', 'notification_type', 'transcript_path', 'type', 'thread-id', 'thread_id', 'cwd', 'event', 'sessionId', 'at', 'timestamp', 'transcript', 'state', 'conversationId', 'turnEnded']
-
-/**
- * Pure: of a payload cut at MAX_EVENT_BYTES (a Write of a huge file), what identifies the event, as a JSON
- * object: each field's first occurrence in its first 64 KB, where every agent puts them (before the
- * tool's input). The rest (the file's content) is not pk's business.
- */
-export function salvage(payload: string): string {
-  const head = payload.slice(0, 64 * 1024)
-  const found: Record<string, unknown> = {}
-  for (const key of IDENTIFYING) {
-    const match = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*"|-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?|true|false)`).exec(head)
-    if (!match) continue
-    try {
-      found[key] = JSON.parse(match[1]!)
-    } catch {
-      // not a value after all
-    }
-  }
-  return JSON.stringify(found)
 }
 
 const safeJson = (text: string): Record<string, unknown> | null => {

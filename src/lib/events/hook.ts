@@ -8,7 +8,8 @@ import {appendRegularFile} from '../registry/files.js'
 import {assertMayWrite, enrol, mayWrite} from '../registry/ownership.js'
 import {HookStatus} from '../registry/records.js'
 
-import {enqueue} from './spool.js'
+import {MAX_EVENT_BYTES, enqueue} from './spool.js'
+import {startWriterOnce} from './writer-mark.js'
 import {HOOK_STATES, isOneOf} from '../model/states.js'
 import {Context} from '../model/context.js'
 
@@ -163,6 +164,42 @@ export async function spoolReport(ctx: Context, agent: string, payload: string, 
   const chain = ancestry(senderPid, readStat)
   if (chain.length === 0) return null
   return enqueue(state, agent, chain, payload)
+}
+
+/** The fields that identify an event (its kind, its session, its date), where the agents put them: first. */
+const IDENTIFYING = ['hook_event_name', 'session_id', 'notification_type', 'transcript_path', 'type', 'thread-id', 'thread_id', 'cwd', 'event', 'sessionId', 'at', 'timestamp', 'transcript', 'state', 'conversationId', 'turnEnded']
+
+/**
+ * Pure: of a payload cut at MAX_EVENT_BYTES (a Write of a huge file), what identifies the event, as a JSON
+ * object: each field's first occurrence in its first 64 KB, where every agent puts them (before the
+ * tool's input). The rest (the file's content) is not pk's business.
+ */
+export function salvage(payload: string): string {
+  const head = payload.slice(0, 64 * 1024)
+  const found: Record<string, unknown> = {}
+  for (const key of IDENTIFYING) {
+    const match = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*"|-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?|true|false)`).exec(head)
+    if (!match) continue
+    try {
+      found[key] = JSON.parse(match[1]!)
+    } catch {
+      // not a value after all
+    }
+  }
+  return JSON.stringify(found)
+}
+
+/**
+ * `pk hook AGENT PAYLOAD`: taken like the sh hook takes it, into the spool with the sender's ancestry
+ * (its parent's), applied by the one writer, which this starts (`startWriter`) unless one runs. A
+ * payload cut at MAX_EVENT_BYTES is judged by what identifies it (salvage).
+ */
+export async function takeHookEvent(ctx: Context, agent: string, payload: string, startWriter: () => number | undefined): Promise<{report: HookReport | null; file: string | null}> {
+  const report = parseHookPayload(agent, Buffer.byteLength(payload) > MAX_EVENT_BYTES ? salvage(payload) : payload)
+  const file = report === null ? null : await spoolReport(ctx, agent, payload, process.ppid)
+  const state = ctx.readState()
+  if (file !== null && state !== null) startWriterOnce(state, startWriter)
+  return {report, file}
 }
 
 /**
