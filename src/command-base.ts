@@ -37,4 +37,4 @@ export abstract class PkCommand extends Command {
   }
 }
 
-export {JSON_SCHEMA_VERSION} from './lib/model/correlate.js'
+export {JSON_SCHEMA_VERSION} from './lib/model/contract.js'

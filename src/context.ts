@@ -1,4 +1,4 @@
-import {Context} from './lib/model/context.js'
+import {Context} from './lib/config/context.js'
 import {currentDir, loadConfig} from './lib/config/config.js'
 import {Env, openStateDirForReading, openStateDirForWriting} from './lib/registry/state-dir.js'
 

@@ -1,9 +1,9 @@
 import {describeError, PkError} from './lib/model/errors.js'
-import {checkLsOptions, parseLsArgv} from './lib/cli/ls-options.js'
+import {checkLsOptions, parseLsArgv} from './lib/present/ls-options.js'
 import {createContext} from './context.js'
 import {mark} from './lib/cli/timings.js'
 import {out, say, terminal, write} from './output.js'
-import {readStdin, startWriterDetached} from './input.js'
+import {readStdin} from './input.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
@@ -65,7 +65,7 @@ async function takeHook(args: string[]): Promise<boolean> {
     if (agent === undefined) throw new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again')
     if (flags.length > 0) throw new Error(`pk hook does not take ${flags.join(' ')} (pk hook AGENT [PAYLOAD]); run pk setup ${agent} again`)
     const payload = rest.length > 0 ? rest.at(-1)! : await readStdin(500)
-    await takeHookEvent(ctx, agent, payload, startWriterDetached)
+    await takeHookEvent(ctx, agent, payload)
   } catch (error) {
     if (error instanceof PkError && error.exitCode === 5) say(`pk hook: ${error.message}\n`)
     else logHookError(ctx, agent ?? '(no agent)', error)

@@ -1,5 +1,3 @@
-import {spawn} from 'node:child_process'
-
 import {MAX_EVENT_BYTES} from './lib/events/spool.js'
 
 /**
@@ -27,12 +25,4 @@ export async function readStdin(timeoutMs: number): Promise<string> {
     process.stdin.on('end', done)
     process.stdin.on('error', done)
   })
-}
-
-
-/** Start pk's writer (`pk notify --fold`) detached, this very pk: the agent never waits for it. Its pid. */
-export function startWriterDetached(): number | undefined {
-  const child = spawn(process.execPath, [process.argv[1]!, 'notify', '--fold'], {detached: true, stdio: 'ignore', env: process.env})
-  child.unref()
-  return child.pid
 }

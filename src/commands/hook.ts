@@ -4,7 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {PkError} from '../lib/model/errors.js'
 import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, takeHookEvent} from '../lib/events/hook.js'
 import {say} from '../output.js'
-import {readStdin, startWriterDetached} from '../input.js'
+import {readStdin} from '../input.js'
 import {createContext} from '../context.js'
 
 export default class Hook extends PkCommand {
@@ -47,7 +47,7 @@ in the state directory. pk setup AGENT installs the integration.`
     }
     try {
       const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
-      const {report, file} = await takeHookEvent(ctx, args.agent, payload, startWriterDetached)
+      const {report, file} = await takeHookEvent(ctx, args.agent, payload)
       if (flags.json) this.printJson({spooled: file !== null, file, state: report?.state ?? null, reason: report === null ? 'event carries no state' : file === null ? 'this pk may not write the state directory' : 'pending; pk notify --fold applies it to the session its sender runs in, if any'})
     } catch (error) {
       // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.

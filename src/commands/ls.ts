@@ -1,17 +1,17 @@
 import {Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {isListedByDefault} from '../lib/model/correlate.js'
+import {isListedByDefault} from '../lib/listing/pairing.js'
 import type {HostConfig} from '../lib/config/config.js'
 import {listSessions} from '../lib/listing/listing.js'
-import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseStates} from '../lib/cli/ls-options.js'
+import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseStates} from '../lib/present/ls-options.js'
 import {filterRows, presentListing} from '../lib/present/listing.js'
-import type {SessionRow} from '../lib/model/correlate.js'
+import type {SessionRow} from '../lib/model/contract.js'
 import {out, terminal, write} from '../output.js'
 import {watchSessions} from '../lib/listing/watch.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {createContext} from '../context.js'
-import {Context} from '../lib/model/context.js'
+import {Context} from '../lib/config/context.js'
 
 export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'

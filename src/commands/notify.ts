@@ -5,7 +5,7 @@ import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
 
 import {spoolObservation} from '../lib/events/observe.js'
-import {runWriter} from '../lib/events/fold.js'
+import {runWriter} from '../lib/writer/fold.js'
 import {collectSessions, tellable} from '../lib/listing/sessions.js'
 import {write} from '../output.js'
 import {notifyTestText} from '../lib/present/verbs.js'

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {resolveId} from '../lib/verbs/attach.js'
+import {resolveId} from '../lib/listing/resolve.js'
 
 import {PkError} from '../lib/model/errors.js'
 import {collectSessions} from '../lib/listing/sessions.js'

@@ -1,4 +1,4 @@
-import {ProcessSource} from '../../src/lib/model/correlate.js'
+import {ProcessSource} from '../../src/lib/listing/pairing.js'
 import {ProcStat} from '../../src/lib/proc/parse.js'
 import {RECORD_VERSION, SessionRecord} from '../../src/lib/registry/records.js'
 import {Pane} from '../../src/lib/tmux/panes.js'
@@ -78,7 +78,7 @@ export function server(socket: string, panes: Pane[], over: Partial<ServerListin
 }
 
 /** A row of pk ls as the tests build it: a verified, recorded Claude Code session in pane %1, with what a test changes. */
-export const sessionRow = (over: Partial<import('../../src/lib/model/correlate.js').SessionRow> = {}): import('../../src/lib/model/correlate.js').SessionRow => ({
+export const sessionRow = (over: Partial<import('../../src/lib/model/contract.js').SessionRow> = {}): import('../../src/lib/model/contract.js').SessionRow => ({
   id: 'a', kind: 'recorded', agent: 'claude', label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
   pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
   tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},

@@ -1,7 +1,7 @@
 import {existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import type {SessionRow} from '../../src/lib/model/correlate.js'
+import type {SessionRow} from '../../src/lib/model/contract.js'
 import {pendingNames} from '../../src/lib/events/spool.js'
 import {ROOT, Sandbox, waitFor} from './sandbox.js'
 

@@ -3,7 +3,7 @@ import {mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync} from 'node:fs
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
-import type {SessionRow} from '../../src/lib/model/correlate.js'
+import type {SessionRow} from '../../src/lib/model/contract.js'
 
 export const ROOT = resolve(import.meta.dirname, '..', '..')
 export const PK_BIN = join(ROOT, 'bin', 'run.js')

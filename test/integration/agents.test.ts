@@ -3,7 +3,7 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSy
 import {dirname, join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
 import {spooled as spooledIn} from '../helpers/reporting-session.js'
 import {installStandins} from '../helpers/standins.js'

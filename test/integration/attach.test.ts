@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {shellQuote} from '../../src/lib/model/shell.js'
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {sessionIdOf} from '../../src/lib/proc/identity.js'
 import {readView} from '../../src/lib/proc/view.js'
 import {PK_BIN, Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'

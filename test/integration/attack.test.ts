@@ -4,7 +4,7 @@ import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {TMUX_DEADLINE_MS} from '../../src/lib/tmux/exec.js'
 import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 

@@ -2,7 +2,7 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
 
 let sb: Sandbox

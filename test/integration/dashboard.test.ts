@@ -5,7 +5,7 @@ import {createInterface} from 'node:readline'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {shellQuote} from '../../src/lib/model/shell.js'
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox

@@ -2,9 +2,9 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, sta
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {SessionRecord} from '../../src/lib/registry/records.js'
-import {CheckResult} from '../../src/lib/doctor/types.js'
+import {CheckResult} from '../../src/lib/model/contract.js'
 import {Sandbox, waitFor} from '../helpers/sandbox.js'
 
 interface DoctorJson {

@@ -2,7 +2,7 @@ import {readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {INITIAL_PID_NS} from '../../src/lib/proc/view.js'
 import {inNewPidNamespace, unshareUnavailable} from '../helpers/namespaces.js'
 import {PK_BIN, Sandbox, LsJson} from '../helpers/sandbox.js'

@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../src/lib/model/correlate.js'
+import {SessionRow} from '../../src/lib/model/contract.js'
 import {inNewPidNamespace, unshareUnavailable} from '../helpers/namespaces.js'
 import {PK_BIN, Sandbox} from '../helpers/sandbox.js'
 

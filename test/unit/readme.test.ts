@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {CHECKS} from '../../src/lib/doctor/index.js'
 import {ERRORS, ExitCode} from '../../src/lib/model/errors.js'
-import {PROBLEM_CODES} from '../../src/lib/registry/records.js'
+import {PROBLEM_CODES} from '../../src/lib/model/contract.js'
 import {STATES} from '../../src/lib/model/states.js'
 import {ROOT} from '../helpers/sandbox.js'
 

@@ -10,10 +10,11 @@ import {PROC_ROOT} from '../proc/reader.js'
 import {View} from '../proc/view.js'
 import {readOwner} from '../registry/ownership.js'
 
-import {correlate} from '../model/correlate.js'
+import {correlate} from '../listing/pairing.js'
 import {planRestore} from '../verbs/lifecycle.js'
 import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
-import {Problem, StoredRecord} from '../registry/records.js'
+import {StoredRecord} from '../registry/records.js'
+import {Problem} from '../model/contract.js'
 import {Env, StateDir, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {tmuxVersion as readTmuxVersion} from '../tmux/exec.js'
 
@@ -21,7 +22,7 @@ import {ServerListing, ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFil
 import {findOrphans} from './orphans.js'
 import {DoctorFacts} from './types.js'
 import {accessAndPath} from '../tmux/pane-io.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 function statOrNull(path: string) {
   try {

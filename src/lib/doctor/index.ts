@@ -1,4 +1,4 @@
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 import {orphanedServersCheck} from './checks/orphaned-servers.js'
 import {pidNamespaceCheck} from './checks/pid-namespace.js'
 import {serverEnvCheck} from './checks/server-env.js'
@@ -10,7 +10,8 @@ import {configCheck} from './checks/config.js'
 import {surviveCheck} from './checks/survive.js'
 import {tmuxCheck} from './checks/tmux.js'
 import {gatherFacts} from './facts.js'
-import {Check, CheckResult, DoctorFacts} from './types.js'
+import {Check, DoctorFacts} from './types.js'
+import {CheckResult} from '../model/contract.js'
 
 export const CHECKS: readonly Check[] = [tmuxCheck, socketDirCheck, serversCheck, staleSocketsCheck, orphanedServersCheck, pidNamespaceCheck, stateDirCheck, configCheck, serverEnvCheck, surviveCheck]
 
@@ -39,4 +40,4 @@ export async function diagnoseAndFix(ctx: Context): Promise<Diagnosis> {
 }
 
 export const failed = (d: Diagnosis) => d.checks.some((c) => c.status === 'fail')
-export type {CheckResult} from './types.js'
+export type {CheckResult} from '../model/contract.js'

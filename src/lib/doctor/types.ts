@@ -1,20 +1,9 @@
-import {Problem, StoredRecord} from '../registry/records.js'
+import {CheckResult} from '../model/contract.js'
+import {StoredRecord} from '../registry/records.js'
+import {Problem} from '../model/contract.js'
 import {StateDirVerdict} from '../registry/state-dir.js'
 import {ServerListing} from '../tmux/servers.js'
 import {OrphanServer} from './orphans.js'
-
-export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip'
-
-/** What one check found. `fix` says what to do, for a person; null when nothing needs doing. */
-export interface CheckResult {
-  id: string
-  title: string
-  status: CheckStatus
-  message: string
-  fix: string | null
-  /** `pk doctor --fix` can repair this without losing anything. */
-  fixable: boolean
-}
 
 /** Facts gathered once, shared by every check. */
 export interface DoctorFacts {
@@ -30,7 +19,7 @@ export interface DoctorFacts {
   autostart?: Awaited<ReturnType<typeof import('../verbs/service.js').autostartStatus>>
   env: Record<string, string | undefined>
   /** The invocation's context: a fix that writes applies pending events with it. */
-  ctx?: import('../model/context.js').Context
+  ctx?: import('../config/context.js').Context
   uid: number
   tmuxVersion: {ok: true; version: string} | {ok: false; reason: string}
   socketDir: {path: string; exists: boolean; uid: number | null; mode: number | null; fsType: number | null; aboveProblem: string | null}

@@ -1,6 +1,6 @@
 import {readdirSync} from 'node:fs'
 
-import {SessionRow} from '../model/correlate.js'
+import {SessionRow} from '../model/contract.js'
 import {PkError} from '../model/errors.js'
 import {HookReport, nextStatus, parseHookPayload, salvage} from './hook.js'
 import {sessionIdOf} from '../proc/identity.js'
@@ -8,7 +8,6 @@ import {View} from '../proc/view.js'
 import {HookStatus, ScreenEpisode, SessionRecord} from '../registry/records.js'
 import {Env} from '../registry/state-dir.js'
 import {Link, SpoolEvent} from './spool.js'
-import {Known} from '../listing/status.js'
 import {codexSessions, findRollout} from '../usage/usage.js'
 
 /**
@@ -271,6 +270,12 @@ export function worldOf(view: World['view'], rows: SessionRow[], proc: {stat: Wo
     codexThreadIsConversation: codexThreadLookup(env),
     conversationOf: (row) => (row.record ? (records.get(row.record)?.conversationId ?? null) : null),
   }
+}
+
+/** What is known of a session beyond its pane: the agent's last report, and the screen episode an observer handed in. */
+export interface Known {
+  status: HookStatus | null
+  observed: ScreenEpisode | null
 }
 
 /**

@@ -10,8 +10,9 @@ import {HookStatus} from '../registry/records.js'
 
 import {MAX_EVENT_BYTES, enqueue} from './spool.js'
 import {startWriterOnce} from './writer-mark.js'
+import {startPkDetached} from '../exec/run.js'
 import {HOOK_STATES, isOneOf} from '../model/states.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 /** The whole `pk hook` process ends within this long after it started, whatever happens. */
 export const HOOK_DEADLINE_MS = 900
@@ -194,7 +195,7 @@ export function salvage(payload: string): string {
  * (its parent's), applied by the one writer, which this starts (`startWriter`) unless one runs. A
  * payload cut at MAX_EVENT_BYTES is judged by what identifies it (salvage).
  */
-export async function takeHookEvent(ctx: Context, agent: string, payload: string, startWriter: () => number | undefined): Promise<{report: HookReport | null; file: string | null}> {
+export async function takeHookEvent(ctx: Context, agent: string, payload: string, startWriter = () => startPkDetached(['notify', '--fold'], ctx.env)): Promise<{report: HookReport | null; file: string | null}> {
   const report = parseHookPayload(agent, Buffer.byteLength(payload) > MAX_EVENT_BYTES ? salvage(payload) : payload)
   const file = report === null ? null : await spoolReport(ctx, agent, payload, process.ppid)
   const state = ctx.readState()

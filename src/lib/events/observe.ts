@@ -1,15 +1,15 @@
-import {spawn} from 'node:child_process'
+import {startPkDetached} from '../exec/run.js'
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {SessionRow} from '../model/correlate.js'
+import {SessionRow} from '../model/contract.js'
 import {ScreenObservation, SCREEN_EVENT, isEventDate} from './events.js'
 import {PkError} from '../model/errors.js'
-import {markerName} from '../notify/notify.js'
+import {markerName} from '../registry/markers.js'
 import {mayWrite} from '../registry/ownership.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 import {enqueue} from './spool.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 /**
  * Watchers (`pk ls --watch`, the dashboard) look again and again, so they see what no single look can: a
@@ -109,19 +109,8 @@ export class ScreenWatch {
   }
 }
 
-/** Start the writer for what a watcher saw: detached, so the watcher never waits for it. */
-export function handToWriter(args: string[], env: Env): void {
-  const entry = process.argv[1]
-  if (!entry) return
-  try {
-    spawn(process.execPath, [entry, 'notify', ...args], {detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv}).unref()
-  } catch {
-    // could not start: the next look tries again
-  }
-}
-
 /** One watcher pass: hand in new screen episodes, and ask the writer to tell what nobody told yet. */
 export function watchPass(watch: ScreenWatch, rows: SessionRow[], state: StateDir | null, env: Env, identity: (row: SessionRow) => {pid: number; startTime: number} | null): void {
-  for (const o of watch.observe(rows, identity, Date.now())) handToWriter(['--observe', JSON.stringify(o)], env)
-  for (const row of watch.untold(rows, state)) handToWriter(['--check', row.id], env)
+  for (const o of watch.observe(rows, identity, Date.now())) startPkDetached(['notify', '--observe', JSON.stringify(o)], env)
+  for (const row of watch.untold(rows, state)) startPkDetached(['notify', '--check', row.id], env)
 }

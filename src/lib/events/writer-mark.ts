@@ -32,7 +32,7 @@ export function writerRunning(state: StateDir): boolean {
  * Start the writer unless one runs (`start` spawns it and returns its pid): `pk hook`'s side of what the sh
  * hook does. The name is made only where none is, so of two at once one starts it.
  */
-export function startWriterOnce(state: StateDir, start: () => number | undefined): void {
+export function startWriterOnce(state: StateDir, start: () => number | null | undefined): void {
   const path = writerMarkPath(state)
   if (writerRunning(state)) return
   try {
@@ -47,7 +47,7 @@ export function startWriterOnce(state: StateDir, start: () => number | undefined
     return // another hook made it first: its writer runs
   }
   const pid = start()
-  const stat = pid === undefined ? null : readStat(pid)
+  const stat = pid === undefined || pid === null ? null : readStat(pid)
   if (stat === null) unlinkSync(path)
   else writeFileAtomic(path, `${pid} ${stat.startTime}\n`, 'replace')
 }

@@ -1,15 +1,14 @@
-import {spawn} from 'node:child_process'
+import {Ran, run} from '../exec/run.js'
 import {createHash} from 'node:crypto'
 import {lstatSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {shellQuote} from '../model/shell.js'
 import {HostConfig, PkConfig} from '../config/config.js'
-import {JSON_SCHEMA_VERSION, SessionRow} from '../model/correlate.js'
-import {PkError} from '../model/errors.js'
-import type {CheckResult} from '../doctor/types.js'
-import {Problem} from '../registry/records.js'
-import {loadPackage} from '../cli/packages.js'
+import {JSON_SCHEMA_VERSION, SessionRow} from '../model/contract.js'
+import {errnoCode, PkError} from '../model/errors.js'
+import type {CheckResult} from '../model/contract.js'
+import {Problem} from '../model/contract.js'
 
 /**
  * pk across machines with OpenSSH as the only transport: each host runs its own pk, which is the only
@@ -92,44 +91,15 @@ export interface RemoteResult {
 }
 
 /** Run pk on a host; a host that does not answer in time is killed, never waited on. */
-export function runRemote(host: HostConfig, pkArgs: string[], timeoutMs: number): Promise<RemoteResult> {
+export async function runRemote(host: HostConfig, pkArgs: string[], timeoutMs: number): Promise<RemoteResult> {
   const argv = sshArgv(host, pkArgs, {tty: false, controlDir: controlDir(process.env), connectTimeoutS: Math.max(1, Math.ceil(timeoutMs / 1000))})
-  return new Promise((resolve) => {
-    const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    let timedOut = false
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGKILL')
-    }, timeoutMs)
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      resolve({code: null, stdout, stderr: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'ssh is not installed' : error.message, timedOut})
-    })
-    // Done when ssh has exited and its stdout is drained. Not on 'close': with ControlPersist, the
-    // master that ssh leaves in the background keeps our stderr pipe open for its lifetime.
-    let exitCode: number | null | undefined
-    let drained = false
-    const finish = () => {
-      if (exitCode === undefined || !drained) return
-      clearTimeout(timer)
-      // Let go of the pipe the background master holds, or this process could not exit before it does.
-      child.stderr.destroy()
-      resolve({code: exitCode, stdout, stderr, timedOut})
-    }
-    child.stdout.on('end', () => {
-      drained = true
-      finish()
-    })
-    child.on('exit', (code) => {
-      exitCode = code
-      setTimeout(finish, 0)
-    })
-  })
+  // Over when ssh has exited and its stdout is drained: with ControlPersist, the master that ssh leaves in
+  // the background keeps our stderr pipe open for its lifetime.
+  const ran = await run(['ssh', ...argv], {deadlineMs: timeoutMs, until: 'stdout'})
+  return {code: ran.code, stdout: ran.stdout, stderr: sshError(ran), timedOut: ran.timedOut}
 }
+
+const sshError = (ran: Ran) => (ran.error === null ? ran.stderr : errnoCode(ran.error) === 'ENOENT' ? 'ssh is not installed' : ran.error.message)
 
 /** Pure: a failed remote call as a problem a person can act on. */
 export function remoteProblem(host: HostConfig, result: RemoteResult, timeoutMs: number): Problem {
@@ -226,30 +196,22 @@ export function findHost(config: PkConfig, name: string, env: Record<string, str
 
 /** Stream a host's `pk ls --watch --json`, tagging each event; ends when the connection does. */
 export async function watchHost(host: HostConfig, all: boolean, emit: (event: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
-  // Loaded here, not at the top: fleet.ts is part of the bundle every `pk ls` loads.
-  const {createInterface} = loadPackage('node:readline') as typeof import('node:readline')
   const argv = sshArgv(host, ['ls', '--watch', '--json', ...(all ? ['--all'] : [])], {tty: false, controlDir: controlDir(process.env), connectTimeoutS: 10})
-  return new Promise((resolve) => {
-    const child = spawn('ssh', argv, {stdio: ['ignore', 'pipe', 'pipe']})
-    let stderr = ''
-    child.stderr.on('data', (d) => (stderr += d))
-    signal.addEventListener('abort', () => child.kill('SIGTERM'), {once: true})
-    createInterface({input: child.stdout}).on('line', (line) => {
+  const tag = (row: SessionRow) => ({...row, id: `${host.name}/${row.id}`, host: host.name})
+  const ran = await run(['ssh', ...argv], {
+    signal,
+    onLine: (line) => {
       let event: Record<string, unknown>
       try {
         event = JSON.parse(line)
       } catch {
         return
       }
-      const tag = (row: SessionRow) => ({...row, id: `${host.name}/${row.id}`, host: host.name})
       if (Array.isArray(event.sessions)) event.sessions = (event.sessions as SessionRow[]).map(tag)
       if (event.session) event.session = tag(event.session as SessionRow)
       if (typeof event.id === 'string') event.id = `${host.name}/${event.id}`
       emit({...event, host: host.name})
-    })
-    child.on('close', (code) => {
-      if (!signal.aborted) emit({type: 'problem', host: host.name, problem: remoteProblem(host, {code, stdout: '', stderr, timedOut: false}, 0)})
-      resolve()
-    })
+    },
   })
+  if (!signal.aborted) emit({type: 'problem', host: host.name, problem: remoteProblem(host, {code: ran.code, stdout: '', stderr: sshError(ran), timedOut: false}, 0)})
 }

@@ -1,10 +1,11 @@
 import {HostConfig} from '../config/config.js'
-import {SessionRow, isListedByDefault, sortRows} from '../model/correlate.js'
-import {Problem} from '../registry/records.js'
+import {isListedByDefault, sortRows} from './pairing.js'
+import {SessionRow} from '../model/contract.js'
+import {Problem} from '../model/contract.js'
 
 import {collectSessions} from './sessions.js'
 import {ServerScan} from '../tmux/servers.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 /**
  * `pk ls` as data: this machine's sessions (all, or those listed by default) and, when hosts are given,

@@ -1,8 +1,10 @@
+import {Known} from '../events/events.js'
 import {PaneId} from '../model/ids.js'
 import {AgentPreset} from '../agents/presets.js'
 import {applyPaneRules} from '../agents/pane-rules.js'
-import {SessionRow, State, StateSource, sortRows} from '../model/correlate.js'
-import {HookStatus, ScreenEpisode} from '../registry/records.js'
+import {sortRows} from './pairing.js'
+import {SessionRow, State, StateSource} from '../model/contract.js'
+import {HookStatus} from '../registry/records.js'
 
 /**
  * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's
@@ -30,12 +32,6 @@ export function needsCapture(row: SessionRow, known: Known | undefined, presets:
   const hook = freshHookStatus(known?.status ?? null, now)
   if (hook && hook.state !== 'exited' && !screenIsNewer(row, hook)) return false
   return (presets.find((p) => p.name === row.agent)?.paneRules.length ?? 0) > 0
-}
-
-/** What is known of a session beyond its pane: the agent's last report, and the screen episode an observer handed in. */
-export interface Known {
-  status: HookStatus | null
-  observed: ScreenEpisode | null
 }
 
 export interface StatusInput {

@@ -1,4 +1,4 @@
-import {Correlation} from '../model/correlate.js'
+import {Correlation} from './pairing.js'
 import {RecordCache} from '../registry/record-cache.js'
 import {StoredRecord} from '../registry/records.js'
 import {Snapshot, Standing} from './snapshot.js'

@@ -1,14 +1,15 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {JSON_SCHEMA_VERSION, SessionRow, sortRows} from '../model/correlate.js'
+import {sortRows} from './pairing.js'
+import {JSON_SCHEMA_VERSION, SessionRow} from '../model/contract.js'
 import {ServerListing} from '../tmux/servers.js'
-import {resolveId} from '../verbs/attach.js'
+import {resolveId} from './resolve.js'
 import {PkError} from '../model/errors.js'
 
 import {ScreenWatch, watchPass} from '../events/observe.js'
 import {WatchCache} from './watch-cache.js'
 import {collectSessions, listingIdentity} from './sessions.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 import {TMUX_DEADLINE_MS} from '../tmux/exec.js'
 
 export type WatchEvent =

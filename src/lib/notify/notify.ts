@@ -1,9 +1,10 @@
-import {spawn} from 'node:child_process'
+import {markerName} from '../registry/markers.js'
+import {run} from '../exec/run.js'
 import {accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {NotifyChannel} from '../config/config.js'
-import {SessionRow} from '../model/correlate.js'
+import {SessionRow} from '../model/contract.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {appendRegularFile, isPrivateDir} from '../registry/files.js'
 import {mayWrite} from '../registry/ownership.js'
@@ -91,30 +92,14 @@ export function fillArgv(argv: string[], e: NotifyEvent): string[] {
   return argv.map((word) => word.replaceAll(/\{(id|agent|label|state|cwd|reason)\}/g, (_, key: string) => values[key]!))
 }
 
-/** Run a program without a shell, killed after `seconds`; never throws. */
-function runBounded(argv: string[], env: NodeJS.ProcessEnv, seconds: number): Promise<{ok: boolean; detail: string}> {
-  return new Promise((resolve) => {
-    let stderr = ''
-    const child = spawn(argv[0]!, argv.slice(1), {env, stdio: ['ignore', 'ignore', 'pipe'], detached: true})
-    const timer = setTimeout(() => {
-      // The whole group: a notifier that started helpers takes them with it.
-      try {
-        process.kill(-child.pid!, 'SIGKILL')
-      } catch {
-        child.kill('SIGKILL')
-      }
-    }, seconds * 1000)
-    child.stderr!.on('data', (d) => (stderr += d))
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      resolve({ok: false, detail: error.message})
-    })
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      if (signal === 'SIGKILL') resolve({ok: false, detail: `killed after ${seconds} s`})
-      else resolve(code === 0 ? {ok: true, detail: 'ran'} : {ok: false, detail: `exited ${code}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`})
-    })
-  })
+/** A notifier's command, killed with its whole group after `seconds`: ran, or why not. */
+async function runNotifier(argv: string[], env: NodeJS.ProcessEnv, seconds: number): Promise<{ok: boolean; detail: string}> {
+  // Over at its exit: a helper it left behind may hold its stderr for as long as it lives.
+  const ran = await run(argv, {env, deadlineMs: seconds * 1000, group: true, until: 'exit'})
+  if (ran.error) return {ok: false, detail: ran.error.message}
+  if (ran.timedOut) return {ok: false, detail: `killed after ${seconds} s`}
+  if (ran.code === 0) return {ok: true, detail: 'ran'}
+  return {ok: false, detail: `exited ${ran.code ?? ran.signal}${ran.stderr.trim() ? `: ${ran.stderr.trim().split('\n').at(-1)}` : ''}`}
 }
 
 /** A message on every client attached to any tmux server of the user's. */
@@ -146,13 +131,13 @@ const onPath = (program: string, env: Env) =>
 async function tellDesktop(e: NotifyEvent, env: Env): Promise<ChannelResult> {
   if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return {channel: 'desktop', ok: true, detail: 'no display (skipped)', delivered: false}
   if (!onPath('notify-send', env)) return {channel: 'desktop', ok: true, detail: 'notify-send not installed (skipped)', delivered: false}
-  const result = await runBounded(['notify-send', '--app-name=pk', `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e)], env as NodeJS.ProcessEnv, DEFAULT_COMMAND_SECONDS)
+  const result = await runNotifier(['notify-send', '--app-name=pk', `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e)], env as NodeJS.ProcessEnv, DEFAULT_COMMAND_SECONDS)
   return {channel: 'desktop', ...result, delivered: result.ok}
 }
 
 async function tellCommand(channel: {command: string[]; timeout?: number}, e: NotifyEvent, env: Env): Promise<ChannelResult> {
   const childEnv = {...env, PK_ID: e.id, PK_AGENT: e.agent ?? '', PK_STATE: e.state, PK_LABEL: e.label ?? '', PK_CWD: e.cwd ?? '', PK_REASON: e.reason, PK_SINCE: e.since ?? ''} as NodeJS.ProcessEnv
-  const result = await runBounded(fillArgv(channel.command, e), childEnv, channel.timeout ?? DEFAULT_COMMAND_SECONDS)
+  const result = await runNotifier(fillArgv(channel.command, e), childEnv, channel.timeout ?? DEFAULT_COMMAND_SECONDS)
   return {channel: `command ${channel.command[0]}`, ...result, delivered: result.ok}
 }
 
@@ -176,12 +161,6 @@ function logNotify(state: StateDir | null, line: string): void {
   }
 }
 
-/**
- * Pure: the marker file of one event: the session, and when what needs the user began, by the event's own
- * date (the agent's report, or the moment an observer first saw the screen show it), so every observer
- * names one event alike, whenever it looks and however often the screen redraws.
- */
-export const markerName = (row: Pick<SessionRow, 'id' | 'attentionSince'>) => `${row.id}-${Date.parse(row.attentionSince!)}`
 
 const isPlainDir = isPrivateDir
 

@@ -1,4 +1,5 @@
-import {CheckResult, Diagnosis} from '../doctor/index.js'
+import {Diagnosis} from '../doctor/index.js'
+import {CheckResult} from '../model/contract.js'
 import {HostDiagnosis} from '../fleet/fleet.js'
 
 const MARK: Record<CheckResult['status'], string> = {pass: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip'}

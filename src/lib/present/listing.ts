@@ -1,5 +1,5 @@
-import {JSON_SCHEMA_VERSION, SessionRow, State} from '../model/correlate.js'
-import {Problem} from '../registry/records.js'
+import {JSON_SCHEMA_VERSION, SessionRow, State} from '../model/contract.js'
+import {Problem} from '../model/contract.js'
 import {renderTable} from './table.js'
 
 /** How `pk ls` output looks: what the flags ask for. */

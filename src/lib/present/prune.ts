@@ -1,4 +1,4 @@
-import {Problem} from '../registry/records.js'
+import {Problem} from '../model/contract.js'
 import {KeptItem, PruneItem} from '../verbs/prune.js'
 import {Output} from './listing.js'
 

@@ -1,4 +1,4 @@
-import {SessionRow} from '../model/correlate.js'
+import {SessionRow} from '../model/contract.js'
 
 /** Pure rendering of rows for people. Colour only when asked (a TTY without NO_COLOR). */
 

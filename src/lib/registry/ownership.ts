@@ -119,7 +119,7 @@ export function assertMayWrite(state: StateDir): void {
 /**
  * Run `fn` as the owner of the state directory: checked before the lock and again under it, enrolling
  * this view when the rules allow. Every writer goes through here. Pending events are not applied here:
- * that is the one writer's work (events/fold.ts), which calls this like any other writer.
+ * that is the one writer's work (writer/fold.ts), which calls this like any other writer.
  */
 export async function withWriteAccess<T>(state: StateDir, fn: (lock: HeldLock) => T | Promise<T>, opts: {waitMs?: number} = {}): Promise<T> {
   check(state)

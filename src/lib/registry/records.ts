@@ -1,3 +1,4 @@
+import {Problem} from '../model/contract.js'
 import {PaneId, TmuxSessionId} from '../model/ids.js'
 import {Dirent, constants, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
@@ -70,19 +71,6 @@ export interface StoredRecord {
   record: SessionRecord
 }
 
-/** Every code a problem in `pk ls --json` (and prune, watch) can carry; the README lists the same. */
-export const PROBLEM_CODES = [
-  'conflict', 'corrupt-record', 'invalid-record', 'unknown-version', 'symlinked-record', 'unreadable-record', 'foreign-namespace',
-  'bad-owner', 'no-view', 'unreachable', 'unverified-server', 'foreign-pane', 'server-unresponsive', 'server-access-denied',
-  'tmux-error', 'tmux-output', 'tmux-missing', 'host-unreachable', 'host-no-pk', 'host-pk-incompatible', 'host-pk-failed', 'events-pending', 'unsafe-dir',
-] as const
-export type ProblemCode = (typeof PROBLEM_CODES)[number]
-
-export interface Problem {
-  code: ProblemCode
-  message: string
-  [extra: string]: unknown
-}
 
 export type Validation = {ok: true; record: SessionRecord} | {ok: false; code: 'unknown-version' | 'invalid-record'; reason: string}
 

@@ -58,7 +58,7 @@ export function installedHooks(env: Record<string, string | undefined>): {agent:
 }
 
 /** The state directory, made and enrolled, so the installed hook has somewhere to write. */
-export async function enrolStateDir(ctx: import('../model/context.js').Context): Promise<void> {
+export async function enrolStateDir(ctx: import('../config/context.js').Context): Promise<void> {
   const {enrol} = await import('../registry/ownership.js')
   await enrol(ctx.writeState())
 }

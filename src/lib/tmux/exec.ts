@@ -1,7 +1,7 @@
 import {toBytes} from '../model/bytes.js'
-import {execFile, spawn, spawnSync} from 'node:child_process'
 
 import {errnoCode, PkError} from '../model/errors.js'
+import {run, runInTerminal} from '../exec/run.js'
 
 /**
  * tmux splits its argv into commands at any argument that ends in ';' (and `\;` keeps a literal ';').
@@ -101,66 +101,31 @@ export interface RunTmuxOptions {
  * what went wrong. `-u`: without a UTF-8 locale (cron, a non-interactive ssh) tmux writes control
  * characters in its output as `_`, which would turn pk's field separator into an ordinary character.
  */
-export function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promise<TmuxResult> {
+export async function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promise<TmuxResult> {
   const deadlineMs = opts.deadlineMs ?? TMUX_DEADLINE_MS
   const socket = argv[0] === '-S' ? argv[1] : undefined
-  return new Promise((resolve, reject) => {
-    // spawn, not execFile: one pipe fewer when there is no input, and none of execFile's decoding layers,
-    // which a listing pays for on every start.
-    const [program, ...args] = [...(opts.wrap ?? []), 'tmux', '-u', ...argv]
-    const child = spawn(program!, args, {env: opts.env ?? clientEnv(process.env), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr!.on('data', (chunk: Buffer) => err.push(chunk))
-    let killed = false
-    const timer = setTimeout(() => {
-      killed = true
-      // The server holds copies of the client's stdout and stderr (tmux passes them on): closing our ends
-      // is what lets the call end, not the client's death alone.
-      child.stdout!.destroy()
-      child.stderr!.destroy()
-      child.kill('SIGKILL')
-    }, deadlineMs)
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      reject(errnoCode(error) === 'ENOENT' ? tmuxMissing() : error)
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      const stdout = Buffer.concat(out).toString('utf8')
-      const stderr = Buffer.concat(err).toString('utf8')
-      if (killed) return reject(new TmuxCommandError('unresponsive', stderr, `the tmux server at ${socket ?? '(default)'} did not answer within ${deadlineMs / 1000} s (stopped or wedged); pk gave up on it`, stdout))
-      // A server that does not let this user in says so on stderr and still exits 0 (tmux 3.3).
-      if (code === 0 && /^access not allowed/m.test(stderr)) return reject(new TmuxCommandError('access-denied', stderr, `the tmux server at ${socket ?? '(default)'} does not let you in (access not allowed)`, stdout))
-      if (code === 0) return resolve({stdout, stderr})
-      const detail = stderr.trim() || `tmux exited with ${code ?? 'a signal'}`
-      reject(new TmuxCommandError(classifyTmuxFailure(stderr), stderr, `tmux ${argv[2] ?? ''}: ${detail}`, stdout))
-    })
-    if (opts.input !== undefined) {
-      // A client that exits before reading its input must not turn into an unhandled EPIPE.
-      child.stdin!.on('error', () => {})
-      child.stdin!.end(opts.input)
-    }
-  })
+  const ran = await run([...(opts.wrap ?? []), 'tmux', '-u', ...argv], {env: opts.env ?? clientEnv(process.env), input: opts.input, deadlineMs})
+  const {stdout, stderr} = ran
+  if (ran.error) throw errnoCode(ran.error) === 'ENOENT' ? tmuxMissing() : ran.error
+  if (ran.timedOut) throw new TmuxCommandError('unresponsive', stderr, `the tmux server at ${socket ?? '(default)'} did not answer within ${deadlineMs / 1000} s (stopped or wedged); pk gave up on it`, stdout)
+  // A server that does not let this user in says so on stderr and still exits 0 (tmux 3.3).
+  if (ran.code === 0 && /^access not allowed/m.test(stderr)) throw new TmuxCommandError('access-denied', stderr, `the tmux server at ${socket ?? '(default)'} does not let you in (access not allowed)`, stdout)
+  if (ran.code === 0) return {stdout, stderr}
+  const detail = stderr.trim() || `tmux exited with ${ran.code ?? 'a signal'}`
+  throw new TmuxCommandError(classifyTmuxFailure(stderr), stderr, `tmux ${argv[2] ?? ''}: ${detail}`, stdout)
 }
 
 /** `tmux -V`: the version, or why there is none (not installed, or it failed). */
-export function tmuxVersion(): Promise<{ok: true; version: string} | {ok: false; reason: string}> {
-  return new Promise((resolve) => {
-    execFile('tmux', ['-V'], {encoding: 'utf8', timeout: TMUX_DEADLINE_MS, killSignal: 'SIGKILL'}, (error, stdout) => {
-      if (error) resolve({ok: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'tmux is not installed or not on PATH' : error.message})
-      else resolve({ok: true, version: stdout.trim()})
-    })
-  })
+export async function tmuxVersion(): Promise<{ok: true; version: string} | {ok: false; reason: string}> {
+  const ran = await run(['tmux', '-V'], {deadlineMs: TMUX_DEADLINE_MS})
+  if (ran.error) return {ok: false, reason: errnoCode(ran.error) === 'ENOENT' ? 'tmux is not installed or not on PATH' : ran.error.message}
+  if (ran.code !== 0) return {ok: false, reason: ran.timedOut ? `tmux -V did not answer within ${TMUX_DEADLINE_MS / 1000} s` : `tmux -V failed: ${ran.stderr.trim() || `exit ${ran.code ?? ran.signal}`}`}
+  return {ok: true, version: ran.stdout.trim()}
 }
 
 /** A tmux client that takes over the terminal (attach, switch, a popup) until it ends: its exit status. */
 export function runClient(argv: string[], env: NodeJS.ProcessEnv): number {
-  const result = spawnSync('tmux', argv, {stdio: 'inherit', env})
-  if (result.error) {
-    if ((result.error as NodeJS.ErrnoException).code === 'ENOENT') throw tmuxMissing()
-    throw result.error
-  }
-  return result.status ?? 1
+  const {status, error} = runInTerminal(['tmux', ...argv], env)
+  if (error) throw errnoCode(error) === 'ENOENT' ? tmuxMissing() : error
+  return status
 }

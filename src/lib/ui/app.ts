@@ -1,5 +1,6 @@
 import {runAttach} from '../verbs/attach-run.js'
-import {SessionRow, isListedByDefault} from '../model/correlate.js'
+import {isListedByDefault} from '../listing/pairing.js'
+import {SessionRow} from '../model/contract.js'
 import {PkError} from '../model/errors.js'
 import {WatchCache} from '../listing/watch-cache.js'
 
@@ -9,7 +10,7 @@ import {collectSessions, listingIdentity} from '../listing/sessions.js'
 import {SlowServers} from '../listing/watch.js'
 import {branchReader} from './git.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 const ENTER_ALT = '\u001B[?1049h\u001B[?25l'
 const LEAVE_ALT = '\u001B[?25h\u001B[?1049l'

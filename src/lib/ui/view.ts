@@ -1,5 +1,5 @@
-import {SessionRow} from '../model/correlate.js'
-import {Problem} from '../registry/records.js'
+import {SessionRow} from '../model/contract.js'
+import {Problem} from '../model/contract.js'
 import {STATE_COLOURS, age, agentLabelCell, cwdCell, paint, printable, stateCell, usageCell} from '../present/table.js'
 
 /** Pure dashboard state and rendering: everything the screen shows is a function of this. */

@@ -1,3 +1,4 @@
+import {Usage, UsageAttention} from '../model/contract.js'
 import {Stats, closeSync, constants, fstatSync, mkdirSync, openSync, readSync, readdirSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
@@ -63,32 +64,6 @@ export interface UsageCache {
   acc: Accumulated
   /** The thresholds the alerts were found with: other thresholds read the file again from its start. */
   rules?: string
-}
-
-export interface Usage {
-  model: string | null
-  input: number
-  output: number
-  cacheRead: number
-  cacheWrite: number
-  contextTokens: number | null
-  contextWindow: number | null
-  /** Money spent: the agent's own record (Pi), else from your config's rates for the model; null when neither. */
-  cost: number | null
-  costSource: 'agent' | 'rates' | null
-  /** The model when it has no rate in your config (so its cost is null). */
-  unpriced: string | null
-  source: string
-  updatedAt: string | null
-  skippedLines: number
-  /** Past a threshold of yours (`usage.attention`): which, since when (the transcript's date), and the threshold. */
-  attention: UsageAttention | null
-}
-
-export interface UsageAttention {
-  reason: 'context' | 'cost'
-  since: string
-  threshold: number
 }
 
 /** Per-model prices in your config (`usage.rates`): dollars per million tokens. */

@@ -1,11 +1,12 @@
-import {spawnSync} from 'node:child_process'
+import {runInTerminal} from '../exec/run.js'
 
-import {checkIdForm, prepareAttach} from './attach.js'
+import {prepareAttach} from './attach.js'
+import {checkIdForm} from '../listing/resolve.js'
 import {shellQuote} from '../model/shell.js'
 import {PkError} from '../model/errors.js'
 
 import {clientEnv, runClient} from '../tmux/exec.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 /** The command that would attach (`pk attach --print`), as a shell line. */
 export async function attachCommand(idArg: string, ctx: Context): Promise<string> {
@@ -35,11 +36,11 @@ export async function remoteAttachCommand(hostName: string, idArg: string, ctx: 
 }
 
 export async function runRemoteAttach(hostName: string, idArg: string, ctx: Context, terminal: boolean): Promise<number> {
-  const [, ...argv] = await remoteAttachCommand(hostName, idArg, ctx)
+  const argv = await remoteAttachCommand(hostName, idArg, ctx)
   if (!terminal) {
     throw new PkError('no-terminal', 'pk attach needs a terminal (stdin and stdout must be a TTY); use --print to get the ssh command')
   }
-  const result = spawnSync('ssh', argv, {stdio: 'inherit'})
-  if (result.error) throw result.error
-  return result.status ?? 1
+  const {status, error} = runInTerminal(argv, ctx.env)
+  if (error) throw error
+  return status
 }

@@ -17,7 +17,7 @@ import {fsPath} from '../model/bytes.js'
 
 import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from '../tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 import {serverScope} from './service.js'
 
 export interface BgRequest {

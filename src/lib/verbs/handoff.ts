@@ -12,7 +12,7 @@ import {StoredRecord, isStored, parseRecordText, recordOf, removeRecordFile, rep
 
 import {collectSessions} from '../listing/sessions.js'
 import {killSession} from '../tmux/session.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 export interface Caller {
   pid: number

@@ -3,9 +3,10 @@ import {dirname} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {BUILTIN_PRESETS} from '../agents/presets.js'
-import {LiveRow, PaneRow, checkLive, resolveChecked, resolveId} from './attach.js'
+import {LiveRow, PaneRow, checkLive, resolveChecked} from './attach.js'
+import {resolveId} from '../listing/resolve.js'
 import {Started, startSession} from './bg.js'
-import {SessionRow} from '../model/correlate.js'
+import {SessionRow} from '../model/contract.js'
 import {PkError} from '../model/errors.js'
 import {ProcessIdentity, checkLiveness, sessionIdOf} from '../proc/identity.js'
 import {readStat} from '../proc/reader.js'
@@ -18,7 +19,7 @@ import {Listing, collectSessions} from '../listing/sessions.js'
 import {setRemainOnExit} from '../tmux/session.js'
 import {ServerListing} from '../tmux/servers.js'
 import {captureRange, paneView, viewAndCapture} from '../tmux/pane-io.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 /** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
 

@@ -8,7 +8,7 @@ import {StoredRecord, isStored, parseRecordText} from '../registry/records.js'
 import {StateDir} from '../registry/state-dir.js'
 import {existsSync} from 'node:fs'
 
-import {SessionRow} from '../model/correlate.js'
+import {SessionRow} from '../model/contract.js'
 import {ServerListing, removeStaleSocket} from '../tmux/servers.js'
 import {killPaneIfDead} from '../tmux/pane-io.js'
 

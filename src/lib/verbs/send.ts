@@ -1,13 +1,13 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {LiveRow, checkLive, resolveChecked} from './attach.js'
-import {SessionRow} from '../model/correlate.js'
+import {SessionRow} from '../model/contract.js'
 import {PkError} from '../model/errors.js'
 import {checkSendText} from './lifecycle.js'
 
 import {collectSessions} from '../listing/sessions.js'
 import {cursorAndScreen, pasteText, pressEnter} from '../tmux/pane-io.js'
-import {Context} from '../model/context.js'
+import {Context} from '../config/context.js'
 
 /**
  * `pk send`: type text into an agent and have it submitted, or say that it was not. Agents take a paste

@@ -1,4 +1,4 @@
-import {spawn} from 'node:child_process'
+import {run} from '../exec/run.js'
 import {randomBytes} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync} from 'node:fs'
 import {homedir, userInfo} from 'node:os'
@@ -15,37 +15,10 @@ import {Env, StateDir} from '../registry/state-dir.js'
  * (lingering, logind's KillUserProcesses): it says what they mean and the command that changes them.
  */
 
-interface Ran {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Run a program without a shell, bounded; never throws (a missing program is code null). */
-export function runBounded(argv: string[], env: Env, opts: {input?: string; timeoutMs?: number} = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    let stdout = ''
-    let stderr = ''
-    const child = spawn(argv[0]!, argv.slice(1), {env: env as NodeJS.ProcessEnv, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 3000)
-    child.stdout!.on('data', (d) => (stdout += d))
-    child.stderr!.on('data', (d) => (stderr += d))
-    child.on('error', () => {
-      clearTimeout(timer)
-      resolve({code: null, stdout, stderr})
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-    if (opts.input !== undefined) child.stdin!.end(opts.input)
-  })
-}
-
 /** Whether a systemd user manager answers for this user (PK_SYSTEMD=0 says never use it). */
 export async function systemdUserManager(env: Env): Promise<boolean> {
   if (env.PK_SYSTEMD === '0') return false
-  const ran = await runBounded(['systemctl', '--user', 'is-system-running'], env, {timeoutMs: 1500})
+  const ran = await run(['systemctl', '--user', 'is-system-running'], {env, deadlineMs: 1500})
   // "degraded" (a unit failed) and "starting" still run units; "offline" or no answer do not.
   return ['running', 'degraded', 'starting'].includes(ran.stdout.trim())
 }
@@ -104,7 +77,7 @@ export async function loginFacts(env: Env, etc = '/etc'): Promise<LoginFacts> {
       return []
     }
   })
-  const linger = await runBounded(['loginctl', 'show-user', user, '--property=Linger', '--value'], env, {timeoutMs: 1500})
+  const linger = await run(['loginctl', 'show-user', user, '--property=Linger', '--value'], {env, deadlineMs: 1500})
   return {systemd, killUserProcesses: parseKillUserProcesses(texts), linger: linger.code === 0 ? linger.stdout.trim() === 'yes' : null, user}
 }
 
@@ -209,19 +182,19 @@ export async function planAutostart(pk: string[], env: Env): Promise<AutostartPl
 }
 
 async function readCrontab(env: Env): Promise<string> {
-  const ran = await runBounded(['crontab', '-l'], env)
+  const ran = await run(['crontab', '-l'], {env, deadlineMs: 3000})
   if (ran.code === null) throw new PkError('no-service-manager', 'neither a systemd user manager nor crontab is here: pk cannot arrange a restore after reboot on this machine')
   // "no crontab for USER" is an empty one.
   return ran.code === 0 ? ran.stdout : ''
 }
 
 async function writeCrontab(text: string, env: Env): Promise<void> {
-  const ran = await runBounded(['crontab', '-'], env, {input: text})
+  const ran = await run(['crontab', '-'], {env, input: text, deadlineMs: 3000})
   if (ran.code !== 0) throw new PkError('setup-failed', `crontab refused the new table: ${ran.stderr.trim() || `exit ${ran.code}`}`)
 }
 
 async function systemctl(args: string[], env: Env): Promise<void> {
-  const ran = await runBounded(['systemctl', '--user', ...args], env)
+  const ran = await run(['systemctl', '--user', ...args], {env, deadlineMs: 3000})
   if (ran.code !== 0) throw new PkError('setup-failed', `systemctl --user ${args.join(' ')} failed: ${ran.stderr.trim() || `exit ${ran.code}`}`)
 }
 
@@ -248,12 +221,12 @@ export async function installAutostart(plan: AutostartPlan, env: Env): Promise<s
 export async function removeAutostart(env: Env): Promise<string[]> {
   const done: string[] = []
   if (existsSync(unitPath(env))) {
-    await runBounded(['systemctl', '--user', 'disable', UNIT_NAME], env)
+    await run(['systemctl', '--user', 'disable', UNIT_NAME], {env, deadlineMs: 3000})
     rmSync(unitPath(env))
-    await runBounded(['systemctl', '--user', 'daemon-reload'], env)
+    await run(['systemctl', '--user', 'daemon-reload'], {env, deadlineMs: 3000})
     done.push(`removed ${unitPath(env)}`)
   }
-  const ran = await runBounded(['crontab', '-l'], env)
+  const ran = await run(['crontab', '-l'], {env, deadlineMs: 3000})
   if (ran.code === 0) {
     const after = editCrontab(ran.stdout, null)
     if (after !== ran.stdout) {
@@ -268,7 +241,7 @@ export async function removeAutostart(env: Env): Promise<string[]> {
 export async function autostartStatus(env: Env, state: StateDir | null): Promise<{installed: 'systemd' | 'cron' | null; last: {at: string; ok: boolean; summary: string} | null}> {
   let installed: 'systemd' | 'cron' | null = existsSync(unitPath(env)) ? 'systemd' : null
   if (installed === null) {
-    const ran = await runBounded(['crontab', '-l'], env, {timeoutMs: 1500})
+    const ran = await run(['crontab', '-l'], {env, deadlineMs: 1500})
     if (ran.code === 0 && ran.stdout.split('\n').includes(CRON_MARK)) installed = 'cron'
   }
   let last = null

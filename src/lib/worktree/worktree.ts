@@ -1,4 +1,4 @@
-import {execFile, spawn} from 'node:child_process'
+import {run} from '../exec/run.js'
 import {existsSync} from 'node:fs'
 import {basename, dirname, isAbsolute, join, relative, resolve} from 'node:path'
 import {Writable} from 'node:stream'
@@ -30,14 +30,12 @@ export interface Worktree {
 const GIT_DEADLINE_MS = 30_000
 
 /** Run git without a shell, within a deadline; resolves stdout, rejects with git's own words. */
-export function git(args: string[], cwd: string, deadlineMs = GIT_DEADLINE_MS): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile('git', args, {cwd, encoding: 'utf8', timeout: deadlineMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024}, (error, stdout, stderr) => {
-      if (!error) return resolvePromise(stdout)
-      if (errnoCode(error) === 'ENOENT') return reject(new PkError('no-git', 'git is not installed or not on PATH'))
-      reject(new PkError('git-failed', `git ${args[0]}: ${(stderr || error.message).trim()}`))
-    })
-  })
+export async function git(args: string[], cwd: string, deadlineMs = GIT_DEADLINE_MS): Promise<string> {
+  const ran = await run(['git', ...args], {cwd, deadlineMs})
+  if (ran.error) throw errnoCode(ran.error) === 'ENOENT' ? new PkError('no-git', 'git is not installed or not on PATH') : new PkError('git-failed', `git ${args[0]}: ${ran.error.message}`)
+  if (ran.code === 0) return ran.stdout
+  const why = ran.timedOut ? `no answer within ${deadlineMs / 1000} s` : ran.stderr.trim() || `exit ${ran.code ?? ran.signal}`
+  throw new PkError('git-failed', `git ${args[0]}: ${why}`)
 }
 
 /** Pure: a branch name from a label, git-safe. */
@@ -116,15 +114,10 @@ export function setupFor(repo: string, config: WorktreeConfig): string[] | null 
 }
 
 /** Run the setup command in the new worktree, its output where the caller says (pk bg: its stderr); a failure says what failed. */
-export function runSetup(argv: string[], cwd: string, output: Writable | number): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), {cwd, stdio: ['ignore', output, output]})
-    child.on('error', (error) => reject(new PkError('setup-failed', `setup command ${argv[0]} could not start: ${error.message}; the worktree stays at ${cwd}`)))
-    child.on('exit', (code, signal) => {
-      if (code === 0) resolvePromise()
-      else reject(new PkError('setup-failed', `setup command ${argv.join(' ')} failed (${signal ?? `exit ${code}`}); the agent was not started, the worktree stays at ${cwd}`))
-    })
-  })
+export async function runSetup(argv: string[], cwd: string, output: Writable | number): Promise<void> {
+  const ran = await run(argv, {cwd, output})
+  if (ran.error) throw new PkError('setup-failed', `setup command ${argv[0]} could not start: ${ran.error.message}; the worktree stays at ${cwd}`)
+  if (ran.code !== 0) throw new PkError('setup-failed', `setup command ${argv.join(' ')} failed (${ran.signal ?? `exit ${ran.code}`}); the agent was not started, the worktree stays at ${cwd}`)
 }
 
 /** Uncommitted changes (tracked or not) in a worktree; null when git cannot tell. */

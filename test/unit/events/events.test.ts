@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {SCREEN_EVENT, World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../../src/lib/events/events.js'
 import {HookReport, parseHookPayload} from '../../../src/lib/events/hook.js'
 import {sessionIdOf} from '../../../src/lib/proc/identity.js'

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {BUILTIN_PRESETS} from '../../../src/lib/agents/presets.js'
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/listing/status.js'
 import {rowEvents} from '../../../src/lib/notify/notify.js'
 

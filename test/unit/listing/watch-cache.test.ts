@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {PRESETS} from '../../../src/lib/agents/presets.js'
-import {correlate} from '../../../src/lib/model/correlate.js'
+import {correlate} from '../../../src/lib/listing/pairing.js'
 import {Snapshot} from '../../../src/lib/listing/snapshot.js'
 import {CHECK_EVERY_LISTINGS, STANDING_MS, WatchCache} from '../../../src/lib/listing/watch-cache.js'
 import {sameJson} from '../../../src/lib/listing/watch.js'
@@ -75,7 +75,7 @@ describe('sameJson', () => {
 
 describe('ls option checks (issue #23)', () => {
   it('refuse what means nothing, on both paths (exit 2), and parse the filters on the fast path', async () => {
-    const {checkLsOptions, checkWatchOptions, parseLsArgv} = await import('../../../src/lib/cli/ls-options.js')
+    const {checkLsOptions, checkWatchOptions, parseLsArgv} = await import('../../../src/lib/present/ls-options.js')
     const {LS_DEFAULTS} = await import('../../../src/lib/present/listing.js')
     expect(() => checkLsOptions({...LS_DEFAULTS, ids: true, json: true})).toThrow(/--ids and --json/)
     expect(() => checkLsOptions({...LS_DEFAULTS, headers: false, json: true})).toThrow(/--no-headers goes with the table/)

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {LOOK_FLOOR_MS, diffRows, lookDeadline, waitForStates} from '../../../src/lib/listing/watch.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'

@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {claimEvent, deliver, eventOf, eventText, fillArgv, markerName, notifyRows} from '../../../src/lib/notify/notify.js'
+import {claimEvent, deliver, eventOf, eventText, fillArgv, notifyRows} from '../../../src/lib/notify/notify.js'
+import {markerName} from '../../../src/lib/registry/markers.js'
 import {StateDir, openStateDirForWriting} from '../../../src/lib/registry/state-dir.js'
 import {sessionRow} from '../../helpers/fixtures.js'
 

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {presentListing, LS_DEFAULTS, filterRows, shortSummary} from '../../../src/lib/present/listing.js'
 
 const row = (over: Partial<SessionRow>): SessionRow => ({

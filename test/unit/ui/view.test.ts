@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../../src/lib/ui/view.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({

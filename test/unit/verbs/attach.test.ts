@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {checkAttachable, resolveId} from '../../../src/lib/verbs/attach.js'
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {checkAttachable} from '../../../src/lib/verbs/attach.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
@@ -18,25 +18,6 @@ function exitOf(fn: () => unknown): number | undefined {
   }
   return undefined
 }
-
-describe('resolveId', () => {
-  const rows = [row('abc12345'), row('abd00000'), row('ffff0000')]
-  it('finds a unique prefix or a full id', () => {
-    expect(resolveId('abc', rows).id).toBe('abc12345')
-    expect(resolveId('FFFF0000', rows).id).toBe('ffff0000')
-  })
-  it.each([['', 2], ['xyz', 2], ['abc123456', 2], ['../x', 2], ['ab\n', 4], ['ab', 4], ['0', 3]])('%j exits %i', (id, code) => {
-    expect(exitOf(() => resolveId(id, rows))).toBe(code)
-  })
-  it('refuses an id that two rows carry (exit 4), whichever one comes first', () => {
-    const twice = [row('abc12345', {tmux: null}), row('abc12345')]
-    expect(exitOf(() => resolveId('abc12345', twice))).toBe(4)
-    expect(exitOf(() => resolveId('abc', [...twice].reverse()))).toBe(4)
-  })
-  it('lists the candidates of an ambiguous prefix', () => {
-    expect(() => resolveId('ab', rows)).toThrow(/abc12345[\s\S]*abd00000/)
-  })
-})
 
 describe('checkAttachable', () => {
   it('refuses conflicts (4), exited sessions (3) and unverified ones (5)', () => {

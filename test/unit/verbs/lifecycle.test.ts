@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {StoredRecord} from '../../../src/lib/registry/records.js'
 import {planRestore} from '../../../src/lib/verbs/lifecycle.js'
 

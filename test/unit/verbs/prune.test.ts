@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {planPrune} from '../../../src/lib/verbs/prune.js'
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
 describe('planPrune', () => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/model/correlate.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
 import {checkSendText, lastLines} from '../../../src/lib/verbs/lifecycle.js'
 import {readiness} from '../../../src/lib/verbs/send.js'
 

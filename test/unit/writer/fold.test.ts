@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {createContext} from '../../../src/context.js'
-import {foldPending} from '../../../src/lib/events/fold.js'
+import {foldPending} from '../../../src/lib/writer/fold.js'
 import {withWriteAccess} from '../../../src/lib/registry/ownership.js'
 import {stateLayout} from '../../../src/lib/registry/state-dir.js'
 import {claudePayload, reportingSession, spooled} from '../../helpers/reporting-session.js'

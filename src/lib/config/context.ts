@@ -1,4 +1,4 @@
-import {LoadedConfig} from '../config/config.js'
+import {LoadedConfig} from './config.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 
 /**

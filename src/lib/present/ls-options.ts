@@ -2,7 +2,7 @@ import {parseArgs} from 'node:util'
 
 import {PkError} from '../model/errors.js'
 
-import {LsOptions} from '../present/listing.js'
+import {LsOptions} from './listing.js'
 
 /**
  * The flags `pk ls` shares between its oclif command and the fast path, defined once: the command derives

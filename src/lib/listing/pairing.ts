@@ -1,4 +1,5 @@
-import {PaneId, TmuxSessionId, WindowId} from './ids.js'
+import {Problem, SessionRow, State, TmuxLocation} from '../model/contract.js'
+import {PaneId} from '../model/ids.js'
 import {createHash} from 'node:crypto'
 
 import {AgentPreset, recognizeAgent, resumeArgv} from '../agents/presets.js'
@@ -6,7 +7,8 @@ import {ProcStat} from '../proc/parse.js'
 import {findUp} from '../proc/ancestry.js'
 import {ProcessIdentity, checkLiveness, identityFromStat, identityKey, sessionIdOf} from '../proc/identity.js'
 import {View} from '../proc/view.js'
-import {Problem, SessionRecord, StoredRecord} from '../registry/records.js'
+import {SessionRecord, StoredRecord} from '../registry/records.js'
+
 import {Pane} from '../tmux/panes.js'
 import {ServerListing} from '../tmux/servers.js'
 
@@ -16,72 +18,6 @@ import {ServerListing} from '../tmux/servers.js'
  * record's claims about its socket or pane are never consulted to decide which pane is whose.
  */
 
-/** Version of every --json shape (README, "pk ls --json"): adding fields keeps it, renaming or removing bumps it. */
-export const JSON_SCHEMA_VERSION = 1
-
-export type {State} from './states.js'
-import {State} from './states.js'
-export type StateSource = 'hook' | 'pane' | 'process' | 'none'
-
-export interface TmuxLocation {
-  socket: string
-  session: string
-  sessionId: TmuxSessionId
-  window: WindowId
-  pane: PaneId
-  /** When a client last attached to the session (seconds since the epoch), or null. */
-  lastAttached: number | null
-  /** When a client last detached from it (seconds since the epoch), where pk's server keeps it; else null. */
-  lastDetached: number | null
-  /** Last activity in the pane's window (seconds since the epoch), or null. */
-  activity: number | null
-}
-
-export interface SessionRow {
-  id: string
-  /** `recorded`: started by pk; `detected`: an agent found in a pane; `pane`: any other pane (with --all). */
-  kind: 'recorded' | 'detected' | 'pane'
-  agent: string | null
-  label: string | null
-  state: State
-  stateSource: StateSource
-  attention: boolean
-  verified: boolean
-  /** Two or more records claim this process: nobody is trusted with it. */
-  conflict: boolean
-  pid: number | null
-  cwd: string | null
-  command: string[]
-  startedAt: string | null
-  attached: boolean
-  tmux: TmuxLocation | null
-  resume: string[] | null
-  record: string | null
-  /** Why a recorded session counts as ended: `gone`, `pid-reused`, `other-boot`, `zombie`; null otherwise. */
-  exitReason: string | null
-  /**
-   * What says which agent this is: `record` (pk started it as that preset, or its hook said so), `exe`
-   * (the executable the kernel reports), `argv` (only the command line, which a process can rewrite:
-   * a script run by node or python, or a renamed process); null when no agent is named.
-   */
-  agentSource: 'record' | 'exe' | 'argv' | null
-  /** An exited session's exit status, from its dead pane while tmux keeps it; else null. */
-  exitStatus: number | null
-  /** The id of the session that resumed this one's conversation (then `resume` is null); else null. */
-  resumedBy: string | null
-  /** When the waiting (or the end of the turn) began, by the report or the screen; else null. Names the event for notifications. */
-  attentionSince: string | null
-  /** The git worktree pk made for the session, its branch, and whether it has uncommitted changes (null: unknown). */
-  worktree: {path: string; branch: string; dirty: boolean | null} | null
-  /** What the conversation spent and how full its context is, from the agent's transcript; null when not known. */
-  usage: import('../usage/usage.js').Usage | null
-  /**
-   * Why this live session could not be checked against its pane just now, though nothing says it is gone:
-   * its tmux server did not answer in time (slow is not absent). Shown from its record, not verified, not
-   * attachable until the server answers again. Null otherwise.
-   */
-  notVerifiedJustNow: string | null
-}
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
 export interface ProcessSource {

@@ -2,13 +2,14 @@ import {PaneId, TmuxSessionId} from '../model/ids.js'
 import {lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {SessionRow, correlate} from '../model/correlate.js'
-import {Applied, Outcome, World, applyEvents, worldOf} from './events.js'
+import {correlate} from '../listing/pairing.js'
+import {SessionRow} from '../model/contract.js'
+import {Applied, Outcome, World, applyEvents, worldOf} from '../events/events.js'
 import {PkError} from '../model/errors.js'
 import {identityFromStat, sessionIdOf} from '../proc/identity.js'
 import {readCmdline, readCwd, readStat, readUptime, startTimeToDate} from '../proc/reader.js'
 import {appendRegularFile} from '../registry/files.js'
-import {releaseWriterMark} from './writer-mark.js'
+import {releaseWriterMark} from '../events/writer-mark.js'
 import {HeldLock, LockBusyError} from '../registry/lock.js'
 import {mayWrite, withWriteAccess} from '../registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from '../registry/records.js'
@@ -16,8 +17,8 @@ import {UsageRules, readCache, readOn, transcriptOf, writeCache} from '../usage/
 import {Env, StateDir} from '../registry/state-dir.js'
 import {bootMs, usageRules} from '../listing/sessions.js'
 import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
-import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout, strayNames, sweepTemps} from './spool.js'
-import {Context} from '../model/context.js'
+import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout, strayNames, sweepTemps} from '../events/spool.js'
+import {Context} from '../config/context.js'
 
 /**
  * The one writer of events: applies pending spool events to the records, then removes them; nothing else

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {PRESETS} from '../../../src/lib/agents/presets.js'
-import {correlate} from '../../../src/lib/model/correlate.js'
+import {correlate} from '../../../src/lib/listing/pairing.js'
 import {sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {FakeProcess, VIEW, fakeSource, pane, sampleRecord, server} from '../../helpers/fixtures.js'
 

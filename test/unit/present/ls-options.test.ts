@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 describe('fast path flags', async () => {
-  const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/cli/ls-options.js')
+  const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/present/ls-options.js')
   it('takes only the flags it knows, and leaves the rest to oclif', () => {
     const none = {states: null, attention: false, agent: null, ids: false, headers: true}
     expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false, ...none})

@@ -1,0 +1,30 @@
+/**
+ * The layers of src/lib, lowest first: a folder imports only from folders of a lower rank, never from its
+ * own rank's other folders, never upward, never from src/ above lib. Lazy imports (`await import()`,
+ * `import('…').Type`) count like any other. test/unit/layers.test.ts reads the real import graph and holds
+ * this; nothing at run time imports this file.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  // The contract: ids, errors, states, the shapes pk's output promises (rows, problems, usage, checks).
+  ['model'],
+  // Adapters to the machine: /proc, child processes, node's own loader and timings.
+  ['proc', 'exec', 'cli'],
+  // Adapters to what pk keeps and drives: the state directory, tmux, the agents' presets, git worktrees.
+  ['registry', 'tmux', 'agents', 'worktree'],
+  // What an invocation knows: usage from transcripts, the configuration and the invocation's context.
+  ['usage', 'config'],
+  // Capabilities on those: installing hooks, taking events in, talking to other hosts over ssh.
+  ['setup', 'events', 'fleet'],
+  // Pairing panes with records into rows, and reading them (the listing, the watch).
+  ['listing'],
+  // What follows from a listing: telling the user, and the one writer that applies events.
+  ['notify', 'writer'],
+  // The verbs a user runs on sessions.
+  ['verbs'],
+  // Doctor, which looks at all of the above.
+  ['doctor'],
+  // Presenters: text and JSON for people and scripts.
+  ['present'],
+  // The dashboard.
+  ['ui'],
+]

@@ -1,0 +1,129 @@
+import {PaneId, TmuxSessionId, WindowId} from './ids.js'
+import {State} from './states.js'
+
+/**
+ * The shapes pk promises to scripts: a listed session, a problem, usage, a doctor check. Every layer
+ * speaks them (pairing makes rows, presenters print them, hosts send them over ssh), so they live here,
+ * below all of them. The JSON schemas in schemas/ say the same.
+ */
+
+export type {State} from './states.js'
+
+/** Version of every --json shape (README, "pk ls --json"): adding fields keeps it, renaming or removing bumps it. */
+export const JSON_SCHEMA_VERSION = 1
+
+export type StateSource = 'hook' | 'pane' | 'process' | 'none'
+
+export interface TmuxLocation {
+  socket: string
+  session: string
+  sessionId: TmuxSessionId
+  window: WindowId
+  pane: PaneId
+  /** When a client last attached to the session (seconds since the epoch), or null. */
+  lastAttached: number | null
+  /** When a client last detached from it (seconds since the epoch), where pk's server keeps it; else null. */
+  lastDetached: number | null
+  /** Last activity in the pane's window (seconds since the epoch), or null. */
+  activity: number | null
+}
+
+export interface SessionRow {
+  id: string
+  /** `recorded`: started by pk; `detected`: an agent found in a pane; `pane`: any other pane (with --all). */
+  kind: 'recorded' | 'detected' | 'pane'
+  agent: string | null
+  label: string | null
+  state: State
+  stateSource: StateSource
+  attention: boolean
+  verified: boolean
+  /** Two or more records claim this process: nobody is trusted with it. */
+  conflict: boolean
+  pid: number | null
+  cwd: string | null
+  command: string[]
+  startedAt: string | null
+  attached: boolean
+  tmux: TmuxLocation | null
+  resume: string[] | null
+  record: string | null
+  /** Why a recorded session counts as ended: `gone`, `pid-reused`, `other-boot`, `zombie`; null otherwise. */
+  exitReason: string | null
+  /**
+   * What says which agent this is: `record` (pk started it as that preset, or its hook said so), `exe`
+   * (the executable the kernel reports), `argv` (only the command line, which a process can rewrite:
+   * a script run by node or python, or a renamed process); null when no agent is named.
+   */
+  agentSource: 'record' | 'exe' | 'argv' | null
+  /** An exited session's exit status, from its dead pane while tmux keeps it; else null. */
+  exitStatus: number | null
+  /** The id of the session that resumed this one's conversation (then `resume` is null); else null. */
+  resumedBy: string | null
+  /** When the waiting (or the end of the turn) began, by the report or the screen; else null. Names the event for notifications. */
+  attentionSince: string | null
+  /** The git worktree pk made for the session, its branch, and whether it has uncommitted changes (null: unknown). */
+  worktree: {path: string; branch: string; dirty: boolean | null} | null
+  /** What the conversation spent and how full its context is, from the agent's transcript; null when not known. */
+  usage: Usage | null
+  /**
+   * Why this live session could not be checked against its pane just now, though nothing says it is gone:
+   * its tmux server did not answer in time (slow is not absent). Shown from its record, not verified, not
+   * attachable until the server answers again. Null otherwise.
+   */
+  notVerifiedJustNow: string | null
+}
+
+/** Every code a problem in `pk ls --json` (and prune, watch) can carry; the README lists the same. */
+export const PROBLEM_CODES = [
+  'conflict', 'corrupt-record', 'invalid-record', 'unknown-version', 'symlinked-record', 'unreadable-record', 'foreign-namespace',
+  'bad-owner', 'no-view', 'unreachable', 'unverified-server', 'foreign-pane', 'server-unresponsive', 'server-access-denied',
+  'tmux-error', 'tmux-output', 'tmux-missing', 'host-unreachable', 'host-no-pk', 'host-pk-incompatible', 'host-pk-failed', 'events-pending', 'unsafe-dir',
+] as const
+export type ProblemCode = (typeof PROBLEM_CODES)[number]
+
+export interface Problem {
+  code: ProblemCode
+  message: string
+  [extra: string]: unknown
+}
+
+export interface Usage {
+  model: string | null
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  contextTokens: number | null
+  contextWindow: number | null
+  /** Money spent: the agent's own record (Pi), else from your config's rates for the model; null when neither. */
+  cost: number | null
+  costSource: 'agent' | 'rates' | null
+  /** The model when it has no rate in your config (so its cost is null). */
+  unpriced: string | null
+  source: string
+  updatedAt: string | null
+  skippedLines: number
+  /** Past a threshold of yours (`usage.attention`): which, since when (the transcript's date), and the threshold. */
+  attention: UsageAttention | null
+}
+
+export interface UsageAttention {
+  reason: 'context' | 'cost'
+  since: string
+  threshold: number
+}
+
+/** A doctor check's verdict. */
+export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip'
+
+/** What one doctor check found. `fix` says what to do, for a person; null when nothing needs doing. */
+export interface CheckResult {
+  id: string
+  title: string
+  status: CheckStatus
+  message: string
+  fix: string | null
+  /** `pk doctor --fix` can repair this without losing anything. */
+  fixable: boolean
+}

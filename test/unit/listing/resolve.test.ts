@@ -1,0 +1,46 @@
+import {describe, expect, it} from 'vitest'
+
+import {checkIdForm, resolveId} from '../../../src/lib/listing/resolve.js'
+import {SessionRow} from '../../../src/lib/model/contract.js'
+import {PkError} from '../../../src/lib/model/errors.js'
+
+const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
+  id, kind: 'recorded', agent: null, label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
+  pid: 1, cwd: '/', command: ['x'], startedAt: null, attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
+  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
+})
+
+function exitOf(fn: () => unknown): number | undefined {
+  try {
+    fn()
+  } catch (error) {
+    return (error as PkError).exitCode
+  }
+  return undefined
+}
+
+describe('resolveId', () => {
+  const rows = [row('abc12345'), row('abd00000'), row('ffff0000')]
+  it('finds a unique prefix or a full id', () => {
+    expect(resolveId('abc', rows).id).toBe('abc12345')
+    expect(resolveId('FFFF0000', rows).id).toBe('ffff0000')
+  })
+  it.each([['', 2], ['xyz', 2], ['abc123456', 2], ['../x', 2], ['ab\n', 4], ['ab', 4], ['0', 3]])('%j exits %i', (id, code) => {
+    expect(exitOf(() => resolveId(id, rows))).toBe(code)
+  })
+  it('refuses an id that two rows carry (exit 4), whichever one comes first', () => {
+    const twice = [row('abc12345', {tmux: null}), row('abc12345')]
+    expect(exitOf(() => resolveId('abc12345', twice))).toBe(4)
+    expect(exitOf(() => resolveId('abc', [...twice].reverse()))).toBe(4)
+  })
+  it('lists the candidates of an ambiguous prefix', () => {
+    expect(() => resolveId('ab', rows)).toThrow(/abc12345[\s\S]*abd00000/)
+  })
+})
+
+describe('checkIdForm', () => {
+  it('takes an id or prefix in any case, trimmed; refuses anything else with exit 2', () => {
+    expect(checkIdForm(' AB12 ')).toBe('ab12')
+    for (const bad of ['', 'g', 'ab12cd34e', '-1', 'ab 12']) expect(exitOf(() => checkIdForm(bad))).toBe(2)
+  })
+})

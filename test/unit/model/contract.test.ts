@@ -1,0 +1,32 @@
+import {readdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+
+import {JSON_SCHEMA_VERSION, PROBLEM_CODES} from '../../../src/lib/model/contract.js'
+import {sessionRow} from '../../helpers/fixtures.js'
+
+const SCHEMAS = join(import.meta.dirname, '..', '..', '..', 'schemas')
+const schema = (name: string) => JSON.parse(readFileSync(join(SCHEMAS, name), 'utf8'))
+
+describe('the contract the types and the schemas both state', () => {
+  it('every document that names its schema names this version', () => {
+    const versions = readdirSync(SCHEMAS)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => schema(f).properties?.schema?.const)
+      .filter((v) => v !== undefined)
+    expect(versions.length).toBeGreaterThan(5)
+    expect(new Set(versions)).toEqual(new Set([JSON_SCHEMA_VERSION]))
+  })
+  it('a session row has exactly the fields the session schema lists', () => {
+    const {properties, required} = schema('session.schema.json')
+    const fields = Object.keys(sessionRow()).sort()
+    expect(fields).toEqual(expect.arrayContaining(required))
+    // `host` is what a remote host's rows carry besides (pk ls --fleet).
+    expect(Object.keys(properties).filter((p) => p !== 'host').sort()).toEqual(fields)
+  })
+  it('problem codes are unique and of the form the problem schema allows', () => {
+    const pattern = new RegExp(schema('problem.schema.json').properties.code.pattern)
+    expect(new Set(PROBLEM_CODES).size).toBe(PROBLEM_CODES.length)
+    for (const code of PROBLEM_CODES) expect(code).toMatch(pattern)
+  })
+})
