@@ -1,10 +1,27 @@
 import {Command} from '@oclif/core'
 
-import {describeError, PkError} from './lib/model/errors.js'
+import {Context} from './lib/config/context.js'
+import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
+import {createContext} from './context.js'
 import {out, say} from './output.js'
 
-/** Maps pk's typed errors to a one-line message on stderr and the documented exit code. */
+/**
+ * What every command stands on: the invocation's context, built here once, and the one way out. A command's
+ * `execute` returns how it ended (an Outcome) or throws; this turns either into the message and the
+ * documented exit code. No command picks an exit or builds a context.
+ */
 export abstract class PkCommand extends Command {
+  protected readonly ctx: Context = createContext()
+
+  /** The command's work: how it ended, or nothing for plain success. A thrown error ends it through `catch`. */
+  protected abstract execute(): Promise<Outcome | void>
+
+  async run(): Promise<void> {
+    const code = exitOf((await this.execute()) ?? 'ok')
+    // Success leaves the exit alone: standard output that failed meanwhile (a full disk) has made it 1.
+    if (code !== 0) process.exitCode = code
+  }
+
   /** One more line for a usage error, where the command has something to say (bg: the agent's words go after --). */
   protected usageHint(_message: string): string | null {
     return null
@@ -30,6 +47,11 @@ export abstract class PkCommand extends Command {
     const {message, exitCode} = describeError(error)
     say(`pk: ${message}\n`)
     process.exitCode = exitCode
+  }
+
+  /** End the process successfully in `ms`, whatever still pends: for `pk hook`, which an agent waits on. */
+  protected succeedAt(ms: number): void {
+    setTimeout(() => process.exit(0), ms).unref()
   }
 
   protected printJson(value: unknown): void {

@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {Outcome} from '../lib/model/errors.js'
 import {PkCommand} from '../command-base.js'
 import {attachCommand, runAttach} from '../lib/verbs/attach-run.js'
 import {shellQuote} from '../lib/model/shell.js'
 import {out} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Attach extends PkCommand {
   static override summary = 'Attach to (or, inside tmux, switch to) the verified pane of a session.'
@@ -20,19 +20,19 @@ HOST/ID (from pk ls --fleet): runs ssh -t to that host's pk attach ID, which ver
     print: Flags.boolean({description: 'print the tmux (or ssh) command instead of running it'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {args, flags} = await this.parse(Attach)
     const {splitFleetId} = await import('../lib/fleet/fleet.js')
     const {host, id} = splitFleetId(args.id)
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY)
     if (host === null) {
       if (flags.print) out((await attachCommand(args.id, ctx)) + '\n')
-      else process.exitCode = await runAttach(args.id, ctx, terminal)
+      else return {childExit: await runAttach(args.id, ctx, terminal)}
       return
     }
     const {remoteAttachCommand, runRemoteAttach} = await import('../lib/verbs/attach-run.js')
     if (flags.print) out((await remoteAttachCommand(host, id, ctx)).map(shellQuote).join(' ') + '\n')
-    else process.exitCode = await runRemoteAttach(host, id, ctx, terminal)
+    else return {childExit: await runRemoteAttach(host, id, ctx, terminal)}
   }
 }

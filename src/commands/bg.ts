@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import {Outcome, PkError} from '../lib/model/errors.js'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/verbs/attach-run.js'
@@ -10,7 +11,6 @@ import {collectSessions} from '../lib/listing/sessions.js'
 import type {Worktree} from '../lib/worktree/worktree.js'
 import {randomBytes} from 'node:crypto'
 import {out, say} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Bg extends PkCommand {
   static override summary = 'Start an agent or any command in a new detached tmux session and print its id.'
@@ -45,8 +45,8 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     return /Nonexistent flag|Unexpected argument/.test(message) ? "the agent's own words, or a command, go after --: pk bg claude -- --model opus, pk bg -- python3 -m http.server" : null
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     // Everything after the first `--` is the command, untouched by flag parsing.
     const split = this.argv.indexOf('--')
     // `--worktree=BRANCH` is `--worktree --branch BRANCH`, and so is `--worktree BRANCH` where BRANCH names
@@ -58,13 +58,13 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     const extra = split === -1 ? [] : exactArgs(given).slice(split + 1)
     const {args, flags: parsed, argv} = await this.parse(Bg, own)
     const flags = {...parsed, cwd: parsed.cwd === undefined ? undefined : exactFlagValue(given, '--cwd', parsed.cwd)}
-    if (argv.length > 1) this.error(`unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`, {exit: 2})
+    if (argv.length > 1) throw new PkError('bad-flags', `unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`)
 
     if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
-      this.error('--attach needs a terminal (or a tmux client); start without --attach and use pk attach --print', {exit: 1})
+      throw new PkError('no-terminal', '--attach needs a terminal (or a tmux client); start without --attach and use pk attach --print')
     }
     if (flags.handoff) {
-      if (args.agent !== undefined || extra.length > 0) this.error('--handoff takes no agent or command: it resumes the calling agent', {exit: 2})
+      if (args.agent !== undefined || extra.length > 0) throw new PkError('bad-flags', '--handoff takes no agent or command: it resumes the calling agent')
       const {handoff} = await import('../lib/verbs/handoff.js')
       const moved = await handoff({ctx, conversationId: flags.conversation, agentName: flags['agent-name']})
       out(moved.id + '\n')
@@ -109,7 +109,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     } else {
       out(started.id + '\n')
     }
-    if (flags.attach) process.exitCode = await runAttach(started.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))
+    if (flags.attach) return {childExit: await runAttach(started.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))}
   }
 }
 

@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 
+import type {Outcome} from '../lib/model/errors.js'
 import {PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {CompletionCommand, CompletionFlag, ID_COMMANDS, SHELLS, completionScript} from '../lib/cli/completion.js'
@@ -14,7 +15,7 @@ fish: pk completion fish > ~/.config/fish/completions/pk.fish`
   static override examples = ['<%= config.bin %> completion bash >> ~/.bashrc', '<%= config.bin %> completion fish > ~/.config/fish/completions/pk.fish']
   static override args = {shell: Args.string({description: SHELLS.join(', '), options: [...SHELLS], required: true})}
 
-  async run(): Promise<void> {
+  protected async execute(): Promise<Outcome | void> {
     const {args} = await this.parse(Completion)
     const fixed: Record<string, string[]> = {bg: presetNames(), setup: [...SETUP_AGENTS, 'autostart'], completion: [...SHELLS]}
     const commands: CompletionCommand[] = this.config.commands

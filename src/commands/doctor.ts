@@ -1,14 +1,13 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {terminalSafe} from '../lib/model/errors.js'
+import {terminalSafe, Outcome} from '../lib/model/errors.js'
 import {Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
 import {doctorText} from '../lib/present/doctor.js'
 import {wantColour} from '../lib/present/table.js'
 import {out} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Doctor extends PkCommand {
   static override summary = 'Check tmux, sockets, the state directory and namespace ownership; say how to fix what is wrong.'
@@ -24,8 +23,8 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     host: Flags.string({description: 'also run doctor on this host; repeatable', multiple: true}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {flags} = await this.parse(Doctor)
     const env = ctx.env
     if (flags.fix) assertMayWrite(stateLayout(resolveStateDir(env)))
@@ -41,7 +40,7 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
       // Names in it (sockets, record files) may hold escape sequences: none reaches the terminal raw.
       out(terminalSafe(doctorText(diagnosis, remote)))
     }
-    process.exitCode = ok ? 0 : 1
+    return ok ? 'ok' : 'not-all-ok'
   }
 }
 

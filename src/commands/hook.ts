@@ -1,17 +1,15 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError} from '../lib/model/errors.js'
+import {PkError, Outcome} from '../lib/model/errors.js'
 import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, takeHookEvent} from '../lib/events/hook.js'
 import {say} from '../output.js'
 import {readStdin} from '../input.js'
-import {createContext} from '../context.js'
 
 export default class Hook extends PkCommand {
   /** A misconfigured hook (unknown flag, anything) still never fails the agent: logged, exit 0. */
   protected override async catch(error: Error): Promise<unknown> {
-    logHookError(createContext(), process.argv[3] ?? '(no agent)', error)
-    process.exitCode = 0
+    logHookError(this.ctx, process.argv[3] ?? '(no agent)', error)
     return undefined
   }
 
@@ -29,20 +27,19 @@ in the state directory. pk setup AGENT installs the integration.`
     json: Flags.boolean({description: 'print what was recorded (for debugging)'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     // The agent waits for this process: end it at the deadline whatever is still pending (a stuck lock,
     // a stopped server, stdin that never closes). Writes are atomic, so stopping mid-way tears nothing.
     // On a machine so loaded that starting node took most of the second, the work still gets a fair
     // share (HOOK_MIN_WORK_MS) rather than nothing: the deadline is for what pk waits on, not node's start.
     const end = Math.max(HOOK_DEADLINE_MS, performance.now() + HOOK_MIN_WORK_MS)
     const left = () => Math.max(0, end - performance.now())
-    setTimeout(() => process.exit(0), left()).unref()
+    this.succeedAt(left())
     const {args, argv, flags} = await this.parse(Hook)
     const positional = argv.slice(1).map(String)
     if (args.agent === undefined) {
       logHookError(ctx, '(no agent)', new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again'))
-      process.exitCode = 0
       return
     }
     try {
@@ -55,6 +52,5 @@ in the state directory. pk setup AGENT installs the integration.`
       else logHookError(ctx, args.agent, error)
       if (flags.json) this.printJson({recorded: false, id: null, reason: error instanceof Error ? error.message : String(error)})
     }
-    process.exitCode = 0
   }
 }

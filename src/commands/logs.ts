@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {Outcome} from '../lib/model/errors.js'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {readLogs} from '../lib/verbs/lifecycle.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {out} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Logs extends PkCommand {
   static override summary = "Print what a session's pane shows and its scrollback, also a dead pane's."
@@ -21,8 +21,8 @@ line (NDJSON).`
     json: Flags.boolean({description: 'print as JSON'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {args, flags} = await this.parse(Logs)
     const controller = new AbortController()
     process.once('SIGINT', () => controller.abort())
@@ -37,6 +37,5 @@ line (NDJSON).`
     if (flags.color && !flags.json) process.once('beforeExit', () => out('\u001b[0m'))
     const result = await readLogs(args.id, ctx, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit, wanted: () => pipeHasReader(1) !== false})
     if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
-    process.exitCode = 0
   }
 }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {Outcome} from '../lib/model/errors.js'
 import {PkCommand} from '../command-base.js'
 import {isListedByDefault} from '../lib/listing/pairing.js'
 import type {HostConfig} from '../lib/config/config.js'
@@ -10,7 +11,6 @@ import type {SessionRow} from '../lib/model/contract.js'
 import {out, terminal, write} from '../output.js'
 import {watchSessions} from '../lib/listing/watch.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
-import {createContext} from '../context.js'
 import {Context} from '../lib/config/context.js'
 
 export default class Ls extends PkCommand {
@@ -34,8 +34,8 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     host: Flags.string({description: 'also this host (configured name or ssh destination); repeatable', multiple: true}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {flags} = await this.parse(Ls)
     const opts = {json: flags.json, all: flags.all, format: flags.format, color: flags.color, states: parseStates(flags.state), attention: flags.attention, agent: flags.agent ?? null, ids: flags.ids, headers: !flags['no-headers']}
     if (flags.watch) checkWatchOptions(opts)
@@ -74,6 +74,5 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
       signal: controller.signal,
     })
     await Promise.all(remote)
-    process.exitCode = 0
   }
 }

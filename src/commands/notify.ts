@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {Outcome} from '../lib/model/errors.js'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 
 import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
@@ -9,7 +10,6 @@ import {runWriter} from '../lib/writer/fold.js'
 import {collectSessions, tellable} from '../lib/listing/sessions.js'
 import {write} from '../output.js'
 import {notifyTestText} from '../lib/present/verbs.js'
-import {createContext} from '../context.js'
 
 export default class Notify extends PkCommand {
   static override summary = 'Tell the user about every session that needs them while nobody is looking, once per event.'
@@ -26,8 +26,8 @@ attached client, and notify-send when there is a display). --test sends a sample
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {flags} = await this.parse(Notify)
     const env = ctx.env
     const {config} = await ctx.config()
@@ -40,7 +40,7 @@ attached client, and notify-send when there is a display). --test sends a sample
       else write(notifyTestText(results, channels.length))
       // ok only when the sample reached someone: a channel with nobody there is no delivery.
       const delivered = results.some((r) => r.delivered)
-      process.exitCode = results.every((r) => r.ok) && delivered ? 0 : 1
+      return results.every((r) => r.ok) && delivered ? 'ok' : 'not-all-ok'
       return
     }
     if (flags.observe !== undefined) spoolObservation(ctx, flags.observe)

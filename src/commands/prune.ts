@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {PkError, terminalSafe} from '../lib/model/errors.js'
+import {PkError, terminalSafe, Outcome} from '../lib/model/errors.js'
 import {confirm} from '../prompt.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
@@ -10,7 +10,6 @@ import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} fro
 import {out, write} from '../output.js'
 
 import {collectSessions} from '../lib/listing/sessions.js'
-import {createContext} from '../context.js'
 
 export default class Prune extends PkCommand {
   static override summary = 'Remove records of dead sessions, the dead panes they left, and stale sockets.'
@@ -26,8 +25,8 @@ without one it needs --yes or --dry-run.`
     'include-worktrees': Flags.boolean({description: "also remove the clean worktrees of removed sessions whose branch is neither merged nor pushed (never a dirty one)"}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {flags} = await this.parse(Prune)
     const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json

@@ -2,14 +2,13 @@ import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {confirm} from '../prompt.js'
-import {describeError, PkError} from '../lib/model/errors.js'
+import {describeError, PkError, Outcome} from '../lib/model/errors.js'
 import {planRestore, resumeSession} from '../lib/verbs/lifecycle.js'
 import {assertMayWrite} from '../lib/registry/ownership.js'
 
 import {collectSessions} from '../lib/listing/sessions.js'
 import {out, write} from '../output.js'
 import {restoreCandidates, restoreText} from '../lib/present/verbs.js'
-import {createContext} from '../context.js'
 
 export default class Restore extends PkCommand {
   static override summary = 'After a reboot or a tmux server’s death, resume every session that was live and can be resumed.'
@@ -24,8 +23,8 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     autostart: Flags.boolean({description: 'note how the run went, for pk doctor (what pk setup autostart installs)', hidden: true}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {flags} = await this.parse(Restore)
     const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
@@ -54,7 +53,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     } else {
       write(restoreText(plan, {dryRun, restored, failed}))
     }
-    process.exitCode = failed.length > 0 ? 1 : 0
+    return failed.length > 0 ? 'not-all-ok' : 'ok'
     if (flags.autostart && !dryRun) {
       const {noteAutostartRun} = await import('../lib/verbs/service.js')
       noteAutostartRun(ctx.writeState(), failed.length === 0, `${restored.length} restored, ${plan.skip.length} skipped, ${failed.length} failed`)

@@ -1,11 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 
+import {Outcome, PkError} from '../lib/model/errors.js'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {runAttach} from '../lib/verbs/attach-run.js'
 import {resumeSession} from '../lib/verbs/lifecycle.js'
 import {collectSessions} from '../lib/listing/sessions.js'
 import {out} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Resume extends PkCommand {
   static override summary = "Start an exited session's conversation again, as a new session; print its id."
@@ -20,11 +20,11 @@ no such session, 1 when there is nothing to resume (no conversation id was repor
     json: Flags.boolean({description: 'print {schema, session, resumedFrom} as JSON'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {args, flags} = await this.parse(Resume)
     if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
-      this.error('--attach needs a terminal (or a tmux client); resume without --attach and use pk attach --print', {exit: 1})
+      throw new PkError('no-terminal', '--attach needs a terminal (or a tmux client); resume without --attach and use pk attach --print')
     }
     const resumed = await resumeSession(args.id, ctx)
     if (flags.json) {
@@ -33,6 +33,6 @@ no such session, 1 when there is nothing to resume (no conversation id was repor
     } else {
       out(resumed.id + '\n')
     }
-    if (flags.attach) process.exitCode = await runAttach(resumed.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))
+    if (flags.attach) return {childExit: await runAttach(resumed.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))}
   }
 }

@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {PkError} from '../lib/model/errors.js'
+import {PkError, Outcome} from '../lib/model/errors.js'
 import {sendText} from '../lib/verbs/send.js'
-import {createContext} from '../context.js'
 
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = []
@@ -34,8 +33,8 @@ input box), else Enter once more, else exit 1: the text is typed but not submitt
     json: Flags.boolean({description: 'print {schema, id, bytes, enter, submitted, enters, state} as JSON'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {args, argv, flags} = await this.parse(Send)
     const words = argv.slice(1).map(String)
     if (flags.stdin && words.length > 0) throw new PkError('bad-text', 'give the text as words or with --stdin, not both')

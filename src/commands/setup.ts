@@ -1,13 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError} from '../lib/model/errors.js'
+import {PkError, Outcome} from '../lib/model/errors.js'
 import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
 import {write} from '../output.js'
 import {autostartText, setupText} from '../lib/present/verbs.js'
 import {Env} from '../lib/registry/state-dir.js'
-import {createContext} from '../context.js'
 
 export default class Setup extends PkCommand {
   static override summary = "Install pk's integration into an agent (hooks, notify program, extension or plugin), or autostart."
@@ -26,8 +25,8 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
     remove: Flags.boolean({description: 'with autostart: take it away'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {args, flags} = await this.parse(Setup)
     if (args.agent === 'autostart') return this.autostart(flags, ctx.env)
     if (flags.remove) throw new PkError('bad-flags', '--remove goes with pk setup autostart')

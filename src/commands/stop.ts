@@ -1,11 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {describeError} from '../lib/model/errors.js'
+import {describeError, Outcome} from '../lib/model/errors.js'
 import {StopResult, stopSession} from '../lib/verbs/lifecycle.js'
 import {write} from '../output.js'
 import {stopFailedText, stoppedText} from '../lib/present/verbs.js'
-import {createContext} from '../context.js'
 
 export default class Stop extends PkCommand {
   static override summary = "End sessions' agents: SIGTERM, then SIGKILL after a timeout. The records stay, so conversations can be resumed."
@@ -23,26 +22,26 @@ one is tried; the exit code is the first failure's.`
     json: Flags.boolean({description: 'print {schema, stopped, failed} as JSON'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {argv, flags} = await this.parse(Stop)
     const stopped: StopResult[] = []
     const failed: {id: string; code: string; message: string}[] = []
-    let exitCode = 0
+    let firstFailure: unknown = null
     for (const id of argv.map(String)) {
       try {
         const result = await stopSession(id, ctx, {force: flags.force, timeoutMs: flags.timeout * 1000})
         stopped.push(result)
         if (!flags.json) write(stoppedText(result))
       } catch (error) {
-        const {message, exitCode: code} = describeError(error)
+        const {message} = describeError(error)
         const full = (error as {sessionId?: string}).sessionId ?? id
         failed.push({id: full, code: (error as {code?: string}).code ?? 'failure', message})
         if (!flags.json) write(stopFailedText(full, message))
-        if (exitCode === 0) exitCode = code
+        firstFailure ??= error
       }
     }
     if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, stopped, failed})
-    process.exitCode = exitCode
+    return firstFailure === null ? 'ok' : {firstFailure}
   }
 }

@@ -1,9 +1,9 @@
+import type {Outcome} from '../lib/model/errors.js'
 import {PkCommand} from '../command-base.js'
 import {KEYS} from '../lib/ui/view.js'
 import {listSessions} from '../lib/listing/listing.js'
 import {LS_DEFAULTS, presentListing} from '../lib/present/listing.js'
 import {terminal, write} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Ui extends PkCommand {
   static override summary = 'The dashboard: every session at a glance; Enter attaches (bare `pk` on a terminal opens it).'
@@ -12,8 +12,8 @@ terminal it prints what pk ls prints. Keys:
 ${KEYS.map(([key, what]) => `  ${key.padEnd(12)} ${what}`).join('\n')}`
   static override examples = ['<%= config.bin %> ui', '<%= config.bin %>']
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     await this.parse(Ui)
     if (!process.stdout.isTTY || !process.stdin.isTTY) {
       // Exactly what pk ls prints, problems on stderr included.

@@ -3,12 +3,11 @@ import {Args, Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {resolveId} from '../lib/listing/resolve.js'
 
-import {PkError} from '../lib/model/errors.js'
+import {PkError, Outcome} from '../lib/model/errors.js'
 import {collectSessions} from '../lib/listing/sessions.js'
 import {usageText} from '../lib/present/usage.js'
 import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage/usage.js'
 import {write} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Usage extends PkCommand {
   static override summary = 'Tokens and cost per session, agent or day, from the agents’ own transcripts.'
@@ -24,8 +23,8 @@ million tokens per model); a model without a rate is named unpriced and its cost
     json: Flags.boolean({description: 'print {schema, by, since, lines, total} as JSON'}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {args, flags} = await this.parse(Usage)
     const since = flags.since === undefined ? null : sinceDay(flags.since, Date.now())
     if (flags.since !== undefined && since === null) throw new PkError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)

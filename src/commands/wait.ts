@@ -1,10 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError} from '../lib/model/errors.js'
+import {PkError, Outcome} from '../lib/model/errors.js'
 import {waitForStates} from '../lib/listing/watch.js'
 import {out} from '../output.js'
-import {createContext} from '../context.js'
 
 export default class Wait extends PkCommand {
   static override summary = 'Block until sessions need you, or are waiting, idle or exited.'
@@ -29,8 +28,8 @@ first (for --for exited, disappearing counts as reaching it).`
     timeout: Flags.integer({description: 'give up after this many seconds (exit 124)', min: 0}),
   }
 
-  async run(): Promise<void> {
-    const ctx = createContext()
+  protected async execute(): Promise<Outcome | void> {
+    const {ctx} = this
     const {argv, flags} = await this.parse(Wait)
     const ids = argv.map(String)
     const bad = ids.find((id) => id.startsWith('-'))

@@ -41,6 +41,12 @@ describe('the structure of src', () => {
   it('commands and the fast path write through src/output.ts only (one writer, escape sequences kept off stderr: a mistyped command is printed back)', () => {
     expect(breaking(/process\.(stdout|stderr)\.write\(|console\.(log|error|warn)\(/, (f) => !f.startsWith('lib/') && f !== 'output.ts')).toEqual([])
   })
+  it('no command picks an exit or builds a context: the command base does both (command-base.ts)', () => {
+    const commands = (f: string) => f.startsWith('commands/')
+    expect(breaking(/process\.exitCode|process\.exit\(|this\.exit\(|this\.error\(|\{\s*exit:/, commands)).toEqual([])
+    expect(breaking(/\bcreateContext\(/, commands)).toEqual([])
+    expect(breaking(/\bcreateContext\(/, (f) => f.startsWith('lib/'))).toEqual([])
+  })
   it('a thrown error never picks its exit: the catalog does', () => {
     expect(breaking(/new PkError\([^)]*ExitCode\./, () => true)).toEqual([])
   })

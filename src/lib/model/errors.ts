@@ -138,6 +138,21 @@ export function terminalSafe(text: string): string {
   return text.replaceAll(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, '?')
 }
 
+/**
+ * How a command ended when it did not throw: `ok`; `not-all-ok` (doctor found problems, a notification
+ * was not delivered, some sessions were not restored: exit 1); `firstFailure` (of several ids, some failed:
+ * the first failure's exit, by the catalog); `childExit` (pk handed the terminal to tmux or ssh: their status).
+ */
+export type Outcome = 'ok' | 'not-all-ok' | {firstFailure: unknown} | {childExit: number}
+
+/** Pure: the exit status of an outcome. */
+export function exitOf(outcome: Outcome): number {
+  if (outcome === 'ok') return ExitCode.ok
+  if (outcome === 'not-all-ok') return ExitCode.failure
+  if ('childExit' in outcome) return outcome.childExit
+  return describeError(outcome.firstFailure).exitCode
+}
+
 export function describeError(error: unknown): {message: string; exitCode: ExitCodeValue} {
   if (error instanceof PkError) return {message: terminalSafe(error.message), exitCode: error.exitCode}
   const code = errnoCode(error)

@@ -24,3 +24,15 @@ describe('the error catalog', () => {
     expect(describeError(new PkError('no-such-session', 'no session \u001B]0;x\u0007')).message).toBe('no session ?]0;x?')
   })
 })
+
+describe('exitOf: how a command ended, as its exit', () => {
+  it('maps each outcome, a first failure by the catalog', async () => {
+    const {exitOf, PkError} = await import('../../../src/lib/model/errors.js')
+    expect(exitOf('ok')).toBe(0)
+    expect(exitOf('not-all-ok')).toBe(1)
+    expect(exitOf({childExit: 130})).toBe(130)
+    expect(exitOf({firstFailure: new PkError('no-such-session', 'x')})).toBe(3)
+    expect(exitOf({firstFailure: new PkError('unverified', 'x')})).toBe(5)
+    expect(exitOf({firstFailure: new Error('a bug')})).toBe(1)
+  })
+})
