@@ -4,12 +4,9 @@ import {Outcome, PkError} from '../lib/model/errors.js'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/verbs/attach-run.js'
-import {launchArgv, startSession, worktreeWords} from '../lib/verbs/bg.js'
-import {exactArgs, exactEnv} from '../lib/model/bytes.js'
-import {pkOwnDirectories} from '../lib/config/config.js'
+import {launch, worktreeWords} from '../lib/verbs/bg.js'
+import {exactArgs} from '../lib/model/bytes.js'
 import {collectSessions} from '../lib/listing/sessions.js'
-import type {Worktree} from '../lib/worktree/worktree.js'
-import {randomBytes} from 'node:crypto'
 import {out, say} from '../output.js'
 
 export default class Bg extends PkCommand {
@@ -70,36 +67,15 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       out(moved.id + '\n')
       return
     }
-    const {config, presets} = await ctx.config()
-    // What to run is checked first: a refused pk bg leaves no worktree, branch or record behind.
-    launchArgv(args.agent, extra, ctx.env, presets, config.defaultAgent)
-    let worktree: Worktree | undefined
-    let newBranch = false
-    if (flags.worktree) {
-      const {createWorktree, runSetup, setupFor} = await import('../lib/worktree/worktree.js')
-      const label = flags.name ?? `${args.agent ?? extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
-      const made = await createWorktree({cwd: flags.cwd ?? ctx.cwd ?? '/', branch: flags.branch, label, from: flags.from, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(ctx.env)})
-      worktree = {path: made.path, branch: made.branch, repo: made.repo}
-      newBranch = made.newBranch
-      say(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`)
-      const setup = setupFor(worktree.repo, config.worktrees ?? {})
-      if (setup) await runSetup(setup, worktree.path, process.stderr)
-    }
-    const started = await startSession({
+    const started = await launch(ctx, {
       agent: args.agent,
-      extraArgs: extra,
-      worktree,
-      cwd: worktree?.path ?? flags.cwd,
+      extra,
+      cwd: flags.cwd,
       name: flags.name,
-      socket: flags.socket ?? config.socket,
-      env: exactEnv(ctx.env),
-      ctx,
-      presets,
-      defaultAgent: config.defaultAgent,
-    }).catch(async (error: unknown) => {
-      // Nothing started: the worktree made for it goes again (it is fresh and clean), its new branch too.
-      if (worktree) await (await import('../lib/worktree/worktree.js')).discardWorktree(worktree, newBranch).catch(() => {})
-      throw error
+      socket: flags.socket,
+      worktree: flags.worktree ? {branch: flags.branch, from: flags.from} : null,
+      setupOutput: process.stderr,
+      onWorktree: (worktree) => say(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`),
     })
     // Should stdout fail (a full disk), the session still runs and is recorded: its id must not be lost.
     process.stdout.once('error', () => say(`pk: session ${started.id} was started and recorded, but its id could not be printed\n`))

@@ -3,8 +3,7 @@ import {Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {terminalSafe, Outcome} from '../lib/model/errors.js'
 import {Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
-import {assertMayWrite} from '../lib/registry/ownership.js'
-import {resolveStateDir, stateLayout} from '../lib/registry/state-dir.js'
+import {taskList} from '../progress.js'
 import {doctorText} from '../lib/present/doctor.js'
 import {wantColour} from '../lib/present/table.js'
 import {out} from '../output.js'
@@ -27,10 +26,12 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     const {ctx} = this
     const {flags} = await this.parse(Doctor)
     const env = ctx.env
-    if (flags.fix) assertMayWrite(stateLayout(resolveStateDir(env)))
     const {doctorHosts, resolveHosts} = await import('../lib/fleet/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, env) : []
-    const [diagnosis, remote] = await Promise.all([flags.fix ? diagnoseAndFix(ctx) : diagnose(ctx), doctorHosts(hosts)])
+    // Hosts answer within seconds each: on a terminal, a person sees which are still asked.
+    const progress = hosts.length > 0 && !flags.json && process.stdout.isTTY ? await taskList() : undefined
+    const [diagnosis, remote] = await Promise.all([flags.fix ? diagnoseAndFix(ctx) : diagnose(ctx), doctorHosts(hosts, progress)])
+    await progress?.finished()
     const ok = !failed(diagnosis) && remote.every((h) => h.ok)
     if (flags.json) {
       this.printJson({schema: JSON_SCHEMA_VERSION, ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(hosts.length > 0 ? {hosts: remote} : {})})

@@ -41,7 +41,6 @@ attached client, and notify-send when there is a display). --test sends a sample
       // ok only when the sample reached someone: a channel with nobody there is no delivery.
       const delivered = results.some((r) => r.delivered)
       return results.every((r) => r.ok) && delivered ? 'ok' : 'not-all-ok'
-      return
     }
     if (flags.observe !== undefined) spoolObservation(ctx, flags.observe)
     // The one writer applies what is pending (waiting for a live lock holder, never overtaking it); what

@@ -3,13 +3,11 @@ import {Flags} from '@oclif/core'
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {PkError, terminalSafe, Outcome} from '../lib/model/errors.js'
 import {confirm} from '../prompt.js'
-import {assertMayWrite} from '../lib/registry/ownership.js'
+import {taskList} from '../progress.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
 import {worktreeLines} from '../lib/present/verbs.js'
-import {PruneItem, executePrune, executeWorktrees, planPrune, planWorktrees} from '../lib/verbs/prune.js'
+import {prune} from '../lib/verbs/prune.js'
 import {out, write} from '../output.js'
-
-import {collectSessions} from '../lib/listing/sessions.js'
 
 export default class Prune extends PkCommand {
   static override summary = 'Remove records of dead sessions, the dead panes they left, and stale sockets.'
@@ -32,29 +30,24 @@ without one it needs --yes or --dry-run.`
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
     if (!dryRun && !flags.yes && !interactive) throw new PkError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
 
-    const state = ctx.readState()
-    // Even a dry run is refused from a foreign namespace: its plan would be about other processes.
-    if (state) assertMayWrite(state)
-    const listing = await collectSessions(ctx)
-    const plan = planPrune({rows: listing.rows, servers: listing.snapshot.servers, records: listing.snapshot.records}, {includeResumable: flags['include-resumable']})
-    const worktrees = await planWorktrees(plan, listing.snapshot.records, {includeWorktrees: Boolean(flags['include-worktrees'])})
-
-    let removed: PruneItem[] = []
-    if (!dryRun && plan.remove.length > 0) {
-      if (!flags.yes && interactive) {
-        out(terminalSafe(planLines(plan.remove, 'would remove')))
-        if (!(await confirm(`Remove these ${plan.remove.length}? [y/N] `))) throw new PkError('cancelled', 'nothing removed')
-      }
-      removed = await executePrune(plan, state, listing.snapshot.view)
-    }
-    const removedFiles = new Set(removed.map((r) => r.target))
-    const worktreesDone = dryRun ? worktrees : [...(await executeWorktrees(worktrees.filter((w) => listing.snapshot.records.some((r) => r.record.worktree?.path === w.path && removedFiles.has(r.file))), listing.snapshot.records)), ...worktrees.filter((w) => w.action === 'keep')]
-    const listed = dryRun ? plan.remove : removed
+    const progress = interactive ? await taskList() : undefined
+    const run = await prune(ctx, {
+      dryRun,
+      includeResumable: flags['include-resumable'],
+      includeWorktrees: Boolean(flags['include-worktrees']),
+      progress,
+      confirm: async (remove) => {
+        if (flags.yes || !interactive) return true
+        out(terminalSafe(planLines(remove, 'would remove')))
+        return confirm(`Remove these ${remove.length}? [y/N] `)
+      },
+    })
+    await progress?.finished()
     if (flags.json) {
-      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: listed, kept: plan.keep, worktrees: worktreesDone, problems: listing.problems})
+      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: run.removed, kept: run.kept, worktrees: run.worktrees, problems: run.problems})
       return
     }
-    const text = pruneText(listed, plan.keep, listing.problems, dryRun)
-    write({stdout: terminalSafe(text.stdout + worktreeLines(worktreesDone, dryRun)), stderr: text.stderr})
+    const text = pruneText(run.removed, run.kept, run.problems, dryRun)
+    write({stdout: terminalSafe(text.stdout + worktreeLines(run.worktrees, dryRun)), stderr: text.stderr})
   }
 }

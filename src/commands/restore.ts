@@ -2,11 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
 import {confirm} from '../prompt.js'
-import {describeError, PkError, Outcome} from '../lib/model/errors.js'
-import {planRestore, resumeSession} from '../lib/verbs/lifecycle.js'
-import {assertMayWrite} from '../lib/registry/ownership.js'
+import {taskList} from '../progress.js'
+import {PkError, Outcome} from '../lib/model/errors.js'
+import {restoreAll} from '../lib/verbs/lifecycle.js'
 
-import {collectSessions} from '../lib/listing/sessions.js'
 import {out, write} from '../output.js'
 import {restoreCandidates, restoreText} from '../lib/present/verbs.js'
 
@@ -29,24 +28,18 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
     if (!dryRun && !flags.yes && !interactive) throw new PkError('needs-yes', 'pk restore without a terminal needs --yes (to restore) or --dry-run (to look)')
-    assertMayWrite(ctx.writeState())
-    const listing = await collectSessions(ctx)
-    const plan = planRestore(listing.rows, listing.snapshot.records, listing.snapshot.servers)
-    const restored: {from: string; id: string}[] = []
-    const failed: {id: string; message: string}[] = []
-    if (!dryRun && plan.restore.length > 0) {
-      if (!flags.yes && interactive) {
+    const progress = interactive ? await taskList() : undefined
+    const {plan, restored, failed} = await restoreAll(ctx, {
+      dryRun,
+      progress,
+      autostart: flags.autostart,
+      confirm: async (plan) => {
+        if (flags.yes || !interactive) return true
         out(restoreCandidates(plan))
-        if (!(await confirm(`Resume these ${plan.restore.length}? [y/N] `))) throw new PkError('cancelled', 'nothing restored')
-      }
-      for (const row of plan.restore) {
-        try {
-          restored.push({from: row.id, id: (await resumeSession(row.id, ctx)).id})
-        } catch (error) {
-          failed.push({id: row.id, message: describeError(error).message})
-        }
-      }
-    }
+        return confirm(`Resume these ${plan.restore.length}? [y/N] `)
+      },
+    })
+    await progress?.finished()
     if (flags.json) {
       const wouldRestore = dryRun ? plan.restore.map((r) => ({from: r.id, id: null})) : restored
       this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, restored: wouldRestore, skipped: plan.skip.map((s) => ({id: s.row.id, reason: s.reason})), failed})
@@ -54,9 +47,5 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
       write(restoreText(plan, {dryRun, restored, failed}))
     }
     return failed.length > 0 ? 'not-all-ok' : 'ok'
-    if (flags.autostart && !dryRun) {
-      const {noteAutostartRun} = await import('../lib/verbs/service.js')
-      noteAutostartRun(ctx.writeState(), failed.length === 0, `${restored.length} restored, ${plan.skip.length} skipped, ${failed.length} failed`)
-    }
   }
 }

@@ -1,10 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError, Outcome} from '../lib/model/errors.js'
+import {describeError, PkError, Outcome} from '../lib/model/errors.js'
+import {taskList} from '../progress.js'
 import {pkArgv} from '../lib/setup/common.js'
-import {SETUP_AGENTS, applyChange, enrolStateDir, planSetup} from '../lib/setup/index.js'
-import {write} from '../output.js'
+import {SETUP_AGENTS, planSetup, setupAgents} from '../lib/setup/index.js'
+import {say, write} from '../output.js'
 import {autostartText, setupText} from '../lib/present/verbs.js'
 import {Env} from '../lib/registry/state-dir.js'
 
@@ -16,9 +17,10 @@ and each answer's tokens and cost. pi: an extension in ~/.pi/agent/extensions/pk
 Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-backup-TIME).
 autostart: what runs pk restore --yes once after a reboot, on the machine's own service manager: a systemd user
 unit (pk-restore.service) where a user manager answers, else an @reboot crontab entry. --remove takes it away.`
-  static override examples = ['<%= config.bin %> setup claude', '<%= config.bin %> setup codex --print', '<%= config.bin %> setup autostart', '<%= config.bin %> setup autostart --remove']
+  static override examples = ['<%= config.bin %> setup claude', '<%= config.bin %> setup claude codex gemini', '<%= config.bin %> setup codex --print', '<%= config.bin %> setup autostart', '<%= config.bin %> setup autostart --remove']
+  static override strict = false
   static override args = {
-    agent: Args.string({description: `${SETUP_AGENTS.join(', ')}, or autostart`, required: true}),
+    agent: Args.string({description: `${SETUP_AGENTS.join(', ')} (several allowed), or autostart`, required: true}),
   }
   static override flags = {
     print: Flags.boolean({description: 'show the file as it would be written; change nothing'}),
@@ -27,18 +29,22 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
 
   protected async execute(): Promise<Outcome | void> {
     const {ctx} = this
-    const {args, flags} = await this.parse(Setup)
+    const {args, argv, flags} = await this.parse(Setup)
     if (args.agent === 'autostart') return this.autostart(flags, ctx.env)
     if (flags.remove) throw new PkError('bad-flags', '--remove goes with pk setup autostart')
-    const change = await planSetup(args.agent, ctx.env)
-    if (flags.print || !change.changed) {
-      write(setupText(change, flags.print ? {printed: true} : {backup: null}))
+    const agents = [args.agent, ...argv.slice(1).map(String)]
+    if (agents.includes('autostart')) throw new PkError('bad-flags', 'pk setup autostart goes alone')
+    if (flags.print) {
+      for (const agent of agents) write(setupText(await planSetup(agent, ctx.env), {printed: true}))
       return
     }
-    const backup = applyChange(change)
-    // The agent's hook writes into pk's state directory only once it exists and names its owner.
-    await enrolStateDir(ctx).catch(() => {})
-    write(setupText(change, {backup}))
+    const progress = agents.length > 1 && process.stdout.isTTY ? await taskList() : undefined
+    const results = await setupAgents(ctx, agents, progress)
+    await progress?.finished()
+    for (const {change, backup} of results) if (backup !== undefined) write(setupText(change, {backup}))
+    const failed = results.filter((r) => r.error !== undefined)
+    for (const {error} of failed) say(`pk: ${describeError(error).message}\n`)
+    return failed.length === 0 ? 'ok' : {firstFailure: failed[0]!.error}
   }
 
   private async autostart(flags: {print: boolean; remove: boolean}, env: Env): Promise<void> {

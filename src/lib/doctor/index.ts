@@ -1,3 +1,5 @@
+import {assertMayWrite} from '../registry/ownership.js'
+import {resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {Context} from '../config/context.js'
 import {orphanedServersCheck} from './checks/orphaned-servers.js'
 import {pidNamespaceCheck} from './checks/pid-namespace.js'
@@ -30,6 +32,8 @@ export async function diagnose(ctx: Context): Promise<Diagnosis> {
 
 /** Apply every lossless fix that a fixable check offers, then diagnose again. */
 export async function diagnoseAndFix(ctx: Context): Promise<Diagnosis> {
+  // Checked on the directory as it is (not opened: an unsafe one is what --fix tightens), before anything.
+  assertMayWrite(stateLayout(resolveStateDir(ctx.env)))
   const facts = await gatherFacts(ctx)
   const fixes: string[] = []
   for (const result of judgeAll(facts)) {

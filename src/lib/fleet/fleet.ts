@@ -7,6 +7,7 @@ import {shellQuote} from '../model/shell.js'
 import {HostConfig, PkConfig} from '../config/config.js'
 import {JSON_SCHEMA_VERSION, SessionRow} from '../model/contract.js'
 import {errnoCode, PkError} from '../model/errors.js'
+import {NO_PROGRESS, Progress} from '../model/progress.js'
 import type {CheckResult} from '../model/contract.js'
 import {Problem} from '../model/contract.js'
 
@@ -167,20 +168,23 @@ export function parseRemoteDiagnosis(host: HostConfig, stdout: string): HostDiag
 }
 
 /** `pk doctor --json` on each host; a host that fails or answers nonsense is reported, the rest still are. */
-export async function doctorHosts(hosts: HostConfig[]): Promise<HostDiagnosis[]> {
-  return Promise.all(
-    hosts.map(async (host) => {
-      const timeoutMs = timeoutOf(host)
-      const result = await runRemote(host, ['doctor', '--json'], timeoutMs)
-      // doctor exits 1 when a check fails; its JSON is still the answer.
-      if (result.code === 0 || result.code === 1) {
-        const parsed = parseRemoteDiagnosis(host, result.stdout)
-        if (parsed) return parsed
-        return {host: host.name, ok: false, checks: [], problem: {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there did not answer doctor --json in a shape this pk reads; upgrade one of them`}}
-      }
-      return {host: host.name, ok: false, checks: [], problem: remoteProblem(host, result, timeoutMs)}
-    }),
-  )
+export async function doctorHosts(hosts: HostConfig[], progress: Progress = NO_PROGRESS): Promise<HostDiagnosis[]> {
+  if (hosts.length > 0) progress.begin(hosts.map((h) => `doctor on ${h.name} (${h.destination})`), {concurrent: true})
+  const tell = (i: number, d: HostDiagnosis) => {
+    progress.end(i, d.problem ? {error: d.problem.message} : {detail: d.ok ? 'ok' : 'problems found'})
+    return d
+  }
+  return Promise.all(hosts.map(async (host, i) => tell(i, await doctorHost(host))))
+}
+
+async function doctorHost(host: HostConfig): Promise<HostDiagnosis> {
+  const timeoutMs = timeoutOf(host)
+  const result = await runRemote(host, ['doctor', '--json'], timeoutMs)
+  // doctor exits 1 when a check fails; its JSON is still the answer.
+  if (result.code !== 0 && result.code !== 1) return {host: host.name, ok: false, checks: [], problem: remoteProblem(host, result, timeoutMs)}
+  const parsed = parseRemoteDiagnosis(host, result.stdout)
+  if (parsed) return parsed
+  return {host: host.name, ok: false, checks: [], problem: {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there did not answer doctor --json in a shape this pk reads; upgrade one of them`}}
 }
 
 /** Attach to a session on another host: `ssh -t` runs that host's `pk attach`, which verifies there. */

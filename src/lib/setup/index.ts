@@ -1,6 +1,8 @@
 import {homedir} from 'node:os'
 
 import {PkError} from '../model/errors.js'
+import {eachWithProgress, NO_PROGRESS, Progress} from '../model/progress.js'
+import {Context} from '../config/context.js'
 import {planClaude, claudeSettingsFile} from './claude.js'
 import {planCodex, codexConfigFile} from './codex.js'
 import {SetupChange, applyChange, hookArgv, pkArgv, readIfExists} from './common.js'
@@ -58,9 +60,32 @@ export function installedHooks(env: Record<string, string | undefined>): {agent:
 }
 
 /** The state directory, made and enrolled, so the installed hook has somewhere to write. */
-export async function enrolStateDir(ctx: import('../config/context.js').Context): Promise<void> {
+export async function enrolStateDir(ctx: Context): Promise<void> {
   const {enrol} = await import('../registry/ownership.js')
   await enrol(ctx.writeState())
+}
+
+export interface SetupResult {
+  change: SetupChange
+  /** The backup of the file it changed, or null (unchanged, or nothing was there); absent when it failed. */
+  backup?: string | null
+  /** Why it could not be written (a settings file that is not JSON, a notify program of yours...). */
+  error?: unknown
+}
+
+/**
+ * `pk setup AGENT...`: plan every agent's change first (a name pk does not know, or a file it will not
+ * touch, stops everything before anything is written), then write each, one after another; one that fails
+ * does not stop the rest. The state directory is made and enrolled once something was installed.
+ */
+export async function setupAgents(ctx: Context, agents: readonly string[], progress: Progress = NO_PROGRESS): Promise<SetupResult[]> {
+  const changes: SetupChange[] = []
+  for (const agent of new Set(agents)) changes.push(await planSetup(agent, ctx.env))
+  const title = (change: SetupChange) => `${change.agent}: ${change.file}`
+  const results = await eachWithProgress(changes, title, async (change) => (change.changed ? applyChange(change) : null), progress, (backup) => (backup ? `backup ${backup}` : undefined))
+  // The agent's hook writes into pk's state directory only once it exists and names its owner.
+  if (results.some((r) => r.ok && r.item.changed)) await enrolStateDir(ctx).catch(() => {})
+  return results.map((r) => (r.ok ? {change: r.item, backup: r.value} : {change: r.item, error: r.error}))
 }
 
 export {applyChange}

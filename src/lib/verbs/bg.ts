@@ -13,11 +13,15 @@ import {readCaughtSignals, readStat, startTimeToDate} from '../proc/reader.js'
 import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from '../registry/records.js'
 import {Env} from '../registry/state-dir.js'
-import {fsPath} from '../model/bytes.js'
+import {exactEnv, fsPath} from '../model/bytes.js'
 
 import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from '../tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
 import {Context} from '../config/context.js'
+import {pkOwnDirectories} from '../config/config.js'
+import type {Worktree} from '../worktree/worktree.js'
+import {randomBytes} from 'node:crypto'
+import type {Writable} from 'node:stream'
 import {serverScope} from './service.js'
 
 export interface BgRequest {
@@ -262,4 +266,56 @@ export function worktreeWords(words: string[], presets: string[]): string[] {
     } else out.push(word)
   }
   return out
+}
+
+export interface LaunchRequest {
+  agent: string | undefined
+  /** The words after `--`: the agent's own arguments, or the command when no agent is named. */
+  extra: string[]
+  cwd: string | undefined
+  name: string | undefined
+  socket: string | undefined
+  /** Run it in a new git worktree of the repository at `cwd`: on `branch` (new, or checked out nowhere), from `from`. */
+  worktree: {branch: string | undefined; from: string | undefined} | null
+  /** Where the worktree's setup command writes (pk bg: its stderr). */
+  setupOutput: Writable | number
+  /** Told when the worktree is made, before its setup runs. */
+  onWorktree?: (worktree: Worktree) => void
+}
+
+/**
+ * `pk bg`: check what to run, make the worktree and run its setup when asked, start and record the session.
+ * What to run is checked first, so a refused launch leaves no worktree, branch or record behind; a session
+ * that does not start takes its fresh worktree (and a branch made for it) with it.
+ */
+export async function launch(ctx: Context, request: LaunchRequest): Promise<Started> {
+  const {config, presets} = await ctx.config()
+  launchArgv(request.agent, request.extra, ctx.env, presets, config.defaultAgent)
+  let made: {worktree: Worktree; newBranch: boolean} | null = null
+  if (request.worktree) {
+    const {createWorktree, runSetup, setupFor} = await import('../worktree/worktree.js')
+    const label = request.name ?? `${request.agent ?? request.extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
+    const created = await createWorktree({cwd: request.cwd ?? ctx.cwd ?? '/', ...request.worktree, label, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(ctx.env)})
+    made = {worktree: {path: created.path, branch: created.branch, repo: created.repo}, newBranch: created.newBranch}
+    request.onWorktree?.(made.worktree)
+    const setup = setupFor(made.worktree.repo, config.worktrees ?? {})
+    if (setup) await runSetup(setup, made.worktree.path, request.setupOutput)
+  }
+  const worktree = made?.worktree
+  return startSession({
+    agent: request.agent,
+    extraArgs: request.extra,
+    worktree,
+    cwd: worktree?.path ?? request.cwd,
+    name: request.name,
+    socket: request.socket ?? config.socket,
+    env: exactEnv(ctx.env),
+    ctx,
+    presets,
+    defaultAgent: config.defaultAgent,
+  }).catch(async (error: unknown) => {
+    // Nothing started: the worktree made for it goes again (it is fresh and clean), its new branch too.
+    if (made) await (await import('../worktree/worktree.js')).discardWorktree(made.worktree, made.newBranch).catch(() => {})
+    throw error
+  })
 }

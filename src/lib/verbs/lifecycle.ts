@@ -7,7 +7,9 @@ import {LiveRow, PaneRow, checkLive, resolveChecked} from './attach.js'
 import {resolveId} from '../listing/resolve.js'
 import {Started, startSession} from './bg.js'
 import {SessionRow} from '../model/contract.js'
-import {PkError} from '../model/errors.js'
+import {describeError, PkError} from '../model/errors.js'
+import {eachWithProgress, NO_PROGRESS, Progress} from '../model/progress.js'
+import {noteAutostartRun} from './service.js'
 import {ProcessIdentity, checkLiveness, sessionIdOf} from '../proc/identity.js'
 import {readStat} from '../proc/reader.js'
 import {View, readView} from '../proc/view.js'
@@ -234,6 +236,34 @@ export function planRestore(rows: SessionRow[], records: StoredRecord[], servers
     else plan.restore.push(row)
   }
   return plan
+}
+
+export interface RestoreRun {
+  plan: RestorePlan
+  restored: {from: string; id: string}[]
+  failed: {id: string; message: string}[]
+}
+
+/**
+ * `pk restore`: resume every session the plan names, one `pk resume` each, after `confirm` (with the plan)
+ * says yes; one that fails does not stop the rest. With `autostart`, the run is noted for pk doctor.
+ */
+export async function restoreAll(ctx: Context, opts: {dryRun: boolean; confirm: (plan: RestorePlan) => Promise<boolean>; progress?: Progress; autostart?: boolean}): Promise<RestoreRun> {
+  const state = ctx.writeState()
+  assertMayWrite(state)
+  const listing = await collectSessions(ctx)
+  const plan = planRestore(listing.rows, listing.snapshot.records, listing.snapshot.servers)
+  if (opts.dryRun) return {plan, restored: [], failed: []}
+  if (plan.restore.length > 0 && !(await opts.confirm(plan))) throw new PkError('cancelled', 'nothing restored')
+  const title = (row: SessionRow) => `resume ${row.id} (${row.agent ?? row.command[0] ?? 'session'}${row.label ? ` ${row.label}` : ''})`
+  const results = await eachWithProgress(plan.restore, title, (row) => resumeSession(row.id, ctx), opts.progress ?? NO_PROGRESS, (resumed) => `now ${resumed.id}`)
+  const run: RestoreRun = {
+    plan,
+    restored: results.flatMap((r) => (r.ok ? [{from: r.item.id, id: r.value.id}] : [])),
+    failed: results.flatMap((r) => (r.ok ? [] : [{id: r.item.id, message: describeError(r.error).message}])),
+  }
+  if (opts.autostart) noteAutostartRun(state, run.failed.length === 0, `${run.restored.length} restored, ${plan.skip.length} skipped, ${run.failed.length} failed`)
+  return run
 }
 
 /** Pure: text that is safe to type: no control characters but newlines and tabs (an ESC could end a bracketed paste). */

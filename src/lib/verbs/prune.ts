@@ -1,14 +1,18 @@
 import {PaneId, isPaneId} from '../model/ids.js'
 import {checkLiveness} from '../proc/identity.js'
 import {View} from '../proc/view.js'
-import {withWriteAccess} from '../registry/ownership.js'
+import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
 import {unlinkQuietly} from '../registry/atomic.js'
 import {readRegularFile} from '../registry/files.js'
 import {StoredRecord, isStored, parseRecordText} from '../registry/records.js'
 import {StateDir} from '../registry/state-dir.js'
 import {existsSync} from 'node:fs'
 
-import {SessionRow} from '../model/contract.js'
+import {Problem, SessionRow} from '../model/contract.js'
+import {Context} from '../config/context.js'
+import {PkError} from '../model/errors.js'
+import {eachWithProgress, NO_PROGRESS, Progress} from '../model/progress.js'
+import {collectSessions} from '../listing/sessions.js'
 import {ServerListing, removeStaleSocket} from '../tmux/servers.js'
 import {killPaneIfDead} from '../tmux/pane-io.js'
 
@@ -85,27 +89,57 @@ export function planPrune(listing: {rows: SessionRow[]; servers: ServerListing[]
 }
 
 /** Remove what the plan says, checking each item again right before: nothing live is ever touched. */
-export async function executePrune(plan: PrunePlan, state: StateDir | null, view: View): Promise<PruneItem[]> {
-  const done: PruneItem[] = []
-  const work = async () => {
-    for (const item of plan.remove) {
-      if (item.kind === 'record') {
-        const now = parseRecordText(item.target, readText(item.target) ?? '')
-        if (!isStored(now)) continue
-        if (checkLiveness(view, now.record.identity).alive) continue
-        unlinkQuietly(item.target)
-        done.push(item)
-      } else if (item.kind === 'pane') {
-        const [socket, paneId] = splitPaneTarget(item.target)
-        if (await killPaneIfDead(socket, paneId)) done.push(item)
-      } else {
-        if ((await removeStaleSocket(item.target)) === 'removed') done.push(item)
-      }
+export async function executePrune(plan: PrunePlan, state: StateDir | null, view: View, progress: Progress = NO_PROGRESS): Promise<PruneItem[]> {
+  const removeOne = async (item: PruneItem): Promise<boolean> => {
+    if (item.kind === 'record') {
+      const now = parseRecordText(item.target, readText(item.target) ?? '')
+      if (!isStored(now) || checkLiveness(view, now.record.identity).alive) return false
+      unlinkQuietly(item.target)
+      return true
     }
+    if (item.kind === 'pane') return killPaneIfDead(...splitPaneTarget(item.target))
+    return (await removeStaleSocket(item.target)) === 'removed'
   }
-  if (state) await withWriteAccess(state, work)
-  else await work()
-  return done
+  const work = async () => {
+    const results = await eachWithProgress(plan.remove, itemTitle, removeOne, progress, (removed) => (removed ? undefined : 'left: it changed since the plan'))
+    return results.flatMap((r) => (r.ok && r.value ? [r.item] : []))
+  }
+  return state ? withWriteAccess(state, work) : work()
+}
+
+const itemTitle = (item: PruneItem) => `remove ${item.kind} ${item.id ?? item.target.split('/').at(-1)}: ${item.reason}`
+
+export interface PruneRun {
+  dryRun: boolean
+  /** What was removed (or, in a dry run, would be). */
+  removed: PruneItem[]
+  kept: KeptItem[]
+  worktrees: WorktreeItem[]
+  problems: Problem[]
+}
+
+/**
+ * `pk prune`: plan from a fresh listing, ask `confirm` (with what would go), remove, then the worktrees of
+ * the records removed. Even a dry run is refused from a foreign namespace: its plan would be about other
+ * processes.
+ */
+export async function prune(
+  ctx: Context,
+  opts: {dryRun: boolean; includeResumable: boolean; includeWorktrees: boolean; confirm: (remove: PruneItem[]) => Promise<boolean>; progress?: Progress},
+): Promise<PruneRun> {
+  const state = ctx.readState()
+  if (state) assertMayWrite(state)
+  const listing = await collectSessions(ctx)
+  const {records} = listing.snapshot
+  const plan = planPrune({rows: listing.rows, servers: listing.snapshot.servers, records}, {includeResumable: opts.includeResumable})
+  const worktrees = await planWorktrees(plan, records, {includeWorktrees: opts.includeWorktrees})
+  const run = {dryRun: opts.dryRun, kept: plan.keep, problems: listing.problems}
+  if (opts.dryRun) return {...run, removed: plan.remove, worktrees}
+  if (plan.remove.length > 0 && !(await opts.confirm(plan.remove))) throw new PkError('cancelled', 'nothing removed')
+  const removed = plan.remove.length === 0 ? [] : await executePrune(plan, state, listing.snapshot.view, opts.progress)
+  const removedFiles = new Set(removed.map((r) => r.target))
+  const ofRemoved = worktrees.filter((w) => records.some((r) => r.record.worktree?.path === w.path && removedFiles.has(r.file)))
+  return {...run, removed, worktrees: [...(await executeWorktrees(ofRemoved, records)), ...worktrees.filter((w) => w.action === 'keep')]}
 }
 
 function splitPaneTarget(target: string): [string, PaneId] {
