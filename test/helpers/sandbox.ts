@@ -1,5 +1,5 @@
 import {execFile, execFileSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
@@ -133,8 +133,22 @@ export class Sandbox {
 
   cleanup(): void {
     for (const socket of this.sockets()) this.tmuxTry(socket, 'kill-server')
-    // A detached pk (the writer a hook starts) may still be finishing in here: retried, as rm -rf would be.
+    // The writer a hook started may still be working in here (it waits out a stopped server): let it
+    // finish, for up to 30 s, then end it; whatever else lingers is retried, as rm -rf would be.
+    const writer = this.writerPid()
+    for (let waited = 0; writer !== null && alive(writer) && waited < 30_000; waited += 50) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
+    if (writer !== null && alive(writer)) process.kill(writer, 'SIGKILL')
     rmSync(this.root, {recursive: true, force: true, maxRetries: 10, retryDelay: 100})
+  }
+
+  /** The pid the state directory's writer mark names, if any. */
+  private writerPid(): number | null {
+    try {
+      const pid = Number(readFileSync(join(this.stateDir, 'writer'), 'utf8').trim().split(/\s+/)[0])
+      return Number.isSafeInteger(pid) && pid > 0 ? pid : null
+    } catch {
+      return null
+    }
   }
 }
 
@@ -145,5 +159,14 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
     if (value) return value as NonNullable<T>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
   }
 }
