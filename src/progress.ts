@@ -27,7 +27,7 @@ export async function taskList(): Promise<TaskList> {
           title,
           task: async (_: unknown, task: {title: string}) => {
             const outcome = await outcomes[i]!.promise
-            if (outcome.error !== undefined) throw new Error(`${title}: ${terminalSafe(outcome.error)}`)
+            if (outcome.error !== undefined) throw new Error(terminalSafe(outcome.error))
             if (outcome.detail) task.title = `${title}: ${terminalSafe(outcome.detail)}`
           },
         })),

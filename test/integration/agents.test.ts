@@ -158,6 +158,27 @@ describe('pk setup on real files', () => {
     expect(readdirSync(join(sb.home, '.claude')).filter((f) => f.includes('pk-backup'))).toHaveLength(1)
   })
 
+  it('several agents at once: each planned before any is written (one refused: none written), each said', async () => {
+    const bogus = await sb.pk(['setup', 'claude', 'nosuchagent'])
+    expect(bogus.code).toBe(2)
+    expect(existsSync(join(sb.home, '.claude', 'settings.json'))).toBe(false)
+    expect((await sb.pk(['setup', 'claude', 'autostart'])).code).toBe(2)
+
+    const both = await sb.pk(['setup', 'claude', 'gemini'])
+    expect(both.code, both.stderr).toBe(0)
+    expect(both.stdout).toMatch(/^claude: installed .*\ngemini: installed .*\n$/)
+    for (const file of [join(sb.home, '.claude', 'settings.json'), join(sb.home, '.gemini', 'settings.json')]) expect(readFileSync(file, 'utf8')).toMatch(/pk-hook\.sh/)
+
+    // Codex's notify is the user's own: refused (exit 1) while planning, so pi is not written either.
+    mkdirSync(join(sb.home, '.codex'))
+    writeFileSync(join(sb.home, '.codex', 'config.toml'), 'notify = ["mine"]\n')
+    const mixed = await sb.pk(['setup', 'codex', 'pi'])
+    expect(mixed.code).toBe(1)
+    expect(mixed.stderr).toMatch(/already has notify/)
+    expect(mixed.stdout).toBe('')
+    expect(existsSync(join(sb.home, '.pi'))).toBe(false)
+  })
+
   it('codex: adds notify, keeps the rest; refuses to replace a notify of your own', async () => {
     const file = join(sb.home, '.codex', 'config.toml')
     mkdirSync(join(sb.home, '.codex'))

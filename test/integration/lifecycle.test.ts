@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/model/contract.js'
+import {shellQuote} from '../../src/lib/model/shell.js'
 import {LsJson, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox
@@ -145,6 +146,40 @@ describe('pk restore', () => {
     const files = await Promise.all(afterBoot.restored.map(async (r) => (await rowOf(r.from))!.record))
     expect(files.sort()).toEqual(restored.map(({id}) => join(sb.stateDir, 'sessions', `${id}.json`)).sort())
   }, 60_000)
+})
+
+describe('progress a person sees at a terminal', () => {
+  const pkCommand = (...args: string[]) => [process.execPath, join(import.meta.dirname, '..', '..', 'bin', 'run.js'), ...args].map(shellQuote).join(' ')
+  /** Run pk in a real terminal (a pane of a server of its own): its exit status and what the screen shows. */
+  async function inTerminal(args: string[]): Promise<{status: string; screen: string}> {
+    const term = sb.socket('term')
+    const status = join(sb.root, `status-${args[0]}`)
+    const words = Object.entries(env).map(([k, v]) => `${k}=${v}`)
+    sb.tmux(term, 'new-session', '-d', '-x', '150', '-y', '40', '-s', args[0]!, '--', 'env', '-u', 'TMUX', '-u', 'TMUX_PANE', ...words, 'sh', '-c', `${pkCommand(...args)}; echo $? > ${shellQuote(status)}; exec sleep 1000`)
+    const code = await waitFor(`pk ${args.join(' ')} to end`, () => (existsSync(status) ? readFileSync(status, 'utf8') : null), 60_000)
+    return {status: code, screen: sb.tmux(term, 'capture-pane', '-p', '-t', args[0]!, '-S', '-100')}
+  }
+
+  it('pk restore ticks off each resume as it goes, then prints its summary; pk prune each removal', async () => {
+    const a = await echoer('conv-a')
+    const b = await echoer('conv-b')
+    sb.tmux(sb.pkSocket, 'kill-server')
+    await waitFor('server gone', () => sb.tmuxTry(sb.pkSocket, 'list-sessions').code !== 0)
+    const restore = await inTerminal(['restore', '--yes'])
+    expect(restore.status, restore.screen).toBe("0\n")
+    for (const row of [a, b]) expect(restore.screen, restore.screen).toMatch(new RegExp(`resume ${row.id} \\(echoer work\\): now [0-9a-f]{8}`))
+    expect(restore.screen).toMatch(new RegExp(`resumed ${a.id} as [0-9a-f]{8}`))
+
+    const done = await sb.bgRow(['--', 'sleep', '100000'])
+    expect((await sb.pk(['stop', done.id])).code).toBe(0)
+    const prune = await inTerminal(['prune', '--yes'])
+    expect(prune.status).toBe('0\n')
+    expect(prune.screen).toMatch(new RegExp(`remove record ${done.id}`))
+    expect(await rowOf(done.id)).toBeUndefined()
+    // A script sees no task list: the same run's output holds only the summary.
+    const again = await sb.pk(['prune', '--yes'])
+    expect(again.stdout).not.toMatch(/remove record/)
+  }, 120_000)
 })
 
 describe('pk send', () => {
