@@ -18,6 +18,16 @@ const file = join(__dirname, '..', 'dist', 'fast-path.cjs')
 const out = `${file}.cache`
 rmSync(out, {force: true})
 
+// Code compiled from a cache has no loader for import(): one in the bundle would fail at run time, on the
+// path every `pk ls` takes. Packages are loaded with loadPackage (src/lib/cli/packages.ts), never import().
+const dynamicImport = /\bimport\(/.exec(readFileSync(file, 'utf8'))
+if (dynamicImport) {
+  const bundle = readFileSync(file, 'utf8')
+  const line = bundle.slice(0, dynamicImport.index).split('\n').length
+  process.stderr.write(`dist/fast-path.cjs:${line} has an import(): the fast path cannot run it from its code cache; use loadPackage\n`)
+  process.exit(1)
+}
+
 const world = mkdtempSync(join(tmpdir(), 'pk-code-cache-'))
 const socket = join(world, 'tmux', `tmux-${process.getuid()}`, 'default')
 const cleanup = () => {

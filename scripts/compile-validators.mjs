@@ -1,7 +1,10 @@
 // Build step (npm run build): the JSON Schemas pk validates its own files against, compiled to plain
 // JavaScript by ajv (a dev dependency) ahead of time, so that reading a record costs no schema compile
 // and no ajv at run time. Writes src/lib/registry/record-validator.generated.js and
-// src/lib/config/config-validator.generated.js (committed, so that the tests run from source too) and their copies in dist; `--check` fails when the committed file is stale.
+// src/lib/config/config-validator.generated.js (committed, so that the tests run from source too) and their
+// copies in dist. The build only checks: it fails when a committed file is not what its schema compiles to
+// now (a schema changed without `npm run generate`), and writes the fresh code to dist. `--write`
+// (npm run generate) rewrites the committed files.
 import {readFileSync, writeFileSync, mkdirSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -10,7 +13,7 @@ import standalone from 'ajv/dist/standalone/index.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const compile = standalone.default ?? standalone
-const check = process.argv.includes('--check')
+const check = !process.argv.includes('--write')
 let stale = false
 for (const [schemaFile, target, withSchema] of [
   ['record.schema.json', 'src/lib/registry/record-validator.generated.js', false],
@@ -26,7 +29,7 @@ for (const [schemaFile, target, withSchema] of [
   if (/require\(/.test(code)) throw new Error(`the validator of ${schemaFile} needs ajv at run time; keep the schema to keywords that compile alone`)
   if (check) {
     if (readFileSync(join(root, target), 'utf8') !== code) {
-      console.error(`${target} is stale: run node scripts/compile-validators.mjs`)
+      console.error(`${target} is stale: its schema changed; run npm run generate and commit the result`)
       stale = true
     }
   } else writeFileSync(join(root, target), code)
