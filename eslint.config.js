@@ -17,7 +17,19 @@ export default tseslint.config(
   {
     // bin/run.js is CommonJS (bin/package.json): node starts it sooner than an ES module.
     files: ['bin/**/*.js', 'scripts/**/*.cjs', 'test/**/*.cjs'],
-    languageOptions: {sourceType: 'commonjs', globals: {__dirname: 'readonly', module: 'readonly', process: 'readonly', Buffer: 'readonly', require: 'readonly', setTimeout: 'readonly', setInterval: 'readonly', performance: 'readonly'}},
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        __dirname: 'readonly',
+        module: 'readonly',
+        process: 'readonly',
+        Buffer: 'readonly',
+        require: 'readonly',
+        setTimeout: 'readonly',
+        setInterval: 'readonly',
+        performance: 'readonly',
+      },
+    },
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {

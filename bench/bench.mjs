@@ -64,23 +64,36 @@ async function world(n, agent, script = null) {
   const command = script !== null ? ['sh', join(root, 'script.sh')] : agent ? ['sh', join(bin, 'claude')] : ['sleep', '100000']
   for (let start = 0; start < n; start += 100) {
     const argv = ['-S', socket]
-    for (let i = start; i < Math.min(n, start + 100); i++) argv.push(...(argv.length > 2 ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, '-x', '80', '-y', '24', '--', ...command)
+    for (let i = start; i < Math.min(n, start + 100); i++)
+      argv.push(...(argv.length > 2 ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, '-x', '80', '-y', '24', '--', ...command)
     execFileSync('tmux', argv)
   }
   const {view} = readView()
-  const panes = n === 0 ? [] : execFileSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid} #{session_id} #{pid}'], {encoding: 'utf8'}).trim().split('\n')
+  const panes =
+    n === 0
+      ? []
+      : execFileSync('tmux', ['-S', socket, 'list-panes', '-a', '-F', '#{pane_id} #{pane_pid} #{session_id} #{pid}'], {encoding: 'utf8'}).trim().split('\n')
   // Enrolled like any state directory pk bg wrote to (owner.json).
   await withWriteAccess({root: stateDir, sessions: join(stateDir, 'sessions')}, () => {})
   for (const line of panes) {
     const [paneId, pid, sessionId, serverPid] = line.split(' ')
     const stat = readStat(Number(pid))
-    createRecord({root: stateDir, sessions: join(stateDir, 'sessions')}, {
-      version: RECORD_VERSION,
-      identity: {...view, pid: Number(pid), startTime: stat.startTime},
-      tmux: {socket, paneId, sessionId, serverPid: Number(serverPid)},
-      cwd: root, argv: command, agent: agent ? 'claude' : null, label: null,
-      createdAt: new Date().toISOString(), startedAt: null, conversationId: null, status: null,
-    })
+    createRecord(
+      {root: stateDir, sessions: join(stateDir, 'sessions')},
+      {
+        version: RECORD_VERSION,
+        identity: {...view, pid: Number(pid), startTime: stat.startTime},
+        tmux: {socket, paneId, sessionId, serverPid: Number(serverPid)},
+        cwd: root,
+        argv: command,
+        agent: agent ? 'claude' : null,
+        label: null,
+        createdAt: new Date().toISOString(),
+        startedAt: null,
+        conversationId: null,
+        status: null,
+      },
+    )
   }
   const env = {...process.env, TMUX_TMPDIR: join(root, 'tmux'), PK_STATE_DIR: stateDir, HOME: root}
   delete env.TMUX
@@ -134,7 +147,10 @@ function peakMemory(env) {
   const dir = mkdtempSync(join(tmpdir(), 'pk-bench-rss-'))
   roots.push(dir)
   const out = join(dir, 'rss')
-  writeFileSync(join(dir, 'rss.cjs'), `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)))\n`)
+  writeFileSync(
+    join(dir, 'rss.cjs'),
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)))\n`,
+  )
   time([process.execPath, '--require', join(dir, 'rss.cjs'), PK, 'ls', '--json'], env)
   return Number(readFileSync(out, 'utf8')) / 1024
 }
@@ -148,7 +164,9 @@ function breakdown(env, runs = 7) {
     if (!line) continue
     for (const [phase, ms] of Object.entries(JSON.parse(line.slice('pk-timings '.length)))) (samples[phase] ??= []).push(ms)
   }
-  return Object.entries(samples).map(([phase, ms]) => `${phase === 'start' ? 'node start and loading pk' : phase} ${median(ms).toFixed(1)}`).join(', ')
+  return Object.entries(samples)
+    .map(([phase, ms]) => `${phase === 'start' ? 'node start and loading pk' : phase} ${median(ms).toFixed(1)}`)
+    .join(', ')
 }
 
 /**
@@ -158,8 +176,17 @@ function breakdown(env, runs = 7) {
  */
 async function cpuShare(argv, env, seconds, warmup = 6) {
   const child = spawn(argv[0], argv.slice(1), {env, stdio: 'ignore', detached: true})
-  const runTime = () => readdirSync(`/proc/${child.pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${child.pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0)
-  const childTicks = () => readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(13, 15).reduce((a, b) => a + Number(b), 0)
+  const runTime = () =>
+    readdirSync(`/proc/${child.pid}/task`).reduce(
+      (sum, task) => sum + Number(readFileSync(`/proc/${child.pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]),
+      0,
+    )
+  const childTicks = () =>
+    readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ')
+      .slice(13, 15)
+      .reduce((a, b) => a + Number(b), 0)
   try {
     await sleep(warmup * 1000)
     const [run0, ticks0, t0] = [runTime(), childTicks(), process.hrtime.bigint()]
@@ -175,7 +202,12 @@ async function cpuShare(argv, env, seconds, warmup = 6) {
 /** CPU of the tmux server at `socket` over the same kind of window (clock ticks of its own process). */
 function serverTicks(socket) {
   const pid = execFileSync('tmux', ['-S', socket, 'display-message', '-p', '#{pid}'], {encoding: 'utf8'}).trim()
-  return () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0)
+  return () =>
+    readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ')
+      .slice(11, 13)
+      .reduce((a, b) => a + Number(b), 0)
 }
 
 /**
@@ -194,7 +226,9 @@ async function watchRow(w, n) {
   const added = watcher.self + watcher.children - (floor.self + floor.children)
   const ok = added <= BUDGET.watchCpu
   verdicts.push(ok)
-  console.log(`pk ls --watch, ${n} sessions, steady state: ${(watcher.self + watcher.children).toFixed(1)}% of one core (its tmux clients ${watcher.children.toFixed(1)}%); a bare once-a-second tmux poller: ${(floor.self + floor.children).toFixed(1)}%; pk's part ${added.toFixed(1)}% (budget ${BUDGET.watchCpu}%) ${ok ? 'ok' : 'OVER'}; the tmux server answering: ${serverShare.toFixed(1)}%`)
+  console.log(
+    `pk ls --watch, ${n} sessions, steady state: ${(watcher.self + watcher.children).toFixed(1)}% of one core (its tmux clients ${watcher.children.toFixed(1)}%); a bare once-a-second tmux poller: ${(floor.self + floor.children).toFixed(1)}%; pk's part ${added.toFixed(1)}% (budget ${BUDGET.watchCpu}%) ${ok ? 'ok' : 'OVER'}; the tmux server answering: ${serverShare.toFixed(1)}%`,
+  )
 }
 
 const rows = []
@@ -209,21 +243,36 @@ console.log(`pk benchmark: node ${process.version}, ${cpus().length} cores, ${RU
 const base = await world(0, false)
 const importOf = (path) => [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(path)})`]
 const [node0, oclif, pkCode, version] = measure(
-  [[process.execPath, '-e', '0'], importOf(join(ROOT, 'node_modules/@oclif/core/lib/index.js')), importOf(join(ROOT, 'dist/fast-path.cjs')), [process.execPath, PK, '--version']],
+  [
+    [process.execPath, '-e', '0'],
+    importOf(join(ROOT, 'node_modules/@oclif/core/lib/index.js')),
+    importOf(join(ROOT, 'dist/fast-path.cjs')),
+    [process.execPath, PK, '--version'],
+  ],
   base.env,
 )
-console.log(`node -e 0: ${node0.toFixed(1)} ms; loading @oclif/core: ${oclif.toFixed(1)} ms (${(oclif / node0).toFixed(2)}x, skipped by pk ls and pk --version); loading pk's ls bundle (without its code cache): ${pkCode.toFixed(1)} ms`)
+console.log(
+  `node -e 0: ${node0.toFixed(1)} ms; loading @oclif/core: ${oclif.toFixed(1)} ms (${(oclif / node0).toFixed(2)}x, skipped by pk ls and pk --version); loading pk's ls bundle (without its code cache): ${pkCode.toFixed(1)} ms`,
+)
 console.log(`pk --version: ${version.toFixed(1)} ms = ${check('version', version / node0, BUDGET.version)}`)
 
 const cases = part('ls') ? [...SIZES.map((n) => ({n, agent: false})), ...(SIZES.includes(100) ? [{n: 100, agent: true}] : [])] : []
 for (const {n, agent} of cases) {
   const w = await world(n, agent)
-  const [node, ls] = measure([[process.execPath, '-e', '0'], [process.execPath, PK, 'ls', '--json']], w.env)
+  const [node, ls] = measure(
+    [
+      [process.execPath, '-e', '0'],
+      [process.execPath, PK, 'ls', '--json'],
+    ],
+    w.env,
+  )
   const budget = (BUDGET.ls[n] ?? 3.5) + (agent ? BUDGET.agentExtra : 0)
   const children = spawnedChildren(w.env)
   const rss = peakMemory(w.env)
   const label = `${n} sessions${agent ? ' (agent panes, with captures)' : ''}`
-  console.log(`pk ls --json, ${label}: ${ls.toFixed(1)} ms = ${check('ls', ls / node, budget)}; ${children} child process(es) (budget ${agent ? 2 : 1}); peak RSS ${rss.toFixed(0)} MB`)
+  console.log(
+    `pk ls --json, ${label}: ${ls.toFixed(1)} ms = ${check('ls', ls / node, budget)}; ${children} child process(es) (budget ${agent ? 2 : 1}); peak RSS ${rss.toFixed(0)} MB`,
+  )
   console.log(`  where the time goes (ms, medians): ${breakdown(w.env)}`)
   verdicts.push(children <= (agent ? 2 : 1))
   rows.push({label, ratio: ls / node, children, rss})
@@ -235,8 +284,13 @@ if (part('hook')) {
   const w = await world(1, false)
   const payload = '{"hook_event_name":"PreToolUse","session_id":"bench","tool_name":"Bash"}'
   const input = (argv) => ['sh', '-c', `printf '%s' '${payload}' | ${argv.map((a) => `'${a}'`).join(' ')}`]
-  const [node, sh, viaNode] = measure([[process.execPath, '-e', '0'], input([join(ROOT, 'assets', 'pk-hook.sh'), 'claude', process.execPath]), input([process.execPath, PK, 'hook', 'claude'])], w.env)
-  console.log(`hook per event (sh, spool): ${sh.toFixed(1)} ms = ${check('hook', sh / node, BUDGET.hook)}; pk hook (node) for comparison: ${(viaNode / node).toFixed(2)}x`)
+  const [node, sh, viaNode] = measure(
+    [[process.execPath, '-e', '0'], input([join(ROOT, 'assets', 'pk-hook.sh'), 'claude', process.execPath]), input([process.execPath, PK, 'hook', 'claude'])],
+    w.env,
+  )
+  console.log(
+    `hook per event (sh, spool): ${sh.toFixed(1)} ms = ${check('hook', sh / node, BUDGET.hook)}; pk hook (node) for comparison: ${(viaNode / node).toFixed(2)}x`,
+  )
   cleanup()
 }
 
@@ -254,7 +308,10 @@ if (part('events')) {
   const spoolEvents = (n) => {
     for (let i = 0; i < n; i++) {
       serial++
-      writeFileSync(join(spool, `${1_000_000 + serial}-${serial}`), `pk-spool 2 claude ${(10_000 + serial / 100).toFixed(2)} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i}"}`)
+      writeFileSync(
+        join(spool, `${1_000_000 + serial}-${serial}`),
+        `pk-spool 2 claude ${(10_000 + serial / 100).toFixed(2)} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i}"}`,
+      )
     }
   }
   const fold = (n) => {
@@ -267,7 +324,9 @@ if (part('events')) {
     samples.many.push(fold(200))
   }
   const perEvent = (median(samples.many) - median(samples.one)) / 199
-  console.log(`applying events at 1000 records (pk notify --fold): 1 event ${median(samples.one).toFixed(1)} ms, 200 events ${median(samples.many).toFixed(1)} ms: ${perEvent.toFixed(2)} ms per event (budget 2 ms) ${perEvent <= 2 ? 'ok' : 'OVER'}`)
+  console.log(
+    `applying events at 1000 records (pk notify --fold): 1 event ${median(samples.one).toFixed(1)} ms, 200 events ${median(samples.many).toFixed(1)} ms: ${perEvent.toFixed(2)} ms per event (budget 2 ms) ${perEvent <= 2 ? 'ok' : 'OVER'}`,
+  )
   verdicts.push(perEvent <= 2)
 
   // Readers: the same listing with and without 20 pending events, and with and without the registry lock
@@ -275,7 +334,9 @@ if (part('events')) {
   spoolEvents(20)
   const ls = [process.execPath, PK, 'ls', '--json']
   const {without, pending} = withAndWithoutSpool(w, spool)
-  console.log(`pk ls --json at 1000 records with 20 pending events: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('pending', pending / without, 1.1)}`)
+  console.log(
+    `pk ls --json at 1000 records with 20 pending events: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('pending', pending / without, 1.1)}`,
+  )
   const {withStateLock} = await import(join(ROOT, 'dist/lib/registry/lock.js'))
   const locking = {free: [], held: []}
   for (let i = 0; i < RUNS; i++) {
@@ -283,7 +344,9 @@ if (part('events')) {
     await withStateLock({root: w.env.PK_STATE_DIR}, () => locking.held.push(time(ls, w.env)))
   }
   const delay = median(locking.held) - median(locking.free)
-  console.log(`pk ls --json with the registry lock held elsewhere: ${median(locking.held).toFixed(1)} ms against ${median(locking.free).toFixed(1)} ms, ${delay.toFixed(1)} ms more (budget 100 ms) ${delay <= 100 ? 'ok' : 'OVER'}`)
+  console.log(
+    `pk ls --json with the registry lock held elsewhere: ${median(locking.held).toFixed(1)} ms against ${median(locking.free).toFixed(1)} ms, ${delay.toFixed(1)} ms more (budget 100 ms) ${delay <= 100 ? 'ok' : 'OVER'}`,
+  )
   verdicts.push(delay <= 100)
 
   // A spool nobody applied for a long time: 20,000 pending files (of senders long gone).
@@ -292,7 +355,9 @@ if (part('events')) {
   const out = spawnSync(process.execPath, [PK, 'ls', '--json'], {env: w.env, encoding: 'utf8', maxBuffer: 1 << 28})
   const ms = Number(process.hrtime.bigint() - start) / 1e6
   const healthy = out.status === 0 && !JSON.parse(out.stdout).problems.some((p) => p.code === 'server-unresponsive')
-  console.log(`pk ls --json with 20,000 pending files: ${ms.toFixed(1)} ms, ${healthy ? 'the server listed as healthy' : 'the server called unresponsive'} ${healthy ? 'ok' : 'OVER'}`)
+  console.log(
+    `pk ls --json with 20,000 pending files: ${ms.toFixed(1)} ms, ${healthy ? 'the server listed as healthy' : 'the server called unresponsive'} ${healthy ? 'ok' : 'OVER'}`,
+  )
   verdicts.push(healthy)
   cleanup()
 }
@@ -332,13 +397,20 @@ if (part('pressure')) {
   while (readdirSync(done).filter((n) => /^\d+$/.test(n)).length < panes.length) await sleep(50)
   const hooksDone = Number(process.hrtime.bigint() - started) / 1e6
   // Until the writers are done: nothing pending and nobody named in writer.
-  const pendingCount = () => (existsSync(spool) ? readdirSync(spool).filter((b) => !b.startsWith('.')).reduce((n, b) => n + readdirSync(join(spool, b)).length, 0) : 0)
+  const pendingCount = () =>
+    existsSync(spool)
+      ? readdirSync(spool)
+          .filter((b) => !b.startsWith('.'))
+          .reduce((n, b) => n + readdirSync(join(spool, b)).length, 0)
+      : 0
   for (let i = 0; i < 1200 && (pendingCount() > 0 || existsSync(join(w.env.PK_STATE_DIR, 'writer'))); i++) await sleep(100)
   const jiffies = busy() - before
   const events = panes.length * PER
   const cpuPerEvent = (jiffies * 10) / events
   const writers = existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').length - 1 : 0
-  console.log(`hook storm: ${events} events from ${panes.length} sessions at once, sent in ${(hooksDone / 1000).toFixed(1)} s; machine CPU ${cpuPerEvent.toFixed(1)} ms per event, the writers included = ${(cpuPerEvent / nodeCpu).toFixed(2)}x the CPU of node -e 0 (${nodeCpu.toFixed(0)} ms); ${writers} writer(s) started for ${events} events that may need you; ${pendingCount()} left pending`)
+  console.log(
+    `hook storm: ${events} events from ${panes.length} sessions at once, sent in ${(hooksDone / 1000).toFixed(1)} s; machine CPU ${cpuPerEvent.toFixed(1)} ms per event, the writers included = ${(cpuPerEvent / nodeCpu).toFixed(2)}x the CPU of node -e 0 (${nodeCpu.toFixed(0)} ms); ${writers} writer(s) started for ${events} events that may need you; ${pendingCount()} left pending`,
+  )
   rows.push({label: 'hook storm, CPU per event', ratio: cpuPerEvent / nodeCpu})
 
   // A backlog: DRAIN events of the 50 sessions' processes, in folders of 1000 (one second each), applied by one writer run.
@@ -348,13 +420,22 @@ if (part('pressure')) {
   for (let i = 0; i < DRAIN; i++) {
     const second = 100_000 + Math.floor(i / 1000)
     if (i % 1000 === 0) mkdirSync(join(spool, String(second)), {recursive: true, mode: 0o700})
-    writeFileSync(join(spool, String(second), `${second}${String(i % 100).padStart(2, '0')}-${i}`), `pk-spool 2 claude ${second}.${String(i % 100).padStart(2, '0')} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i % links.length}"}`)
+    writeFileSync(
+      join(spool, String(second), `${second}${String(i % 100).padStart(2, '0')}-${i}`),
+      `pk-spool 2 claude ${second}.${String(i % 100).padStart(2, '0')} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i % links.length}"}`,
+    )
   }
   const {without, pending} = withAndWithoutSpool(w, spool)
-  console.log(`pk ls --json with ${DRAIN} events pending: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('backlog', pending / without, 1.5)}`)
+  console.log(
+    `pk ls --json with ${DRAIN} events pending: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('backlog', pending / without, 1.5)}`,
+  )
   const drainMs = time([process.execPath, PK, 'notify', '--fold'], w.env)
-  const left = readdirSync(spool).filter((b) => !b.startsWith('.')).reduce((n, b) => n + readdirSync(join(spool, b)).length, 0)
-  console.log(`drain: ${DRAIN} pending events applied by one writer run in ${(drainMs / 1000).toFixed(1)} s = ${Math.round(DRAIN / (drainMs / 1000))} events/s; ${left} left`)
+  const left = readdirSync(spool)
+    .filter((b) => !b.startsWith('.'))
+    .reduce((n, b) => n + readdirSync(join(spool, b)).length, 0)
+  console.log(
+    `drain: ${DRAIN} pending events applied by one writer run in ${(drainMs / 1000).toFixed(1)} s = ${Math.round(DRAIN / (drainMs / 1000))} events/s; ${left} left`,
+  )
   verdicts.push(left === 0)
   cleanup()
 }
@@ -367,7 +448,19 @@ if (part('usage')) {
   const state = {root: w.env.PK_STATE_DIR, sessions: join(w.env.PK_STATE_DIR, 'sessions')}
   const transcripts = join(w.root, 'transcripts')
   mkdirSync(transcripts)
-  const line = JSON.stringify({type: 'assistant', uuid: 'u', parentUuid: 'p', timestamp: '2026-12-01T00:00:00Z', message: {id: 'm', model: 'claude-opus-4-8', usage: {input_tokens: 11, output_tokens: 7, cache_read_input_tokens: 5, cache_creation_input_tokens: 3}, content: [{type: 'text', text: 'x'.repeat(400)}]}}) + '\n'
+  const line =
+    JSON.stringify({
+      type: 'assistant',
+      uuid: 'u',
+      parentUuid: 'p',
+      timestamp: '2026-12-01T00:00:00Z',
+      message: {
+        id: 'm',
+        model: 'claude-opus-4-8',
+        usage: {input_tokens: 11, output_tokens: 7, cache_read_input_tokens: 5, cache_creation_input_tokens: 3},
+        content: [{type: 'text', text: 'x'.repeat(400)}],
+      },
+    }) + '\n'
   const tenMegabytes = line.repeat(Math.ceil((10 * 1024 * 1024) / line.length))
   const {sessionIdOf} = await import(join(ROOT, 'dist/lib/proc/identity.js'))
   for (const [i, stored] of readRecords(state).records.entries()) {
@@ -387,7 +480,9 @@ if (part('usage')) {
     paired.with.push(time(ls, w.env))
   }
   const [without, withUsage] = [median(paired.without), median(paired.with)]
-  console.log(`pk ls --json, 100 agent sessions with 10 MB transcripts: ${withUsage.toFixed(1)} ms against ${without.toFixed(1)} ms without usage = ${check('usage', withUsage / without, 1.1)}`)
+  console.log(
+    `pk ls --json, 100 agent sessions with 10 MB transcripts: ${withUsage.toFixed(1)} ms against ${without.toFixed(1)} ms without usage = ${check('usage', withUsage / without, 1.1)}`,
+  )
   cleanup()
 }
 cleanup()

@@ -7,10 +7,14 @@ import {fileURLToPath} from 'node:url'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const source = join(root, 'schemas')
 const target = join(root, 'dist', 'schemas')
-const byId = new Map(readdirSync(source).filter((f) => f.endsWith('.json')).map((f) => {
-  const schema = JSON.parse(readFileSync(join(source, f), 'utf8'))
-  return [schema.$id, {file: f, schema}]
-}))
+const byId = new Map(
+  readdirSync(source)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => {
+      const schema = JSON.parse(readFileSync(join(source, f), 'utf8'))
+      return [schema.$id, {file: f, schema}]
+    }),
+)
 
 const name = (id) => id.replace(/^urn:pk:/, '')
 
@@ -33,7 +37,7 @@ for (const [id, {file, schema}] of byId) {
   const needed = new Set()
   const bundled = rewrite(schema, needed)
   const definitions = {}
-  for (let added = true; added; ) {
+  for (let added = true; added;) {
     added = false
     for (const ref of [...needed]) {
       if (definitions[name(ref)] || ref === id) continue

@@ -43,13 +43,32 @@ async function main() {
   const state = join(world, 'state')
   mkdirSync(join(state, 'sessions'), {recursive: true, mode: 0o700})
   mkdirSync(dirname(socket), {recursive: true, mode: 0o700})
-  const identity = {bootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pidNs: /\d+/.exec(readlinkSync('/proc/self/ns/pid'))[0], startTime: 1}
+  const identity = {
+    bootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+    pidNs: /\d+/.exec(readlinkSync('/proc/self/ns/pid'))[0],
+    startTime: 1,
+  }
   for (let i = 0; i < 3; i++) {
-    const record = {version: 1, identity: {...identity, pid: 4_190_000 + i}, tmux: {socket, paneId: `%${i}`, sessionId: `$${i}`, serverPid: 1}, cwd: world, argv: ['claude'], agent: 'claude', label: null, createdAt: new Date().toISOString(), startedAt: null, conversationId: null, status: null}
+    const record = {
+      version: 1,
+      identity: {...identity, pid: 4_190_000 + i},
+      tmux: {socket, paneId: `%${i}`, sessionId: `$${i}`, serverPid: 1},
+      cwd: world,
+      argv: ['claude'],
+      agent: 'claude',
+      label: null,
+      createdAt: new Date().toISOString(),
+      startedAt: null,
+      conversationId: null,
+      status: null,
+    }
     writeFileSync(join(state, 'sessions', `r${i}.json`), JSON.stringify(record, null, 2))
   }
   try {
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'a', 'sleep 60', ';', 'new-session', '-d', '-s', 'b', 'sleep 60'], {stdio: 'ignore', timeout: 5000})
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'a', 'sleep 60', ';', 'new-session', '-d', '-s', 'b', 'sleep 60'], {
+      stdio: 'ignore',
+      timeout: 5000,
+    })
   } catch {
     // no tmux here: the listing still runs, with fewer of pk's functions compiled
   }

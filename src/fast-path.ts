@@ -43,7 +43,12 @@ async function printIds(live: boolean): Promise<boolean> {
   try {
     const {listSessions} = await import('./lib/listing/listing.js')
     const {rows} = await listSessions({all: false}, createContext())
-    out(rows.filter((r) => !live || (r.state !== 'exited' && r.verified)).map((r) => r.id + '\n').join(''))
+    out(
+      rows
+        .filter((r) => !live || (r.state !== 'exited' && r.verified))
+        .map((r) => r.id + '\n')
+        .join(''),
+    )
   } catch {
     // completion offers nothing rather than an error
   }

@@ -14,7 +14,11 @@ export async function readStdin(timeoutMs: number): Promise<string> {
     const done = () => {
       clearTimeout(timer)
       process.stdin.pause()
-      resolve(Buffer.concat(chunks).subarray(0, MAX_EVENT_BYTES + 1).toString('utf8'))
+      resolve(
+        Buffer.concat(chunks)
+          .subarray(0, MAX_EVENT_BYTES + 1)
+          .toString('utf8'),
+      )
     }
     const timer = setTimeout(done, timeoutMs)
     process.stdin.on('data', (chunk: Buffer) => {

@@ -8,7 +8,13 @@ if (measuring) process.on('exit', () => process.stderr.write(timingsLine()!))
 
 /** The terminal pk writes to now. */
 export function terminal(env: Record<string, string | undefined> = process.env): Terminal {
-  return {tty: Boolean(process.stdout.isTTY), colour: wantColour(process.stdout, env), now: Date.now(), home: env.HOME, columns: process.stdout.isTTY ? process.stdout.columns || 80 : undefined}
+  return {
+    tty: Boolean(process.stdout.isTTY),
+    colour: wantColour(process.stdout, env),
+    now: Date.now(),
+    home: env.HOME,
+    columns: process.stdout.isTTY ? process.stdout.columns || 80 : undefined,
+  }
 }
 
 /**

@@ -27,8 +27,14 @@ const server = createServer((req, res) => {
 /** Gemini's API asking to run a shell command: what makes Gemini CLI ask the user for permission. */
 function geminiTool(req, res) {
   // ANSWER=text: a plain answer instead, so a turn ends at once.
-  const part = process.env.ANSWER === 'text' ? {text: 'Done.'} : {functionCall: {name: 'run_shell_command', args: {command: process.env.TOOL_COMMAND ?? 'ls -la', description: 'a command'}}}
-  const call = {candidates: [{content: {role: 'model', parts: [part]}, finishReason: 'STOP'}], usageMetadata: {promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2}}
+  const part =
+    process.env.ANSWER === 'text'
+      ? {text: 'Done.'}
+      : {functionCall: {name: 'run_shell_command', args: {command: process.env.TOOL_COMMAND ?? 'ls -la', description: 'a command'}}}
+  const call = {
+    candidates: [{content: {role: 'model', parts: [part]}, finishReason: 'STOP'}],
+    usageMetadata: {promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2},
+  }
   if (req.url.includes(':countTokens')) return res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({totalTokens: 1}))
   if (req.url.includes(':streamGenerateContent')) {
     res.writeHead(200, {'content-type': 'text/event-stream'})
@@ -40,14 +46,17 @@ function geminiTool(req, res) {
 
 /** OpenAI's chat completions, streamed, asking to run a shell command (Codex's `shell` tool). */
 function openaiTool(req, res, body) {
-  const chunk = (delta, finish) => `data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`
+  const chunk = (delta, finish) =>
+    `data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`
   res.writeHead(200, {'content-type': 'text/event-stream'})
   // Once the tool's result comes back, end the turn with a line of text rather than asking again; with
   // fixed token counts in a last chunk, as OpenAI sends them (stream_options.include_usage).
   if (process.env.ANSWER === 'text' || body.includes('"role":"tool"')) {
     res.write(chunk({role: 'assistant', content: 'Done.'}, null))
     res.write(chunk({}, 'stop'))
-    res.write(`data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [], usage: {prompt_tokens: 11, completion_tokens: 7, total_tokens: 18}})}\n\n`)
+    res.write(
+      `data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [], usage: {prompt_tokens: 11, completion_tokens: 7, total_tokens: 18}})}\n\n`,
+    )
     return res.end('data: [DONE]\n\n')
   }
   res.write(chunk({role: 'assistant', tool_calls: [{index: 0, id: 'call_1', type: 'function', function: shellCall(body)}]}, null))
@@ -75,7 +84,8 @@ function shellCall(body) {
   const text = process.env.TOOL_COMMAND ?? 'touch pk-was-here'
   const args = 'cmd' in params ? {cmd: text} : params.command?.type === 'string' ? {command: text} : {command: text.split(' ')}
   // ESCALATE=1: ask to run it outside the agent's sandbox, which an agent asks its user about (Codex does).
-  if (process.env.ESCALATE && 'sandbox_permissions' in params) Object.assign(args, {sandbox_permissions: 'require_escalated', justification: 'Create a file outside the sandbox?'})
+  if (process.env.ESCALATE && 'sandbox_permissions' in params)
+    Object.assign(args, {sandbox_permissions: 'require_escalated', justification: 'Create a file outside the sandbox?'})
   return {name, arguments: JSON.stringify(args)}
 }
 
@@ -91,7 +101,16 @@ function responsesTool(req, res, body) {
   res.writeHead(200, {'content-type': 'text/event-stream'})
   res.write(event('response.created', {response}))
   res.write(event('response.output_item.done', {output_index: 0, item}))
-  res.end(event('response.completed', {response: {...response, status: 'completed', output: [item], usage: {input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: {cached_tokens: 0}, output_tokens_details: {reasoning_tokens: 0}}}}))
+  res.end(
+    event('response.completed', {
+      response: {
+        ...response,
+        status: 'completed',
+        output: [item],
+        usage: {input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: {cached_tokens: 0}, output_tokens_details: {reasoning_tokens: 0}},
+      },
+    }),
+  )
 }
 
 /** Anthropic's Messages API, streamed, asking to run a command with Claude Code's Bash tool; text once it has the result. */
@@ -105,7 +124,16 @@ function anthropicTool(req, res, body) {
   const offersBash = (request.tools ?? []).some((t) => t.name === 'Bash')
   const answered = process.env.ANSWER === 'text' || body.includes('"tool_result"')
   const event = (type, payload) => `event: ${type}\ndata: ${JSON.stringify({type, ...payload})}\n\n`
-  const message = {id: 'msg_1', type: 'message', role: 'assistant', model: request.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage: {input_tokens: 1, output_tokens: 1}}
+  const message = {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: request.model ?? 'fake',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: {input_tokens: 1, output_tokens: 1},
+  }
   res.writeHead(200, {'content-type': 'text/event-stream'})
   res.write(event('message_start', {message}))
   if (offersBash && !answered) {

@@ -26,7 +26,8 @@ fish: pk completion fish > ~/.config/fish/completions/pk.fish`
         flags: Object.entries(c.flags)
           .filter(([, f]) => !f.hidden)
           .flatMap(([name, f]): CompletionFlag[] => {
-            const value: CompletionFlag['value'] = f.type === 'boolean' ? null : name === 'cwd' ? 'dirs' : 'options' in f && f.options ? {words: [...f.options]} : 'any'
+            const value: CompletionFlag['value'] =
+              f.type === 'boolean' ? null : name === 'cwd' ? 'dirs' : 'options' in f && f.options ? {words: [...f.options]} : 'any'
             const flag = {name, description: f.description ?? name, value}
             return f.type === 'boolean' && f.allowNo ? [flag, {name: `no-${name}`, description: `not: ${f.description ?? name}`, value: null}] : [flag]
           }),

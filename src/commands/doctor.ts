@@ -14,7 +14,11 @@ export default class Doctor extends PkCommand {
 --fix applies only fixes that lose nothing (remove stale sockets, recreate orphaned sockets with SIGUSR1,
 tighten modes, move unreadable records to quarantine/), reports each, and checks again.
 Exit 1 when any check fails, 0 otherwise (warnings allowed).`
-  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix', '<%= config.bin %> doctor --json | jq ".checks[] | select(.status != \\"pass\\")"']
+  static override examples = [
+    '<%= config.bin %> doctor',
+    '<%= config.bin %> doctor --fix',
+    '<%= config.bin %> doctor --json | jq ".checks[] | select(.status != \\"pass\\")"',
+  ]
   static override flags = {
     json: Flags.boolean({description: 'print the diagnosis as JSON, nothing else on stdout'}),
     fix: Flags.boolean({description: 'apply the fixes that lose nothing, then check again'}),

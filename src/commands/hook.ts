@@ -18,7 +18,10 @@ export default class Hook extends PkCommand {
 Finds its session by walking its process ancestry to a recorded session or a tmux pane, never by
 an environment variable. Always exits 0 so it cannot break the agent; its errors go to hook.log
 in the state directory. pk setup AGENT installs the integration.`
-  static override examples = [`echo '{"hook_event_name":"Notification","session_id":"abc"}' | <%= config.bin %> hook claude`, `<%= config.bin %> hook codex '{"type":"agent-turn-complete","thread-id":"t1"}'`]
+  static override examples = [
+    `echo '{"hook_event_name":"Notification","session_id":"abc"}' | <%= config.bin %> hook claude`,
+    `<%= config.bin %> hook codex '{"type":"agent-turn-complete","thread-id":"t1"}'`,
+  ]
   static override strict = false
   static override args = {
     agent: Args.string({description: 'which agent is calling (claude, codex, gemini, opencode, pi, or a preset name)'}),
@@ -45,7 +48,18 @@ in the state directory. pk setup AGENT installs the integration.`
     try {
       const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
       const {report, file} = await takeHookEvent(ctx, args.agent, payload)
-      if (flags.json) this.printJson({spooled: file !== null, file, state: report?.state ?? null, reason: report === null ? 'event carries no state' : file === null ? 'this pk may not write the state directory' : 'pending; pk notify --fold applies it to the session its sender runs in, if any'})
+      if (flags.json)
+        this.printJson({
+          spooled: file !== null,
+          file,
+          state: report?.state ?? null,
+          reason:
+            report === null
+              ? 'event carries no state'
+              : file === null
+                ? 'this pk may not write the state directory'
+                : 'pending; pk notify --fold applies it to the session its sender runs in, if any',
+        })
     } catch (error) {
       // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.
       if (error instanceof PkError && error.exitCode === 5) say(`pk hook: ${error.message}\n`)

@@ -35,7 +35,14 @@ line (NDJSON).`
     }
     // Colours as the pane had them: reset at the end, so the terminal is left as it was.
     if (flags.color && !flags.json) process.once('beforeExit', () => out('\u001b[0m'))
-    const result = await readLogs(args.id, ctx, {lines: flags.lines, color: flags.color, follow: flags.follow, signal: controller.signal, emit, wanted: () => pipeHasReader(1) !== false})
+    const result = await readLogs(args.id, ctx, {
+      lines: flags.lines,
+      color: flags.color,
+      follow: flags.follow,
+      signal: controller.signal,
+      emit,
+      wanted: () => pipeHasReader(1) !== false,
+    })
     if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
   }
 }

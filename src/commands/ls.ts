@@ -17,7 +17,7 @@ export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'
   static override description = `Pairs tmux panes with pk's records by process identity (boot, pid namespace, pid, start time).
 Agents started by hand in any tmux pane are listed too. --all adds every other pane and exited records.`
-  static override examples = ['<%= config.bin %> ls', '<%= config.bin %> ls --all', '<%= config.bin %> ls --json | jq -r \'.sessions[].id\'']
+  static override examples = ['<%= config.bin %> ls', '<%= config.bin %> ls --all', "<%= config.bin %> ls --json | jq -r '.sessions[].id'"]
   static override flags = {
     json: Flags.boolean({description: LS_FLAGS.json.description}),
     all: Flags.boolean({char: LS_FLAGS.all.short, description: LS_FLAGS.all.description}),
@@ -37,7 +37,17 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
   protected async execute(): Promise<Outcome | void> {
     const {ctx} = this
     const {flags} = await this.parse(Ls)
-    const opts = {json: flags.json, all: flags.all, format: flags.format, color: flags.color, states: parseStates(flags.state), attention: flags.attention, agent: flags.agent ?? null, ids: flags.ids, headers: !flags['no-headers']}
+    const opts = {
+      json: flags.json,
+      all: flags.all,
+      format: flags.format,
+      color: flags.color,
+      states: parseStates(flags.state),
+      attention: flags.attention,
+      agent: flags.agent ?? null,
+      ids: flags.ids,
+      headers: !flags['no-headers'],
+    }
     if (flags.watch) checkWatchOptions(opts)
     else checkLsOptions(opts)
     const {resolveHosts} = await import('../lib/fleet/fleet.js')

@@ -20,7 +20,9 @@ without one it needs --yes or --dry-run.`
     yes: Flags.boolean({char: 'y', description: 'do not ask'}),
     json: Flags.boolean({description: 'print what was (or would be) removed as JSON'}),
     'include-resumable': Flags.boolean({description: 'also remove exited records that could resume a conversation'}),
-    'include-worktrees': Flags.boolean({description: "also remove the clean worktrees of removed sessions whose branch is neither merged nor pushed (never a dirty one)"}),
+    'include-worktrees': Flags.boolean({
+      description: 'also remove the clean worktrees of removed sessions whose branch is neither merged nor pushed (never a dirty one)',
+    }),
   }
 
   protected async execute(): Promise<Outcome | void> {

@@ -21,7 +21,11 @@ report; an agent waiting on a dialog is refused (exit 1), since the text would a
 waits for a running turn to end. After the paste shows, Enter; the screen must change (the prompt left the
 input box), else Enter once more, else exit 1: the text is typed but not submitted. No text is a usage error
 (exit 2): --enter-only presses Enter alone.`
-  static override examples = ['<%= config.bin %> send 3f9a "run the tests and fix what fails"', 'git diff | <%= config.bin %> send 3f9a --stdin', '<%= config.bin %> send 3f9a --no-enter "draft"']
+  static override examples = [
+    '<%= config.bin %> send 3f9a "run the tests and fix what fails"',
+    'git diff | <%= config.bin %> send 3f9a --stdin',
+    '<%= config.bin %> send 3f9a --no-enter "draft"',
+  ]
   static override strict = false
   static override args = {id: Args.string({description: 'session id or unique prefix', required: true})}
   static override flags = {

@@ -17,7 +17,13 @@ and each answer's tokens and cost. pi: an extension in ~/.pi/agent/extensions/pk
 Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-backup-TIME).
 autostart: what runs pk restore --yes once after a reboot, on the machine's own service manager: a systemd user
 unit (pk-restore.service) where a user manager answers, else an @reboot crontab entry. --remove takes it away.`
-  static override examples = ['<%= config.bin %> setup claude', '<%= config.bin %> setup claude codex gemini', '<%= config.bin %> setup codex --print', '<%= config.bin %> setup autostart', '<%= config.bin %> setup autostart --remove']
+  static override examples = [
+    '<%= config.bin %> setup claude',
+    '<%= config.bin %> setup claude codex gemini',
+    '<%= config.bin %> setup codex --print',
+    '<%= config.bin %> setup autostart',
+    '<%= config.bin %> setup autostart --remove',
+  ]
   static override strict = false
   static override args = {
     agent: Args.string({description: `${SETUP_AGENTS.join(', ')} (several allowed), or autostart`, required: true}),

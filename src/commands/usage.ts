@@ -27,7 +27,8 @@ million tokens per model); a model without a rate is named unpriced and its cost
     const {ctx} = this
     const {args, flags} = await this.parse(Usage)
     const since = flags.since === undefined ? null : sinceDay(flags.since, Date.now())
-    if (flags.since !== undefined && since === null) throw new PkError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
+    if (flags.since !== undefined && since === null)
+      throw new PkError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
     const listing = await collectSessions(ctx)
     const rows = args.id === undefined ? listing.rows : [resolveId(args.id, listing.rows)]
     const rules = rulesOf((await ctx.config()).config.usage)
@@ -45,7 +46,12 @@ million tokens per model); a model without a rate is named unpriced and its cost
       return cache === null ? [] : [{id: row.id, agent: record.agent, acc: cache.acc, rates: rules.rates}]
     })
     const lines = totals(items, flags.by, since)
-    const total = totals(items.map((i) => ({...i, id: 'all'})), 'session', since)[0] ?? null
+    const total =
+      totals(
+        items.map((i) => ({...i, id: 'all'})),
+        'session',
+        since,
+      )[0] ?? null
     if (flags.json) {
       this.printJson({schema: JSON_SCHEMA_VERSION, by: flags.by, since, lines, total})
       return

@@ -21,7 +21,14 @@ const settings = JSON.parse(readFileSync(join(home, '.gemini', 'settings.json'),
 
 function fire(event, extra = {}) {
   const payload = JSON.stringify({session_id: id, transcript_path: transcript, cwd, hook_event_name: event, timestamp: now(), ...extra})
-  for (const group of settings.hooks?.[event] ?? []) for (const hook of group.hooks ?? []) spawnSync('/bin/sh', ['-c', hook.command], {input: payload, env: {...process.env, GEMINI_SESSION_ID: id, GEMINI_CWD: cwd}, cwd, timeout: hook.timeout ?? 60000})
+  for (const group of settings.hooks?.[event] ?? [])
+    for (const hook of group.hooks ?? [])
+      spawnSync('/bin/sh', ['-c', hook.command], {
+        input: payload,
+        env: {...process.env, GEMINI_SESSION_ID: id, GEMINI_CWD: cwd},
+        cwd,
+        timeout: hook.timeout ?? 60000,
+      })
 }
 const line = (entry) => appendFileSync(transcript, JSON.stringify(entry) + '\n')
 
@@ -44,7 +51,15 @@ process.stdin.on('data', (chunk) => {
     const input = nth(process.env.TOKENS_IN ?? 1)
     const output = nth(process.env.TOKENS_OUT ?? 1)
     turn++
-    line({id: randomUUID(), timestamp: now(), type: 'gemini', content: 'Done.', thoughts: [], tokens: {input, output, cached: 0, thoughts: 0, tool: 0, total: input + output}, model: 'gemini-3.1-pro-preview'})
+    line({
+      id: randomUUID(),
+      timestamp: now(),
+      type: 'gemini',
+      content: 'Done.',
+      thoughts: [],
+      tokens: {input, output, cached: 0, thoughts: 0, tool: 0, total: input + output},
+      model: 'gemini-3.1-pro-preview',
+    })
     line({$set: {lastUpdated: now()}})
     fire('AfterAgent', {prompt, prompt_response: 'Done.', stop_hook_active: false})
     process.stdout.write(` > ${prompt}\n✦ Done.\n >   Type your message or @path/to/file\n`)

@@ -11,7 +11,9 @@ export interface ImportEdge {
 }
 
 function tsFiles(dir: string): string[] {
-  return readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+  return readdirSync(dir, {withFileTypes: true}).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  )
 }
 
 /**

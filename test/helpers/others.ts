@@ -16,7 +16,8 @@ export function pkForUser(user: string, scratch: string): string {
     return PK_BIN
   } catch {
     const copy = join(scratch, 'pk')
-    for (const part of ['bin', 'dist', 'assets', 'node_modules', 'package.json', 'oclif.manifest.json']) cpSync(join(ROOT, part), join(copy, part), {recursive: true})
+    for (const part of ['bin', 'dist', 'assets', 'node_modules', 'package.json', 'oclif.manifest.json'])
+      cpSync(join(ROOT, part), join(copy, part), {recursive: true})
     // Only the copy: whatever else is in scratch stays as private as it was.
     execFileSync('chmod', ['-R', 'a+rX', copy])
     execFileSync('chmod', ['a+x', scratch])

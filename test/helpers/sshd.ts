@@ -115,7 +115,20 @@ async function start(scratch: string, HOST_USERS: [string, string], started: (ss
   started(sshd)
   const hostKey = readFileSync(join(dir, 'host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ')
   writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostKey}\n`)
-  const options = ['-F', '/dev/null', '-p', String(port), '-i', join(dir, 'id'), '-o', 'IdentitiesOnly=yes', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'StrictHostKeyChecking=yes']
+  const options = [
+    '-F',
+    '/dev/null',
+    '-p',
+    String(port),
+    '-i',
+    join(dir, 'id'),
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
+    '-o',
+    'StrictHostKeyChecking=yes',
+  ]
   // Wait until sshd accepts logins.
   for (let i = 0; ; i++) {
     const probe = spawnSync('ssh', [...options, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=2', `${HOST_USERS[0]}@127.0.0.1`, 'true'], {encoding: 'utf8'})
@@ -127,7 +140,10 @@ async function start(scratch: string, HOST_USERS: [string, string], started: (ss
   const remotePk = `${process.execPath} ${pk}`
   const asUser = (user: string, argv: string[]) =>
     // In the user's home, as a login would be: the test's own directory may be closed to other users.
-    execFileSync('runuser', ['-u', user, '--', 'env', '-i', `HOME=/home/${user}`, `PATH=${process.env.PATH}`, 'LANG=C.UTF-8', ...argv], {encoding: 'utf8', cwd: `/home/${user}`})
+    execFileSync('runuser', ['-u', user, '--', 'env', '-i', `HOME=/home/${user}`, `PATH=${process.env.PATH}`, 'LANG=C.UTF-8', ...argv], {
+      encoding: 'utf8',
+      cwd: `/home/${user}`,
+    })
   return {
     users: HOST_USERS,
     port,

@@ -25,10 +25,14 @@ async function bg(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<str
 }
 
 async function sessionWhen(id: string, test: (row: SessionRow) => boolean): Promise<SessionRow> {
-  return waitFor(`session ${id}`, async () => {
-    const row = (await sb.pkJson<LsJson>(['ls', '--all'], {env})).sessions.find((s) => s.id === id)
-    return row && test(row) ? row : null
-  }, 15_000)
+  return waitFor(
+    `session ${id}`,
+    async () => {
+      const row = (await sb.pkJson<LsJson>(['ls', '--all'], {env})).sessions.find((s) => s.id === id)
+      return row && test(row) ? row : null
+    },
+    15_000,
+  )
 }
 
 const claude = (event: string, session = 'conv-claude') => JSON.stringify({hook_event_name: event, session_id: session, cwd: '/'})
@@ -59,10 +63,36 @@ describe('pk hook through a real process tree', () => {
 
   it('an agent started by hand in tmux becomes a recorded session when its hook first fires', async () => {
     const other = sb.socket('default')
-    sb.tmux(other, 'new-session', '-d', '-s', 'mine', '-e', `PATH=${env.PATH}`, '-e', `PK_STATE_DIR=${sb.stateDir}`, '-e', `TMUX_TMPDIR=${sb.tmuxTmpdir}`, '--', 'bash', '--norc', '--noprofile')
+    sb.tmux(
+      other,
+      'new-session',
+      '-d',
+      '-s',
+      'mine',
+      '-e',
+      `PATH=${env.PATH}`,
+      '-e',
+      `PK_STATE_DIR=${sb.stateDir}`,
+      '-e',
+      `TMUX_TMPDIR=${sb.tmuxTmpdir}`,
+      '--',
+      'bash',
+      '--norc',
+      '--noprofile',
+    )
     sb.tmux(other, 'send-keys', '-t', 'mine', `${bin}/claude '${claude('PermissionRequest', 'by-hand')}'`, 'Enter')
-    const row = await waitFor('recorded by hook', async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.kind === 'recorded' && s.stateSource === 'hook'), 15_000)
-    expect(row).toMatchObject({agent: 'claude', state: 'waiting', verified: true, tmux: {socket: other, session: 'mine'}, resume: ['claude', '--resume', 'by-hand']})
+    const row = await waitFor(
+      'recorded by hook',
+      async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.kind === 'recorded' && s.stateSource === 'hook'),
+      15_000,
+    )
+    expect(row).toMatchObject({
+      agent: 'claude',
+      state: 'waiting',
+      verified: true,
+      tmux: {socket: other, session: 'mine'},
+      resume: ['claude', '--resume', 'by-hand'],
+    })
     // The record names the agent process (the stand-in), not the shell the pane runs.
     const panePid = Number(sb.tmux(other, 'display-message', '-p', '-t', 'mine', '#{pane_pid}').trim())
     expect(row.pid).not.toBe(panePid)
@@ -109,7 +139,13 @@ describe('status on a crowded server', () => {
       waiting: ' Do you want to proceed?\\n ❯ 1. Yes\\n   2. No\\n',
       idle: '╭────╮\\n│ ❯  │\\n╰────╯\\n  ? for shortcuts\\n',
     }
-    writeFileSync(join(bin, 'claude'), `#!/bin/sh\ncase "$1" in\n${Object.entries(screens).map(([state, text]) => `  ${state}) printf '${text}' ;;`).join('\n')}\nesac\nexec sleep 1000\n`, {mode: 0o755})
+    writeFileSync(
+      join(bin, 'claude'),
+      `#!/bin/sh\ncase "$1" in\n${Object.entries(screens)
+        .map(([state, text]) => `  ${state}) printf '${text}' ;;`)
+        .join('\n')}\nesac\nexec sleep 1000\n`,
+      {mode: 0o755},
+    )
     const want = new Map<string, string>()
     const states = ['working', 'waiting', 'idle']
     // Started four at a time (one after another, 18 of them took most of a minute on a loaded machine), a
@@ -120,10 +156,14 @@ describe('status on a crowded server', () => {
       want.set(await bg(['claude', '--', state]), state)
     })
     for (let i = 0; i < starts.length; i += 4) await Promise.all(starts.slice(i, i + 4).map((start) => start()))
-    const json = await waitFor('every agent read off its screen', async () => {
-      const ls = await sb.pkJson<LsJson>(['ls'])
-      return ls.sessions.filter((s) => want.has(s.id) && s.stateSource === 'pane').length === want.size ? ls : null
-    }, 30_000)
+    const json = await waitFor(
+      'every agent read off its screen',
+      async () => {
+        const ls = await sb.pkJson<LsJson>(['ls'])
+        return ls.sessions.filter((s) => want.has(s.id) && s.stateSource === 'pane').length === want.size ? ls : null
+      },
+      30_000,
+    )
     const panes = json.sessions.map((s) => Number(s.tmux!.pane.slice(1)))
     expect(Math.max(...panes)).toBeGreaterThan(10)
     for (const row of json.sessions.filter((s) => want.has(s.id))) expect(`${row.tmux!.pane} ${row.state}`).toBe(`${row.tmux!.pane} ${want.get(row.id)}`)
@@ -149,7 +189,11 @@ describe('pk setup on real files', () => {
     const after = JSON.parse(readFileSync(file, 'utf8'))
     expect(after.theme).toBe('dark')
     expect(after.hooks.Stop[0]).toEqual(mine.hooks.Stop[0])
-    expect(after.hooks.Notification[0].hooks[0]).toMatchObject({command: expect.stringMatching(/assets\/pk-hook\.sh$/), args: ['claude', process.execPath], async: true})
+    expect(after.hooks.Notification[0].hooks[0]).toMatchObject({
+      command: expect.stringMatching(/assets\/pk-hook\.sh$/),
+      args: ['claude', process.execPath],
+      async: true,
+    })
     const snapshot = readFileSync(file, 'utf8')
 
     const second = await sb.pk(['setup', 'claude'])
@@ -167,7 +211,8 @@ describe('pk setup on real files', () => {
     const both = await sb.pk(['setup', 'claude', 'gemini'])
     expect(both.code, both.stderr).toBe(0)
     expect(both.stdout).toMatch(/^claude: installed .*\ngemini: installed .*\n$/)
-    for (const file of [join(sb.home, '.claude', 'settings.json'), join(sb.home, '.gemini', 'settings.json')]) expect(readFileSync(file, 'utf8')).toMatch(/pk-hook\.sh/)
+    for (const file of [join(sb.home, '.claude', 'settings.json'), join(sb.home, '.gemini', 'settings.json')])
+      expect(readFileSync(file, 'utf8')).toMatch(/pk-hook\.sh/)
 
     // Codex's notify is the user's own: refused (exit 1) while planning, so pi is not written either.
     mkdirSync(join(sb.home, '.codex'))
@@ -311,7 +356,12 @@ describe('config', () => {
     // cosmiconfig's own meta config would be loaded (and run) from the current directory too.
     writeFileSync(join(project, '.config', 'config.js'), code)
     writeFileSync(join(project, '.config', 'config.mjs'), code)
-    for (const args of [['ls', '--json'], ['bg', '--json', '--', 'sleep', '1000'], ['hook', 'claude', '{"hook_event_name":"Stop"}'], ['doctor', '--json']]) {
+    for (const args of [
+      ['ls', '--json'],
+      ['bg', '--json', '--', 'sleep', '1000'],
+      ['hook', 'claude', '{"hook_event_name":"Stop"}'],
+      ['doctor', '--json'],
+    ]) {
       await sb.pk(args, {cwd: project})
     }
     expect(existsSync(marker)).toBe(false)
@@ -354,7 +404,10 @@ describe('config', () => {
 
   it('is found in ~/.config/pk/, and adds presets used by bg and ls', async () => {
     mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
-    writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({defaultAgent: 'napper', agents: {napper: {command: ['sleep', '1000'], executables: ['sleep']}}}))
+    writeFileSync(
+      join(sb.home, '.config', 'pk', 'config.json'),
+      JSON.stringify({defaultAgent: 'napper', agents: {napper: {command: ['sleep', '1000'], executables: ['sleep']}}}),
+    )
     const result = await sb.pk(['bg', '--json'])
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout).session).toMatchObject({agent: 'napper', command: ['sleep', '1000']})

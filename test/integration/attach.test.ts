@@ -73,7 +73,26 @@ describe('pk attach through a real terminal', () => {
 describe('in a terminal', () => {
   it('pk bg --attach lands in the new session; pk ls draws a coloured table unless NO_COLOR', async () => {
     const term = sb.socket('term')
-    sb.tmux(term, 'new-session', '-d', '-x', '150', '-y', '30', '-s', 'term', '--', 'env', '-u', 'TMUX', '-u', 'TMUX_PANE', 'sh', '-c', `${pkCommand('bg', '--attach', '--', 'sleep', '1000')}; exec sleep 1000`)
+    sb.tmux(
+      term,
+      'new-session',
+      '-d',
+      '-x',
+      '150',
+      '-y',
+      '30',
+      '-s',
+      'term',
+      '--',
+      'env',
+      '-u',
+      'TMUX',
+      '-u',
+      'TMUX_PANE',
+      'sh',
+      '-c',
+      `${pkCommand('bg', '--attach', '--', 'sleep', '1000')}; exec sleep 1000`,
+    )
     await waitFor('client on the new session', () => clientPanes(sb.pkSocket).length === 1)
     const {sessions} = await sb.pkJson<LsJson>(['ls'])
     expect(sessions).toHaveLength(1)
@@ -107,7 +126,9 @@ describe('pk attach refuses what it cannot verify', () => {
     expect(noTty.stderr).toMatch(/needs a terminal/)
     const printed = await sb.pk(['attach', a.id, '--print'])
     expect(printed.code).toBe(0)
-    expect(printed.stdout.trim()).toBe(`tmux -S ${sb.pkSocket} select-window -t ${a.tmux!.pane} ';' select-pane -t ${a.tmux!.pane} ';' attach-session -t ${a.tmux!.pane}`)
+    expect(printed.stdout.trim()).toBe(
+      `tmux -S ${sb.pkSocket} select-window -t ${a.tmux!.pane} ';' select-pane -t ${a.tmux!.pane} ';' attach-session -t ${a.tmux!.pane}`,
+    )
   })
 
   it('exit 2 for malformed ids, 3 for unknown or exited ones, 4 for ambiguous prefixes', async () => {

@@ -137,7 +137,7 @@ describe('no directory pk reads or sweeps may be a link', () => {
     void row
   })
 
-  it("owner.json as a FIFO, a link, garbage or missing: the sh hook writes nothing, whichever namespace it is in", async () => {
+  it('owner.json as a FIFO, a link, garbage or missing: the sh hook writes nothing, whichever namespace it is in', async () => {
     mkdirSync(sb.stateDir, {recursive: true, mode: 0o700})
     const owner = join(sb.stateDir, 'owner.json')
     const run = () => execFileSync('sh', ['-c', `printf %s '{"hook_event_name":"Stop"}' | '${HOOK}' claude; echo $?`], {env: sb.env, encoding: 'utf8'}).trim()
@@ -159,7 +159,10 @@ describe('prune destroys nothing', () => {
     const repo = join(sb.root, 'app')
     mkdirSync(repo)
     const gitEnv = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1'}
-    execFileSync('sh', ['-c', 'git init -q -b main && printf ".env\\n*.sqlite\\n" > .gitignore && git add .gitignore && git commit -qm x'], {cwd: repo, env: {...sb.env, ...gitEnv}})
+    execFileSync('sh', ['-c', 'git init -q -b main && printf ".env\\n*.sqlite\\n" > .gitignore && git add .gitignore && git commit -qm x'], {
+      cwd: repo,
+      env: {...sb.env, ...gitEnv},
+    })
     const started = await sb.pk(['bg', '--json', '--worktree=merged', '--', 'sleep', '100000'], {cwd: repo, env: gitEnv})
     const row = (JSON.parse(started.stdout) as {session: SessionRow}).session
     writeFileSync(join(row.cwd!, '.env'), 'SECRET=1\n')
@@ -177,7 +180,11 @@ describe('say what is true, destroy nothing, bound everything (the low ones)', (
     await sb.bgRow(['--', 'sleep', '100000'])
     // A socket whose name carries an escape sequence (a terminal title change, a bell), left stale.
     const evil = join(sb.socketDir, 'x\u001b]0;pwned\u0007')
-    const holder = (await import('node:child_process')).spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(evil)}, () => console.log('ready'))`], {stdio: ['ignore', 'pipe', 'ignore']})
+    const holder = (await import('node:child_process')).spawn(
+      process.execPath,
+      ['-e', `require('node:net').createServer().listen(${JSON.stringify(evil)}, () => console.log('ready'))`],
+      {stdio: ['ignore', 'pipe', 'ignore']},
+    )
     await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
     holder.kill('SIGKILL') // gone without unlinking: a stale socket with that name
     await new Promise((r) => holder.once('exit', r))
@@ -189,7 +196,11 @@ describe('say what is true, destroy nothing, bound everything (the low ones)', (
   })
 
   it('standard output on a full device: one plain line, exit 1, and bg still gives its id', async () => {
-    const run = (await import('node:child_process')).spawnSync('sh', ['-c', `"${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" bg -- sleep 100000 > /dev/full`], {env: sb.env, encoding: 'utf8'})
+    const run = (await import('node:child_process')).spawnSync(
+      'sh',
+      ['-c', `"${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" bg -- sleep 100000 > /dev/full`],
+      {env: sb.env, encoding: 'utf8'},
+    )
     expect(run.status).toBe(1)
     expect(run.stderr).toMatch(/cannot write to standard output \(ENOSPC\)/)
     expect(run.stderr).toMatch(/session [0-9a-f]{8} was started and recorded/)
@@ -232,7 +243,15 @@ describe('say what is true, destroy nothing, bound everything (the low ones)', (
   it('a deleted current directory: ls just works, bg says so (exit 2)', async () => {
     const gone = join(sb.root, 'gone')
     mkdirSync(gone)
-    const run = (args: string) => require('node:child_process').spawnSync('sh', ['-c', `cd "${gone}" && rmdir "${gone}" 2>/dev/null; mkdir -p "${gone}" && cd "${gone}" && rmdir "${gone}" && "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" ${args}`], {env: sb.env, encoding: 'utf8'})
+    const run = (args: string) =>
+      require('node:child_process').spawnSync(
+        'sh',
+        [
+          '-c',
+          `cd "${gone}" && rmdir "${gone}" 2>/dev/null; mkdir -p "${gone}" && cd "${gone}" && rmdir "${gone}" && "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" ${args}`,
+        ],
+        {env: sb.env, encoding: 'utf8'},
+      )
     expect(run('ls').status).toBe(0)
     const bg = run('bg -- sleep 1')
     expect(bg.status).toBe(2)
@@ -246,7 +265,14 @@ describe('say what is true, destroy nothing, bound everything (the low ones)', (
     mkdirSync(out)
     // The shell passes the bytes on; pk (node) sees them as U+FFFD and must not keep that.
     const script = `printf '%s' "$1" > "${out}/arg"; printf '%s' "$ODD" > "${out}/env"; pwd > "${out}/pwd"; exec sleep 100000`
-    const run = require('node:child_process').spawnSync('sh', ['-c', `ODD="$(printf 'v\\377\\376')" "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" bg --cwd "$(printf '%s/caf\\351' "${sb.root}")" -- sh -c '${script}' x "$(printf 'a\\377b')"`], {env: sb.env, encoding: 'utf8'})
+    const run = require('node:child_process').spawnSync(
+      'sh',
+      [
+        '-c',
+        `ODD="$(printf 'v\\377\\376')" "${process.execPath}" "${join(ROOT, 'bin', 'run.js')}" bg --cwd "$(printf '%s/caf\\351' "${sb.root}")" -- sh -c '${script}' x "$(printf 'a\\377b')"`,
+      ],
+      {env: sb.env, encoding: 'utf8'},
+    )
     expect(run.status, run.stderr).toBe(0)
     await waitFor('written', () => existsSync(join(out, 'pwd')))
     expect(readFileSync(join(out, 'arg')).equals(Buffer.from([0x61, 0xff, 0x62]))).toBe(true)
@@ -266,8 +292,15 @@ describe('say what is true, destroy nothing, bound everything (the low ones)', (
     expect(readdirSync(join(sb.home, '.claude')).some((f) => f.includes('pk-backup'))).toBe(true)
   })
 
-  it("doctor --fix never signals a process that holds a deleted socket but is not tmux", async () => {
-    const child = (await import('node:child_process')).spawn(process.execPath, ['-e', `const s = require('node:net').createServer(); s.listen(${JSON.stringify(join(sb.socketDir, 'notmux'))}, () => { require('node:fs').unlinkSync(${JSON.stringify(join(sb.socketDir, 'notmux'))}); console.log('ready') }); process.on('SIGUSR1', () => process.exit(7))`], {stdio: ['ignore', 'pipe', 'ignore']})
+  it('doctor --fix never signals a process that holds a deleted socket but is not tmux', async () => {
+    const child = (await import('node:child_process')).spawn(
+      process.execPath,
+      [
+        '-e',
+        `const s = require('node:net').createServer(); s.listen(${JSON.stringify(join(sb.socketDir, 'notmux'))}, () => { require('node:fs').unlinkSync(${JSON.stringify(join(sb.socketDir, 'notmux'))}); console.log('ready') }); process.on('SIGUSR1', () => process.exit(7))`,
+      ],
+      {stdio: ['ignore', 'pipe', 'ignore']},
+    )
     await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
     try {
       await sb.pk(['doctor', '--fix'])

@@ -58,7 +58,11 @@ describe('a forged Codex turn', () => {
     mkdirSync(dir)
     const row = await sb.bgRow(['codex', '--cwd', dir], {env: {PATH: `${bin}:${process.env.PATH}`}})
     // The test process is in no session: as a codex run by hand in a plain terminal, or a cron job.
-    const forged = spawnSync(HOOK, ['codex', '', JSON.stringify({type: 'agent-turn-complete', cwd: dir, 'thread-id': '0199aaaa-bbbb-7ccc-8ddd-000000000000'})], {env: sb.env})
+    const forged = spawnSync(
+      HOOK,
+      ['codex', '', JSON.stringify({type: 'agent-turn-complete', cwd: dir, 'thread-id': '0199aaaa-bbbb-7ccc-8ddd-000000000000'})],
+      {env: sb.env},
+    )
     expect(forged.status).toBe(0)
     expect(spooled(sb)).toHaveLength(1)
     const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === row.id)!
@@ -71,14 +75,17 @@ describe('a forged Codex turn', () => {
 })
 
 describe("another user's files in the spool", () => {
-  rootIt("are never applied, whatever they say: quarantined with why", async () => {
+  rootIt('are never applied, whatever they say: quarantined with why', async () => {
     const s = await sender([])
     const dir = join(sb.stateDir, 'spool', '7')
     mkdirSync(dir, {recursive: true, mode: 0o700})
     const stat = readFileSync(`/proc/${record(s.id).identity.pid}/stat`, 'utf8')
     const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
     const file = join(dir, '700-1')
-    writeFileSync(file, `pk-spool 2 claude 7.00 ${record(s.id).identity.pid}:${start}\n{"hook_event_name":"Stop","session_id":"theirs","transcript_path":"/tmp/theirs.jsonl"}`)
+    writeFileSync(
+      file,
+      `pk-spool 2 claude 7.00 ${record(s.id).identity.pid}:${start}\n{"hook_event_name":"Stop","session_id":"theirs","transcript_path":"/tmp/theirs.jsonl"}`,
+    )
     chownSync(file, 65534, 65534)
     const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === s.id)!
     expect(listed.stateSource).not.toBe('hook')
@@ -124,7 +131,9 @@ describe('an unreadable owner.json', () => {
       const json = await sb.pkJson<LsJson>(['ls'])
       expect(json.sessions.filter((r) => r.id === row.id)).toHaveLength(1)
       expect(json.problems.map((p) => p.code)).not.toContain('conflict')
-      expect(json.problems).toContainEqual(expect.objectContaining({code: 'bad-owner', message: expect.stringMatching(/ownership of the state directory is unknown/)}))
+      expect(json.problems).toContainEqual(
+        expect.objectContaining({code: 'bad-owner', message: expect.stringMatching(/ownership of the state directory is unknown/)}),
+      )
     }
     rmSync(owner, {force: true})
     writeFileSync(owner, real)
@@ -156,7 +165,15 @@ describe('spool entries a writer cannot apply', () => {
 
 describe('a hook event bigger than 64 KB', () => {
   it('a Claude PermissionRequest of 5 MB (a Write of a big file) is kept whole and shows its session waiting; one of 9 MB still does', async () => {
-    const payload = (conv: string, mb: number) => JSON.stringify({session_id: conv, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PermissionRequest', tool_name: 'Write', tool_input: {file_path: '/tmp/x', content: 'x'.repeat(mb * 1024 * 1024)}})
+    const payload = (conv: string, mb: number) =>
+      JSON.stringify({
+        session_id: conv,
+        transcript_path: '/tmp/t.jsonl',
+        cwd: '/tmp',
+        hook_event_name: 'PermissionRequest',
+        tool_name: 'Write',
+        tool_input: {file_path: '/tmp/x', content: 'x'.repeat(mb * 1024 * 1024)},
+      })
     const five = join(sb.root, 'five.json')
     const nine = join(sb.root, 'nine.json')
     writeFileSync(five, payload('conv-five', 5))
@@ -167,7 +184,9 @@ describe('a hook event bigger than 64 KB', () => {
     const b = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; '${HOOK}' claude < '${nine}'; exec sleep 100000`])
     writeFileSync(go, '')
     await waitFor('both pending', () => spooled(sb).length === 2, 15_000)
-    const kept = spooled(sb).map((name) => readFileSync(join(sb.stateDir, 'spool', name), 'utf8')).map((text) => text.slice(text.indexOf('\n') + 1))
+    const kept = spooled(sb)
+      .map((name) => readFileSync(join(sb.stateDir, 'spool', name), 'utf8'))
+      .map((text) => text.slice(text.indexOf('\n') + 1))
     expect(kept).toContain(readFileSync(five, 'utf8'))
     // The 9 MB one is cut at 8 MiB and one byte: what identifies it is taken from its beginning.
     expect(kept.map((k) => Buffer.byteLength(k)).sort((x, y) => x - y)[1]).toBe(8 * 1024 * 1024 + 1)

@@ -70,7 +70,9 @@ describe('pk bg and pk ls', () => {
     // Start the server first with a different environment, as a long-running server would have.
     sb.tmux(sb.pkSocket, 'new-session', '-d', '-s', 'older', '--', 'sleep', '1000')
     const out = join(sb.root, 'env.txt')
-    await bg(['--', 'sh', '-c', 'env > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 1000', out], {env: {PK_TEST_KEY: 'secret;value', LANG: 'C.UTF-8', PATH: `/opt/agent-bin:${process.env.PATH}`}})
+    await bg(['--', 'sh', '-c', 'env > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 1000', out], {
+      env: {PK_TEST_KEY: 'secret;value', LANG: 'C.UTF-8', PATH: `/opt/agent-bin:${process.env.PATH}`},
+    })
     await waitFor('env file', () => existsSync(out))
     const env = readFileSync(out, 'utf8')
     expect(env).toContain('PK_TEST_KEY=secret;value\n')
@@ -145,7 +147,12 @@ describe('pk bg and pk ls', () => {
     const detected = await waitFor('detected agent', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.kind === 'detected'))
     expect(detected).toMatchObject({agent: 'claude', verified: true, tmux: {socket: other, session: 'hand'}})
     const all = await sb.pkJson<LsJson>(['ls', '--all'])
-    expect(all.sessions.filter((s) => s.kind === 'pane').map((s) => s.tmux!.session).sort()).toEqual(['plain', 'work'])
+    expect(
+      all.sessions
+        .filter((s) => s.kind === 'pane')
+        .map((s) => s.tmux!.session)
+        .sort(),
+    ).toEqual(['plain', 'work'])
   })
 })
 

@@ -29,10 +29,32 @@ describe('pk ui in a real terminal', () => {
     const b = await bg('--name', 'beta', '--', 'sleep', '1001')
     const term = sb.socket('term')
     const status = join(sb.root, 'ui-status')
-    sb.tmux(term, 'new-session', '-d', '-x', '110', '-y', '20', '-s', 'term', '--', 'env', '-u', 'TMUX', '-u', 'TMUX_PANE', 'sh', '-c', `${pkCommand()}; echo $? > ${shellQuote(status)}; exec sleep 1000`)
+    sb.tmux(
+      term,
+      'new-session',
+      '-d',
+      '-x',
+      '110',
+      '-y',
+      '20',
+      '-s',
+      'term',
+      '--',
+      'env',
+      '-u',
+      'TMUX',
+      '-u',
+      'TMUX_PANE',
+      'sh',
+      '-c',
+      `${pkCommand()}; echo $? > ${shellQuote(status)}; exec sleep 1000`,
+    )
     const screen = () => sb.tmux(term, 'capture-pane', '-p', '-t', 'term')
     await waitFor('dashboard', () => screen().includes('2 session(s)'), 10_000)
-    const selectedLine = () => screen().split('\n').find((l) => l.startsWith('> '))!
+    const selectedLine = () =>
+      screen()
+        .split('\n')
+        .find((l) => l.startsWith('> '))!
     // Newest first: beta, then alpha.
     expect(selectedLine()).toContain(b.id)
     sb.tmux(term, 'send-keys', '-t', 'term', 'j')
@@ -53,7 +75,13 @@ describe('pk ui in a real terminal', () => {
 
     // Resize: the screen is redrawn to the new width.
     sb.tmux(term, 'resize-window', '-t', 'term', '-x', '60', '-y', '12')
-    await waitFor('redrawn narrower', () => screen().split('\n').every((l) => l.length <= 60) && screen().includes('q quit'))
+    await waitFor(
+      'redrawn narrower',
+      () =>
+        screen()
+          .split('\n')
+          .every((l) => l.length <= 60) && screen().includes('q quit'),
+    )
 
     // The logs view stays until a key, with no refresh drawn over it (it was, within a second).
     sb.tmux(term, 'resize-window', '-t', 'term', '-x', '110', '-y', '20')

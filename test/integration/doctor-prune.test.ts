@@ -48,7 +48,18 @@ describe('pk doctor', () => {
     const {code, json} = await doctor()
     expect(code).toBe(0)
     expect(json.schema).toBe(1)
-    expect(json.checks.map((c) => c.id)).toEqual(['tmux', 'socket-dir', 'servers', 'stale-sockets', 'orphaned-servers', 'pid-namespace', 'state-dir', 'config', 'server-env', 'survive'])
+    expect(json.checks.map((c) => c.id)).toEqual([
+      'tmux',
+      'socket-dir',
+      'servers',
+      'stale-sockets',
+      'orphaned-servers',
+      'pid-namespace',
+      'state-dir',
+      'config',
+      'server-env',
+      'survive',
+    ])
     expect(json.checks.filter((c) => c.status !== 'pass')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
@@ -79,7 +90,11 @@ describe('pk doctor', () => {
 
     const before = await doctor()
     expect(before.code).toBe(1)
-    expect(check(before.json, 'orphaned-servers')).toMatchObject({status: 'fail', fixable: true, message: expect.stringMatching(/still runs 2 pane\(s\) \(2 pk session\(s\)\), but its socket .* was deleted/)})
+    expect(check(before.json, 'orphaned-servers')).toMatchObject({
+      status: 'fail',
+      fixable: true,
+      message: expect.stringMatching(/still runs 2 pane\(s\) \(2 pk session\(s\)\), but its socket .* was deleted/),
+    })
     const plain = await sb.pk(['doctor'])
     expect(plain.stdout).toMatch(/FAIL orphaned-servers: your sessions are alive but unreachable/)
 
@@ -88,7 +103,10 @@ describe('pk doctor', () => {
     expect(fixed.json.fixes).toEqual([expect.stringMatching(/^recreated .*pk for tmux server pid \d+ \(SIGUSR1\)$/)])
     const after = await sb.pkJson<{sessions: SessionRow[]}>(['ls'])
     expect(after.sessions.map((s) => [s.id, s.verified, s.tmux?.pane]).sort()).toEqual(
-      [[a.id, true, a.tmux!.pane], [b.id, true, b.tmux!.pane]].sort(),
+      [
+        [a.id, true, a.tmux!.pane],
+        [b.id, true, b.tmux!.pane],
+      ].sort(),
     )
     expect((await sb.pk(['attach', a.id, '--print'])).code).toBe(0)
   })
@@ -128,7 +146,11 @@ describe('pk doctor', () => {
     const dir = join(sb.stateDir, 'sessions')
     writeFileSync(join(dir, 'copy.json'), readFileSync(join(dir, `${a.id}.json`)))
     const before = await doctor('--fix')
-    expect(check(before.json, 'state-dir')).toMatchObject({status: 'fail', message: expect.stringMatching(/claim the same process/), fix: expect.stringMatching(/by hand/)})
+    expect(check(before.json, 'state-dir')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/claim the same process/),
+      fix: expect.stringMatching(/by hand/),
+    })
     expect(existsSync(join(dir, 'copy.json'))).toBe(true)
     const noTmux = await sb.pk(['doctor', '--json'], {env: {PATH: '/nonexistent'}})
     expect(noTmux.code).toBe(1)
@@ -222,9 +244,29 @@ describe('on a terminal', () => {
     const {shellQuote} = await import('../../src/lib/model/shell.js')
     const pk = (...args: string[]) => [process.execPath, PK_BIN, ...args].map(shellQuote).join(' ')
     const a = await bg('--', 'sleep', '1000')
-    writeFileSync(join(sb.stateDir, 'sessions', 'gone.json'), readFileSync(join(sb.stateDir, 'sessions', `${a.id}.json`), 'utf8').replace(/"pid": \d+/, '"pid": 4000003'))
+    writeFileSync(
+      join(sb.stateDir, 'sessions', 'gone.json'),
+      readFileSync(join(sb.stateDir, 'sessions', `${a.id}.json`), 'utf8').replace(/"pid": \d+/, '"pid": 4000003'),
+    )
     const term = sb.socket('term')
-    sb.tmux(term, 'new-session', '-d', '-x', '160', '-y', '40', '-s', 'term', '--', 'env', '-u', 'TMUX', 'sh', '-c', `${pk('doctor')}; echo "doctor-exit=$?"; ${pk('prune')}; echo "prune-exit=$?"; exec sleep 1000`)
+    sb.tmux(
+      term,
+      'new-session',
+      '-d',
+      '-x',
+      '160',
+      '-y',
+      '40',
+      '-s',
+      'term',
+      '--',
+      'env',
+      '-u',
+      'TMUX',
+      'sh',
+      '-c',
+      `${pk('doctor')}; echo "doctor-exit=$?"; ${pk('prune')}; echo "prune-exit=$?"; exec sleep 1000`,
+    )
     const screen = () => sb.tmux(term, 'capture-pane', '-p', '-t', 'term')
     await waitFor('prune question', () => screen().includes('Remove these 1? [y/N]'), 15_000)
     expect(screen()).toMatch(/✔ tmux: tmux \d/)
@@ -244,13 +286,22 @@ describe('pk doctor and the configuration (issue #23)', () => {
     expect((await sb.pk(['ls'], {cwd: sb.home})).code).toBe(2)
     const broken = await sb.pk(['doctor', '--json'], {cwd: sb.home})
     expect(broken.code).toBe(1)
-    expect(JSON.parse(broken.stdout).checks.find((c: {id: string}) => c.id === 'config')).toMatchObject({status: 'fail', message: expect.stringMatching(/executables/)})
+    expect(JSON.parse(broken.stdout).checks.find((c: {id: string}) => c.id === 'config')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/executables/),
+    })
     rmSync(join(sb.home, '.pkrc.json'))
     mkdirSync(join(sb.home, '.claude'), {recursive: true})
-    writeFileSync(join(sb.home, '.claude', 'settings.json'), JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: '/old/place/assets/pk-hook.sh', args: ['claude', '/usr/bin/node']}]}]}}))
+    writeFileSync(
+      join(sb.home, '.claude', 'settings.json'),
+      JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: '/old/place/assets/pk-hook.sh', args: ['claude', '/usr/bin/node']}]}]}}),
+    )
     const stale = JSON.parse((await sb.pk(['doctor', '--json'])).stdout).checks.find((c: {id: string}) => c.id === 'config')
     expect(stale).toMatchObject({status: 'warn', fix: 'pk setup claude'})
     await sb.pk(['setup', 'claude'])
-    expect(JSON.parse((await sb.pk(['doctor', '--json'])).stdout).checks.find((c: {id: string}) => c.id === 'config')).toMatchObject({status: 'pass', message: expect.stringMatching(/hooks of claude run this pk/)})
+    expect(JSON.parse((await sb.pk(['doctor', '--json'])).stdout).checks.find((c: {id: string}) => c.id === 'config')).toMatchObject({
+      status: 'pass',
+      message: expect.stringMatching(/hooks of claude run this pk/),
+    })
   })
 })

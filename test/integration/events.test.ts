@@ -31,7 +31,8 @@ const spooled = () => spooledIn(sb)
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const claude = (event: string, extra: object = {}) => JSON.stringify({hook_event_name: event, session_id: 'conv-1', ...extra})
 /** A shell line that reports one Claude event the way Claude's string-form hooks do: through `sh -c`. */
-const viaShell = (payload: string, node = true) => `sh -c "printf %s '${payload.replaceAll('"', '\\"')}' | '${HOOK}' claude ${node ? `'${process.execPath}'` : ''}"`
+const viaShell = (payload: string, node = true) =>
+  `sh -c "printf %s '${payload.replaceAll('"', '\\"')}' | '${HOOK}' claude ${node ? `'${process.execPath}'` : ''}"`
 
 /** Every file under the state directory with its content hash and mtime: what a reader must leave as it is. */
 function stateTree(): string[] {
@@ -109,8 +110,17 @@ describe('readers never write', () => {
 describe('told once per event', () => {
   it("four readers and the hook's writer at once: one prompt told once, though Claude reports it twice", async () => {
     const go = join(sb.root, 'go')
-    const row = await sb.bgRow(['--name', 'twice', '--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('PermissionRequest'))}; sleep 1; ${viaShell(claude('Notification', {notification_type: 'permission_prompt'}))}; exec sleep 100000`])
-    const readers = Array.from({length: 4}, () => spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: 'ignore'}))
+    const row = await sb.bgRow([
+      '--name',
+      'twice',
+      '--',
+      'sh',
+      '-c',
+      `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('PermissionRequest'))}; sleep 1; ${viaShell(claude('Notification', {notification_type: 'permission_prompt'}))}; exec sleep 100000`,
+    ])
+    const readers = Array.from({length: 4}, () =>
+      spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: 'ignore'}),
+    )
     children.push(...readers)
     writeFileSync(go, '')
     await waitFor('told', () => lines().length > 0, 15_000)
@@ -123,9 +133,19 @@ describe('told once per event', () => {
   it('behind a backlog of 300 events of another session, one prompt is still told once (PermissionRequest, then its Notification)', async () => {
     const go = join(sb.root, 'go')
     const flood = join(sb.root, 'flood')
-    const prompted = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.05; done; ${viaShell(claude('PermissionRequest'), false)}; while [ ! -e "${flood}.done" ]; do sleep 0.05; done; ${viaShell(claude('Notification', {notification_type: 'permission_prompt'}), false)}; exec sleep 100000`])
+    const prompted = await sb.bgRow([
+      '--',
+      'sh',
+      '-c',
+      `while [ ! -e "${go}" ]; do sleep 0.05; done; ${viaShell(claude('PermissionRequest'), false)}; while [ ! -e "${flood}.done" ]; do sleep 0.05; done; ${viaShell(claude('Notification', {notification_type: 'permission_prompt'}), false)}; exec sleep 100000`,
+    ])
     // Another session's 300 events, sent through the same hook between the two (none starts a writer).
-    await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${flood}" ]; do sleep 0.05; done; for i in $(seq 300); do printf '{"hook_event_name":"PreToolUse","session_id":"conv-2","n":%s}' $i | '${HOOK}' claude; done; touch "${flood}.done"; exec sleep 100000`])
+    await sb.bgRow([
+      '--',
+      'sh',
+      '-c',
+      `while [ ! -e "${flood}" ]; do sleep 0.05; done; for i in $(seq 300); do printf '{"hook_event_name":"PreToolUse","session_id":"conv-2","n":%s}' $i | '${HOOK}' claude; done; touch "${flood}.done"; exec sleep 100000`,
+    ])
     // The lock held elsewhere: nothing is applied while they pile up.
     const holder = await holdLock()
     writeFileSync(go, '')
@@ -157,10 +177,18 @@ describe('told once per event', () => {
     // The client attached first; the turn ends a second later, while it looks.
     await settle(1100)
     writeFileSync(go, '')
-    await waitFor('applied', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'idle' && spooled().length === 0), 15_000)
+    await waitFor(
+      'applied',
+      async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'idle' && spooled().length === 0),
+      15_000,
+    )
     await settle(1100)
     sb.tmux(sb.pkSocket, 'detach-client', '-s', row.tmux!.sessionId)
-    const detached = await waitFor('detach noted', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && !s.attached && s.tmux?.lastDetached), 10_000)
+    const detached = await waitFor(
+      'detach noted',
+      async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && !s.attached && s.tmux?.lastDetached),
+      10_000,
+    )
     expect(detached).toMatchObject({state: 'idle', attention: false})
     await sb.pk(['notify'])
     expect(lines()).toEqual([])
@@ -173,7 +201,11 @@ describe('every turn end counts', () => {
     mkdirSync(bin)
     const done = join(sb.root, 'done')
     // A stand-in with Gemini's screens: working until told, then its idle prompt.
-    writeFileSync(join(bin, 'gemini'), `#!/bin/sh\nprintf 'Thinking... (esc to cancel)\\n'\nwhile [ ! -e "${done}" ]; do sleep 0.1; done\nclear\nprintf '> Type your message or @path/to/file\\n'\nexec sleep 100000\n`, {mode: 0o755})
+    writeFileSync(
+      join(bin, 'gemini'),
+      `#!/bin/sh\nprintf 'Thinking... (esc to cancel)\\n'\nwhile [ ! -e "${done}" ]; do sleep 0.1; done\nclear\nprintf '> Type your message or @path/to/file\\n'\nexec sleep 100000\n`,
+      {mode: 0o755},
+    )
     const env = {PATH: `${bin}:${process.env.PATH}`}
     const row = await sb.bgRow(['gemini'], {env})
     await waitFor('working', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'working'), 10_000)
@@ -181,7 +213,10 @@ describe('every turn end counts', () => {
     // take seconds): only then does the turn end.
     const seen = [false, false]
     for (const i of [0, 1]) {
-      const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: ['ignore', 'pipe', 'ignore']})
+      const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {
+        env: {...sb.env, ...env},
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
       let text = ''
       watcher.stdout!.on('data', (d) => {
         text += d
@@ -201,7 +236,7 @@ describe('every turn end counts', () => {
     expect(lines()).toEqual([`${row.id} finished its turn`])
   }, 60_000)
 
-  it("Codex: two windows, one notify daemon under the first; each turn lands on its own window, a title thread on none", async () => {
+  it('Codex: two windows, one notify daemon under the first; each turn lands on its own window, a title thread on none', async () => {
     const bin = join(sb.root, 'bin')
     mkdirSync(bin)
     const dirA = join(sb.root, 'a')
@@ -212,14 +247,25 @@ describe('every turn end counts', () => {
     const title = '0199aaaa-bbbb-7ccc-8ddd-ffffffffffff'
     // Codex writes each conversation to a rollout file; the title thread has none.
     const day = new Date()
-    const rollouts = join(sb.home, '.codex', 'sessions', String(day.getFullYear()), String(day.getMonth() + 1).padStart(2, '0'), String(day.getDate()).padStart(2, '0'))
+    const rollouts = join(
+      sb.home,
+      '.codex',
+      'sessions',
+      String(day.getFullYear()),
+      String(day.getMonth() + 1).padStart(2, '0'),
+      String(day.getDate()).padStart(2, '0'),
+    )
     mkdirSync(rollouts, {recursive: true})
     writeFileSync(join(rollouts, `rollout-2026-12-01T00-00-00-${thread}.jsonl`), '{}\n')
     const fire = join(sb.root, 'fire')
     // The first window starts the shared daemon (its child, as Codex 0.171 does); the daemon runs notify
     // for whichever window's turn ended, with that window's thread and directory.
     const daemon = `while :; do for f in "${fire}".*; do [ -e "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; '${HOOK}' codex '${process.execPath}' "$p"; done; sleep 0.1; done`
-    writeFileSync(join(bin, 'codex'), `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`, {mode: 0o755})
+    writeFileSync(
+      join(bin, 'codex'),
+      `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`,
+      {mode: 0o755},
+    )
     const env = {PATH: `${bin}:${process.env.PATH}`}
     const first = await sb.bgRow(['codex', '--cwd', dirA], {env: {...env, START_DAEMON: '1'}})
     const second = await sb.bgRow(['codex', '--cwd', dirB], {env})
@@ -251,7 +297,9 @@ describe('a failed Codex turn', () => {
     writeFileSync(join(sb.root, 'failed.txt'), failed)
     // Codex 0.171's screens: a finished turn (reported by its notify), then a turn that fails after its
     // retries: work on the screen, then the prompt under "high demand", and no notify at all.
-    writeFileSync(join(bin, 'codex'), `#!/bin/sh
+    writeFileSync(
+      join(bin, 'codex'),
+      `#!/bin/sh
 printf '› Ask Codex to do anything\n  ? for shortcuts\n'
 '${HOOK}' codex '${process.execPath}' '{"type":"agent-turn-complete","thread-id":"0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee","cwd":"/nowhere"}'
 while [ ! -e "${go}" ]; do sleep 0.1; done
@@ -259,12 +307,17 @@ clear; printf '• Working (3s • esc to interrupt)\n\n› create a file\n'
 while [ ! -e "${fail}" ]; do sleep 0.1; done
 clear; cat "${join(sb.root, 'failed.txt')}"
 exec sleep 100000
-`, {mode: 0o755})
+`,
+      {mode: 0o755},
+    )
     const env = {PATH: `${bin}:${process.env.PATH}`}
     const row = await sb.bgRow(['codex'], {env})
     await waitFor('the first turn told', () => lines().length === 1, 15_000)
     await waitFor('applied', () => spooled().length === 0, 15_000)
-    const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: {...sb.env, ...env}, stdio: ['ignore', 'pipe', 'ignore']})
+    const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {
+      env: {...sb.env, ...env},
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
     children.push(watcher)
     let seen = ''
     watcher.stdout!.on('data', (d) => (seen += d))
@@ -288,7 +341,9 @@ describe("Pi's extension", () => {
     const reports = join(sb.root, 'reports')
     const recorder = join(sb.root, 'recorder')
     writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$2" >> "${reports}"\n`, {mode: 0o755})
-    const source = readFileSync(join(ROOT, 'assets', 'pi-extension.js'), 'utf8').replace('= __PK_ARGV__', '= ["node", "pk"]').replace('= __PK_HOOK__', `= [${JSON.stringify(recorder)}, "pi"]`)
+    const source = readFileSync(join(ROOT, 'assets', 'pi-extension.js'), 'utf8')
+      .replace('= __PK_ARGV__', '= ["node", "pk"]')
+      .replace('= __PK_HOOK__', `= [${JSON.stringify(recorder)}, "pi"]`)
     const file = join(sb.root, 'pk-ext.mjs')
     writeFileSync(file, source)
     const handlers = new Map<string, (event: unknown, ctx: unknown) => Promise<void>>()
@@ -307,6 +362,13 @@ describe("Pi's extension", () => {
     for (let attempt = 0; attempt < 4; attempt++) await step('agent_end', failed)
     await step('agent_end', {messages: [{role: 'assistant', stopReason: 'stop'}]})
     const events = reported().map((l) => JSON.parse(l))
-    expect(events.map((e) => `${e.event}${e.failed ? ' failed' : ''}`)).toEqual(['agent_start', 'agent_retry', 'agent_retry', 'agent_retry', 'agent_end failed', 'agent_end'])
+    expect(events.map((e) => `${e.event}${e.failed ? ' failed' : ''}`)).toEqual([
+      'agent_start',
+      'agent_retry',
+      'agent_retry',
+      'agent_retry',
+      'agent_end failed',
+      'agent_end',
+    ])
   })
 })

@@ -26,12 +26,16 @@ describe('pk ls spawns one tmux per server, plus one capture call per server wit
     const real = execFileSync('sh', ['-c', 'command -v tmux'], {encoding: 'utf8'}).trim()
     const log = join(sb.root, 'tmux-calls')
     writeFileSync(join(shim, 'tmux'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
-    const rows = await waitFor('agents seen working', async () => {
-      writeFileSync(log, '')
-      const result = await sb.pk(['ls', '--json'], {env: {PATH: `${shim}:${process.env.PATH}`}})
-      const sessions = JSON.parse(result.stdout).sessions as {state: string; stateSource: string}[]
-      return sessions.length === 6 && sessions.every((s) => s.state === 'working' && s.stateSource === 'pane') ? sessions : null
-    }, 10_000)
+    const rows = await waitFor(
+      'agents seen working',
+      async () => {
+        writeFileSync(log, '')
+        const result = await sb.pk(['ls', '--json'], {env: {PATH: `${shim}:${process.env.PATH}`}})
+        const sessions = JSON.parse(result.stdout).sessions as {state: string; stateSource: string}[]
+        return sessions.length === 6 && sessions.every((s) => s.state === 'working' && s.stateSource === 'pane') ? sessions : null
+      },
+      10_000,
+    )
     expect(rows).toHaveLength(6)
     const calls = readFileSync(log, 'utf8').trim().split('\n')
     expect(calls.filter((c) => c.includes('list-panes'))).toHaveLength(2)
@@ -54,7 +58,12 @@ describe('the fast path', () => {
       const fast = await sb.pk(['ls', ...args])
       // --interval is a flag the fast path does not know, so this argv goes through oclif.
       const viaOclif = await sb.pk(['ls', ...args, '--interval', '1'])
-      expect({args, code: fast.code, stdout: steady(fast.stdout), stderr: fast.stderr}).toEqual({args, code: viaOclif.code, stdout: steady(viaOclif.stdout), stderr: viaOclif.stderr})
+      expect({args, code: fast.code, stdout: steady(fast.stdout), stderr: fast.stderr}).toEqual({
+        args,
+        code: viaOclif.code,
+        stdout: steady(viaOclif.stdout),
+        stderr: viaOclif.stderr,
+      })
     }
     // 64 runs: four combinations at a time (one after another they passed two minutes on a loaded machine).
     for (let i = 0; i < combos.length; i += 4) await Promise.all(combos.slice(i, i + 4).map(compare))
@@ -80,8 +89,16 @@ describe('scripts never see a stack trace', () => {
   it('output into a closed pipe ends quietly, exit 0, for ls (fast path and oclif) and the watch stream', async () => {
     for (let i = 0; i < 30; i += 5) await Promise.all([0, 1, 2, 3, 4].map((j) => sb.pk(['bg', '--name', `s${i + j}`, '--', 'sleep', '1000'])))
     const {spawnSync} = await import('node:child_process')
-    for (const args of [['ls', '--json'], ['ls', '--json', '--interval', '1'], ['doctor', '--json']]) {
-      const result = spawnSync('bash', ['-c', `set -o pipefail; "$NODE" "$PK" ${args.join(' ')} | true; echo "rc=$?"`], {env: {...sb.env, NODE: process.execPath, PK: PK_BIN}, encoding: 'utf8', timeout: 60_000})
+    for (const args of [
+      ['ls', '--json'],
+      ['ls', '--json', '--interval', '1'],
+      ['doctor', '--json'],
+    ]) {
+      const result = spawnSync('bash', ['-c', `set -o pipefail; "$NODE" "$PK" ${args.join(' ')} | true; echo "rc=$?"`], {
+        env: {...sb.env, NODE: process.execPath, PK: PK_BIN},
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
       expect(result.stderr, args.join(' ')).toBe('')
       expect(result.stdout.trim(), args.join(' ')).toMatch(/^rc=(0|141)$/)
     }
@@ -118,11 +135,18 @@ describe("the fast path's code cache", () => {
     const {dirname} = await import('node:path')
     const repo = dirname(dirname(PK_BIN))
     const cacheFile = join(repo, 'dist', 'fast-path.cjs.cache')
-    const accepted = execFileSync(process.execPath, ['-e', `
+    const accepted = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `
       const vm = require('node:vm'), fs = require('node:fs'), Module = require('node:module')
       const file = ${JSON.stringify(join(repo, 'dist', 'fast-path.cjs'))}
       const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {filename: file, cachedData: fs.readFileSync(file + '.cache').subarray(32)})
-      process.stdout.write(String(!script.cachedDataRejected))`], {encoding: 'utf8'})
+      process.stdout.write(String(!script.cachedDataRejected))`,
+      ],
+      {encoding: 'utf8'},
+    )
     expect(accepted).toBe('true')
     // Code compiled from a cache has no loader for import(): the bundle must load its packages with require.
     expect(readFileSync(join(repo, 'dist', 'fast-path.cjs'), 'utf8')).not.toMatch(/\bimport\(/)

@@ -39,7 +39,13 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
   })
   afterEach(() => sb.cleanup())
 
-  const host = (name: string, user: string, extra: Record<string, unknown> = {}) => ({name, destination: `${user}@127.0.0.1`, pk: world.remotePk, options: world.options, ...extra})
+  const host = (name: string, user: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    destination: `${user}@127.0.0.1`,
+    pk: world.remotePk,
+    options: world.options,
+    ...extra,
+  })
   function configure(hosts: unknown[]): void {
     mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
     writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({hosts}))
@@ -69,7 +75,22 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
     const term = sb.socket('term')
     const pk = [process.execPath, PK_BIN, 'attach', `one/${id.slice(0, 5)}`].map(shellQuote).join(' ')
     const status = join(sb.root, 'status')
-    sb.tmux(term, 'new-session', '-d', '-x', '100', '-y', '30', '--', 'env', '-u', 'TMUX', 'sh', '-c', `${pk}; echo $? > ${shellQuote(status)}; exec sleep 1000`)
+    sb.tmux(
+      term,
+      'new-session',
+      '-d',
+      '-x',
+      '100',
+      '-y',
+      '30',
+      '--',
+      'env',
+      '-u',
+      'TMUX',
+      'sh',
+      '-c',
+      `${pk}; echo $? > ${shellQuote(status)}; exec sleep 1000`,
+    )
     await waitFor('remote client', () => world.tmuxAs(HOST_USERS[0], ['list-clients', '-F', '#{pane_id}']).trim() === pane, 20_000)
     world.tmuxAs(HOST_USERS[0], ['detach-client', '-a'])
     world.tmuxAs(HOST_USERS[0], ['detach-client'])

@@ -35,7 +35,11 @@ describe('published shapes', () => {
     const dead = await sb.pk(['bg', '--json', '--', 'sh', '-c', 'sleep 1; exit 3'])
     writeFileSync(join(sb.stateDir, 'sessions', 'broken.json'), '{')
     await new Promise((r) => setTimeout(r, 1500))
-    for (const args of [['ls', '--json'], ['ls', '--json', '--all']]) expect(check('ls', JSON.parse((await sb.pk(args)).stdout)), args.join(' ')).toBeNull()
+    for (const args of [
+      ['ls', '--json'],
+      ['ls', '--json', '--all'],
+    ])
+      expect(check('ls', JSON.parse((await sb.pk(args)).stdout)), args.join(' ')).toBeNull()
     expect(check('doctor', JSON.parse((await sb.pk(['doctor', '--json'])).stdout))).toBeNull()
     expect(check('prune', JSON.parse((await sb.pk(['prune', '--dry-run', '--json'])).stdout))).toBeNull()
     expect(check('prune', JSON.parse((await sb.pk(['prune', '--yes', '--json'])).stdout))).toBeNull()
@@ -74,7 +78,8 @@ describe('published shapes', () => {
     // The bundled copies (dist/schemas, made by the build) stand alone: a plain validator, no resolver,
     // validates real output with each.
     const ls = JSON.parse((await sb.pk(['ls', '--json', '--all'])).stdout)
-    for (const name of readdirSync(join(ROOT, 'dist', 'schemas'))) expect(() => new Ajv({keywords: KEYWORDS}).compile(JSON.parse(readFileSync(join(ROOT, 'dist', 'schemas', name), 'utf8'))), name).not.toThrow()
+    for (const name of readdirSync(join(ROOT, 'dist', 'schemas')))
+      expect(() => new Ajv({keywords: KEYWORDS}).compile(JSON.parse(readFileSync(join(ROOT, 'dist', 'schemas', name), 'utf8'))), name).not.toThrow()
     const alone = new Ajv().compile(JSON.parse(readFileSync(join(ROOT, 'dist', 'schemas', 'ls.schema.json'), 'utf8')))
     expect(alone(ls), JSON.stringify(alone.errors)).toBe(true)
   }, 60_000)
@@ -83,7 +88,9 @@ describe('published shapes', () => {
 describe('the command reference', () => {
   it('the README names every command and every flag that --help shows', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {hidden?: boolean; flags: Record<string, {hidden?: boolean}>}>}
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, {hidden?: boolean; flags: Record<string, {hidden?: boolean}>}>
+    }
     const missing: string[] = []
     for (const [id, command] of Object.entries(manifest.commands)) {
       if (command.hidden) continue
@@ -119,10 +126,19 @@ describe('shell completion', () => {
     const row = await sb.bgRow(['--', 'sleep', '100000'])
     const script = (await sb.pk(['completion', 'bash'])).stdout
     const complete = (...words: string[]) =>
-      spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _pk_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-        env: {...sb.env, PATH: `${bin}:${process.env.PATH}`},
-        encoding: 'utf8',
-      }).stdout.trim().split('\n')
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _pk_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        {
+          env: {...sb.env, PATH: `${bin}:${process.env.PATH}`},
+          encoding: 'utf8',
+        },
+      )
+        .stdout.trim()
+        .split('\n')
     expect(complete('pk', 'att')).toEqual(['attach'])
     expect(complete('pk', 'ls', '--js')).toEqual(['--json'])
     expect(complete('pk', 'bg', 'cl')).toEqual(['claude'])
@@ -135,7 +151,11 @@ describe('shell completion', () => {
     expect(complete('pk', 'bg', '--cwd', join(sb.root, 'projd'))).toEqual([join(sb.root, 'projdir')])
     // attach is offered live sessions only; logs (which reads dead panes too) every listed one.
     const ended = await sb.bgRow(['--', 'sh', '-c', 'sleep 1; exit 3'])
-    await waitFor('ended', async () => (await sb.pkJson<{sessions: {id: string; state: string}[]}>(['ls'])).sessions.some((s) => s.id === ended.id && s.state === 'exited'), 10_000)
+    await waitFor(
+      'ended',
+      async () => (await sb.pkJson<{sessions: {id: string; state: string}[]}>(['ls'])).sessions.some((s) => s.id === ended.id && s.state === 'exited'),
+      10_000,
+    )
     expect(complete('pk', 'attach', '')).toEqual([row.id])
     expect(complete('pk', 'logs', '').sort()).toEqual([row.id, ended.id].sort())
     const env = {...sb.env, PATH: `${bin}:${process.env.PATH}`}
@@ -174,11 +194,27 @@ describe('the npm package', () => {
     const out = join(sb.root, 'pack')
     mkdirSync(out)
     const env = {...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false'}
-    const packed = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', out], {cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']}).trim().split('\n').at(-1)!
+    const packed = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', out], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+      .trim()
+      .split('\n')
+      .at(-1)!
     const tarball = join(out, packed)
     expect(packed).toMatch(/^pk-sessions-\d+\.\d+\.\d+\.tgz$/)
     const listing = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
-    for (const file of ['package/bin/run.js', 'package/dist/fast-path.cjs', 'package/oclif.manifest.json', 'package/assets/pi-extension.js', 'package/schemas/ls.schema.json', 'package/pk.tmux']) expect(listing).toContain(file)
+    for (const file of [
+      'package/bin/run.js',
+      'package/dist/fast-path.cjs',
+      'package/oclif.manifest.json',
+      'package/assets/pi-extension.js',
+      'package/schemas/ls.schema.json',
+      'package/pk.tmux',
+    ])
+      expect(listing).toContain(file)
     expect(listing).not.toMatch(/package\/(src|test)\//)
     const prefix = join(sb.root, 'prefix')
     execFileSync('npm', ['install', '-g', '--prefix', prefix, '--omit=dev', '--loglevel=error', tarball], {env, stdio: 'ignore', timeout: 300_000})

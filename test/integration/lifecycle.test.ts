@@ -20,7 +20,10 @@ beforeEach(() => {
     {mode: 0o755},
   )
   mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
-  writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({agents: {echoer: {command: ['echoer'], executables: ['echoer'], resume: ['echoer', '--resume', '{id}']}}}))
+  writeFileSync(
+    join(sb.home, '.config', 'pk', 'config.json'),
+    JSON.stringify({agents: {echoer: {command: ['echoer'], executables: ['echoer'], resume: ['echoer', '--resume', '{id}']}}}),
+  )
   env = {PATH: `${bin}:${process.env.PATH}`, OUT: sb.root, NODE: process.execPath, PK_BIN: join(import.meta.dirname, '..', '..', 'bin', 'run.js')}
 })
 afterEach(() => sb.cleanup())
@@ -82,7 +85,7 @@ describe('pk resume', () => {
     expect((await sb.pk(['resume', first.id], {env})).code).toBe(4)
   })
 
-  it('keeps what the session was started with: the label and the agent\'s own arguments, resumed after resumed', async () => {
+  it("keeps what the session was started with: the label and the agent's own arguments, resumed after resumed", async () => {
     const first = await echoer('conv-9', ['--', '--model', 'opus'])
     expect(readFileSync(join(sb.root, `argv-${first.pid}`), 'utf8')).toBe('--model\nopus\n')
     await sb.pk(['stop', first.id])
@@ -155,7 +158,27 @@ describe('progress a person sees at a terminal', () => {
     const term = sb.socket('term')
     const status = join(sb.root, `status-${args[0]}`)
     const words = Object.entries(env).map(([k, v]) => `${k}=${v}`)
-    sb.tmux(term, 'new-session', '-d', '-x', '150', '-y', '40', '-s', args[0]!, '--', 'env', '-u', 'TMUX', '-u', 'TMUX_PANE', ...words, 'sh', '-c', `${pkCommand(...args)}; echo $? > ${shellQuote(status)}; exec sleep 1000`)
+    sb.tmux(
+      term,
+      'new-session',
+      '-d',
+      '-x',
+      '150',
+      '-y',
+      '40',
+      '-s',
+      args[0]!,
+      '--',
+      'env',
+      '-u',
+      'TMUX',
+      '-u',
+      'TMUX_PANE',
+      ...words,
+      'sh',
+      '-c',
+      `${pkCommand(...args)}; echo $? > ${shellQuote(status)}; exec sleep 1000`,
+    )
     const code = await waitFor(`pk ${args.join(' ')} to end`, () => (existsSync(status) ? readFileSync(status, 'utf8') : null), 60_000)
     return {status: code, screen: sb.tmux(term, 'capture-pane', '-p', '-t', args[0]!, '-S', '-100')}
   }
@@ -166,7 +189,7 @@ describe('progress a person sees at a terminal', () => {
     sb.tmux(sb.pkSocket, 'kill-server')
     await waitFor('server gone', () => sb.tmuxTry(sb.pkSocket, 'list-sessions').code !== 0)
     const restore = await inTerminal(['restore', '--yes'])
-    expect(restore.status, restore.screen).toBe("0\n")
+    expect(restore.status, restore.screen).toBe('0\n')
     for (const row of [a, b]) expect(restore.screen, restore.screen).toMatch(new RegExp(`resume ${row.id} \\(echoer work\\): now [0-9a-f]{8}`))
     expect(restore.screen).toMatch(new RegExp(`resumed ${a.id} as [0-9a-f]{8}`))
 
@@ -203,10 +226,14 @@ describe('pk send', () => {
 describe('pk logs, and sessions that die after they started', () => {
   it("shows an exited session's dead pane, its exit status, its output; attach goes there", async () => {
     const row = await sb.bgRow(['--', 'sh', '-c', 'echo "step one"; sleep 1; echo "it broke" >&2; exit 3'])
-    const exited = await waitFor('exited', async () => {
-      const now = await rowOf(row.id)
-      return now?.state === 'exited' && now.exitStatus !== null ? now : null
-    }, 10_000)
+    const exited = await waitFor(
+      'exited',
+      async () => {
+        const now = await rowOf(row.id)
+        return now?.state === 'exited' && now.exitStatus !== null ? now : null
+      },
+      10_000,
+    )
     expect(exited).toMatchObject({exitStatus: 3, exitReason: 'gone', tmux: {pane: row.tmux!.pane}})
     // Listed by default, until pruned.
     expect((await ls(false)).map((s) => s.id)).toContain(row.id)

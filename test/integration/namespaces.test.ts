@@ -58,7 +58,11 @@ set +e
 "$NODE" "$PK_BIN" attach "$ID" --print > /dev/null 2> "$OUT/attach.err"; echo $? > "$OUT/attach.rc"
 `
     const {spawnSync} = await import('node:child_process')
-    const result = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'bash', '-c', script], {env: {...sb.env, NODE: process.execPath, PK_BIN, OUT: sb.root, ID: host.id}, encoding: 'utf8', timeout: 60_000})
+    const result = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'bash', '-c', script], {
+      env: {...sb.env, NODE: process.execPath, PK_BIN, OUT: sb.root, ID: host.id},
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     expect(result.status, result.stderr).toBe(0)
     const read = (name: string) => readFileSync(join(sb.root, name), 'utf8').trim()
     expect(read('ls.rc')).toBe('0')
@@ -175,7 +179,8 @@ pk ls --json > "$out/ls.json"
       String.raw`
 set +e
 pk bg -- sleep 1000 2> "$out/bg.err"; echo $? > "$out/bg.rc"
-`)
+`,
+    )
     expect(read('bg.rc')).toBe('5')
     expect(read('bg.err')).toMatch(/earlier boot/)
 

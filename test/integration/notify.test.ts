@@ -32,7 +32,17 @@ const settle = (ms: number) => new Promise((r) => setTimeout(r, ms))
 describe('notifications', () => {
   it('a waiting hook with nobody attached notifies exactly once, with the event in the environment', async () => {
     // The record's process was replaced by respawn-pane; report from a pane pk knows through its hook.
-    const row = await sb.bgRow(['--name', 'api-fix', '--', 'sh', '-c', `printf %s '{"hook_event_name":"Notification","notification_type":"permission_prompt","session_id":"c1"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`], {env})
+    const row = await sb.bgRow(
+      [
+        '--name',
+        'api-fix',
+        '--',
+        'sh',
+        '-c',
+        `printf %s '{"hook_event_name":"Notification","notification_type":"permission_prompt","session_id":"c1"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`,
+      ],
+      {env},
+    )
     await waitFor('told', () => lines().length > 0, 15_000)
     await settle(1500)
     // Asked again, by anyone: the same event is never told twice.
@@ -47,7 +57,11 @@ describe('notifications', () => {
     const term = sb.socket('term')
     sb.tmux(term, 'new-session', '-d', '-x', '100', '-y', '20', '--', 'env', '-u', 'TMUX', 'tmux', '-S', sb.pkSocket, 'attach', '-t', row.tmux!.sessionId)
     await waitFor('attached', () => sb.tmuxTry(sb.pkSocket, 'list-clients').stdout.trim() !== '')
-    const seen = await waitFor('waiting', async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === row.id && s.state === 'waiting'), 15_000)
+    const seen = await waitFor(
+      'waiting',
+      async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === row.id && s.state === 'waiting'),
+      15_000,
+    )
     expect(seen.attached).toBe(true)
     await settle(1500)
     expect(lines()).toEqual([])
@@ -63,7 +77,17 @@ describe('notifications', () => {
       children.push(watcher)
     }
     await settle(1500)
-    const row = await sb.bgRow(['--name', 'crowd', '--', 'sh', '-c', `printf %s '{"hook_event_name":"Stop","session_id":"c2"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`], {env})
+    const row = await sb.bgRow(
+      [
+        '--name',
+        'crowd',
+        '--',
+        'sh',
+        '-c',
+        `printf %s '{"hook_event_name":"Stop","session_id":"c2"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`,
+      ],
+      {env},
+    )
     await waitFor('told', () => lines().length > 0, 15_000)
     await settle(3000)
     expect(lines()).toEqual([`${row.id} idle finished its turn crowd`])
@@ -86,7 +110,7 @@ describe('notifications', () => {
     expect(readFileSync(join(sb.stateDir, 'notify.log'), 'utf8')).toMatch(/command sleep: killed after 1 s/)
   })
 
-  it("the tmux message reaches an attached client of another server", async () => {
+  it('the tmux message reaches an attached client of another server', async () => {
     configure([{tmux: true}])
     const other = sb.socket('elsewhere')
     sb.tmux(other, 'new-session', '-d', '-s', 'mine', '--', 'sleep', '100000')

@@ -49,7 +49,13 @@ describe('a tmux server stopped for 5 s', () => {
     await resumed
     const listed = json.sessions.find((s) => s.id === row.id)!
     expect(listed).toMatchObject({verified: false, pid: row.pid, notVerifiedJustNow: expect.stringMatching(/tmux server .* did not answer in time/)})
-    expect(json.problems).toContainEqual(expect.objectContaining({code: 'server-unresponsive', socket: sb.pkSocket, message: expect.stringMatching(/shown from their records, not verified just now/)}))
+    expect(json.problems).toContainEqual(
+      expect.objectContaining({
+        code: 'server-unresponsive',
+        socket: sb.pkSocket,
+        message: expect.stringMatching(/shown from their records, not verified just now/),
+      }),
+    )
     expect(json.problems.map((p) => p.code)).not.toContain('unreachable')
     // Once it answers again, the session is as it was.
     expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)).toMatchObject({verified: true, notVerifiedJustNow: null})

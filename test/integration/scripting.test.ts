@@ -28,7 +28,7 @@ describe('exit statuses', () => {
 })
 
 describe('the server pk starts', () => {
-  it("has what the agents ask for (extended keys, focus events), and a server of yours is left as it is", async () => {
+  it('has what the agents ask for (extended keys, focus events), and a server of yours is left as it is', async () => {
     await sb.bgRow(['--', 'sleep', '100000'])
     expect(sb.tmux(sb.pkSocket, 'show-options', '-s', '-v', 'extended-keys').trim()).toBe('on')
     expect(sb.tmux(sb.pkSocket, 'show-options', '-g', '-v', 'focus-events').trim()).toBe('on')
@@ -100,7 +100,21 @@ describe('safe to mistype', () => {
     // A real pseudo-terminal: a tmux pane of a server of the test's own, running pk as a user would.
     const term = sb.socket('term')
     const out = `${sb.root}/typo-out`
-    sb.tmux(term, 'new-session', '-d', '-s', 'term', '-x', '120', '-y', '20', '--', 'sh', '-c', `env -u TMUX "${process.execPath}" "${PK_BIN}" start ${row.id}; echo "rc=$?" > "${out}"; sleep 100000`)
+    sb.tmux(
+      term,
+      'new-session',
+      '-d',
+      '-s',
+      'term',
+      '-x',
+      '120',
+      '-y',
+      '20',
+      '--',
+      'sh',
+      '-c',
+      `env -u TMUX "${process.execPath}" "${PK_BIN}" start ${row.id}; echo "rc=$?" > "${out}"; sleep 100000`,
+    )
     // Enter, as someone who took a prompt for one would press.
     for (let i = 0; i < 5; i++) sb.tmuxTry(term, 'send-keys', '-t', 'term', 'Enter')
     await waitFor('exited', () => existsSync(out), 10_000)

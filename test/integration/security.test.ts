@@ -61,7 +61,13 @@ describe('no secret on any command line', () => {
       const out = join(sb.root, 'env-seen')
       // Four at a time: twenty one after another took over two minutes beside another suite on 2 cores.
       for (let i = 0; i < 20; i += 4) {
-        const results = await Promise.all([0, 1, 2, 3].map((j) => sb.pk(['bg', '--', 'sh', '-c', 'printf %s "$PK_SECRET" > "$0"; exec sleep 1000', `${out}-${i + j}`], {env: {PK_SECRET: sentinel, ANTHROPIC_API_KEY: sentinel}})))
+        const results = await Promise.all(
+          [0, 1, 2, 3].map((j) =>
+            sb.pk(['bg', '--', 'sh', '-c', 'printf %s "$PK_SECRET" > "$0"; exec sleep 1000', `${out}-${i + j}`], {
+              env: {PK_SECRET: sentinel, ANTHROPIC_API_KEY: sentinel},
+            }),
+          ),
+        )
         for (const result of results) expect(result.code, result.stderr).toBe(0)
       }
       // The panes got the value all the same.
@@ -73,7 +79,16 @@ describe('no secret on any command line', () => {
     expect(existsSync(found) ? readFileSync(found, 'utf8') : '').toBe('')
     // The server keeps the argv of the client that started it: a neutral one.
     const server = serverPid(sb.pkSocket)
-    expect(readFileSync(`/proc/${server}/cmdline`, 'utf8').split('\0').filter(Boolean)).toEqual(['tmux', '-u', '-S', sb.pkSocket, 'start-server', ';', 'source-file', '-'])
+    expect(readFileSync(`/proc/${server}/cmdline`, 'utf8').split('\0').filter(Boolean)).toEqual([
+      'tmux',
+      '-u',
+      '-S',
+      sb.pkSocket,
+      'start-server',
+      ';',
+      'source-file',
+      '-',
+    ])
     // Nor does the value land in any file pk keeps.
     const grep = spawnSync('grep', ['-rl', sentinel, sb.stateDir, sb.tmuxTmpdir], {encoding: 'utf8'})
     expect(grep.stdout).toBe('')
@@ -83,7 +98,9 @@ describe('no secret on any command line', () => {
     sb.tmux(sb.pkSocket, 'new-session', '-d', '-s', 'first', '--', 'sleep', '1000')
     sb.tmux(sb.pkSocket, 'set-environment', '-g', 'SERVER_ONLY_SECRET', 'left-over')
     const out = join(sb.root, 'env.txt')
-    const result = await sb.pk(['bg', '--', 'sh', '-c', 'env > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 1000', out], {env: {WEIRD: `it's "quoted" $HOME #{pane_id} %5 ;\nsecond line \\ é`}})
+    const result = await sb.pk(['bg', '--', 'sh', '-c', 'env > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 1000', out], {
+      env: {WEIRD: `it's "quoted" $HOME #{pane_id} %5 ;\nsecond line \\ é`},
+    })
     expect(result.code, result.stderr).toBe(0)
     await waitFor('env file', () => existsSync(out))
     const env = readFileSync(out, 'utf8')
@@ -129,7 +146,7 @@ describe('--socket never destroys a file', () => {
     expect(existsSync(join(sb.stateDir, 'sessions')) ? readdirSync(join(sb.stateDir, 'sessions')) : []).toEqual([])
   })
 
-  rootIt("refuses a socket that belongs to another user with exit 5, even as root", async () => {
+  rootIt('refuses a socket that belongs to another user with exit 5, even as root', async () => {
     const theirs = join(sb.root, 'theirs.sock')
     const server = createServer()
     await new Promise<void>((resolve) => server.listen(theirs, resolve))
@@ -286,7 +303,11 @@ set +e
 echo $? > "$OUT/rc"
 ls -A "$DISK/state/sessions" > "$OUT/left"
 `
-    const result = spawnSync('unshare', ['--mount', 'bash', '-euc', script], {env: {...sb.env, DISK: disk, NODE: process.execPath, PK_BIN, OUT: sb.root, PK_STATE_DIR: join(disk, 'state')}, encoding: 'utf8', timeout: 60_000})
+    const result = spawnSync('unshare', ['--mount', 'bash', '-euc', script], {
+      env: {...sb.env, DISK: disk, NODE: process.execPath, PK_BIN, OUT: sb.root, PK_STATE_DIR: join(disk, 'state')},
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     expect(result.status, result.stderr).toBe(0)
     const read = (name: string) => readFileSync(join(sb.root, name), 'utf8')
     expect(read('rc').trim()).toBe('1')
@@ -303,10 +324,17 @@ set +e
 "$NODE" "$PK_BIN" ls > "$OUT/out" 2> "$OUT/err"; echo $? > "$OUT/rc"
 "$NODE" "$PK_BIN" ls --json > /dev/null 2> "$OUT/err-json"; echo $? > "$OUT/rc-json"
 `
-    const result = spawnSync('unshare', ['--mount', 'bash', '-euc', script], {env: {...sb.env, NODE: process.execPath, PK_BIN, OUT: sb.root}, encoding: 'utf8', timeout: 60_000})
+    const result = spawnSync('unshare', ['--mount', 'bash', '-euc', script], {
+      env: {...sb.env, NODE: process.execPath, PK_BIN, OUT: sb.root},
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     expect(result.status, result.stderr).toBe(0)
     const read = (name: string) => readFileSync(join(sb.root, name), 'utf8')
-    for (const [rc, err] of [['rc', 'err'], ['rc-json', 'err-json']]) {
+    for (const [rc, err] of [
+      ['rc', 'err'],
+      ['rc-json', 'err-json'],
+    ]) {
       expect(read(rc!).trim()).toBe('1')
       expect(read(err!)).toMatch(/cannot read \/proc\/sys\/kernel\/random\/boot_id/)
       noStackTrace(read(err!))
@@ -362,7 +390,8 @@ describe('what pk refuses', () => {
     const closed = join(sb.root, 'closed')
     mkdirSync(closed, {mode: 0o700})
     const env = ['env', '-i', `HOME=${world}`, `PATH=${process.env.PATH}`, 'LANG=C.UTF-8', `TMUX_TMPDIR=${world}`, `PK_STATE_DIR=${join(world, 'state')}`]
-    const asNobody = (args: string[]) => spawnSync('runuser', ['-u', 'nobody', '--', ...env, process.execPath, pk, ...args], {encoding: 'utf8', cwd: world, timeout: 30_000})
+    const asNobody = (args: string[]) =>
+      spawnSync('runuser', ['-u', 'nobody', '--', ...env, process.execPath, pk, ...args], {encoding: 'utf8', cwd: world, timeout: 30_000})
     try {
       const cwd = asNobody(['bg', '--cwd', closed, '--', 'sleep', '1000'])
       expect(cwd.status, cwd.stderr).toBe(2)

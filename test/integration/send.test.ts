@@ -20,7 +20,14 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-const lines = () => (existsSync(submitted) ? readFileSync(submitted, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [])
+const lines = () =>
+  existsSync(submitted)
+    ? readFileSync(submitted, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : []
 
 describe('pk send to an agent', () => {
   it('right after pk bg: waits for the prompt, pastes, lets the paste settle, submits, and says so', async () => {

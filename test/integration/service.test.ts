@@ -23,7 +23,10 @@ beforeEach(() => {
   const log = `printf '%s\\n' "$(basename "$0") $*" >> "${calls}"`
   const stub = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/sh\n${log}\n${body}\n`, {mode: 0o755})
   stub('systemctl', 'case "$*" in *is-system-running*) if [ -n "$SYSTEMD_UP" ]; then echo running; exit 0; else echo offline; exit 1; fi ;; esac\nexit 0')
-  stub('systemd-run', 'if [ -n "$SYSTEMD_BUS_BROKEN" ]; then echo "Failed to connect to bus: No such file or directory" >&2; exit 1; fi\nwhile [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done\nshift\nexec "$@"')
+  stub(
+    'systemd-run',
+    'if [ -n "$SYSTEMD_BUS_BROKEN" ]; then echo "Failed to connect to bus: No such file or directory" >&2; exit 1; fi\nwhile [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done\nshift\nexec "$@"',
+  )
   stub('loginctl', 'echo "${LINGER:-no}"')
   stub('crontab', `case "$1" in -l) [ -f "${table}" ] || { echo "no crontab for you" >&2; exit 1; }; cat "${table}" ;; -) cat > "${table}" ;; esac`)
   env = {PATH: `${bin}:${process.env.PATH}`, STANDIN_OUT: sb.root, XDG_CONFIG_HOME: join(sb.home, '.config')}
@@ -39,7 +42,9 @@ describe('surviving logout', () => {
     expect(row.verified).toBe(true)
     const scopes = asked().filter((c) => c.startsWith('systemd-run'))
     expect(scopes).toHaveLength(1)
-    expect(scopes[0]).toMatch(new RegExp(`^systemd-run --user --scope --quiet --collect --unit=pk-tmux-[0-9a-f]{8} .* -- tmux -u -S ${sb.pkSocket} start-server ; source-file -$`))
+    expect(scopes[0]).toMatch(
+      new RegExp(`^systemd-run --user --scope --quiet --collect --unit=pk-tmux-[0-9a-f]{8} .* -- tmux -u -S ${sb.pkSocket} start-server ; source-file -$`),
+    )
     // The server runs already: nothing new to place.
     await sb.bgRow(['--', 'sleep', '100000'], {env: systemd})
     expect(asked().filter((c) => c.startsWith('systemd-run'))).toHaveLength(1)
@@ -69,7 +74,9 @@ describe('pk setup autostart', () => {
     expect(existsSync(unit)).toBe(false)
     const first = await sb.pk(['setup', 'autostart'], {env: systemd})
     expect(first.code, first.stderr).toBe(0)
-    expect(readFileSync(unit, 'utf8')).toMatch(/\[Service\]\nType=oneshot\n(Environment=.*\n)*ExecStart=.*run\.js" "restore" "--yes" "--autostart"\n\n\[Install\]\nWantedBy=default\.target/)
+    expect(readFileSync(unit, 'utf8')).toMatch(
+      /\[Service\]\nType=oneshot\n(Environment=.*\n)*ExecStart=.*run\.js" "restore" "--yes" "--autostart"\n\n\[Install\]\nWantedBy=default\.target/,
+    )
     expect(readFileSync(unit, 'utf8')).toContain(`Environment="PK_STATE_DIR=${sb.stateDir}"`)
     expect(asked()).toEqual(expect.arrayContaining(['systemctl --user daemon-reload', 'systemctl --user enable pk-restore.service']))
     const reloads = () => asked().filter((c) => c === 'systemctl --user daemon-reload').length
@@ -103,7 +110,9 @@ describe('pk setup autostart', () => {
     await sb.pk(['setup', 'autostart'], {env})
     sb.tmux(sb.pkSocket, 'kill-server')
     // What cron runs at boot: the entry's command, as its shell would.
-    const line = readFileSync(table, 'utf8').split('\n').find((l) => l.startsWith('@reboot'))!
+    const line = readFileSync(table, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('@reboot'))!
     const command = line.replace(/^@reboot /, '').replace(/ >\/dev\/null 2>&1$/, '')
     execFileSync('sh', ['-c', command], {env: {...sb.env, ...env}})
     const after = await sb.pkJson<LsJson>(['ls'], {env})

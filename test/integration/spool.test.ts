@@ -22,7 +22,12 @@ describe('the sh hook and its spool', () => {
   it('takes an event from inside a pane without node; readers show it, and only the writer applies it', async () => {
     // The pane's process reports once it has been told to go (after its record exists), then stays.
     const go = join(sb.root, 'go')
-    const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; printf %s '${claude('Notification', ',"notification_type":"permission_prompt"')}' | "${HOOK}" claude; exec sleep 100000`])
+    const row = await sb.bgRow([
+      '--',
+      'sh',
+      '-c',
+      `while [ ! -e "${go}" ]; do sleep 0.1; done; printf %s '${claude('Notification', ',"notification_type":"permission_prompt"')}' | "${HOOK}" claude; exec sleep 100000`,
+    ])
     writeFileSync(go, '')
     await waitFor('spooled', () => spooled().length === 1)
     const text = readFileSync(join(spool(), spooled()[0]!), 'utf8')
@@ -56,10 +61,14 @@ describe('the sh hook and its spool', () => {
     await sb.pk(['notify', '--fold'])
     expect(spooled()).toEqual([])
     // The last one sent stands: the turn ended.
-    expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'idle', event: 'Stop', turnEnded: true})
+    expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({
+      state: 'idle',
+      event: 'Stop',
+      turnEnded: true,
+    })
   })
 
-  it('an event whose sender is nobody\'s session is logged and removed by the writer, never attributed to another process', async () => {
+  it("an event whose sender is nobody's session is logged and removed by the writer, never attributed to another process", async () => {
     mkdirSync(spool(), {recursive: true, mode: 0o700})
     await sb.bgRow(['--', 'sleep', '100000'])
     // An event from a process that is gone (pid 1 with a start time that is not its own).
@@ -118,8 +127,18 @@ describe('the sh hook and its spool', () => {
     const calls = join(sb.root, 'writer-calls')
     const gone = join(sb.root, 'writer-may-go')
     // (bounded: a test that fails leaves no process behind for long)
-    writeFileSync(shim, `#!/bin/sh\necho "$*" >> "${calls}"\nn=0\nwhile [ ! -e "${gone}" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done\n`, {mode: 0o755})
-    const hooks = Array.from({length: 20}, () => new Promise((resolve) => spawn(HOOK, ['claude', shim], {env: sb.env, stdio: ['pipe', 'ignore', 'ignore']}).on('exit', resolve).stdin!.end(claude('Stop'))))
+    writeFileSync(shim, `#!/bin/sh\necho "$*" >> "${calls}"\nn=0\nwhile [ ! -e "${gone}" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done\n`, {
+      mode: 0o755,
+    })
+    const hooks = Array.from(
+      {length: 20},
+      () =>
+        new Promise((resolve) =>
+          spawn(HOOK, ['claude', shim], {env: sb.env, stdio: ['pipe', 'ignore', 'ignore']})
+            .on('exit', resolve)
+            .stdin!.end(claude('Stop')),
+        ),
+    )
     await Promise.all(hooks)
     await waitFor('the writer started', () => existsSync(calls) && /\n/.test(readFileSync(calls, 'utf8')))
     expect(readFileSync(join(sb.stateDir, 'writer'), 'utf8')).toMatch(/^\d+ \d+\n$/)

@@ -8,7 +8,13 @@ import {LsJson, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox
 let repo: string
-const gitEnv = {GIT_AUTHOR_NAME: 'pk test', GIT_AUTHOR_EMAIL: 'pk@test', GIT_COMMITTER_NAME: 'pk test', GIT_COMMITTER_EMAIL: 'pk@test', GIT_CONFIG_NOSYSTEM: '1'}
+const gitEnv = {
+  GIT_AUTHOR_NAME: 'pk test',
+  GIT_AUTHOR_EMAIL: 'pk@test',
+  GIT_COMMITTER_NAME: 'pk test',
+  GIT_COMMITTER_EMAIL: 'pk@test',
+  GIT_CONFIG_NOSYSTEM: '1',
+}
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, {cwd, env: {...sb.env, ...gitEnv}, encoding: 'utf8'})
 
 beforeEach(() => {
@@ -98,7 +104,10 @@ describe('cleaning up worktrees', () => {
 
   it('resume runs in the worktree, made again from its branch when its directory was removed', async () => {
     mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
-    writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({agents: {napper: {command: ['sleep', '100000'], executables: ['sleep'], resume: ['sleep', '{id}']}}}))
+    writeFileSync(
+      join(sb.home, '.config', 'pk', 'config.json'),
+      JSON.stringify({agents: {napper: {command: ['sleep', '100000'], executables: ['sleep'], resume: ['sleep', '{id}']}}}),
+    )
     const first = await bg(['napper', '--worktree=resumable'])
     const file = join(sb.stateDir, 'sessions', `${first.id}.json`)
     writeFileSync(file, JSON.stringify({...JSON.parse(readFileSync(file, 'utf8')), conversationId: '100001'}))

@@ -31,7 +31,10 @@ const stoppedPids = new Set<number>()
 beforeAll(() => {
   sb = new Sandbox()
   mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
-  writeFileSync(join(sb.home, '.config', 'pk', 'config.json'), JSON.stringify({notify: [{command: ['sh', '-c', 'echo "$PK_ID $PK_SINCE $PK_STATE" >> "$0"', told()]}]}))
+  writeFileSync(
+    join(sb.home, '.config', 'pk', 'config.json'),
+    JSON.stringify({notify: [{command: ['sh', '-c', 'echo "$PK_ID $PK_SINCE $PK_STATE" >> "$0"', told()]}]}),
+  )
 })
 afterAll(() => {
   for (const pid of stoppedPids) signal(pid, 'SIGCONT')
@@ -77,92 +80,102 @@ exec sleep 100000`
 }
 
 describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
-  it(`${SESSIONS * EVENTS} hook events from ${SESSIONS} sessions, with processes killed and stopped at random beside a CPU hog`, async () => {
-    const go = join(sb.root, 'go')
-    const lasts = Array.from({length: SESSIONS}, (_, i) => Object.keys(LAST)[i % 3]!)
-    const ids: string[] = []
-    for (let i = 0; i < SESSIONS; i += 5) {
-      const rows = await Promise.all(Array.from({length: Math.min(5, SESSIONS - i)}, (_, k) => sb.bgRow(['--', 'sh', '-c', script(i + k, go, lasts[i + k]!)])))
-      ids.push(...rows.map((r) => r.id))
-    }
+  it(
+    `${SESSIONS * EVENTS} hook events from ${SESSIONS} sessions, with processes killed and stopped at random beside a CPU hog`,
+    async () => {
+      const go = join(sb.root, 'go')
+      const lasts = Array.from({length: SESSIONS}, (_, i) => Object.keys(LAST)[i % 3]!)
+      const ids: string[] = []
+      for (let i = 0; i < SESSIONS; i += 5) {
+        const rows = await Promise.all(
+          Array.from({length: Math.min(5, SESSIONS - i)}, (_, k) => sb.bgRow(['--', 'sh', '-c', script(i + k, go, lasts[i + k]!)])),
+        )
+        ids.push(...rows.map((r) => r.id))
+      }
 
-    // The hog: two busy loops per core.
-    for (let i = 0; i < 4; i++) everyone.push(spawn('sh', ['-c', 'while :; do :; done'], {stdio: 'ignore'}))
-    let stormy = true
-    const env = sb.env
-    // Readers and notifiers, one or two at a time.
-    const readers = (async () => {
-      while (stormy) {
-        const args = [['ls', '--json'], ['notify'], ['ls', '--format', 'short']][Math.floor(Math.random() * 3)]!
-        const child = spawn(process.execPath, [PK_BIN, ...args], {env, stdio: 'ignore'})
-        everyone.push(child)
-        await new Promise((r) => setTimeout(r, 300))
-      }
-    })()
-    // Other writers: holding the lock a while, as bg or stop do.
-    const holders = (async () => {
-      while (stormy) {
-        const hold = `import(${JSON.stringify(join(ROOT, 'dist/lib/registry/lock.js'))}).then(({withStateLock}) => withStateLock({root: ${JSON.stringify(sb.stateDir)}}, () => new Promise((r) => setTimeout(r, ${200 + Math.floor(Math.random() * 1500)})), {waitMs: 60000})).then(() => process.exit(0), () => process.exit(1))`
-        everyone.push(spawn(process.execPath, ['-e', `/*lock.js*/ ${hold}`], {env, stdio: 'ignore'}))
-        await new Promise((r) => setTimeout(r, 1000))
-      }
-    })()
-    // Chaos: every half second, one of them killed, or stopped for 15 s.
-    let killed = 0
-    let stopped = 0
-    const chaos = (async () => {
-      while (stormy) {
-        await new Promise((r) => setTimeout(r, 500))
-        const targets = pkProcesses()
-        if (targets.length === 0) continue
-        const pid = targets[Math.floor(Math.random() * targets.length)]!
-        if (Math.random() < 0.5) {
-          signal(pid, 'SIGKILL')
-          killed++
-        } else {
-          signal(pid, 'SIGSTOP')
-          stoppedPids.add(pid)
-          stopped++
-          setTimeout(() => {
-            signal(pid, 'SIGCONT')
-            stoppedPids.delete(pid)
-          }, 15_000)
+      // The hog: two busy loops per core.
+      for (let i = 0; i < 4; i++) everyone.push(spawn('sh', ['-c', 'while :; do :; done'], {stdio: 'ignore'}))
+      let stormy = true
+      const env = sb.env
+      // Readers and notifiers, one or two at a time.
+      const readers = (async () => {
+        while (stormy) {
+          const args = [['ls', '--json'], ['notify'], ['ls', '--format', 'short']][Math.floor(Math.random() * 3)]!
+          const child = spawn(process.execPath, [PK_BIN, ...args], {env, stdio: 'ignore'})
+          everyone.push(child)
+          await new Promise((r) => setTimeout(r, 300))
         }
+      })()
+      // Other writers: holding the lock a while, as bg or stop do.
+      const holders = (async () => {
+        while (stormy) {
+          const hold = `import(${JSON.stringify(join(ROOT, 'dist/lib/registry/lock.js'))}).then(({withStateLock}) => withStateLock({root: ${JSON.stringify(sb.stateDir)}}, () => new Promise((r) => setTimeout(r, ${200 + Math.floor(Math.random() * 1500)})), {waitMs: 60000})).then(() => process.exit(0), () => process.exit(1))`
+          everyone.push(spawn(process.execPath, ['-e', `/*lock.js*/ ${hold}`], {env, stdio: 'ignore'}))
+          await new Promise((r) => setTimeout(r, 1000))
+        }
+      })()
+      // Chaos: every half second, one of them killed, or stopped for 15 s.
+      let killed = 0
+      let stopped = 0
+      const chaos = (async () => {
+        while (stormy) {
+          await new Promise((r) => setTimeout(r, 500))
+          const targets = pkProcesses()
+          if (targets.length === 0) continue
+          const pid = targets[Math.floor(Math.random() * targets.length)]!
+          if (Math.random() < 0.5) {
+            signal(pid, 'SIGKILL')
+            killed++
+          } else {
+            signal(pid, 'SIGSTOP')
+            stoppedPids.add(pid)
+            stopped++
+            setTimeout(() => {
+              signal(pid, 'SIGCONT')
+              stoppedPids.delete(pid)
+            }, 15_000)
+          }
+        }
+      })()
+
+      writeFileSync(go, '')
+      await waitFor(
+        'every session sent its events',
+        () => Array.from({length: SESSIONS}, (_, i) => existsSync(join(sb.root, `done.${i}`))).every(Boolean),
+        40 * 60_000,
+      )
+      stormy = false
+      await Promise.all([readers, holders, chaos])
+      for (const child of everyone.splice(0, 4)) child.kill('SIGKILL')
+      for (const pid of stoppedPids) signal(pid, 'SIGCONT')
+      stoppedPids.clear()
+      // Whatever still runs finishes (a writer with a backlog applies it).
+      await waitFor('every pk process ended', () => pkProcesses().length === 0, 10 * 60_000)
+      expect(killed + stopped).toBeGreaterThan(SESSIONS * EVENTS >= 10_000 ? 10 : 0)
+
+      // One more writer run.
+      const last = await sb.pk(['notify', '--fold'])
+      expect(last.code, last.stderr).toBe(0)
+      expect(spooled(sb)).toEqual([])
+      const quarantine = join(sb.stateDir, 'quarantine')
+      expect(existsSync(quarantine) ? readdirSync(quarantine) : []).toEqual([])
+      const log = existsSync(join(sb.stateDir, 'hook.log')) ? readFileSync(join(sb.stateDir, 'hook.log'), 'utf8') : ''
+      expect(log).not.toMatch(/not an event/)
+      expect(log).not.toMatch(/nobody's/)
+
+      // Every session in the state of its last event, with its own conversation.
+      for (const [i, id] of ids.entries()) {
+        const record = JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8'))
+        expect({i, conversationId: record.conversationId, state: record.status?.state}).toEqual({i, conversationId: `conv-${i}`, state: LAST[lasts[i]!]})
       }
-    })()
-
-    writeFileSync(go, '')
-    await waitFor('every session sent its events', () => Array.from({length: SESSIONS}, (_, i) => existsSync(join(sb.root, `done.${i}`))).every(Boolean), 40 * 60_000)
-    stormy = false
-    await Promise.all([readers, holders, chaos])
-    for (const child of everyone.splice(0, 4)) child.kill('SIGKILL')
-    for (const pid of stoppedPids) signal(pid, 'SIGCONT')
-    stoppedPids.clear()
-    // Whatever still runs finishes (a writer with a backlog applies it).
-    await waitFor('every pk process ended', () => pkProcesses().length === 0, 10 * 60_000)
-    expect(killed + stopped).toBeGreaterThan(SESSIONS * EVENTS >= 10_000 ? 10 : 0)
-
-    // One more writer run.
-    const last = await sb.pk(['notify', '--fold'])
-    expect(last.code, last.stderr).toBe(0)
-    expect(spooled(sb)).toEqual([])
-    const quarantine = join(sb.stateDir, 'quarantine')
-    expect(existsSync(quarantine) ? readdirSync(quarantine) : []).toEqual([])
-    const log = existsSync(join(sb.stateDir, 'hook.log')) ? readFileSync(join(sb.stateDir, 'hook.log'), 'utf8') : ''
-    expect(log).not.toMatch(/not an event/)
-    expect(log).not.toMatch(/nobody's/)
-
-    // Every session in the state of its last event, with its own conversation.
-    for (const [i, id] of ids.entries()) {
-      const record = JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8'))
-      expect({i, conversationId: record.conversationId, state: record.status?.state}).toEqual({i, conversationId: `conv-${i}`, state: LAST[lasts[i]!]})
-    }
-    // Each event told at most once, and only of these sessions.
-    const lines = existsSync(told()) ? readFileSync(told(), 'utf8').trim().split('\n').filter(Boolean) : []
-    const events = lines.map((l) => l.split(' ').slice(0, 2).join(' '))
-    expect(new Set(events).size).toBe(events.length)
-    for (const line of lines) expect(ids).toContain(line.split(' ')[0])
-    expect(lines.length).toBeGreaterThan(0)
-    console.log(`storm: ${SESSIONS * EVENTS} events, ${killed} processes killed and ${stopped} stopped, ${lines.length} told`)
-  }, 60 * 60_000)
+      // Each event told at most once, and only of these sessions.
+      const lines = existsSync(told()) ? readFileSync(told(), 'utf8').trim().split('\n').filter(Boolean) : []
+      const events = lines.map((l) => l.split(' ').slice(0, 2).join(' '))
+      expect(new Set(events).size).toBe(events.length)
+      for (const line of lines) expect(ids).toContain(line.split(' ')[0])
+      expect(lines.length).toBeGreaterThan(0)
+      console.log(`storm: ${SESSIONS * EVENTS} events, ${killed} processes killed and ${stopped} stopped, ${lines.length} told`)
+    },
+    60 * 60_000,
+  )
 })

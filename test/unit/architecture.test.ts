@@ -8,7 +8,8 @@ import {describe, expect, it} from 'vitest'
  * under src/lib/tmux. Each rule names the files that break it.
  */
 const SRC = join(import.meta.dirname, '..', '..', 'src')
-const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []))
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []))
 const all = files(SRC).map((file) => ({file: relative(SRC, file), text: readFileSync(file, 'utf8').replaceAll(/^\s*(\/\/|\*).*$/gm, '')}))
 const breaking = (pattern: RegExp, where: (file: string) => boolean) => all.filter((f) => where(f.file) && pattern.test(f.text)).map((f) => f.file)
 
@@ -21,12 +22,16 @@ describe('the structure of src', () => {
     expect(breaking(/process\.(stdout|stderr|stdin)\b/, (f) => f.startsWith('lib/'))).toEqual([])
   })
   it('no tmux command is built or run outside the tmux adapter', () => {
-    expect(breaking(/\b(tmuxArgv|runTmux)\(|\b(spawn|spawnSync|execFile|execFileSync)\(\s*'tmux'/, (f) => f.startsWith('lib/') && !f.startsWith('lib/tmux/'))).toEqual([])
+    expect(
+      breaking(/\b(tmuxArgv|runTmux)\(|\b(spawn|spawnSync|execFile|execFileSync)\(\s*'tmux'/, (f) => f.startsWith('lib/') && !f.startsWith('lib/tmux/')),
+    ).toEqual([])
   })
   it('the world (the records, the pid namespace, the tmux servers) is read by the snapshot: doctor, the hook and handoff take one', () => {
     // Writers re-read a record under the lock (registry, the fold after applying); bg reads the view it records its new process in.
     const reading = /\b(readRecords|readView)\(|new ServerScan\(/
-    expect(breaking(reading, (f) => ['lib/doctor/', 'lib/events/hook.ts', 'lib/verbs/handoff.ts', 'lib/listing/sessions.ts'].some((p) => f.startsWith(p)))).toEqual(['lib/doctor/facts.ts'])
+    expect(
+      breaking(reading, (f) => ['lib/doctor/', 'lib/events/hook.ts', 'lib/verbs/handoff.ts', 'lib/listing/sessions.ts'].some((p) => f.startsWith(p))),
+    ).toEqual(['lib/doctor/facts.ts'])
     // doctor's one scan is the one it hands the snapshot (it lists no socket directory pk must not trust).
     expect(all.find((f) => f.file === 'lib/doctor/facts.ts')!.text).toMatch(/takeSnapshot\(ctx, \{state: readable, scan, presets\}\)/)
     expect(all.find((f) => f.file === 'lib/doctor/facts.ts')!.text).not.toMatch(/\b(readRecords|readView)\(/)
@@ -35,7 +40,11 @@ describe('the structure of src', () => {
     // Declarations only, or a loop that needs a real terminal (the dashboard runs in one in test/integration/dashboard.test.ts).
     const without = new Set(['lib/config/context.ts', 'lib/doctor/types.ts', 'lib/ui/app.ts'])
     const UNIT = join(import.meta.dirname)
-    const untested = all.map((f) => f.file).filter((f) => f.startsWith('lib/') && !f.endsWith('.d.ts') && !without.has(f) && !existsSync(join(UNIT, f.slice('lib/'.length).replace(/\.ts$/, '.test.ts'))))
+    const untested = all
+      .map((f) => f.file)
+      .filter(
+        (f) => f.startsWith('lib/') && !f.endsWith('.d.ts') && !without.has(f) && !existsSync(join(UNIT, f.slice('lib/'.length).replace(/\.ts$/, '.test.ts'))),
+      )
     expect(untested).toEqual([])
   })
   it('commands and the fast path write through src/output.ts only (one writer, escape sequences kept off stderr: a mistyped command is printed back)', () => {

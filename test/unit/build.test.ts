@@ -21,10 +21,16 @@ function copyOf(paths: string[]): string {
   return root
 }
 
-const node = (root: string, script: string, ...args: string[]) => spawnSync(process.execPath, [join(root, script), ...args], {encoding: 'utf8', timeout: 60_000})
+const node = (root: string, script: string, ...args: string[]) =>
+  spawnSync(process.execPath, [join(root, script), ...args], {encoding: 'utf8', timeout: 60_000})
 
 describe('the build refuses', () => {
-  const VALIDATORS = ['scripts/compile-validators.mjs', 'schemas', 'src/lib/registry/record-validator.generated.js', 'src/lib/config/config-validator.generated.js']
+  const VALIDATORS = [
+    'scripts/compile-validators.mjs',
+    'schemas',
+    'src/lib/registry/record-validator.generated.js',
+    'src/lib/config/config-validator.generated.js',
+  ]
 
   it('a committed validator that is not what its schema compiles to now', () => {
     const root = copyOf(VALIDATORS)

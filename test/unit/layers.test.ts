@@ -30,7 +30,12 @@ describe('the layers of src/lib', () => {
   })
 
   it('every folder of src/lib has one rank', () => {
-    const folders = new Set(importGraph(src).flatMap((e) => [e.from, e.to]).filter((p) => /^lib\/[^/]+\//.test(p)).map((p) => p.split('/')[1]!))
+    const folders = new Set(
+      importGraph(src)
+        .flatMap((e) => [e.from, e.to])
+        .filter((p) => /^lib\/[^/]+\//.test(p))
+        .map((p) => p.split('/')[1]!),
+    )
     const ranked = LAYERS.flat()
     expect(new Set(ranked).size).toBe(ranked.length)
     expect([...folders].filter((f) => !ranked.includes(f))).toEqual([])

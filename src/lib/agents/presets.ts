@@ -49,7 +49,8 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
       {state: 'waiting', pattern: String.raw`Do you want to|Enter to confirm|Press Enter to continue|Syntax theme:|^\s*❯\s\d+\.\s`},
       {state: 'idle', pattern: String.raw`^❯\s|\? for shortcuts`},
     ],
-    hooks: 'hooks in ~/.claude/settings.json: UserPromptSubmit, PreToolUse, PostToolUse (working), Notification, PermissionRequest (waiting), Stop (idle), SessionEnd (exited)',
+    hooks:
+      'hooks in ~/.claude/settings.json: UserPromptSubmit, PreToolUse, PostToolUse (working), Notification, PermissionRequest (waiting), Stop (idle), SessionEnd (exited)',
   },
   {
     name: 'codex',
@@ -59,7 +60,10 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     paneRules: [
       {state: 'working', pattern: String.raw`esc to interrupt`},
       // First run: sign-in, API key and folder trust screens wait for the user.
-      {state: 'waiting', pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue · esc back`},
+      {
+        state: 'waiting',
+        pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue · esc back`,
+      },
       {state: 'idle', pattern: String.raw`⏎ send|send message|Ask Codex to do anything|\? for shortcuts`},
     ],
     hooks: 'notify program in ~/.codex/config.toml (agent-turn-complete: idle)',
@@ -72,7 +76,11 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     paneRules: [
       {state: 'working', pattern: String.raw`esc to cancel`},
       // First run: folder trust, the choice of sign-in, the API key: dialogs taller than the usual 12 lines.
-      {state: 'waiting', pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit|A potential loop was detected|│\s*● 1\. `, lines: 24},
+      {
+        state: 'waiting',
+        pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit|A potential loop was detected|│\s*● 1\. `,
+        lines: 24,
+      },
       {state: 'idle', pattern: String.raw`Type your message`},
     ],
     hooks: 'hooks in ~/.gemini/settings.json: BeforeAgent (working), Notification (waiting), AfterAgent (idle), SessionEnd (exited)',
@@ -87,7 +95,8 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
       {state: 'waiting', pattern: String.raw`Permission required|Allow once`},
       {state: 'idle', pattern: String.raw`ctrl\+p commands|enter send`},
     ],
-    hooks: 'plugin: ~/.config/opencode/plugins/pk.js reports session.busy (working), permission.asked (waiting), session.idle (idle), and each answer\'s tokens and cost',
+    hooks:
+      "plugin: ~/.config/opencode/plugins/pk.js reports session.busy (working), permission.asked (waiting), session.idle (idle), and each answer's tokens and cost",
   },
   {
     name: 'aider',

@@ -35,8 +35,13 @@ function bash(commands: CompletionCommand[]): string {
     .filter((c) => c.arg !== null)
     .map((c) => `    ${c.id}) ${c.arg && 'ids' in c.arg ? `args="$(${idsCommand(c.arg.ids)})"` : `args="${words((c.arg as {words: string[]}).words)}"`} ;;`)
     .join('\n')
-  const valueCases = [...new Map(commands.flatMap((c) => c.flags.filter((f) => f.value !== null && f.value !== 'any').map((f) => [`${c.id} --${f.name}`, f] as const))).entries()]
-    .map(([key, f]) => `    "${key}") ${f.value === 'dirs' ? 'COMPREPLY=($(compgen -d -- "$cur"))' : `COMPREPLY=($(compgen -W "${words((f.value as {words: string[]}).words)}" -- "$cur"))`}; return 0 ;;`)
+  const valueCases = [
+    ...new Map(commands.flatMap((c) => c.flags.filter((f) => f.value !== null && f.value !== 'any').map((f) => [`${c.id} --${f.name}`, f] as const))).entries(),
+  ]
+    .map(
+      ([key, f]) =>
+        `    "${key}") ${f.value === 'dirs' ? 'COMPREPLY=($(compgen -d -- "$cur"))' : `COMPREPLY=($(compgen -W "${words((f.value as {words: string[]}).words)}" -- "$cur"))`}; return 0 ;;`,
+    )
     .join('\n')
   return `# pk completion for bash: eval "$(pk completion bash)"
 _pk_complete() {
@@ -122,7 +127,14 @@ function fish(commands: CompletionCommand[]): string {
     const when = `-n '__fish_seen_subcommand_from ${c.id}'`
     for (const f of c.flags) {
       // -x: a value, and only these (no file names); -r: a value, anything.
-      const value = f.value === null ? '' : f.value === 'dirs' ? ' -x -a "(__fish_complete_directories)"' : f.value === 'any' ? ' -r' : ` -x -a ${fishText(words(f.value.words))}`
+      const value =
+        f.value === null
+          ? ''
+          : f.value === 'dirs'
+            ? ' -x -a "(__fish_complete_directories)"'
+            : f.value === 'any'
+              ? ' -r'
+              : ` -x -a ${fishText(words(f.value.words))}`
       lines.push(`complete -c pk ${when} -l ${f.name} -d ${fishText(f.description)}${value}`)
     }
     if (c.arg && 'ids' in c.arg) lines.push(`complete -c pk ${when} -a '(${idsCommand(c.arg.ids)})'`)

@@ -123,7 +123,17 @@ export function mergePresets(config: PkConfig): AgentPreset[] {
  * YAML, a `pk` key in package.json). A project's config is read, never run: opening an untrusted
  * repository must not run its code, and `pk hook` runs in the agent's project directory.
  */
-export const PROJECT_PLACES = ['package.json', '.pkrc', '.pkrc.json', '.pkrc.yaml', '.pkrc.yml', '.config/pkrc', '.config/pkrc.json', '.config/pkrc.yaml', '.config/pkrc.yml'] as const
+export const PROJECT_PLACES = [
+  'package.json',
+  '.pkrc',
+  '.pkrc.json',
+  '.pkrc.yaml',
+  '.pkrc.yml',
+  '.config/pkrc',
+  '.config/pkrc.json',
+  '.config/pkrc.yaml',
+  '.config/pkrc.yml',
+] as const
 
 /** pk's own directories (its config, which may hold code, and its state): nothing is ever checked out there. */
 export function pkOwnDirectories(env: Env): string[] {
@@ -234,14 +244,21 @@ async function loadUserConfig(file: string): Promise<unknown> {
 
 /** Pure: refuse the keys a project's config may not set, naming the file and the key. */
 export function checkProjectConfig(config: PkConfig, file: string): void {
-  const fail = (key: string) => new PkError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`)
+  const fail = (key: string) =>
+    new PkError(
+      'bad-config',
+      `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`,
+    )
   if (config.hosts !== undefined) throw fail('hosts')
   if (config.notify !== undefined) throw fail('notify')
   if (config.worktrees?.setup !== undefined) throw fail('worktrees.setup')
   // A checkout's config could otherwise pick the tmux server pk hands your environment to, check code out
   // into pk's own config directory (whose config.js pk runs), or hang every pk with a regular expression.
   const place = (key: string) =>
-    new PkError('bad-config', `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY_PLACES} (they choose where pk connects and writes, or what it runs); put it in your own config (~/.config/pk/config.json)`)
+    new PkError(
+      'bad-config',
+      `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY_PLACES} (they choose where pk connects and writes, or what it runs); put it in your own config (~/.config/pk/config.json)`,
+    )
   if (config.socket !== undefined) throw place('socket')
   if (config.worktrees?.dir !== undefined) throw place('worktrees.dir')
   for (const [name, preset] of Object.entries(config.agents ?? {})) {
@@ -263,10 +280,12 @@ export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
   if (user.notify !== undefined) merged.notify = user.notify
   // A project's rates, windows and thresholds add to yours, key by key.
   if (user.usage !== undefined && project.usage !== undefined) {
-    const both = (key: 'rates' | 'contextWindows' | 'attention') => (user.usage![key] || project.usage![key] ? {[key]: {...user.usage![key], ...project.usage![key]}} : {})
+    const both = (key: 'rates' | 'contextWindows' | 'attention') =>
+      user.usage![key] || project.usage![key] ? {[key]: {...user.usage![key], ...project.usage![key]}} : {}
     merged.usage = {...both('rates'), ...both('contextWindows'), ...both('attention')}
   }
-  if (user.worktrees !== undefined || project.worktrees !== undefined) merged.worktrees = {...user.worktrees, ...project.worktrees, ...(user.worktrees?.setup ? {setup: user.worktrees.setup} : {})}
+  if (user.worktrees !== undefined || project.worktrees !== undefined)
+    merged.worktrees = {...user.worktrees, ...project.worktrees, ...(user.worktrees?.setup ? {setup: user.worktrees.setup} : {})}
   return merged
 }
 

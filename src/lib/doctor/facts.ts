@@ -56,8 +56,14 @@ function socketFacts(env: Env): Pick<DoctorFacts, 'socketDir' | 'sockets'> {
     return s ? [{path, uid: s.uid, mode: s.mode & 0o777}] : []
   })
   // What is above the socket directory counts too (judged with the directory itself taken as it should be) (another user's writable directory on the way).
-  const aboveProblem = judgeSocketDirs([...socketDirFacts(dirname(dir)), {path: dir, uid: process.getuid!(), mode: 0o40700, isDirectory: true}], process.getuid!())
-  return {socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType, aboveProblem}, sockets}
+  const aboveProblem = judgeSocketDirs(
+    [...socketDirFacts(dirname(dir)), {path: dir, uid: process.getuid!(), mode: 0o40700, isDirectory: true}],
+    process.getuid!(),
+  )
+  return {
+    socketDir: {path: dir, exists: dirStats !== null, uid: dirStats?.uid ?? null, mode: dirStats ? dirStats.mode & 0o777 : null, fsType, aboveProblem},
+    sockets,
+  }
 }
 
 /** The state directory as it is: judged even when loose (doctor explains it), and whether its records may be read (never through a link). */
@@ -167,14 +173,37 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
   const rows = correlate({view, servers, records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted}).rows
   const restorable = tmuxVersion.ok ? planRestore(rows, records, servers).restore.length : 0
   // Recorded agents alive (pid and start time checked) in no pane: they outlived their tmux server.
-  const paneless = rows.filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null).map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
+  const paneless = rows
+    .filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null)
+    .map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
   const service = await import('../verbs/service.js')
-  const [login, autostart] = await Promise.all([service.loginFacts(env), service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null)])
+  const [login, autostart] = await Promise.all([
+    service.loginFacts(env),
+    service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null),
+  ])
   const hooks = (await import('../setup/index.js')).installedHooks(env)
   return {
-    env, ctx, uid, tmuxVersion, ...sockets, servers: tmuxVersion.ok ? servers : [], ...access, orphans, ...state,
-    records, recordProblems: snap.recordProblems, conflicts, earlierBoot, restorable, paneless, login, autostart, configError, hooks,
-    presets: snap.presets, view: snap.viewMeasurement,
+    env,
+    ctx,
+    uid,
+    tmuxVersion,
+    ...sockets,
+    servers: tmuxVersion.ok ? servers : [],
+    ...access,
+    orphans,
+    ...state,
+    records,
+    recordProblems: snap.recordProblems,
+    conflicts,
+    earlierBoot,
+    restorable,
+    paneless,
+    login,
+    autostart,
+    configError,
+    hooks,
+    presets: snap.presets,
+    view: snap.viewMeasurement,
   }
 }
 
@@ -187,7 +216,11 @@ function readOrEmpty(path: string): string {
 }
 
 /** Agent executables found on a PATH, for the environment drift check. */
-export function agentsOnPath(pathValue: string | undefined, exists: (path: string) => boolean, presets: readonly {executables: string[]}[] = PRESETS): Map<string, string> {
+export function agentsOnPath(
+  pathValue: string | undefined,
+  exists: (path: string) => boolean,
+  presets: readonly {executables: string[]}[] = PRESETS,
+): Map<string, string> {
   const found = new Map<string, string>()
   for (const preset of presets) {
     for (const exe of preset.executables) {

@@ -15,7 +15,18 @@ import {gatherFacts} from './facts.js'
 import {Check, DoctorFacts} from './types.js'
 import {CheckResult} from '../model/contract.js'
 
-export const CHECKS: readonly Check[] = [tmuxCheck, socketDirCheck, serversCheck, staleSocketsCheck, orphanedServersCheck, pidNamespaceCheck, stateDirCheck, configCheck, serverEnvCheck, surviveCheck]
+export const CHECKS: readonly Check[] = [
+  tmuxCheck,
+  socketDirCheck,
+  serversCheck,
+  staleSocketsCheck,
+  orphanedServersCheck,
+  pidNamespaceCheck,
+  stateDirCheck,
+  configCheck,
+  serverEnvCheck,
+  surviveCheck,
+]
 
 export function judgeAll(facts: DoctorFacts): CheckResult[] {
   return CHECKS.map((check) => ({id: check.id, title: check.title, ...check.judge(facts)}))

@@ -47,8 +47,17 @@ export function parseEvent(event: SpoolEvent, bootMs: number | null): ParsedEven
     const data = safeJson(event.payload)
     const state = data?.state
     if ((state !== 'idle' && state !== 'waiting') || typeof data?.firstSeen !== 'number') return {kind: 'ignored', reason: 'a malformed screen observation'}
-    if (!isEventDate(data.firstSeen) || (data.lastOther !== undefined && data.lastOther !== null && !isEventDate(data.lastOther))) return {kind: 'ignored', reason: 'a screen observation dated out of range'}
-    return {kind: 'screen', observation: {state, from: typeof data.from === 'string' ? data.from : null, firstSeen: data.firstSeen, lastOther: typeof data.lastOther === 'number' ? data.lastOther : null}}
+    if (!isEventDate(data.firstSeen) || (data.lastOther !== undefined && data.lastOther !== null && !isEventDate(data.lastOther)))
+      return {kind: 'ignored', reason: 'a screen observation dated out of range'}
+    return {
+      kind: 'screen',
+      observation: {
+        state,
+        from: typeof data.from === 'string' ? data.from : null,
+        firstSeen: data.firstSeen,
+        lastOther: typeof data.lastOther === 'number' ? data.lastOther : null,
+      },
+    }
   }
   let parsed: HookReport | null
   try {
@@ -89,8 +98,7 @@ export interface World {
 
 export type Attribution =
   /** The session's row; `agent` names the process to record for a pane nobody recorded yet. */
-  | {kind: 'session'; row: SessionRow; agent: Link | null; by: 'ancestry' | 'conversation' | 'cwd'}
-  | {kind: 'none'; reason: string}
+  {kind: 'session'; row: SessionRow; agent: Link | null; by: 'ancestry' | 'conversation' | 'cwd'} | {kind: 'none'; reason: string}
 
 /** Pure: whether the ancestry passes through a live daemon that serves sessions, started (above it) by a live Codex session. */
 function throughCodexDaemon(chain: Link[], world: World): boolean {
@@ -112,7 +120,8 @@ function byAncestry(chain: Link[], world: World): Attribution | null {
   for (let i = 0; i < chain.length; i++) {
     const link = chain[i]!
     // A live process that serves several sessions names none of them; nor does anything above it.
-    if (alive(world, link) && servesSessions(world.argv(link.pid))) return {kind: 'none', reason: `the event came through a process that serves several sessions (pid ${link.pid})`}
+    if (alive(world, link) && servesSessions(world.argv(link.pid)))
+      return {kind: 'none', reason: `the event came through a process that serves several sessions (pid ${link.pid})`}
     const row = world.rowsById.get(sessionIdOf({...world.view, ...link}))
     if (!row) continue
     if (row.conflict) return {kind: 'none', reason: `session ${row.id} is claimed by more than one record`}
@@ -133,9 +142,10 @@ function byAncestry(chain: Link[], world: World): Attribution | null {
  * conversation of the user's (the side thread that writes a title) is nobody's.
  */
 export function attribute(event: SpoolEvent, report: HookReport, world: World): Attribution {
-  if (event.agent !== 'codex') return byAncestry(event.chain, world) ?? {kind: 'none', reason: 'no session in the sender\'s ancestry'}
+  if (event.agent !== 'codex') return byAncestry(event.chain, world) ?? {kind: 'none', reason: "no session in the sender's ancestry"}
   const thread = report.conversationId
-  if (thread !== null && world.codexThreadIsConversation(thread, report.sentAt) === false) return {kind: 'none', reason: `codex thread ${thread} is not a conversation (no rollout file): a side thread`}
+  if (thread !== null && world.codexThreadIsConversation(thread, report.sentAt) === false)
+    return {kind: 'none', reason: `codex thread ${thread} is not a conversation (no rollout file): a side thread`}
   // The notifier itself must be a process that can be checked and serves one session: Codex before 0.171
   // ran notify from the window's own process.
   const notifier = event.chain[0]!
@@ -144,7 +154,8 @@ export function attribute(event: SpoolEvent, report: HookReport, world: World): 
   // What follows (a recorded thread, a directory) holds only for an event that came through Codex's shared
   // daemon: one a Codex session started. From anywhere else (a codex run by hand in a plain terminal, a
   // cron job, a forged call) a thread id and a directory are claims anyone can write: nobody's.
-  if (!throughCodexDaemon(event.chain, world)) return {kind: 'none', reason: 'a codex event from outside every session, not through the app-server daemon of a codex session'}
+  if (!throughCodexDaemon(event.chain, world))
+    return {kind: 'none', reason: 'a codex event from outside every session, not through the app-server daemon of a codex session'}
   const live = [...world.rowsById.values()].filter((r) => r.agent === 'codex' && r.verified && r.state !== 'exited' && !r.conflict)
   if (thread !== null) {
     const owners = live.filter((r) => world.conversationOf(r) === thread)
@@ -193,14 +204,28 @@ export interface Outcome {
  * Pure: replay events, oldest first, over what the sessions' records say. Returns each touched session's
  * result (by row id) and what became of each event. Readers show the result; the writer stores it.
  */
-export function applyEvents(events: SpoolEvent[], world: World, records: ReadonlyMap<string, SessionRecord>, bootMs: number | null): {applied: Map<string, Applied>; outcomes: Outcome[]} {
+export function applyEvents(
+  events: SpoolEvent[],
+  world: World,
+  records: ReadonlyMap<string, SessionRecord>,
+  bootMs: number | null,
+): {applied: Map<string, Applied>; outcomes: Outcome[]} {
   const applied = new Map<string, Applied>()
   const outcomes: Outcome[] = []
   const current = (row: SessionRow): Applied => {
     let entry = applied.get(row.id)
     if (!entry) {
       const record = row.record ? (records.get(row.record) ?? null) : null
-      entry = {status: record?.status ?? null, conversationId: record?.conversationId ?? null, transcript: record?.transcript ?? null, observed: record?.observed ?? null, agent: record?.agent ?? row.agent, agentLink: null, changed: false, mayNeedYou: false}
+      entry = {
+        status: record?.status ?? null,
+        conversationId: record?.conversationId ?? null,
+        transcript: record?.transcript ?? null,
+        observed: record?.observed ?? null,
+        agent: record?.agent ?? row.agent,
+        agentLink: null,
+        changed: false,
+        mayNeedYou: false,
+      }
       applied.set(row.id, entry)
     }
     return entry
@@ -220,7 +245,13 @@ export function applyEvents(events: SpoolEvent[], world: World, records: Readonl
       }
       const entry = current(row)
       const episode = nextEpisode(entry.observed, parsed.observation)
-      if (episode !== null) Object.assign(entry, {observed: episode, changed: true, mayNeedYou: episode.turnEnded, agentLink: entry.agentLink ?? (row.kind === 'pane' ? event.chain[0]! : null)})
+      if (episode !== null)
+        Object.assign(entry, {
+          observed: episode,
+          changed: true,
+          mayNeedYou: episode.turnEnded,
+          agentLink: entry.agentLink ?? (row.kind === 'pane' ? event.chain[0]! : null),
+        })
       outcomes.push({event, id: row.id, reason: episode === null ? 'the same screen episode' : `screen ${episode.state}`})
       continue
     }
@@ -235,10 +266,21 @@ export function applyEvents(events: SpoolEvent[], world: World, records: Readonl
     const conversationId = parsed.report.conversationId ?? entry.conversationId
     const transcript = parsed.report.transcript ?? entry.transcript
     if (status !== null || conversationId !== entry.conversationId || transcript !== entry.transcript) {
-      Object.assign(entry, {status: status ?? entry.status, conversationId, transcript, agent: entry.agent ?? event.agent, changed: true, agentLink: entry.agentLink ?? target.agent})
+      Object.assign(entry, {
+        status: status ?? entry.status,
+        conversationId,
+        transcript,
+        agent: entry.agent ?? event.agent,
+        changed: true,
+        agentLink: entry.agentLink ?? target.agent,
+      })
       if (status !== null) entry.mayNeedYou = status.state === 'waiting' || (status.state === 'idle' && status.turnEnded)
     }
-    outcomes.push({event, id: target.row.id, reason: status === null ? 'an older or repeated report; the newer state stands' : `${status.state} (${status.event}, by ${target.by})`})
+    outcomes.push({
+      event,
+      id: target.row.id,
+      reason: status === null ? 'an older or repeated report; the newer state stands' : `${status.state} (${status.event}, by ${target.by})`,
+    })
   }
   return {applied, outcomes}
 }
@@ -261,7 +303,13 @@ export function codexThreadLookup(env: Env): World['codexThreadIsConversation'] 
 }
 
 /** The world attribution looks at, from one listing: its rows, its memoised /proc, its records. */
-export function worldOf(view: World['view'], rows: SessionRow[], proc: {stat: World['stat']; argv: World['argv']}, records: ReadonlyMap<string, SessionRecord>, env: Env): World {
+export function worldOf(
+  view: World['view'],
+  rows: SessionRow[],
+  proc: {stat: World['stat']; argv: World['argv']},
+  records: ReadonlyMap<string, SessionRecord>,
+  env: Env,
+): World {
   return {
     view,
     rowsById: new Map(rows.map((r) => [r.id, r])),

@@ -100,7 +100,14 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     const event = str(data.hook_event_name)
     const mapped = event ? CLAUDE_EVENTS[event] : undefined
     if (!event || !mapped) return null
-    const report = {state: mapped.state, event, conversationId: conversation(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: null, transcript: path(data.transcript_path)}
+    const report = {
+      state: mapped.state,
+      event,
+      conversationId: conversation(data.session_id),
+      turnEnded: mapped.turnEnded ?? false,
+      sentAt: null,
+      transcript: path(data.transcript_path),
+    }
     if (event !== 'Notification') return report
     // A Notification is a permission request or a question only by its type; the idle reminder Claude
     // sends a minute after a turn is not: it says the agent is idle, which the Stop already said.
@@ -110,7 +117,14 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
   }
   if (agent === 'codex') {
     if (data.type !== 'agent-turn-complete') return null
-    return {state: 'idle', event: 'agent-turn-complete', conversationId: conversation(data['thread-id']) ?? conversation(data.thread_id), turnEnded: true, sentAt: null, cwd: str(data.cwd)}
+    return {
+      state: 'idle',
+      event: 'agent-turn-complete',
+      conversationId: conversation(data['thread-id']) ?? conversation(data.thread_id),
+      turnEnded: true,
+      sentAt: null,
+      cwd: str(data.cwd),
+    }
   }
   if (agent === 'gemini') {
     const event = str(data.hook_event_name)
@@ -119,7 +133,14 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     // Dated by Gemini's own clock (its `timestamp`), like Pi's: its hooks may finish out of order.
     const at = typeof data.timestamp === 'string' ? Date.parse(data.timestamp) : Number.NaN
     const type = event === 'Notification' ? str(data.notification_type) : null
-    return {state: mapped.state, event: type ? `${event}:${type}` : event, conversationId: conversation(data.session_id), turnEnded: mapped.turnEnded ?? false, sentAt: Number.isFinite(at) ? at : null, transcript: path(data.transcript_path)}
+    return {
+      state: mapped.state,
+      event: type ? `${event}:${type}` : event,
+      conversationId: conversation(data.session_id),
+      turnEnded: mapped.turnEnded ?? false,
+      sentAt: Number.isFinite(at) ? at : null,
+      transcript: path(data.transcript_path),
+    }
   }
   if (agent === 'pi') {
     const event = str(data.event)
@@ -127,14 +148,27 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     if (!event || !mapped) return null
     // Pi's events can arrive out of order across /reload: its extension stamps each with Pi's own clock.
     const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
-    return {state: mapped.state, event, conversationId: conversation(data.sessionId), turnEnded: mapped.turnEnded ?? false, sentAt, transcript: path(data.transcript)}
+    return {
+      state: mapped.state,
+      event,
+      conversationId: conversation(data.sessionId),
+      turnEnded: mapped.turnEnded ?? false,
+      sentAt,
+      transcript: path(data.transcript),
+    }
   }
   // Any other agent (or a config preset) may call `pk hook NAME '{"state": "waiting"}'`; pk's opencode
   // plugin does, naming the usage file it keeps for the conversation.
   const state = str(data.state)
   if (!isOneOf(HOOK_STATES, state)) return null
   const sentAt = typeof data.at === 'number' && Number.isFinite(data.at) ? data.at : null
-  const report: HookReport = {state, event: str(data.event) ?? state, conversationId: conversation(data.conversationId), turnEnded: data.turnEnded === true, sentAt}
+  const report: HookReport = {
+    state,
+    event: str(data.event) ?? state,
+    conversationId: conversation(data.conversationId),
+    turnEnded: data.turnEnded === true,
+    sentAt,
+  }
   return agent === 'opencode' ? {...report, transcript: path(data.transcript)} : report
 }
 
@@ -168,7 +202,24 @@ export async function spoolReport(ctx: Context, agent: string, payload: string, 
 }
 
 /** The fields that identify an event (its kind, its session, its date), where the agents put them: first. */
-const IDENTIFYING = ['hook_event_name', 'session_id', 'notification_type', 'transcript_path', 'type', 'thread-id', 'thread_id', 'cwd', 'event', 'sessionId', 'at', 'timestamp', 'transcript', 'state', 'conversationId', 'turnEnded']
+const IDENTIFYING = [
+  'hook_event_name',
+  'session_id',
+  'notification_type',
+  'transcript_path',
+  'type',
+  'thread-id',
+  'thread_id',
+  'cwd',
+  'event',
+  'sessionId',
+  'at',
+  'timestamp',
+  'transcript',
+  'state',
+  'conversationId',
+  'turnEnded',
+]
 
 /**
  * Pure: of a payload cut at MAX_EVENT_BYTES (a Write of a huge file), what identifies the event, as a JSON
@@ -195,7 +246,12 @@ export function salvage(payload: string): string {
  * (its parent's), applied by the one writer, which this starts (`startWriter`) unless one runs. A
  * payload cut at MAX_EVENT_BYTES is judged by what identifies it (salvage).
  */
-export async function takeHookEvent(ctx: Context, agent: string, payload: string, startWriter = () => startPkDetached(['notify', '--fold'], ctx.env)): Promise<{report: HookReport | null; file: string | null}> {
+export async function takeHookEvent(
+  ctx: Context,
+  agent: string,
+  payload: string,
+  startWriter = () => startPkDetached(['notify', '--fold'], ctx.env),
+): Promise<{report: HookReport | null; file: string | null}> {
   const report = parseHookPayload(agent, Buffer.byteLength(payload) > MAX_EVENT_BYTES ? salvage(payload) : payload)
   const file = report === null ? null : await spoolReport(ctx, agent, payload, process.ppid)
   const state = ctx.readState()

@@ -34,10 +34,26 @@ export function parseObservation(text: string): Observation {
   }
   const o = data as Record<string, unknown>
   const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
-  if (typeof data !== 'object' || data === null || !count(o.pid) || !count(o.startTime) || (o.state !== 'idle' && o.state !== 'waiting') || !count(o.firstSeen) || !isEventDate(o.firstSeen) || (count(o.lastOther) && !isEventDate(o.lastOther))) {
+  if (
+    typeof data !== 'object' ||
+    data === null ||
+    !count(o.pid) ||
+    !count(o.startTime) ||
+    (o.state !== 'idle' && o.state !== 'waiting') ||
+    !count(o.firstSeen) ||
+    !isEventDate(o.firstSeen) ||
+    (count(o.lastOther) && !isEventDate(o.lastOther))
+  ) {
     throw new PkError('bad-payload', '--observe needs pid, startTime, state (idle or waiting) and firstSeen (ms since the epoch, before 2100)')
   }
-  return {pid: o.pid as number, startTime: o.startTime as number, state: o.state, from: typeof o.from === 'string' ? o.from : null, firstSeen: o.firstSeen as number, lastOther: count(o.lastOther) ? (o.lastOther as number) : null}
+  return {
+    pid: o.pid as number,
+    startTime: o.startTime as number,
+    state: o.state,
+    from: typeof o.from === 'string' ? o.from : null,
+    firstSeen: o.firstSeen as number,
+    lastOther: count(o.lastOther) ? (o.lastOther as number) : null,
+  }
 }
 
 /** Put an observation into the spool, for the writer to apply like any event. */
@@ -72,7 +88,8 @@ export class ScreenWatch {
     for (const row of rows) {
       present.add(row.id)
       const before = this.seen.get(row.id)
-      const current: Seen = before && before.state === row.state ? before : {state: row.state, since: now, lastLook: now, lastOther: before ? before.lastLook : null, handed: null}
+      const current: Seen =
+        before && before.state === row.state ? before : {state: row.state, since: now, lastLook: now, lastOther: before ? before.lastLook : null, handed: null}
       current.lastLook = now
       this.seen.set(row.id, current)
       if (row.state !== 'idle' && row.state !== 'waiting') continue
@@ -110,7 +127,13 @@ export class ScreenWatch {
 }
 
 /** One watcher pass: hand in new screen episodes, and ask the writer to tell what nobody told yet. */
-export function watchPass(watch: ScreenWatch, rows: SessionRow[], state: StateDir | null, env: Env, identity: (row: SessionRow) => {pid: number; startTime: number} | null): void {
+export function watchPass(
+  watch: ScreenWatch,
+  rows: SessionRow[],
+  state: StateDir | null,
+  env: Env,
+  identity: (row: SessionRow) => {pid: number; startTime: number} | null,
+): void {
   for (const o of watch.observe(rows, identity, Date.now())) startPkDetached(['notify', '--observe', JSON.stringify(o)], env)
   for (const row of watch.untold(rows, state)) startPkDetached(['notify', '--check', row.id], env)
 }

@@ -98,7 +98,6 @@ export function checkedSpool(state: StateDir): string | null {
 /** Pure: whether a name in the spool is a bucket (a folder of one second's events, by /proc/uptime's seconds). */
 const isBucketName = (name: string) => /^\d+$/.test(name)
 
-
 /**
  * The spool's layout, read with one listing: buckets (one folder per second of uptime in which events were
  * sent, oldest first) and loose files (events of an earlier pk, which wrote them straight into the spool).
@@ -318,7 +317,8 @@ export function strayNames(dir: string): Buffer[] {
     } catch {
       return
     }
-    for (const name of names) if (!Buffer.from(name.toString('utf8'), 'utf8').equals(name)) found.push(sub === '' ? name : Buffer.concat([Buffer.from(`${sub}/`), name]))
+    for (const name of names)
+      if (!Buffer.from(name.toString('utf8'), 'utf8').equals(name)) found.push(sub === '' ? name : Buffer.concat([Buffer.from(`${sub}/`), name]))
   }
   look('')
   for (const bucket of spoolLayout(dir).buckets) look(bucket)

@@ -78,4 +78,3 @@ export async function releaseWriterMark(state: StateDir, waitMs = 20_000): Promi
   }
   return true
 }
-

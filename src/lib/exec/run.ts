@@ -78,16 +78,26 @@ export function run(argv: readonly string[], opts: RunOptions = {}): Promise<Ran
       // Let go of pipes something else still holds (ssh's master, a notifier's helper): this process must be able to exit.
       child.stdout?.destroy()
       child.stderr?.destroy()
-      resolve({code: exited?.code ?? null, signal: exited?.signal ?? null, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut, error})
+      resolve({
+        code: exited?.code ?? null,
+        signal: exited?.signal ?? null,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        timedOut,
+        error,
+      })
     }
-    const timer = opts.deadlineMs === undefined ? undefined : setTimeout(() => {
-      timedOut = true
-      // Our ends of the pipes close too: a program may have handed copies to another process (tmux hands the
-      // client's to its server), and then its death alone would not end the run.
-      child.stdout?.destroy()
-      child.stderr?.destroy()
-      kill(child.pid, opts.group === true, () => child.kill('SIGKILL'))
-    }, opts.deadlineMs)
+    const timer =
+      opts.deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true
+            // Our ends of the pipes close too: a program may have handed copies to another process (tmux hands the
+            // client's to its server), and then its death alone would not end the run.
+            child.stdout?.destroy()
+            child.stderr?.destroy()
+            kill(child.pid, opts.group === true, () => child.kill('SIGKILL'))
+          }, opts.deadlineMs)
     opts.signal?.addEventListener('abort', () => child.kill('SIGTERM'), {once: true})
     child.on('error', (error) => finish(error))
     child.stdout?.on('end', () => {

@@ -38,7 +38,8 @@ export function resolveHosts(config: PkConfig, opts: {fleet: boolean; hosts: str
     const found = configured.find((h) => h.name === name)
     if (found) return found
     // Not configured: the name is the ssh destination itself (an alias from ~/.ssh/config, user@host).
-    if (name === '' || name.startsWith('-')) throw new PkError('bad-host', `unknown host ${JSON.stringify(name)}: configure it (hosts) or give an ssh destination`)
+    if (name === '' || name.startsWith('-'))
+      throw new PkError('bad-host', `unknown host ${JSON.stringify(name)}: configure it (hosts) or give an ssh destination`)
     return {name, destination: name}
   })
 }
@@ -70,13 +71,20 @@ export function sshArgv(host: HostConfig, pkArgs: string[], opts: {tty: boolean;
   const remote = `${FLEET_GUARD}=1 ${host.pk ?? 'pk'} ${pkArgs.map(shellQuote).join(' ')}`
   // One master per host entry, not per ssh's %C: two entries for one user@host with other options
   // (another key, a jump host) must not share a connection.
-  const entry = createHash('sha256').update(JSON.stringify([host.destination, host.options ?? []])).digest('hex').slice(0, 12)
+  const entry = createHash('sha256')
+    .update(JSON.stringify([host.destination, host.options ?? []]))
+    .digest('hex')
+    .slice(0, 12)
   return [
     ...(opts.tty ? ['-t'] : ['-T', '-o', 'BatchMode=yes']),
-    '-o', `ConnectTimeout=${opts.connectTimeoutS}`,
-    '-o', 'ControlMaster=auto',
-    '-o', `ControlPath=${opts.controlDir}/${entry}-%C`,
-    '-o', 'ControlPersist=60',
+    '-o',
+    `ConnectTimeout=${opts.connectTimeoutS}`,
+    '-o',
+    'ControlMaster=auto',
+    '-o',
+    `ControlPath=${opts.controlDir}/${entry}-%C`,
+    '-o',
+    'ControlPersist=60',
     ...(host.options ?? []),
     '--',
     host.destination,
@@ -108,7 +116,11 @@ export function remoteProblem(host: HostConfig, result: RemoteResult, timeoutMs:
   if (result.timedOut) return {code: 'host-unreachable', host: host.name, message: `${host.name}: no answer within ${timeoutMs / 1000} s (${host.destination})`}
   if (result.code === 255 || result.code === null) return {code: 'host-unreachable', host: host.name, message: `${host.name}: ${detail}`}
   if (result.code === 127 || /command not found|No such file or directory/.test(result.stderr)) {
-    return {code: 'host-no-pk', host: host.name, message: `${host.name}: pk is not installed there, or not on the PATH of a non-interactive ssh session; set hosts[].pk (${detail})`}
+    return {
+      code: 'host-no-pk',
+      host: host.name,
+      message: `${host.name}: pk is not installed there, or not on the PATH of a non-interactive ssh session; set hosts[].pk (${detail})`,
+    }
   }
   return {code: 'host-pk-failed', host: host.name, message: `${host.name}: pk there exited ${result.code}: ${detail}`}
 }
@@ -122,10 +134,18 @@ export function parseRemoteListing(host: HostConfig, stdout: string): {rows: Fle
     return {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there did not answer with JSON; it may be too old for pk ls --json`}
   }
   if (data.schema !== JSON_SCHEMA_VERSION || !Array.isArray(data.sessions)) {
-    return {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there speaks schema ${JSON.stringify(data.schema)}, this pk reads schema ${JSON_SCHEMA_VERSION}; upgrade one of them`}
+    return {
+      code: 'host-pk-incompatible',
+      host: host.name,
+      message: `${host.name}: pk there speaks schema ${JSON.stringify(data.schema)}, this pk reads schema ${JSON_SCHEMA_VERSION}; upgrade one of them`,
+    }
   }
   const rows = (data.sessions as SessionRow[]).map((row) => ({...row, id: `${host.name}/${row.id}`, host: host.name}))
-  const problems = (Array.isArray(data.problems) ? (data.problems as Problem[]) : []).map((p) => ({...p, host: host.name, message: `${host.name}: ${p.message}`}))
+  const problems = (Array.isArray(data.problems) ? (data.problems as Problem[]) : []).map((p) => ({
+    ...p,
+    host: host.name,
+    message: `${host.name}: ${p.message}`,
+  }))
   return {rows, problems}
 }
 
@@ -162,14 +182,28 @@ export function parseRemoteDiagnosis(host: HostConfig, stdout: string): HostDiag
   } catch {
     return null
   }
-  const isCheck = (c: unknown) => typeof c === 'object' && c !== null && typeof (c as CheckResult).id === 'string' && CHECK_STATUSES.has((c as CheckResult).status) && typeof (c as CheckResult).message === 'string'
+  const isCheck = (c: unknown) =>
+    typeof c === 'object' &&
+    c !== null &&
+    typeof (c as CheckResult).id === 'string' &&
+    CHECK_STATUSES.has((c as CheckResult).status) &&
+    typeof (c as CheckResult).message === 'string'
   if (typeof data !== 'object' || data === null || typeof data.ok !== 'boolean' || !Array.isArray(data.checks) || !data.checks.every(isCheck)) return null
-  return {host: host.name, ok: data.ok, checks: (data.checks as CheckResult[]).map((c) => ({id: c.id, status: c.status, message: c.message, fix: typeof c.fix === 'string' ? c.fix : null})), problem: null}
+  return {
+    host: host.name,
+    ok: data.ok,
+    checks: (data.checks as CheckResult[]).map((c) => ({id: c.id, status: c.status, message: c.message, fix: typeof c.fix === 'string' ? c.fix : null})),
+    problem: null,
+  }
 }
 
 /** `pk doctor --json` on each host; a host that fails or answers nonsense is reported, the rest still are. */
 export async function doctorHosts(hosts: HostConfig[], progress: Progress = NO_PROGRESS): Promise<HostDiagnosis[]> {
-  if (hosts.length > 0) progress.begin(hosts.map((h) => `doctor on ${h.name} (${h.destination})`), {concurrent: true})
+  if (hosts.length > 0)
+    progress.begin(
+      hosts.map((h) => `doctor on ${h.name} (${h.destination})`),
+      {concurrent: true},
+    )
   const tell = (i: number, d: HostDiagnosis) => {
     progress.end(i, d.problem ? {error: d.problem.message} : {detail: d.ok ? 'ok' : 'problems found'})
     return d
@@ -184,7 +218,16 @@ async function doctorHost(host: HostConfig): Promise<HostDiagnosis> {
   if (result.code !== 0 && result.code !== 1) return {host: host.name, ok: false, checks: [], problem: remoteProblem(host, result, timeoutMs)}
   const parsed = parseRemoteDiagnosis(host, result.stdout)
   if (parsed) return parsed
-  return {host: host.name, ok: false, checks: [], problem: {code: 'host-pk-incompatible', host: host.name, message: `${host.name}: pk there did not answer doctor --json in a shape this pk reads; upgrade one of them`}}
+  return {
+    host: host.name,
+    ok: false,
+    checks: [],
+    problem: {
+      code: 'host-pk-incompatible',
+      host: host.name,
+      message: `${host.name}: pk there did not answer doctor --json in a shape this pk reads; upgrade one of them`,
+    },
+  }
 }
 
 /** Attach to a session on another host: `ssh -t` runs that host's `pk attach`, which verifies there. */
@@ -217,5 +260,6 @@ export async function watchHost(host: HostConfig, all: boolean, emit: (event: Re
       emit({...event, host: host.name})
     },
   })
-  if (!signal.aborted) emit({type: 'problem', host: host.name, problem: remoteProblem(host, {code: ran.code, stdout: '', stderr: sshError(ran), timedOut: false}, 0)})
+  if (!signal.aborted)
+    emit({type: 'problem', host: host.name, problem: remoteProblem(host, {code: ran.code, stdout: '', stderr: sshError(ran), timedOut: false}, 0)})
 }

@@ -11,7 +11,10 @@ import {Context} from '../config/context.js'
  * `pk ls` as data: this machine's sessions (all, or those listed by default) and, when hosts are given,
  * theirs, merged; each host stays the authority on its rows (ids `HOST/ID`, `host` set).
  */
-export async function listSessions(opts: {all: boolean; hosts?: HostConfig[]; scan?: ServerScan}, ctx: Context): Promise<{rows: SessionRow[]; problems: Problem[]}> {
+export async function listSessions(
+  opts: {all: boolean; hosts?: HostConfig[]; scan?: ServerScan},
+  ctx: Context,
+): Promise<{rows: SessionRow[]; problems: Problem[]}> {
   const wanted = (row: SessionRow) => opts.all || isListedByDefault(row)
   if (!opts.hosts || opts.hosts.length === 0) {
     const local = await collectSessions(ctx, {scan: opts.scan})

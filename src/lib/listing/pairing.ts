@@ -18,7 +18,6 @@ import {ServerListing} from '../tmux/servers.js'
  * record's claims about its socket or pane are never consulted to decide which pane is whose.
  */
 
-
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
 export interface ProcessSource {
   stat(pid: number): ProcStat | null
@@ -194,7 +193,17 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
     if (conflict) problems.push(conflictProblem(group))
     // A conversation resumed elsewhere lives on there: this record no longer offers it.
     const resume = record.resumedBy ? null : resumeArgv(record.agent, record.conversationId, input.presets)
-    const claims = {id, agent: record.agent, agentSource: record.agent === null ? null : ('record' as const), label: record.label, record: file, resume, conflict, resumedBy: record.resumedBy ?? null, worktree: record.worktree ? {path: record.worktree.path, branch: record.worktree.branch, dirty: null} : null}
+    const claims = {
+      id,
+      agent: record.agent,
+      agentSource: record.agent === null ? null : ('record' as const),
+      label: record.label,
+      record: file,
+      resume,
+      conflict,
+      resumedBy: record.resumedBy ?? null,
+      worktree: record.worktree ? {path: record.worktree.path, branch: record.worktree.branch, dirty: null} : null,
+    }
     if (input.trustRecords === false) {
       rows.push(fileRow(record, {...claims, exitReason: identity.bootId === view.bootId ? null : 'other-boot'}))
       continue
@@ -202,7 +211,12 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
     const liveness = checkLiveness(view, identity, source.stat)
     if (!liveness.alive) {
       if (liveness.reason === 'foreign-namespace') {
-        problems.push({code: 'foreign-namespace', message: `session ${id} was recorded in pid namespace ${identity.pidNs}, not this one (${view.pidNs}); its pid cannot be checked here`, id, file})
+        problems.push({
+          code: 'foreign-namespace',
+          message: `session ${id} was recorded in pid namespace ${identity.pidNs}, not this one (${view.pidNs}); its pid cannot be checked here`,
+          id,
+          file,
+        })
       }
       const reason = liveness.reason === 'foreign-namespace' ? null : record.stopped && liveness.reason !== 'other-boot' ? 'stopped' : liveness.reason
       // The dead pane it left: the same server instance (pane ids are never reused within one), the same
@@ -210,7 +224,13 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       const dead = index.dead.get(`${record.tmux.socket}\0${record.tmux.serverPid}\0${record.tmux.paneId}`)
       const left = dead && dead.pane.panePid === identity.pid && reason !== null ? dead : null
       if (left) index.claimed.add(paneKey(left))
-      rows.push(fileRow(record, {...claims, exitReason: reason, ...(left ? {tmux: location(left), exitStatus: left.pane.deadStatus, attached: left.pane.attachedClients > 0} : {})}))
+      rows.push(
+        fileRow(record, {
+          ...claims,
+          exitReason: reason,
+          ...(left ? {tmux: location(left), exitStatus: left.pane.deadStatus, attached: left.pane.attachedClients > 0} : {}),
+        }),
+      )
       continue
     }
     const ref = findUp(identity.pid, source.stat, (pid) => index.byPid.get(pid))
@@ -225,7 +245,8 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       rows.push(liveRow(source, identity, null, {...claims, notVerifiedJustNow: `its tmux server (${silent.socket}) did not answer in time`}, record))
       continue
     }
-    if (!ref) problems.push({code: 'unreachable', message: `session ${id} (pid ${identity.pid}) is alive but in no pane of a reachable tmux server; run pk doctor`, id})
+    if (!ref)
+      problems.push({code: 'unreachable', message: `session ${id} (pid ${identity.pid}) is alive but in no pane of a reachable tmux server; run pk doctor`, id})
     rows.push(liveRow(source, identity, ref, claims, record))
   }
 }
@@ -235,18 +256,35 @@ function unclaimedPanes(input: CorrelateInput, index: PaneIndex, rows: SessionRo
   for (const server of input.servers) {
     if (server.status !== 'ok') continue
     if (!server.verified) {
-      problems.push({code: 'unverified-server', message: `tmux server at ${server.socket} cannot be verified: ${server.unverifiedReason}; its panes are shown unverified and cannot be attached`, socket: server.socket})
+      problems.push({
+        code: 'unverified-server',
+        message: `tmux server at ${server.socket} cannot be verified: ${server.unverifiedReason}; its panes are shown unverified and cannot be attached`,
+        socket: server.socket,
+      })
     }
     for (const pane of server.panes) {
       const ref = {server, pane}
       if (index.claimed.has(paneKey(ref))) continue
       const stranger = index.strangers.has(paneKey(ref))
       if (stranger) {
-        problems.push({code: 'foreign-pane', message: `tmux server at ${server.socket} lists pane ${pane.paneId} with pid ${pane.panePid}, which is not its child here; it is shown unverified and never paired`, socket: server.socket})
+        problems.push({
+          code: 'foreign-pane',
+          message: `tmux server at ${server.socket} lists pane ${pane.paneId} with pid ${pane.panePid}, which is not its child here; it is shown unverified and never paired`,
+          socket: server.socket,
+        })
       }
       if (!server.verified || pane.dead || stranger) {
         const exited = pane.dead
-        rows.push(row({id: placeId(server.socket, server.serverPid, pane.paneId), kind: 'pane', state: exited ? 'exited' : 'unknown', stateSource: exited ? 'process' : 'none', attached: pane.attachedClients > 0, tmux: location(ref)}))
+        rows.push(
+          row({
+            id: placeId(server.socket, server.serverPid, pane.paneId),
+            kind: 'pane',
+            state: exited ? 'exited' : 'unknown',
+            stateSource: exited ? 'process' : 'none',
+            attached: pane.attachedClients > 0,
+            tmux: location(ref),
+          }),
+        )
         continue
       }
       const paneStat = input.source.stat(pane.panePid)
@@ -267,9 +305,16 @@ function serverProblems(servers: ServerListing[]): Problem[] {
   for (const server of servers) {
     const at = {socket: server.socket}
     if (server.status === 'error') problems.push({code: 'tmux-error', message: `${server.socket}: ${server.message}`, ...at})
-    if (server.status === 'unresponsive') problems.push({code: 'server-unresponsive', message: `${server.message}; the sessions pk recorded there are shown from their records, not verified just now, and others there are not listed (a busy machine: try again; a server stopped with SIGSTOP resumes with kill -CONT)`, ...at})
-    if (server.status === 'access-denied') problems.push({code: 'server-access-denied', message: `${server.socket}: the server refused pk (access not allowed); its sessions are not listed`, ...at})
-    if (server.rejectedLines > 0) problems.push({code: 'tmux-output', message: `${server.socket}: ${server.rejectedLines} pane line(s) from tmux were malformed and skipped`, ...at})
+    if (server.status === 'unresponsive')
+      problems.push({
+        code: 'server-unresponsive',
+        message: `${server.message}; the sessions pk recorded there are shown from their records, not verified just now, and others there are not listed (a busy machine: try again; a server stopped with SIGSTOP resumes with kill -CONT)`,
+        ...at,
+      })
+    if (server.status === 'access-denied')
+      problems.push({code: 'server-access-denied', message: `${server.socket}: the server refused pk (access not allowed); its sessions are not listed`, ...at})
+    if (server.rejectedLines > 0)
+      problems.push({code: 'tmux-output', message: `${server.socket}: ${server.rejectedLines} pane line(s) from tmux were malformed and skipped`, ...at})
   }
   return problems
 }
@@ -300,7 +345,8 @@ function failDuplicates(rows: SessionRow[], problems: Problem[]): SessionRow[] {
   const counts = new Map<string, number>()
   for (const r of rows) counts.set(r.id, (counts.get(r.id) ?? 0) + 1)
   const twice = new Set([...counts].filter(([, n]) => n > 1).map(([id]) => id))
-  for (const id of twice) problems.push({code: 'conflict', message: `session ${id} appears ${counts.get(id)} times (two panes or records claim one process); neither is trusted`, id})
+  for (const id of twice)
+    problems.push({code: 'conflict', message: `session ${id} appears ${counts.get(id)} times (two panes or records claim one process); neither is trusted`, id})
   return twice.size === 0 ? rows : rows.map((r) => (twice.has(r.id) ? {...r, conflict: true, verified: false} : r))
 }
 

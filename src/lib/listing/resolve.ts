@@ -19,7 +19,8 @@ export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
   const byId = new Map<string, SessionRow[]>()
   for (const row of rows) if (row.id.startsWith(prefix)) byId.set(row.id, [...(byId.get(row.id) ?? []), row])
   const twice = [...byId.values()].find((same) => same.length > 1)
-  if (twice) throw new PkError('conflict', `session ${twice[0]!.id} appears more than once (two panes or records claim one process); pk will not guess which is right`)
+  if (twice)
+    throw new PkError('conflict', `session ${twice[0]!.id} appears more than once (two panes or records claim one process); pk will not guess which is right`)
   const matches = [...byId.values()].map((same) => same[0]!)
   if (matches.length === 0) throw new PkError('no-such-session', `no session with id ${prefix}; pk ls --all lists them`)
   if (matches.length > 1) {

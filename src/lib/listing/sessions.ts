@@ -53,18 +53,28 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
   const problems: Problem[] = [...snap.recordProblems]
   if (!snap.trust.trusted) problems.push({code: snap.trust.code, message: snap.trust.reason})
   if (snap.tmuxMissing) problems.push({code: 'tmux-missing', message: snap.tmuxMissing.message})
-  const result = reused ?? correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
+  const result =
+    reused ??
+    correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
   if (reused === null) cache?.remember(snap, result, carried?.standing === undefined, now)
   mark('pairing')
   const records = new Map(snap.records.map((s) => [s.file, s.record]))
-  const applied = pending.events.length === 0 || !snap.trust.trusted ? new Map() : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
+  const applied =
+    pending.events.length === 0 || !snap.trust.trusted
+      ? new Map()
+      : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
   const provisional = new Set<string>()
   if (!pending.complete) {
     for (const [id, entry] of applied as Map<string, Applied>) if (entry.changed) provisional.add(id)
-    problems.push({code: 'events-pending', message: `more than ${pending.events.length} hook events wait to be applied (a backlog); states shown from the newest of them may lag until pk's writer has applied them all`})
+    problems.push({
+      code: 'events-pending',
+      message: `more than ${pending.events.length} hook events wait to be applied (a backlog); states shown from the newest of them may lag until pk's writer has applied them all`,
+    })
   }
   const paired = withPendingConversations(result.rows, applied, snap.presets)
-  const rows = applyUsageAttention(withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(ctx)))
+  const rows = applyUsageAttention(
+    withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(ctx)),
+  )
   mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems], provisional}
 }

@@ -101,8 +101,8 @@ export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Pr
   const settled = await scan.settle()
   mark('tmux-wait')
   // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
-  const servers = !trust.trusted && trust.code === 'no-view' ? settled.servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason})) : settled.servers
+  const servers =
+    !trust.trusted && trust.code === 'no-view' ? settled.servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason})) : settled.servers
   const tmuxMissing = settled.tmuxMissing
   return {env, view, viewMeasurement, proc, state, records: records.records, recordProblems: records.problems, trust, servers, tmuxMissing, presets}
 }
-

@@ -21,7 +21,8 @@ export function freshHookStatus(status: HookStatus | null, now: number): HookSta
 }
 
 /** Whether the pane's window showed output after the hook report: then its screen is newer evidence. */
-const screenIsNewer = (row: SessionRow, hook: HookStatus) => row.tmux?.activity !== null && row.tmux !== null && row.tmux.activity * 1000 > Date.parse(hook.at) + 1000
+const screenIsNewer = (row: SessionRow, hook: HookStatus) =>
+  row.tmux?.activity !== null && row.tmux !== null && row.tmux.activity * 1000 > Date.parse(hook.at) + 1000
 
 /**
  * Rows whose screen is worth reading: live, verified agents with pane rules, and no fresh hook state or
@@ -70,7 +71,8 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     // reads the same but an observer saw a turn end on it after the report (Codex's failed turn: work on
     // the screen, then its prompt again, and no hook event since the last turn's).
     const episode = known?.observed
-    const newerTurnEnd = hook !== null && fromPane !== null && episode?.state === fromPane && episode.turnEnded && Date.parse(episode.since) > Date.parse(hook.at)
+    const newerTurnEnd =
+      hook !== null && fromPane !== null && episode?.state === fromPane && episode.turnEnded && Date.parse(episode.since) > Date.parse(hook.at)
     if (hook && fromPane && (fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) {
       state = fromPane
       stateSource = 'pane'

@@ -77,7 +77,13 @@ export class WatchCache {
 
 /** Everything besides records and /proc that a pairing depends on; null when a server's answer is not at hand. */
 function inputsKey(snap: Snapshot): string[] | null {
-  const key = [snap.view.bootId, snap.view.pidNs, snap.trust.trusted ? 'trusted' : snap.trust.code, String(snap.tmuxMissing !== null), JSON.stringify(snap.presets)]
+  const key = [
+    snap.view.bootId,
+    snap.view.pidNs,
+    snap.trust.trusted ? 'trusted' : snap.trust.code,
+    String(snap.tmuxMissing !== null),
+    JSON.stringify(snap.presets),
+  ]
   for (const server of snap.servers) {
     if (server.status === 'ok' && server.raw === undefined) return null
     key.push(`${server.socket}\0${server.status}\0${server.serverPid}\0${server.verified}\0${server.raw ?? ''}`)

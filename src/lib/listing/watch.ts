@@ -22,7 +22,8 @@ export type WatchEvent =
  * What counts as a change: everything but the window's last-activity clock, which ticks with any output,
  * and the mark of a row kept from the last look while its server is slow (slow is not a change).
  */
-const sameRow = (a: SessionRow, b: SessionRow) => sameJson(a, b, (key, parent) => (key === 'activity' && parent === a.tmux) || (key === 'notVerifiedJustNow' && parent === a))
+const sameRow = (a: SessionRow, b: SessionRow) =>
+  sameJson(a, b, (key, parent) => (key === 'activity' && parent === a.tmux) || (key === 'notVerifiedJustNow' && parent === a))
 
 /** How long a watcher keeps showing a silent tmux server's sessions as they were before it calls the server not answering. */
 export const SILENT_BOUND_MS = 30_000
@@ -84,7 +85,13 @@ export function diffRows(previous: SessionRow[], next: SessionRow[]): WatchEvent
 export const HEARTBEAT_MS = 5000
 
 /** Poll and emit: a snapshot first, then only what changed. Stops when `signal` aborts. */
-export async function watchSessions(opts: {ctx: Context; intervalMs: number; filter: (row: SessionRow) => boolean; emit: (event: WatchEvent) => void; signal: AbortSignal}): Promise<void> {
+export async function watchSessions(opts: {
+  ctx: Context
+  intervalMs: number
+  filter: (row: SessionRow) => boolean
+  emit: (event: WatchEvent) => void
+  signal: AbortSignal
+}): Promise<void> {
   let previous: SessionRow[] | null = null
   let lastEmit = Date.now()
   const cache = new WatchCache()
@@ -99,7 +106,8 @@ export async function watchSessions(opts: {ctx: Context; intervalMs: number; fil
     watchPass(screens, listing.rows, listing.snapshot.state, opts.ctx.env, listingIdentity(listing))
     all = slow.hold(all, listing.rows, listing.snapshot.servers, Date.now())
     const rows = all.filter(opts.filter)
-    const events: WatchEvent[] = previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
+    const events: WatchEvent[] =
+      previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
     if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})
     for (const event of events) opts.emit(event)
     if (events.length > 0) lastEmit = Date.now()
@@ -145,7 +153,8 @@ export async function waitForStates(opts: WaitOptions): Promise<string[]> {
   const listing = await look()
   const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
   const refuseConflict = (row: SessionRow) => {
-    if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
+    if (row.conflict)
+      throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
   }
   for (const row of listing) if (ids.includes(row.id)) refuseConflict(row)
   const what = opts.target === 'attention' ? 'needing you' : opts.target
@@ -171,7 +180,10 @@ export async function waitForStates(opts: WaitOptions): Promise<string[]> {
     if (now() >= deadline) {
       const left = ids.filter((id) => !done.includes(id))
       const still = left.map((id) => `session ${id} is still ${states.get(id) ?? 'gone'}`).join('; ')
-      throw new PkError('timeout', `${still} after ${(opts.timeoutMs ?? 0) / 1000} s (waiting until ${opts.mode === 'any' ? 'any is' : left.length > 1 ? 'all are' : 'it is'} ${what})`)
+      throw new PkError(
+        'timeout',
+        `${still} after ${(opts.timeoutMs ?? 0) / 1000} s (waiting until ${opts.mode === 'any' ? 'any is' : left.length > 1 ? 'all are' : 'it is'} ${what})`,
+      )
     }
     await pause(Math.min(opts.intervalMs, Math.max(0, deadline - now())))
   }

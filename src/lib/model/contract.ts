@@ -76,9 +76,29 @@ export interface SessionRow {
 
 /** Every code a problem in `pk ls --json` (and prune, watch) can carry; the README lists the same. */
 export const PROBLEM_CODES = [
-  'conflict', 'corrupt-record', 'invalid-record', 'unknown-version', 'symlinked-record', 'unreadable-record', 'foreign-namespace',
-  'bad-owner', 'no-view', 'unreachable', 'unverified-server', 'foreign-pane', 'server-unresponsive', 'server-access-denied',
-  'tmux-error', 'tmux-output', 'tmux-missing', 'host-unreachable', 'host-no-pk', 'host-pk-incompatible', 'host-pk-failed', 'events-pending', 'unsafe-dir',
+  'conflict',
+  'corrupt-record',
+  'invalid-record',
+  'unknown-version',
+  'symlinked-record',
+  'unreadable-record',
+  'foreign-namespace',
+  'bad-owner',
+  'no-view',
+  'unreachable',
+  'unverified-server',
+  'foreign-pane',
+  'server-unresponsive',
+  'server-access-denied',
+  'tmux-error',
+  'tmux-output',
+  'tmux-missing',
+  'host-unreachable',
+  'host-no-pk',
+  'host-pk-incompatible',
+  'host-pk-failed',
+  'events-pending',
+  'unsafe-dir',
 ] as const
 export type ProblemCode = (typeof PROBLEM_CODES)[number]
 

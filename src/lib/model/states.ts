@@ -10,4 +10,5 @@ export type HookState = (typeof HOOK_STATES)[number]
 export const RULE_STATES = ['working', 'waiting', 'idle'] as const satisfies readonly State[]
 export type RuleState = (typeof RULE_STATES)[number]
 
-export const isOneOf = <T extends string>(values: readonly T[], value: unknown): value is T => typeof value === 'string' && (values as readonly string[]).includes(value)
+export const isOneOf = <T extends string>(values: readonly T[], value: unknown): value is T =>
+  typeof value === 'string' && (values as readonly string[]).includes(value)

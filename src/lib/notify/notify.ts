@@ -43,7 +43,11 @@ export interface ChannelResult {
 }
 
 /** Pure: the event a row with attention stands for. */
-export function eventOf(row: SessionRow, reason = row.state === 'waiting' ? 'waiting for you' : 'finished its turn', since: string | null = row.attentionSince): NotifyEvent {
+export function eventOf(
+  row: SessionRow,
+  reason = row.state === 'waiting' ? 'waiting for you' : 'finished its turn',
+  since: string | null = row.attentionSince,
+): NotifyEvent {
   return {id: row.id, agent: row.agent, label: row.label, state: row.state, cwd: row.cwd, reason, since}
 }
 
@@ -51,7 +55,8 @@ export function eventOf(row: SessionRow, reason = row.state === 'waiting' ? 'wai
 function usageReason(row: Pick<SessionRow, 'usage'>): string {
   const u = row.usage!
   const alert = u.attention!
-  if (alert.reason === 'context') return `past ${alert.threshold}% of its context${u.contextTokens !== null && u.contextWindow ? ` (${Math.round((100 * u.contextTokens) / u.contextWindow)}%)` : ''}`
+  if (alert.reason === 'context')
+    return `past ${alert.threshold}% of its context${u.contextTokens !== null && u.contextWindow ? ` (${Math.round((100 * u.contextTokens) / u.contextWindow)}%)` : ''}`
   return `past your budget of $${alert.threshold}${u.cost !== null ? ` ($${u.cost.toFixed(2)} spent)` : ''}`
 }
 
@@ -74,7 +79,11 @@ export function rowEvents(row: SessionRow): RowEvent[] {
   const alert = row.usage?.attention ?? null
   const usageSince = alert === null ? Number.NaN : Date.parse(alert.since)
   if (row.attentionSince !== null && Date.parse(row.attentionSince) !== usageSince && (row.attention || row.attached)) {
-    events.push({since: row.attentionSince, reason: row.state === 'waiting' ? 'waiting for you' : 'finished its turn', unseen: unseenSince(row, Date.parse(row.attentionSince))})
+    events.push({
+      since: row.attentionSince,
+      reason: row.state === 'waiting' ? 'waiting for you' : 'finished its turn',
+      unseen: unseenSince(row, Date.parse(row.attentionSince)),
+    })
   }
   if (alert !== null && !Number.isNaN(usageSince) && row.state !== 'exited' && row.verified && (row.attached || unseenSince(row, usageSince))) {
     events.push({since: new Date(usageSince).toISOString(), reason: usageReason(row), unseen: unseenSince(row, usageSince)})
@@ -84,7 +93,6 @@ export function rowEvents(row: SessionRow): RowEvent[] {
 
 /** Pure: one line about the event, for a tmux message or a desktop notification. */
 export const eventText = (e: NotifyEvent) => `${e.agent ?? 'session'}${e.label ? ` (${e.label})` : ''} ${e.id} is ${e.reason}: pk attach ${e.id}`
-
 
 /** Pure: a notifier's argv with `{id}`, `{agent}`, `{label}`, `{state}`, `{cwd}`, `{reason}` filled in. */
 export function fillArgv(argv: string[], e: NotifyEvent): string[] {
@@ -131,12 +139,25 @@ const onPath = (program: string, env: Env) =>
 async function tellDesktop(e: NotifyEvent, env: Env): Promise<ChannelResult> {
   if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return {channel: 'desktop', ok: true, detail: 'no display (skipped)', delivered: false}
   if (!onPath('notify-send', env)) return {channel: 'desktop', ok: true, detail: 'notify-send not installed (skipped)', delivered: false}
-  const result = await runNotifier(['notify-send', '--app-name=pk', `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e)], env as NodeJS.ProcessEnv, DEFAULT_COMMAND_SECONDS)
+  const result = await runNotifier(
+    ['notify-send', '--app-name=pk', `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e)],
+    env as NodeJS.ProcessEnv,
+    DEFAULT_COMMAND_SECONDS,
+  )
   return {channel: 'desktop', ...result, delivered: result.ok}
 }
 
 async function tellCommand(channel: {command: string[]; timeout?: number}, e: NotifyEvent, env: Env): Promise<ChannelResult> {
-  const childEnv = {...env, PK_ID: e.id, PK_AGENT: e.agent ?? '', PK_STATE: e.state, PK_LABEL: e.label ?? '', PK_CWD: e.cwd ?? '', PK_REASON: e.reason, PK_SINCE: e.since ?? ''} as NodeJS.ProcessEnv
+  const childEnv = {
+    ...env,
+    PK_ID: e.id,
+    PK_AGENT: e.agent ?? '',
+    PK_STATE: e.state,
+    PK_LABEL: e.label ?? '',
+    PK_CWD: e.cwd ?? '',
+    PK_REASON: e.reason,
+    PK_SINCE: e.since ?? '',
+  } as NodeJS.ProcessEnv
   const result = await runNotifier(fillArgv(channel.command, e), childEnv, channel.timeout ?? DEFAULT_COMMAND_SECONDS)
   return {channel: `command ${channel.command[0]}`, ...result, delivered: result.ok}
 }
@@ -145,7 +166,12 @@ async function tellCommand(channel: {command: string[]; timeout?: number}, e: No
 export async function deliver(e: NotifyEvent, channels: NotifyChannel[], env: Env, state: StateDir | null): Promise<ChannelResult[]> {
   const results = await Promise.all(
     channels.map((channel) =>
-      ('tmux' in channel ? tellTmux(e, env) : 'desktop' in channel ? tellDesktop(e, env) : tellCommand(channel, e, env)).catch((error: unknown) => ({channel: 'unknown', ok: false, detail: String(error), delivered: false})),
+      ('tmux' in channel ? tellTmux(e, env) : 'desktop' in channel ? tellDesktop(e, env) : tellCommand(channel, e, env)).catch((error: unknown) => ({
+        channel: 'unknown',
+        ok: false,
+        detail: String(error),
+        delivered: false,
+      })),
     ),
   )
   for (const failed of results.filter((r) => !r.ok)) logNotify(state, `${e.id} ${failed.channel}: ${failed.detail}`)
@@ -160,7 +186,6 @@ function logNotify(state: StateDir | null, line: string): void {
     // nowhere safe to log
   }
 }
-
 
 const isPlainDir = isPrivateDir
 
@@ -204,7 +229,11 @@ export async function notifyRows(rows: SessionRow[], channels: NotifyChannel[] |
   // Seen while a client is attached: the user was looking, so the event is claimed and never told.
   // An event without a date of its own (a screen state no observer has handed in yet) cannot be named:
   // it is told once an observer dates it (watchers do, see watch.ts).
-  const untold = rows.flatMap((row) => rowEvents(row).filter((e) => !existsSync(join(dir, markerName({id: row.id, attentionSince: e.since})))).map((e) => ({row, event: e})))
+  const untold = rows.flatMap((row) =>
+    rowEvents(row)
+      .filter((e) => !existsSync(join(dir, markerName({id: row.id, attentionSince: e.since}))))
+      .map((e) => ({row, event: e})),
+  )
   if (untold.length === 0 || !mayWrite(state)) return []
   const told: string[] = []
   for (const {row, event} of untold) {

@@ -5,7 +5,8 @@ import {HostDiagnosis} from '../fleet/fleet.js'
 const MARK: Record<CheckResult['status'], string> = {pass: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip'}
 
 /** Pure: one check as one plain line. */
-export const checkLine = (check: Pick<CheckResult, 'id' | 'status' | 'message' | 'fix'>) => `${MARK[check.status]} ${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}\n`
+export const checkLine = (check: Pick<CheckResult, 'id' | 'status' | 'message' | 'fix'>) =>
+  `${MARK[check.status]} ${check.id}: ${check.message}${check.fix ? ` (fix: ${check.fix})` : ''}\n`
 
 /** Pure: a diagnosis (and each host's) as plain lines, fixes first. */
 export function doctorText(diagnosis: Diagnosis, hosts: HostDiagnosis[] = []): string {

@@ -21,11 +21,24 @@ export interface LsOptions {
 }
 
 /** What `pk ls` shows with no flags. */
-export const LS_DEFAULTS: LsOptions = {json: false, all: false, format: 'table', color: false, states: null, attention: false, agent: null, ids: false, headers: true}
+export const LS_DEFAULTS: LsOptions = {
+  json: false,
+  all: false,
+  format: 'table',
+  color: false,
+  states: null,
+  attention: false,
+  agent: null,
+  ids: false,
+  headers: true,
+}
 
 /** Pure: the rows the filters keep (every output filters alike: table, JSON, ids, the short line). */
 export function filterRows(rows: SessionRow[], opts: Pick<LsOptions, 'states' | 'attention' | 'agent'>): SessionRow[] {
-  return rows.filter((row) => (opts.states === null || opts.states.includes(row.state)) && (!opts.attention || row.attention) && (opts.agent === null || row.agent === opts.agent))
+  return rows.filter(
+    (row) =>
+      (opts.states === null || opts.states.includes(row.state)) && (!opts.attention || row.attention) && (opts.agent === null || row.agent === opts.agent),
+  )
 }
 
 /** Where it goes: a terminal or not, colours or not, and what "now" and HOME are for ages and paths. */
@@ -74,7 +87,8 @@ export function presentListing(all: SessionRow[], problems: Problem[], opts: LsO
   if (opts.ids) return {stdout: rows.map((r) => r.id + '\n').join(''), stderr: problems.map((p) => `pk: ${p.code}: ${p.message}\n`).join('')}
   let stdout = ''
   let stderr = ''
-  if (rows.length > 0) stdout = renderTable(rows, {colour: term.colour, now: term.now, home: term.home, headers: opts.headers, width: term.tty ? term.columns : undefined})
+  if (rows.length > 0)
+    stdout = renderTable(rows, {colour: term.colour, now: term.now, home: term.home, headers: opts.headers, width: term.tty ? term.columns : undefined})
   else if (all.length > 0 && term.tty) stderr = 'no session matches the filters\n'
   else if (term.tty) stderr = `no agent sessions${opts.all ? '' : ' (pk ls --all shows every pane)'}; start one with: pk bg shell\n`
   for (const problem of problems) stderr += `pk: ${problem.code}: ${problem.message}\n`

@@ -29,7 +29,8 @@ const FORMATS: readonly string[] = LS_FLAGS.format.options
 export function checkLsOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color'> & Partial<Pick<LsOptions, 'ids' | 'headers' | 'states'>>): void {
   if (opts.color && opts.format !== 'short') throw new PkError('bad-flags', '--color goes with --format short (tmux colour codes for a status bar)')
   if (opts.json && opts.format === 'short') throw new PkError('bad-flags', '--json and --format short are two different outputs; pick one')
-  if (opts.ids && (opts.json || opts.format === 'short')) throw new PkError('bad-flags', `--ids and ${opts.json ? '--json' : '--format short'} are two different outputs; pick one`)
+  if (opts.ids && (opts.json || opts.format === 'short'))
+    throw new PkError('bad-flags', `--ids and ${opts.json ? '--json' : '--format short'} are two different outputs; pick one`)
   if (opts.headers === false && (opts.json || opts.ids || opts.format === 'short')) throw new PkError('bad-flags', '--no-headers goes with the table')
   const bad = (opts.states ?? []).find((s) => !(STATES as readonly string[]).includes(s))
   if (bad !== undefined) throw new PkError('bad-flags', `--state ${JSON.stringify(bad)}: the states are ${STATES.join(', ')}`)
@@ -37,12 +38,19 @@ export function checkLsOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color'
 
 /** Pure: --watch streams JSON events: only the filters go with it (--format short, --ids, --no-headers do not). */
 export function checkWatchOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color' | 'ids' | 'headers' | 'states'>): void {
-  if (opts.format === 'short' || opts.color || opts.ids || opts.headers === false) throw new PkError('bad-flags', '--watch streams JSON events (--watch --json); --format short, --color, --ids and --no-headers do not go with it')
+  if (opts.format === 'short' || opts.color || opts.ids || opts.headers === false)
+    throw new PkError('bad-flags', '--watch streams JSON events (--watch --json); --format short, --color, --ids and --no-headers do not go with it')
   checkLsOptions({...opts, json: false})
 }
 
 /** Pure: the state list a --state value names (comma-separated, spaces allowed). */
-export const parseStates = (value: string | undefined) => (value === undefined ? null : value.split(',').map((s) => s.trim()).filter(Boolean))
+export const parseStates = (value: string | undefined) =>
+  value === undefined
+    ? null
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
 
 /** Pure: the options of an argv the fast path can serve, or null to let oclif parse it. */
 export function parseLsArgv(args: string[]): LsOptions | null {

@@ -3,7 +3,8 @@ import {KeptItem, PruneItem} from '../verbs/prune.js'
 import {Output} from './listing.js'
 
 /** Pure: one line per item, with what happened to it. */
-export const planLines = (items: PruneItem[], verb: string) => items.map((item) => `${verb} ${item.kind} ${item.id ?? ''}${item.id ? ' ' : ''}(${item.reason}): ${item.target}\n`).join('')
+export const planLines = (items: PruneItem[], verb: string) =>
+  items.map((item) => `${verb} ${item.kind} ${item.id ?? ''}${item.id ? ' ' : ''}(${item.reason}): ${item.target}\n`).join('')
 
 /** Pure: what prune did (or would do), what it kept and why; problems to stderr. */
 export function pruneText(listed: PruneItem[], kept: KeptItem[], problems: Problem[], dryRun: boolean): Output {

@@ -52,7 +52,8 @@ export function stateCell(row: SessionRow): string {
 }
 
 /** Pure: the CWD cell, home as `~`, with the worktree's branch (`*` when dirty). */
-export const cwdCell = (row: SessionRow, home: string | undefined) => printable(row.cwd ? shortenHome(row.cwd, home) + (row.worktree ? ` [${row.worktree.branch}${row.worktree.dirty ? '*' : ''}]` : '') : '-')
+export const cwdCell = (row: SessionRow, home: string | undefined) =>
+  printable(row.cwd ? shortenHome(row.cwd, home) + (row.worktree ? ` [${row.worktree.branch}${row.worktree.dirty ? '*' : ''}]` : '') : '-')
 
 function target(row: SessionRow): string {
   if (!row.tmux) return '-'
@@ -84,7 +85,11 @@ export function usageCell(row: SessionRow): string {
 export function fitWidths(natural: number[], header: string[], width: number): number[] {
   const widths = [...natural]
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1)
-  for (const [name, floor] of [['CWD', 12], ['AGENT', 12], ['TMUX', 8]] as const) {
+  for (const [name, floor] of [
+    ['CWD', 12],
+    ['AGENT', 12],
+    ['TMUX', 8],
+  ] as const) {
     const i = header.indexOf(name)
     if (i === -1 || total() <= width) continue
     widths[i] = Math.max(Math.min(floor, natural[i]!), widths[i]! - (total() - width))

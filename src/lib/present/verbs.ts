@@ -15,7 +15,10 @@ const none: Output = {stdout: '', stderr: ''}
 /** One line per session restore would resume: what the question shows, and what --dry-run prints. */
 export const restoreCandidates = (plan: RestorePlan): string => plan.restore.map((row) => `would resume ${row.id} (${row.agent}) in ${row.cwd}\n`).join('')
 
-export function restoreText(plan: RestorePlan, done: {dryRun: boolean; restored: {from: string; id: string}[]; failed: {id: string; message: string}[]}): Output {
+export function restoreText(
+  plan: RestorePlan,
+  done: {dryRun: boolean; restored: {from: string; id: string}[]; failed: {id: string; message: string}[]},
+): Output {
   let stdout = plan.restore.length === 0 ? 'nothing to restore\n' : done.dryRun ? restoreCandidates(plan) : ''
   stdout += done.restored.map((item) => `resumed ${item.from} as ${item.id}\n`).join('')
   stdout += plan.skip.map((item) => `skipped ${item.row.id}: ${item.reason}\n`).join('')
@@ -32,7 +35,9 @@ export const worktreeLines = (items: WorktreeItem[], dryRun: boolean): string =>
 
 /** pk notify --test: each channel's result, and a word when nothing reached anyone. */
 export function notifyTestText(results: ChannelResult[], channels: number): Output {
-  const stdout = results.map((r) => `${!r.ok ? 'FAIL' : r.delivered ? 'ok  ' : 'skip'} ${r.channel}: ${r.detail}\n`).join('') + (channels === 0 ? 'no channels configured (notify: [])\n' : '')
+  const stdout =
+    results.map((r) => `${!r.ok ? 'FAIL' : r.delivered ? 'ok  ' : 'skip'} ${r.channel}: ${r.detail}\n`).join('') +
+    (channels === 0 ? 'no channels configured (notify: [])\n' : '')
   return {stdout, stderr: results.some((r) => r.delivered) ? '' : 'pk: the sample reached nobody: no channel delivered it (see above)\n'}
 }
 
@@ -40,16 +45,25 @@ export function notifyTestText(results: ChannelResult[], channels: number): Outp
 export function setupText(change: SetupChange, outcome: {printed: true} | {backup: string | null}): Output {
   if ('printed' in outcome) return {stdout: `# ${change.file} (${change.changed ? 'would change' : 'unchanged'})\n${change.after}`, stderr: ''}
   if (!change.changed) return {stdout: `${change.agent}: ${change.notes.join('; ')} (${change.file})\n`, stderr: ''}
-  return {stdout: `${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${outcome.backup ? ` (backup: ${outcome.backup})` : ''}\n`, stderr: ''}
+  return {
+    stdout: `${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${outcome.backup ? ` (backup: ${outcome.backup})` : ''}\n`,
+    stderr: '',
+  }
 }
 
 /** pk setup autostart: the unit or crontab line (--print), what was installed or removed. */
-export function autostartText(outcome: {printed: {manager: string; where: string; text: string}} | {installed: string; manager: string} | {removed: string[]}): Output {
+export function autostartText(
+  outcome: {printed: {manager: string; where: string; text: string}} | {installed: string; manager: string} | {removed: string[]},
+): Output {
   if ('printed' in outcome) {
     const {manager, where, text} = outcome.printed
     return {stdout: `# ${manager === 'systemd' ? where : 'a line for your crontab'}\n${text}${text.endsWith('\n') ? '' : '\n'}`, stderr: ''}
   }
-  if ('removed' in outcome) return {stdout: outcome.removed.length === 0 ? 'autostart: nothing installed\n' : outcome.removed.map((d) => `autostart: ${d}\n`).join(''), stderr: ''}
-  const when = outcome.manager === 'systemd' ? 'autostart: it runs when your systemd user manager starts: at boot only with lingering (loginctl enable-linger), else at your first login\n' : ''
+  if ('removed' in outcome)
+    return {stdout: outcome.removed.length === 0 ? 'autostart: nothing installed\n' : outcome.removed.map((d) => `autostart: ${d}\n`).join(''), stderr: ''}
+  const when =
+    outcome.manager === 'systemd'
+      ? 'autostart: it runs when your systemd user manager starts: at boot only with lingering (loginctl enable-linger), else at your first login\n'
+      : ''
   return {...none, stdout: `autostart: ${outcome.installed}\n${when}`}
 }

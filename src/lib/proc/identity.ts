@@ -47,9 +47,7 @@ export function identityFromStat(view: Pick<View, 'bootId' | 'pidNs'>, stat: Pro
   return {bootId: view.bootId, pidNs: view.pidNs, pid: stat.pid, startTime: stat.startTime}
 }
 
-export type Liveness =
-  | {alive: true; stat: ProcStat}
-  | {alive: false; reason: 'other-boot' | 'foreign-namespace' | 'gone' | 'pid-reused' | 'zombie'}
+export type Liveness = {alive: true; stat: ProcStat} | {alive: false; reason: 'other-boot' | 'foreign-namespace' | 'gone' | 'pid-reused' | 'zombie'}
 
 /**
  * Pure: is `identity` the process that `stat` (read just now in `view`) describes? A pid with another

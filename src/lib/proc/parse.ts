@@ -21,7 +21,10 @@ export function parseStat(text: string): ProcStat | null {
   const close = text.lastIndexOf(')')
   if (open < 1 || close < open) return null
   const pid = Number(text.slice(0, open).trim())
-  const rest = text.slice(close + 2).trim().split(' ')
+  const rest = text
+    .slice(close + 2)
+    .trim()
+    .split(' ')
   // rest[0] is field 3 (state), so field N is rest[N - 3].
   if (rest.length < 20) return null
   const state = rest[0]!

@@ -99,7 +99,10 @@ export function readChildren(pid: number): number[] {
 export function readBootId(): string {
   const text = readOrNull(`${PROC_ROOT}/sys/kernel/random/boot_id`)
   if (text === null || text.trim() === '') {
-    throw new PkError('no-boot-id', `cannot read ${PROC_ROOT}/sys/kernel/random/boot_id; pk needs it to tell sessions of this boot from older ones. Run pk where /proc is mounted and readable (a Linux host, or a container with procfs).`)
+    throw new PkError(
+      'no-boot-id',
+      `cannot read ${PROC_ROOT}/sys/kernel/random/boot_id; pk needs it to tell sessions of this boot from older ones. Run pk where /proc is mounted and readable (a Linux host, or a container with procfs).`,
+    )
   }
   return text.trim()
 }

@@ -73,6 +73,7 @@ export function readView(): {view: View; measurement: ViewMeasurement} {
   if (measurement.ok) return {view: measurement.view, measurement}
   const bootId = readBootId()
   const pidNs = readPidNamespace('self')
-  if (pidNs === null) throw new PkError('no-view', 'cannot read /proc/self/ns/pid; pk needs /proc to tell which processes are whose. Run pk where /proc is mounted and readable.')
+  if (pidNs === null)
+    throw new PkError('no-view', 'cannot read /proc/self/ns/pid; pk needs /proc to tell which processes are whose. Run pk where /proc is mounted and readable.')
   return {view: {bootId, pidNs, pid1StartTime: -1}, measurement}
 }

@@ -9,7 +9,10 @@ import {readWhole} from '../proc/reader.js'
  * hang pk (opening a FIFO waits for a writer; reading one waits for data).
  */
 export class NotRegularFileError extends PkError {
-  constructor(readonly path: string, readonly what: string) {
+  constructor(
+    readonly path: string,
+    readonly what: string,
+  ) {
     super('not-a-file', `${path} is ${what}, not a regular file; pk does not read or write it`)
   }
 }

@@ -82,7 +82,11 @@ function whoAmI(): Me {
   if (me !== null) return me
   const measured = measureView()
   const stat = readStat(process.pid)
-  if (!measured.ok || stat === null) throw new PkError('no-view', `cannot lock the state directory: this process cannot name itself (${measured.ok ? '/proc/self/stat is unreadable' : measured.reason})`)
+  if (!measured.ok || stat === null)
+    throw new PkError(
+      'no-view',
+      `cannot lock the state directory: this process cannot name itself (${measured.ok ? '/proc/self/stat is unreadable' : measured.reason})`,
+    )
   me = {view: measured.view, startTime: stat.startTime}
   return me
 }
@@ -107,7 +111,8 @@ function tryOnce(dir: string, self: Me, stat: (pid: number) => ProcStat | null):
       continue
     }
     // A holder outranks a contender as the one to name; either stands in the way.
-    if (blocker === null || (blocker.what !== 'holds' && entry.kind === 'H')) blocker = {pid: entry.pid, what: liveness === 'unknown' ? 'unknown' : entry.kind === 'H' ? 'holds' : 'wants'}
+    if (blocker === null || (blocker.what !== 'holds' && entry.kind === 'H'))
+      blocker = {pid: entry.pid, what: liveness === 'unknown' ? 'unknown' : entry.kind === 'H' ? 'holds' : 'wants'}
   }
   if (blocker === null) {
     const held = join(dir, `H_${tag}`)
@@ -164,7 +169,11 @@ async function acquire(dir: string, opts: LockOptions): Promise<string> {
     if (errnoCode(error) !== 'EEXIST') throw cannotLock(dir, error)
   }
   const stats = lstatSync(dir)
-  if (!stats.isDirectory() || stats.uid !== process.getuid!()) throw new PkError('state-locked', `cannot lock the state directory: ${dir} is not a directory of yours (${stats.isSymbolicLink() ? 'a link' : stats.isDirectory() ? `uid ${stats.uid}` : 'a file'}); pk doctor explains`)
+  if (!stats.isDirectory() || stats.uid !== process.getuid!())
+    throw new PkError(
+      'state-locked',
+      `cannot lock the state directory: ${dir} is not a directory of yours (${stats.isSymbolicLink() ? 'a link' : stats.isDirectory() ? `uid ${stats.uid}` : 'a file'}); pk doctor explains`,
+    )
   const started = Date.now()
   for (let attempt = 0; ; attempt++) {
     let got: ReturnType<typeof tryOnce>
@@ -178,11 +187,15 @@ async function acquire(dir: string, opts: LockOptions): Promise<string> {
     const holding = got.blocker.what !== 'wants'
     if ((holding && waited >= waitMs) || (!holding && waited >= Math.max(waitMs, CONTENTION_MS))) {
       const who = got.blocker.what === 'unknown' ? `a process of another pid namespace (pid ${got.blocker.pid} there)` : `pid ${got.blocker.pid}, alive`
-      throw new LockBusyError(got.blocker, `the state directory is locked by ${who}${waitMs > 0 ? ` for over ${Math.round(waitMs / 1000)} s (is it stopped? kill -CONT ${got.blocker.pid})` : ''}; nothing was written`)
+      throw new LockBusyError(
+        got.blocker,
+        `the state directory is locked by ${who}${waitMs > 0 ? ` for over ${Math.round(waitMs / 1000)} s (is it stopped? kill -CONT ${got.blocker.pid})` : ''}; nothing was written`,
+      )
     }
     // Random, growing pauses: two that only try at once do not meet again in step.
     await sleep(Math.min(250, 5 + Math.random() * 10 * 2 ** Math.min(attempt, 5)))
   }
 }
 
-const cannotLock = (dir: string, error: unknown) => new PkError('state-locked', `cannot lock the state directory (${dir}): ${errnoCode(error) ?? (error as Error).message}`)
+const cannotLock = (dir: string, error: unknown) =>
+  new PkError('state-locked', `cannot lock the state directory (${dir}): ${errnoCode(error) ?? (error as Error).message}`)

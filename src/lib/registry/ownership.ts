@@ -13,10 +13,7 @@ import {StateDir} from './state-dir.js'
  * meaningful where it was written, so only the owning namespace writes.
  */
 
-export type OwnerDecision =
-  | {action: 'write'}
-  | {action: 'enrol'; why: string}
-  | {action: 'refuse'; reason: string}
+export type OwnerDecision = {action: 'write'} | {action: 'enrol'; why: string} | {action: 'refuse'; reason: string}
 
 /**
  * Pure: may a writer with `view` write to a state directory owned by `owner` (null: nobody yet) that
@@ -92,7 +89,11 @@ function check(state: StateDir): {view: View; decision: OwnerDecision} {
   const measured = measureView()
   if (!measured.ok) throw new PkError('no-view', `refusing to write pk state: ${measured.reason}. ${FIX}`)
   const owner = readOwner(state)
-  if (!owner.ok) throw new PkError('bad-owner', `refusing to write pk state: ${owner.reason} (${ownerPath(state)}). pk doctor explains; remove the file from the host to re-enrol.`)
+  if (!owner.ok)
+    throw new PkError(
+      'bad-owner',
+      `refusing to write pk state: ${owner.reason} (${ownerPath(state)}). pk doctor explains; remove the file from the host to re-enrol.`,
+    )
   // The records are counted only where the rules need the number (no owner yet, or another one): a writer
   // that owns the directory, like the folder of events, does not read them all twice more for nothing.
   const mine = owner.owner !== null && sameView(owner.owner, measured.view)
@@ -150,7 +151,12 @@ export type ReadTrust = {trusted: true} | {trusted: false; code: 'no-view' | 'ba
 export function readTrust(state: StateDir | null, measured: ViewMeasurement = measureView()): ReadTrust {
   if (!measured.ok) return {trusted: false, code: 'no-view', reason: `pids cannot be checked from here: ${measured.reason}`}
   const owner = readOwner(state)
-  if (!owner.ok) return {trusted: false, code: 'bad-owner', reason: `ownership of the state directory is unknown: ${owner.reason}; its records are shown unverified and nothing is paired by pid (pk doctor explains)`}
+  if (!owner.ok)
+    return {
+      trusted: false,
+      code: 'bad-owner',
+      reason: `ownership of the state directory is unknown: ${owner.reason}; its records are shown unverified and nothing is paired by pid (pk doctor explains)`,
+    }
   if (owner.owner === null || sameView(owner.owner, measured.view)) return {trusted: true}
   if (owner.owner.bootId !== measured.view.bootId) return {trusted: true} // every record is from an earlier boot: exited
   return {

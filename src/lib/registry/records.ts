@@ -71,14 +71,16 @@ export interface StoredRecord {
   record: SessionRecord
 }
 
-
 export type Validation = {ok: true; record: SessionRecord} | {ok: false; code: 'unknown-version' | 'invalid-record'; reason: string}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Pure: the field an ajv error is about, as a path (`tmux.paneId`). */
 function fieldOf(error: SchemaError): string {
-  const path = error.instancePath.split('/').filter(Boolean).filter((part) => !/^\d+$/.test(part))
+  const path = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .filter((part) => !/^\d+$/.test(part))
   if (error.keyword === 'required' && error.params.missingProperty) path.push(error.params.missingProperty)
   return path.join('.') || '(record)'
 }
@@ -115,7 +117,15 @@ export function validateRecord(data: unknown): Validation {
     createdAt: valid.createdAt,
     startedAt: valid.startedAt,
     conversationId: valid.conversationId ?? null,
-    status: valid.status ? {state: valid.status.state, at: valid.status.at, event: valid.status.event, turnEnded: valid.status.turnEnded, ...(typeof valid.status.sentAt === 'number' ? {sentAt: valid.status.sentAt} : {})} : null,
+    status: valid.status
+      ? {
+          state: valid.status.state,
+          at: valid.status.at,
+          event: valid.status.event,
+          turnEnded: valid.status.turnEnded,
+          ...(typeof valid.status.sentAt === 'number' ? {sentAt: valid.status.sentAt} : {}),
+        }
+      : null,
   }
   // The optional fields, only where the file has them (a record read and written again stays as it was).
   if (valid.stopped) record.stopped = {at: valid.stopped.at, signal: valid.stopped.signal}
@@ -162,7 +172,8 @@ function readRecordFile(path: string): StoredRecord | Problem {
     text = readRegularFile(path, MAX_RECORD_BYTES)
   } catch (error) {
     if (error instanceof NotRegularFileError) {
-      if (error.what === 'a symbolic link') return {code: 'symlinked-record', message: `${path}: is a symbolic link; pk does not follow links in its state; skipped`, file: path}
+      if (error.what === 'a symbolic link')
+        return {code: 'symlinked-record', message: `${path}: is a symbolic link; pk does not follow links in its state; skipped`, file: path}
       return {code: 'invalid-record', message: `${path}: ${error.what}, not a regular file; skipped`, file: path}
     }
     if (error instanceof RangeError) return {code: 'invalid-record', message: `${path}: larger than ${MAX_RECORD_BYTES} bytes; skipped`, file: path}
@@ -189,7 +200,10 @@ export function readRecords(state: StateDir | null): RecordScan {
   }
   // Records in a folder another user may write are claims anyone could have planted: none is read.
   if (!isPrivateDir(state.sessions)) {
-    scan.problems.push({code: 'unsafe-dir', message: `${state.sessions} is not a private directory of yours (a link, another user's, or writable by others): no record in it is read. pk doctor --fix tightens it`})
+    scan.problems.push({
+      code: 'unsafe-dir',
+      message: `${state.sessions} is not a private directory of yours (a link, another user's, or writable by others): no record in it is read. pk doctor --fix tightens it`,
+    })
     return scan
   }
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {

@@ -21,17 +21,29 @@ export type StateDirVerdict =
 /** Pure: is a directory with these facts safe to keep session state in for user `uid`? */
 export function judgeStateDir(path: string, stats: Pick<Stats, 'isSymbolicLink' | 'isDirectory' | 'uid' | 'mode'>, uid: number): StateDirVerdict {
   if (stats.isSymbolicLink()) {
-    return {ok: false, kind: 'symlink', problem: `${path} is a symbolic link; pk does not follow links for its state. Fix: replace it with a real directory (mkdir -m 700), or point PK_STATE_DIR at one.`}
+    return {
+      ok: false,
+      kind: 'symlink',
+      problem: `${path} is a symbolic link; pk does not follow links for its state. Fix: replace it with a real directory (mkdir -m 700), or point PK_STATE_DIR at one.`,
+    }
   }
   if (!stats.isDirectory()) {
     return {ok: false, kind: 'not-directory', problem: `${path} is not a directory. Fix: move it away, or point PK_STATE_DIR at a directory.`}
   }
   if (stats.uid !== uid) {
-    return {ok: false, kind: 'foreign-owner', problem: `${path} is owned by uid ${stats.uid}, not by you (uid ${uid}). Fix: use a directory you own (PK_STATE_DIR), or chown it.`}
+    return {
+      ok: false,
+      kind: 'foreign-owner',
+      problem: `${path} is owned by uid ${stats.uid}, not by you (uid ${uid}). Fix: use a directory you own (PK_STATE_DIR), or chown it.`,
+    }
   }
   if ((stats.mode & 0o022) !== 0) {
     const mode = (stats.mode & 0o777).toString(8).padStart(3, '0')
-    return {ok: false, kind: 'loose-mode', problem: `${path} is writable by group or others (mode ${mode}); anyone could plant session records. Fix: chmod 700 ${shellWord(path)}`}
+    return {
+      ok: false,
+      kind: 'loose-mode',
+      problem: `${path} is writable by group or others (mode ${mode}); anyone could plant session records. Fix: chmod 700 ${shellWord(path)}`,
+    }
   }
   return {ok: true}
 }

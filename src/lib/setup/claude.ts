@@ -4,11 +4,20 @@ import {SetupChange, hookArgv} from './common.js'
 import {HookEntry, planSettingsHooks} from './settings-hooks.js'
 
 /** The Claude Code events pk listens to; each maps to a state in `pk hook claude`. */
-export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Notification', 'PermissionRequest', 'Stop', 'StopFailure', 'SessionEnd'] as const
+export const CLAUDE_HOOK_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Notification',
+  'PermissionRequest',
+  'Stop',
+  'StopFailure',
+  'SessionEnd',
+] as const
 
 /** Events that match on tool names take a matcher; `*` means every tool. */
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PermissionRequest'])
-
 
 /** A hook command is pk's own when it runs `... hook claude` through pk (any install path). */
 export const isPkClaudeCommand = (command: unknown) => typeof command === 'string' && /(^|[\s/'])(pk|run\.js)'?\s+hook\s+claude$/.test(command)

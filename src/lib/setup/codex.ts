@@ -20,9 +20,14 @@ export function planCodex(before: string | null, file: string, pk: string[], par
     }
   }
   const isPk = (value: unknown) =>
-    Array.isArray(value) && value.length >= 2 && ((value.at(-2) === 'hook' && value.at(-1) === 'codex') || (/(^|\/)pk-hook\.sh$/.test(String(value[0])) && value[1] === 'codex'))
+    Array.isArray(value) &&
+    value.length >= 2 &&
+    ((value.at(-2) === 'hook' && value.at(-1) === 'codex') || (/(^|\/)pk-hook\.sh$/.test(String(value[0])) && value[1] === 'codex'))
   if (existing !== undefined && !isPk(existing)) {
-    throw new PkError('notify-taken', `${file} already has notify = ${JSON.stringify(existing)}; Codex runs one notify program. Remove yours or make it call: ${notify.join(' ')} "$1"`)
+    throw new PkError(
+      'notify-taken',
+      `${file} already has notify = ${JSON.stringify(existing)}; Codex runs one notify program. Remove yours or make it call: ${notify.join(' ')} "$1"`,
+    )
   }
   if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(notify)) {
     return {agent: 'codex', file, before, after: before!, changed: false, notes: ['pk notify already installed']}

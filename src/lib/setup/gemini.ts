@@ -7,9 +7,9 @@ import {HookEntry, planSettingsHooks} from './settings-hooks.js'
 /** The Gemini CLI events pk listens to (0.61); each maps to a state in hook.ts. */
 export const GEMINI_HOOK_EVENTS = ['SessionStart', 'BeforeAgent', 'AfterAgent', 'Notification', 'SessionEnd'] as const
 
-
 /** A hook entry is pk's when its command runs pk's sh hook for gemini, or `pk hook gemini` (any install path). */
-export const isPkGeminiHook = (entry: HookEntry) => typeof entry.command === 'string' && /pk-hook\.sh'?\s+'?gemini'?(\s|$)|(^|[\s/'])(pk|run\.js)'?\s+hook\s+gemini$/.test(entry.command)
+export const isPkGeminiHook = (entry: HookEntry) =>
+  typeof entry.command === 'string' && /pk-hook\.sh'?\s+'?gemini'?(\s|$)|(^|[\s/'])(pk|run\.js)'?\s+hook\s+gemini$/.test(entry.command)
 
 /**
  * Pure: ~/.gemini/settings.json with pk's hooks. Gemini runs a hook's command through a shell and waits for

@@ -36,7 +36,10 @@ export async function planSetup(agent: string, env: Record<string, string | unde
     const file = piExtensionFile(home, env)
     return planPi(readIfExists(file), file, pk)
   }
-  throw new PkError('no-setup', `pk setup knows ${SETUP_AGENTS.join(', ')}; ${JSON.stringify(agent)} has no hook system pk can install (its state comes from pane rules)`)
+  throw new PkError(
+    'no-setup',
+    `pk setup knows ${SETUP_AGENTS.join(', ')}; ${JSON.stringify(agent)} has no hook system pk can install (its state comes from pane rules)`,
+  )
 }
 
 /**
@@ -46,7 +49,13 @@ export async function planSetup(agent: string, env: Record<string, string | unde
 export function installedHooks(env: Record<string, string | undefined>): {agent: string; file: string; thisPk: boolean}[] {
   const home = env.HOME || homedir()
   const mine = hookArgv(pkArgv(), 'x')[0]!
-  const files: [string, string][] = [['claude', claudeSettingsFile(home)], ['codex', codexConfigFile(home, env)], ['gemini', geminiSettingsFile(home)], ['opencode', opencodePluginFile(home, env)], ['pi', piExtensionFile(home, env)]]
+  const files: [string, string][] = [
+    ['claude', claudeSettingsFile(home)],
+    ['codex', codexConfigFile(home, env)],
+    ['gemini', geminiSettingsFile(home)],
+    ['opencode', opencodePluginFile(home, env)],
+    ['pi', piExtensionFile(home, env)],
+  ]
   return files.flatMap(([agent, file]) => {
     let text: string | null = null
     try {
@@ -82,7 +91,13 @@ export async function setupAgents(ctx: Context, agents: readonly string[], progr
   const changes: SetupChange[] = []
   for (const agent of new Set(agents)) changes.push(await planSetup(agent, ctx.env))
   const title = (change: SetupChange) => `${change.agent}: ${change.file}`
-  const results = await eachWithProgress(changes, title, async (change) => (change.changed ? applyChange(change) : null), progress, (backup) => (backup ? `backup ${backup}` : undefined))
+  const results = await eachWithProgress(
+    changes,
+    title,
+    async (change) => (change.changed ? applyChange(change) : null),
+    progress,
+    (backup) => (backup ? `backup ${backup}` : undefined),
+  )
   // The agent's hook writes into pk's state directory only once it exists and names its owner.
   if (results.some((r) => r.ok && r.item.changed)) await enrolStateDir(ctx).catch(() => {})
   return results.map((r) => (r.ok ? {change: r.item, backup: r.value} : {change: r.item, error: r.error}))

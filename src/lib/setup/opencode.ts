@@ -15,4 +15,5 @@ export function planOpencode(before: string | null, file: string, pk: string[]):
 }
 
 /** opencode loads every file in its config directory's plugins/ at start. */
-export const opencodePluginFile = (home: string, env: Record<string, string | undefined>) => join(env.XDG_CONFIG_HOME || join(home, '.config'), 'opencode', 'plugins', 'pk.js')
+export const opencodePluginFile = (home: string, env: Record<string, string | undefined>) =>
+  join(env.XDG_CONFIG_HOME || join(home, '.config'), 'opencode', 'plugins', 'pk.js')

@@ -14,4 +14,5 @@ export function planPi(before: string | null, file: string, pk: string[]): Setup
   return {agent: 'pi', file, before, after, changed, notes: changed ? ['extension: state reports and /bg'] : ['pk extension already installed']}
 }
 
-export const piExtensionFile = (home: string, env: Record<string, string | undefined>) => join(env.PI_CODING_AGENT_DIR || join(home, '.pi', 'agent'), 'extensions', 'pk.js')
+export const piExtensionFile = (home: string, env: Record<string, string | undefined>) =>
+  join(env.PI_CODING_AGENT_DIR || join(home, '.pi', 'agent'), 'extensions', 'pk.js')

@@ -37,7 +37,10 @@ function parseSettings(before: string | null, file: string): Record<string, unkn
  */
 export function planSettingsHooks(spec: SettingsHooks, before: string | null, file: string): SetupChange {
   const settings = parseSettings(before, file)
-  const hooks = (typeof settings.hooks === 'object' && settings.hooks !== null ? {...(settings.hooks as Record<string, unknown>)} : {}) as Record<string, HookGroup[]>
+  const hooks = (typeof settings.hooks === 'object' && settings.hooks !== null ? {...(settings.hooks as Record<string, unknown>)} : {}) as Record<
+    string,
+    HookGroup[]
+  >
   for (const event of spec.events) {
     const groups: HookGroup[] = Array.isArray(hooks[event]) ? hooks[event].map((g) => ({...g, hooks: Array.isArray(g.hooks) ? [...g.hooks] : g.hooks})) : []
     // Drop pk's old entries (and groups left empty by that), keep everyone else's.
@@ -49,5 +52,12 @@ export function planSettingsHooks(spec: SettingsHooks, before: string | null, fi
   }
   const after = JSON.stringify({...settings, hooks}, null, 2) + '\n'
   const unchanged = before !== null && JSON.stringify(JSON.parse(before.trim() || '{}')) === JSON.stringify(JSON.parse(after))
-  return {agent: spec.agent, file, before, after, changed: !unchanged, notes: unchanged ? ['pk hooks already installed'] : [`hooks for ${spec.events.join(', ')}`]}
+  return {
+    agent: spec.agent,
+    file,
+    before,
+    after,
+    changed: !unchanged,
+    notes: unchanged ? ['pk hooks already installed'] : [`hooks for ${spec.events.join(', ')}`],
+  }
 }

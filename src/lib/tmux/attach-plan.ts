@@ -6,10 +6,7 @@ import {tmuxArgv} from './exec.js'
 
 type Env = Record<string, string | undefined>
 
-export type AttachPlan =
-  | {mode: 'attach'; argv: string[]}
-  | {mode: 'switch'; argv: string[]}
-  | {mode: 'popup'; argv: string[]}
+export type AttachPlan = {mode: 'attach'; argv: string[]} | {mode: 'switch'; argv: string[]} | {mode: 'popup'; argv: string[]}
 
 function sameSocket(a: string, b: string): boolean {
   if (a === b) return true
@@ -26,7 +23,10 @@ function sameSocket(a: string, b: string): boolean {
  * client, so the user's own session stays where it is and closing the popup (detach) returns to it.
  */
 export function planAttach(target: {socket: string; pane: PaneId}, env: Env): AttachPlan {
-  const focus = [['select-window', '-t', target.pane], ['select-pane', '-t', target.pane]]
+  const focus = [
+    ['select-window', '-t', target.pane],
+    ['select-pane', '-t', target.pane],
+  ]
   const callerSocket = env.TMUX ? env.TMUX.split(',')[0]! : null
   if (callerSocket === null) {
     return {mode: 'attach', argv: tmuxArgv(target.socket, [...focus, ['attach-session', '-t', target.pane]])}
@@ -38,4 +38,3 @@ export function planAttach(target: {socket: string; pane: PaneId}, env: Env): At
   const shellCommand = `exec ${nested.map(shellQuote).join(' ')}`
   return {mode: 'popup', argv: tmuxArgv(callerSocket, [['display-popup', '-E', '-w', '90%', '-h', '90%', shellCommand]])}
 }
-

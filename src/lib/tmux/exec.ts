@@ -30,7 +30,14 @@ export function tmuxConfigWord(text: string): string {
   let out = '"'
   // toBytes: the exact bytes, also of a value that is not UTF-8 (carried as escapes, see bytes.ts).
   for (const byte of toBytes(text)) {
-    const safe = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x2d || byte === 0x5f || byte === 0x2f || byte === 0x2e
+    const safe =
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      byte === 0x2d ||
+      byte === 0x5f ||
+      byte === 0x2f ||
+      byte === 0x2e
     out += safe ? String.fromCharCode(byte) : `\\${byte.toString(8).padStart(3, '0')}`
   }
   return out + '"'
@@ -107,9 +114,16 @@ export async function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promis
   const ran = await run([...(opts.wrap ?? []), 'tmux', '-u', ...argv], {env: opts.env ?? clientEnv(process.env), input: opts.input, deadlineMs})
   const {stdout, stderr} = ran
   if (ran.error) throw errnoCode(ran.error) === 'ENOENT' ? tmuxMissing() : ran.error
-  if (ran.timedOut) throw new TmuxCommandError('unresponsive', stderr, `the tmux server at ${socket ?? '(default)'} did not answer within ${deadlineMs / 1000} s (stopped or wedged); pk gave up on it`, stdout)
+  if (ran.timedOut)
+    throw new TmuxCommandError(
+      'unresponsive',
+      stderr,
+      `the tmux server at ${socket ?? '(default)'} did not answer within ${deadlineMs / 1000} s (stopped or wedged); pk gave up on it`,
+      stdout,
+    )
   // A server that does not let this user in says so on stderr and still exits 0 (tmux 3.3).
-  if (ran.code === 0 && /^access not allowed/m.test(stderr)) throw new TmuxCommandError('access-denied', stderr, `the tmux server at ${socket ?? '(default)'} does not let you in (access not allowed)`, stdout)
+  if (ran.code === 0 && /^access not allowed/m.test(stderr))
+    throw new TmuxCommandError('access-denied', stderr, `the tmux server at ${socket ?? '(default)'} does not let you in (access not allowed)`, stdout)
   if (ran.code === 0) return {stdout, stderr}
   const detail = stderr.trim() || `tmux exited with ${ran.code ?? 'a signal'}`
   throw new TmuxCommandError(classifyTmuxFailure(stderr), stderr, `tmux ${argv[2] ?? ''}: ${detail}`, stdout)
@@ -119,7 +133,13 @@ export async function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promis
 export async function tmuxVersion(): Promise<{ok: true; version: string} | {ok: false; reason: string}> {
   const ran = await run(['tmux', '-V'], {deadlineMs: TMUX_DEADLINE_MS})
   if (ran.error) return {ok: false, reason: errnoCode(ran.error) === 'ENOENT' ? 'tmux is not installed or not on PATH' : ran.error.message}
-  if (ran.code !== 0) return {ok: false, reason: ran.timedOut ? `tmux -V did not answer within ${TMUX_DEADLINE_MS / 1000} s` : `tmux -V failed: ${ran.stderr.trim() || `exit ${ran.code ?? ran.signal}`}`}
+  if (ran.code !== 0)
+    return {
+      ok: false,
+      reason: ran.timedOut
+        ? `tmux -V did not answer within ${TMUX_DEADLINE_MS / 1000} s`
+        : `tmux -V failed: ${ran.stderr.trim() || `exit ${ran.code ?? ran.signal}`}`,
+    }
   return {ok: true, version: ran.stdout.trim()}
 }
 

@@ -11,13 +11,26 @@ import {runTmux, tmuxArgv} from './exec.js'
 
 /** Where a pane's cursor is and how much has scrolled, and what it shows: a shell's Enter only moves the cursor. */
 export async function cursorAndScreen(socket: string, pane: PaneId): Promise<string> {
-  return (await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, '#{cursor_x} #{cursor_y} #{history_size}'], ['capture-pane', '-p', '-t', pane]]))).stdout
+  return (
+    await runTmux(
+      tmuxArgv(socket, [
+        ['display-message', '-p', '-t', pane, '#{cursor_x} #{cursor_y} #{history_size}'],
+        ['capture-pane', '-p', '-t', pane],
+      ]),
+    )
+  ).stdout
 }
 
 /** Paste text as it is (bracketed, through a buffer of its own that is deleted after), never as keys. */
 export async function pasteText(socket: string, pane: PaneId, text: string): Promise<void> {
   const buffer = `pk-send-${randomBytes(6).toString('hex')}`
-  await runTmux(tmuxArgv(socket, [['load-buffer', '-b', buffer, '-'], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane]]), {input: text})
+  await runTmux(
+    tmuxArgv(socket, [
+      ['load-buffer', '-b', buffer, '-'],
+      ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane],
+    ]),
+    {input: text},
+  )
 }
 
 export async function pressEnter(socket: string, pane: PaneId): Promise<void> {
@@ -44,10 +57,22 @@ export async function paneView(socket: string, pane: PaneId): Promise<PaneView |
   return out ? parseView(out.stdout) : null
 }
 
-const captureArgs = (pane: PaneId, from: number, to: number | '-', color: boolean) => ['capture-pane', '-p', '-J', ...(color ? ['-e'] : []), '-t', pane, '-S', String(from), '-E', String(to)]
+const captureArgs = (pane: PaneId, from: number, to: number | '-', color: boolean) => [
+  'capture-pane',
+  '-p',
+  '-J',
+  ...(color ? ['-e'] : []),
+  '-t',
+  pane,
+  '-S',
+  String(from),
+  '-E',
+  String(to),
+]
 
 /** Lines `from` to `to` of a pane's history and screen (0 is the top of the screen), joined where they wrapped. */
-export const captureRange = async (socket: string, pane: PaneId, from: number, to: number | '-', color: boolean) => (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
+export const captureRange = async (socket: string, pane: PaneId, from: number, to: number | '-', color: boolean) =>
+  (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
 
 /** The view and a capture in one tmux call, so no output lands between them (it would be printed twice). */
 export async function viewAndCapture(socket: string, pane: PaneId, lines: number, color: boolean): Promise<{view: PaneView | null; text: string}> {
@@ -79,7 +104,12 @@ export const tmuxLiteral = (text: string) => text.replaceAll('#', '##').replaceA
  * for the client's name first, which is empty then.
  */
 export async function showMessage(socket: string, client: string, text: string): Promise<boolean> {
-  return runTmux(tmuxArgv(socket, [['display-message', '-p', '-c', client, '#{client_name}'], ['display-message', '-c', client, '-d', '8000', tmuxLiteral(text)]])).then(
+  return runTmux(
+    tmuxArgv(socket, [
+      ['display-message', '-p', '-c', client, '#{client_name}'],
+      ['display-message', '-c', client, '-d', '8000', tmuxLiteral(text)],
+    ]),
+  ).then(
     (out) => out.stdout.trim() === client,
     () => false,
   )
@@ -87,6 +117,11 @@ export async function showMessage(socket: string, client: string, text: string):
 
 /** A server's access list (`server-access -l`) and its global PATH, as tmux prints them; null when it does not answer. */
 export async function accessAndPath(socket: string): Promise<string[] | null> {
-  const out = await runTmux(tmuxArgv(socket, [['server-access', '-l'], ['show-environment', '-g', 'PATH']])).catch(() => null)
+  const out = await runTmux(
+    tmuxArgv(socket, [
+      ['server-access', '-l'],
+      ['show-environment', '-g', 'PATH'],
+    ]),
+  ).catch(() => null)
   return out ? out.stdout.split('\n') : null
 }

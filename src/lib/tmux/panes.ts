@@ -57,7 +57,18 @@ export function parsePaneLine(line: string): Pane | null {
   const f = line.split(FIELD_SEPARATOR)
   if (f.length !== FIELDS.length) return null
   const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, lastDetached, serverPid, sessionName] = f as [
-    string, string, string, string, string, string, string, string, string, string, string, string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
   ]
   if (!isPaneId(paneId) || !isTmuxSessionId(sessionId) || !isWindowId(windowId)) return null
   const pid = intOrNull(panePid)

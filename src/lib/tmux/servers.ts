@@ -52,7 +52,11 @@ export function checkSocketPath(socket: string, uid: number = process.getuid!())
     const what = stats.isSymbolicLink() ? 'a symbolic link' : stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a file'
     throw new PkError('not-a-socket', `${socket} is ${what}, not a tmux socket; pk leaves it alone (tmux would delete it). Choose another --socket.`)
   }
-  if (stats.uid !== uid) throw new PkError('foreign-socket', `${socket} belongs to uid ${stats.uid}, not to you (uid ${uid}); pk does not start sessions in another user's tmux server`)
+  if (stats.uid !== uid)
+    throw new PkError(
+      'foreign-socket',
+      `${socket} belongs to uid ${stats.uid}, not to you (uid ${uid}); pk does not start sessions in another user's tmux server`,
+    )
 }
 
 export interface DirFacts {
@@ -76,7 +80,8 @@ export function judgeSocketDirs(chain: DirFacts[], uid: number): string | null {
     if (!dir.isDirectory) return `${dir.path} is not a directory`
     if (last) {
       if (dir.uid !== uid) return `${dir.path} belongs to uid ${dir.uid}, not to you (uid ${uid})`
-      if ((dir.mode & 0o022) !== 0) return `${dir.path} is writable by ${dir.mode & 0o002 ? 'every user' : 'its group'} (mode ${(dir.mode & 0o7777).toString(8)})`
+      if ((dir.mode & 0o022) !== 0)
+        return `${dir.path} is writable by ${dir.mode & 0o002 ? 'every user' : 'its group'} (mode ${(dir.mode & 0o7777).toString(8)})`
       continue
     }
     if (dir.uid !== uid && dir.uid !== 0) return `${dir.path}, above the socket, belongs to uid ${dir.uid}`
@@ -122,7 +127,11 @@ export function socketDirFacts(dir: string): DirFacts[] {
 /** Refuse (exit 5) to connect to, or start a server at, a socket in a directory another user could swap it in. */
 export function checkSocketDir(socket: string, uid: number = process.getuid!()): void {
   const reason = judgeSocketDirs(socketDirFacts(dirname(socket)), uid)
-  if (reason !== null) throw new PkError('unsafe-socket-dir', `refusing the tmux socket ${socket}: ${reason}; another user could put their own server there. Fix the directory (pk doctor says how) or choose another --socket.`)
+  if (reason !== null)
+    throw new PkError(
+      'unsafe-socket-dir',
+      `refusing the tmux socket ${socket}: ${reason}; another user could put their own server there. Fix the directory (pk doctor says how) or choose another --socket.`,
+    )
 }
 
 /** Whether a socket's directory passes checkSocketDir (for sockets pk only lists, such as a record's). */
@@ -250,7 +259,11 @@ export function listeningSocketsOnce(): ListeningSockets {
  * Is `serverPid` (as the server reports it) a process here that holds the listening socket bound at
  * `socket`? A server in another pid namespace reports a pid that names some other process here, or none.
  */
-export function verifyServer(socket: string, serverPid: number, listening: ListeningSockets = listeningSocketsOnce()): {verified: boolean; reason: string | null} {
+export function verifyServer(
+  socket: string,
+  serverPid: number,
+  listening: ListeningSockets = listeningSocketsOnce(),
+): {verified: boolean; reason: string | null} {
   const sockets = listening()
   const inodes = new Set<string>([...(sockets.get(socket) ?? [])])
   try {
@@ -326,7 +339,11 @@ export class ServerScan {
   private readonly safeDirs = new Set<string>()
   readonly listening: ListeningSockets = listeningSocketsOnce()
 
-  constructor(env: Env | null, private readonly deadlineMs?: number, private readonly previous?: ReadonlyMap<string, ServerListing>) {
+  constructor(
+    env: Env | null,
+    private readonly deadlineMs?: number,
+    private readonly previous?: ReadonlyMap<string, ServerListing>,
+  ) {
     if (env === null) return
     const dir = socketDir(env)
     // A socket directory another user could write is refused outright, as an unsafe state directory is.

@@ -171,7 +171,20 @@ export async function newSession(opts: {
     const name = names[i]!
     const script = tmuxScript([
       ...(existing === null ? [...OWN_SERVER_OPTIONS, ['set-hook', '-g', DETACH_HOOK_NAME, DETACH_HOOK]] : []),
-      ['new-session', '-d', '-s', name, '-c', formatLiteral(opts.cwd), '-P', '-F', NEW_SESSION_FORMAT, ...env, '--', ...gateArgv(opts.sleepProgram, GATE_SECONDS, opts.argv)],
+      [
+        'new-session',
+        '-d',
+        '-s',
+        name,
+        '-c',
+        formatLiteral(opts.cwd),
+        '-P',
+        '-F',
+        NEW_SESSION_FORMAT,
+        ...env,
+        '--',
+        ...gateArgv(opts.sleepProgram, GATE_SECONDS, opts.argv),
+      ],
     ])
     try {
       const {stdout, stderr} = await runTmux(['-S', opts.socket, 'start-server', ';', 'source-file', '-'], {input: script, wrap})

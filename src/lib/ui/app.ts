@@ -156,7 +156,12 @@ class Dashboard {
     this.leaveScreen()
     try {
       const {readLogs} = await import('../verbs/lifecycle.js')
-      await readLogs(id, this.ctx, {lines: Math.max(10, (this.stdout.rows || 24) - 2), color: wantColour(this.stdout, this.ctx.env), follow: false, emit: (lines) => this.stdout.write(lines.join('\n') + '\n')})
+      await readLogs(id, this.ctx, {
+        lines: Math.max(10, (this.stdout.rows || 24) - 2),
+        color: wantColour(this.stdout, this.ctx.env),
+        follow: false,
+        emit: (lines) => this.stdout.write(lines.join('\n') + '\n'),
+      })
     } catch (error) {
       this.stdout.write(`pk: ${error instanceof PkError ? error.message : String(error)}\n`)
     }

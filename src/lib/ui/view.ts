@@ -39,7 +39,9 @@ export function visibleRows(state: UiState): SessionRow[] {
   const needle = state.filter.toLowerCase()
   if (needle === '') return state.rows
   return state.rows.filter((row) =>
-    [row.id, row.agent ?? '', row.label ?? '', row.state, row.cwd ?? '', row.tmux?.session ?? '', row.command.join(' ')].some((field) => field.toLowerCase().includes(needle)),
+    [row.id, row.agent ?? '', row.label ?? '', row.state, row.cwd ?? '', row.tmux?.session ?? '', row.command.join(' ')].some((field) =>
+      field.toLowerCase().includes(needle),
+    ),
   )
 }
 
@@ -53,7 +55,10 @@ export function reconcileSelection(state: UiState): UiState {
 export function moveSelection(state: UiState, delta: number): UiState {
   const rows = visibleRows(state)
   if (rows.length === 0) return {...state, selected: null}
-  const index = Math.max(0, rows.findIndex((r) => r.id === state.selected))
+  const index = Math.max(
+    0,
+    rows.findIndex((r) => r.id === state.selected),
+  )
   const next = Math.min(rows.length - 1, Math.max(0, index + delta))
   return {...state, selected: rows[next]!.id}
 }
@@ -102,7 +107,10 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   const listHeight = height - lines.length - footer.length
   // What one page is, for PageUp/PageDown: known only here, kept on the state for the next key.
   state.page = Math.max(1, listHeight - 1)
-  const selectedIndex = Math.max(0, rows.findIndex((r) => r.id === state.selected))
+  const selectedIndex = Math.max(
+    0,
+    rows.findIndex((r) => r.id === state.selected),
+  )
   const first = Math.min(Math.max(0, selectedIndex - listHeight + 1), Math.max(0, rows.length - listHeight))
   for (const row of rows.slice(first, first + listHeight)) {
     const selected = row.id === state.selected
@@ -134,7 +142,17 @@ function footerLines(state: UiState, width: number, c: ReturnType<typeof paint>)
   for (const problem of state.problems.slice(0, 2)) out.push(c('red', clip(`! ${problem.code}: ${printable(problem.message)}`, width)))
   if (state.problems.length > 2) out.push(c('red', clip(`! and ${state.problems.length - 2} more problem(s): pk ls`, width)))
   if (state.message) out.push(clip(printable(state.message), width))
-  out.push(c('dim', clip(state.filtering ? `/${state.filter}▏  Enter: keep filter · Esc: clear` : '↑↓/jk move · Enter attach · ? keys · q quit · / filter · l logs · x stop · R resume', width)))
+  out.push(
+    c(
+      'dim',
+      clip(
+        state.filtering
+          ? `/${state.filter}▏  Enter: keep filter · Esc: clear`
+          : '↑↓/jk move · Enter attach · ? keys · q quit · / filter · l logs · x stop · R resume',
+        width,
+      ),
+    ),
+  )
   return out
 }
 
@@ -184,7 +202,8 @@ export function keyAction(state: UiState, key: string): {state: UiState; action:
     const next = {...state, confirmStop: null, message: key === 'y' ? null : 'not stopped'}
     return {state: next, action: key === 'y' ? 'stop' : 'draw'}
   }
-  if (key === 'x' && state.selected) return {state: {...state, confirmStop: state.selected, message: `stop ${state.selected}? y to confirm, any other key to cancel`}, action: 'draw'}
+  if (key === 'x' && state.selected)
+    return {state: {...state, confirmStop: state.selected, message: `stop ${state.selected}? y to confirm, any other key to cancel`}, action: 'draw'}
   if (key === 'R' && state.selected) return {state, action: 'resume'}
   if (key === 'l' && state.selected) return {state, action: 'logs'}
   if (key === 'q') return {state, action: 'quit'}

@@ -79,18 +79,28 @@ export interface UsageRules {
 export const NO_RULES: UsageRules = {rates: {}, contextWindows: {}, attention: {}}
 
 /** Pure: the rules from the `usage` key of your config. */
-export const rulesOf = (usage: {rates?: Rates; contextWindows?: Record<string, number>; attention?: UsageRules['attention']} | undefined): UsageRules => ({rates: usage?.rates ?? {}, contextWindows: usage?.contextWindows ?? {}, attention: usage?.attention ?? {}})
+export const rulesOf = (usage: {rates?: Rates; contextWindows?: Record<string, number>; attention?: UsageRules['attention']} | undefined): UsageRules => ({
+  rates: usage?.rates ?? {},
+  contextWindows: usage?.contextWindows ?? {},
+  attention: usage?.attention ?? {},
+})
 
 /** Pure: the rules that decide alerts, as a key (a cache found with other ones is read again). */
-const rulesKey = (rules: UsageRules) => (rules.attention.context === undefined && rules.attention.cost === undefined ? '' : JSON.stringify([rules.attention, rules.contextWindows, rules.attention.cost === undefined ? {} : rules.rates]))
+const rulesKey = (rules: UsageRules) =>
+  rules.attention.context === undefined && rules.attention.cost === undefined
+    ? ''
+    : JSON.stringify([rules.attention, rules.contextWindows, rules.attention.cost === undefined ? {} : rules.rates])
 
 /** Pure: money for tokens at a model's rate, or null without one. */
-const priced = (t: Tokens, rate: Partial<Tokens> | undefined) => (rate ? (t.input * (rate.input ?? 0) + t.output * (rate.output ?? 0) + t.cacheRead * (rate.cacheRead ?? 0) + t.cacheWrite * (rate.cacheWrite ?? 0)) / 1e6 : null)
+const priced = (t: Tokens, rate: Partial<Tokens> | undefined) =>
+  rate
+    ? (t.input * (rate.input ?? 0) + t.output * (rate.output ?? 0) + t.cacheRead * (rate.cacheRead ?? 0) + t.cacheWrite * (rate.cacheWrite ?? 0)) / 1e6
+    : null
 
 /** Pure: what the whole conversation cost so far: the agent's own record, else your rate for its model. */
 const costSoFar = (acc: Accumulated, rates: Rates) => acc.total.cost ?? (acc.model === null ? null : priced(acc.total, rates[acc.model]))
 
-const windowOf = (acc: Accumulated, rules: UsageRules) => acc.contextWindow ?? (acc.model === null ? null : rules.contextWindows[acc.model] ?? null)
+const windowOf = (acc: Accumulated, rules: UsageRules) => acc.contextWindow ?? (acc.model === null ? null : (rules.contextWindows[acc.model] ?? null))
 
 /** Pure: after a line was counted, whether the session is past your thresholds now (dated by that line). */
 function checkAlerts(acc: Accumulated, rules: UsageRules, at: string | null): void {
@@ -108,10 +118,25 @@ function checkAlerts(acc: Accumulated, rules: UsageRules, at: string | null): vo
 }
 
 const zero = (): Counted => ({input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: null})
-export const emptyAcc = (): Accumulated => ({model: null, total: zero(), days: {}, contextTokens: null, contextWindow: null, skippedLines: 0, lastMessageId: null, lastMessageUsage: null, updatedAt: null})
+export const emptyAcc = (): Accumulated => ({
+  model: null,
+  total: zero(),
+  days: {},
+  contextTokens: null,
+  contextWindow: null,
+  skippedLines: 0,
+  lastMessageId: null,
+  lastMessageUsage: null,
+  updatedAt: null,
+})
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
-const day = (timestamp: unknown) => (typeof timestamp === 'string' && /^\d{4}-\d{2}-\d{2}/.test(timestamp) ? timestamp.slice(0, 10) : typeof timestamp === 'number' ? new Date(timestamp).toISOString().slice(0, 10) : null)
+const day = (timestamp: unknown) =>
+  typeof timestamp === 'string' && /^\d{4}-\d{2}-\d{2}/.test(timestamp)
+    ? timestamp.slice(0, 10)
+    : typeof timestamp === 'number'
+      ? new Date(timestamp).toISOString().slice(0, 10)
+      : null
 
 function add(acc: Accumulated, when: string | null, tokens: Tokens, cost: number | null, sign = 1): void {
   for (const bucket of [acc.total, ...(when ? [(acc.days[when] ??= zero())] : [])]) {
@@ -132,7 +157,12 @@ function claudeLine(acc: Accumulated, entry: Entry): boolean {
   const message = obj(entry.message)
   const usage = obj(message?.usage)
   if (!message || !usage) return false
-  const tokens = {input: num(usage.input_tokens), output: num(usage.output_tokens), cacheRead: num(usage.cache_read_input_tokens), cacheWrite: num(usage.cache_creation_input_tokens)}
+  const tokens = {
+    input: num(usage.input_tokens),
+    output: num(usage.output_tokens),
+    cacheRead: num(usage.cache_read_input_tokens),
+    cacheWrite: num(usage.cache_creation_input_tokens),
+  }
   const id = typeof message.id === 'string' ? message.id : null
   const when = day(entry.timestamp)
   // The same message again (its next content block, written as the child of the last line): its usage
@@ -163,7 +193,17 @@ function codexLine(acc: Accumulated, entry: Entry): boolean {
   const now = {input: num(total.input_tokens) - cached, output: num(total.output_tokens), cacheRead: cached, cacheWrite: num(total.cache_write_input_tokens)}
   const before = acc.total
   const when = day(entry.timestamp)
-  add(acc, when, {input: now.input - before.input, output: now.output - before.output, cacheRead: now.cacheRead - before.cacheRead, cacheWrite: now.cacheWrite - before.cacheWrite}, null)
+  add(
+    acc,
+    when,
+    {
+      input: now.input - before.input,
+      output: now.output - before.output,
+      cacheRead: now.cacheRead - before.cacheRead,
+      cacheWrite: now.cacheWrite - before.cacheWrite,
+    },
+    null,
+  )
   if (last) acc.contextTokens = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens)
   if (typeof info.model_context_window === 'number') acc.contextWindow = info.model_context_window
   if (typeof entry.timestamp === 'string') acc.updatedAt = entry.timestamp
@@ -229,7 +269,13 @@ function opencodeLine(acc: Accumulated, entry: Entry): boolean {
   return true
 }
 
-const READERS: Record<string, (acc: Accumulated, entry: Entry) => boolean> = {claude: claudeLine, codex: codexLine, pi: piLine, gemini: geminiLine, opencode: opencodeLine}
+const READERS: Record<string, (acc: Accumulated, entry: Entry) => boolean> = {
+  claude: claudeLine,
+  codex: codexLine,
+  pi: piLine,
+  gemini: geminiLine,
+  opencode: opencodeLine,
+}
 export const USAGE_AGENTS = Object.keys(READERS)
 
 /** Pure: whole lines of a transcript, applied in order; a line that is not JSON is skipped and counted. */
@@ -257,13 +303,29 @@ export function usageOf(acc: Accumulated, source: string, rules: UsageRules): Us
   const cost = costSoFar(acc, rules.rates)
   const costSource: Usage['costSource'] = t.cost !== null ? 'agent' : cost !== null ? 'rates' : null
   const unpriced = cost === null ? acc.model : null
-  return {model: acc.model, input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, contextTokens: acc.contextTokens, contextWindow: windowOf(acc, rules), cost, costSource, unpriced, source, updatedAt: acc.updatedAt, skippedLines: acc.skippedLines, attention: attentionOf(acc, rules)}
+  return {
+    model: acc.model,
+    input: t.input,
+    output: t.output,
+    cacheRead: t.cacheRead,
+    cacheWrite: t.cacheWrite,
+    contextTokens: acc.contextTokens,
+    contextWindow: windowOf(acc, rules),
+    cost,
+    costSource,
+    unpriced,
+    source,
+    updatedAt: acc.updatedAt,
+    skippedLines: acc.skippedLines,
+    attention: attentionOf(acc, rules),
+  }
 }
 
 /** Pure: the first threshold still passed (the earlier event first), or null. */
 function attentionOf(acc: Accumulated, rules: UsageRules): UsageAttention | null {
   const found: UsageAttention[] = []
-  if (rules.attention.context !== undefined && acc.alerts?.context) found.push({reason: 'context', since: acc.alerts.context, threshold: rules.attention.context})
+  if (rules.attention.context !== undefined && acc.alerts?.context)
+    found.push({reason: 'context', since: acc.alerts.context, threshold: rules.attention.context})
   if (rules.attention.cost !== undefined && acc.alerts?.cost) found.push({reason: 'cost', since: acc.alerts.cost, threshold: rules.attention.cost})
   return found.sort((a, b) => Date.parse(a.since) - Date.parse(b.since))[0] ?? null
 }
@@ -334,7 +396,11 @@ export function transcriptOf(record: SessionRecord, env: Env): string | null {
   if (record.agent === 'gemini') return findGeminiChat(id, env)
   if (record.agent === 'opencode') return opencodeUsageFile(id, env)
   if (record.agent === 'pi') {
-    const dir = join(env.PI_CODING_AGENT_DIR || join(env.HOME || homedir(), '.pi', 'agent'), 'sessions', `--${record.cwd.replace(/^\//, '').replaceAll(/[/:]/g, '-')}--`)
+    const dir = join(
+      env.PI_CODING_AGENT_DIR || join(env.HOME || homedir(), '.pi', 'agent'),
+      'sessions',
+      `--${record.cwd.replace(/^\//, '').replaceAll(/[/:]/g, '-')}--`,
+    )
     try {
       const name = readdirSync(dir).find((n) => n.endsWith(`_${id}.jsonl`))
       return name ? join(dir, name) : null
@@ -379,7 +445,8 @@ export function findGeminiChat(id: string, env: Env): string | null {
 }
 
 /** The usage file pk's opencode plugin keeps for a conversation (see assets/opencode-plugin.js). */
-export const opencodeUsageFile = (id: string, env: Env) => join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'opencode', 'pk-usage', `${id.replaceAll(/[^A-Za-z0-9_-]/g, '_')}.jsonl`)
+export const opencodeUsageFile = (id: string, env: Env) =>
+  join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'opencode', 'pk-usage', `${id.replaceAll(/[^A-Za-z0-9_-]/g, '_')}.jsonl`)
 
 export const codexSessions = (env: Env) => join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'sessions')
 
@@ -396,10 +463,12 @@ export function findRollout(thread: string, env: Env): string | null {
       return []
     }
   }
-  for (const y of list(root)) for (const m of list(join(root, y))) for (const d of list(join(root, y, m))) {
-    const name = list(join(root, y, m, d)).find((n) => n.endsWith(`-${thread}.jsonl`))
-    if (name) return join(root, y, m, d, name)
-  }
+  for (const y of list(root))
+    for (const m of list(join(root, y)))
+      for (const d of list(join(root, y, m))) {
+        const name = list(join(root, y, m, d)).find((n) => n.endsWith(`-${thread}.jsonl`))
+        if (name) return join(root, y, m, d, name)
+      }
   return null
 }
 
@@ -470,5 +539,7 @@ export function totals(items: {id: string; agent: string; acc: Accumulated; rate
       lines.set(key, line)
     }
   }
-  return [...lines.values()].map(({ids, ...line}) => ({...line, sessions: ids.size})).sort((a, b) => (by === 'day' ? (a.key < b.key ? -1 : 1) : b.input + b.output - (a.input + a.output)))
+  return [...lines.values()]
+    .map(({ids, ...line}) => ({...line, sessions: ids.size}))
+    .sort((a, b) => (by === 'day' ? (a.key < b.key ? -1 : 1) : b.input + b.output - (a.input + a.output)))
 }

@@ -7,7 +7,6 @@ import {AttachPlan, planAttach} from '../tmux/attach-plan.js'
 import {TMUX_DEADLINE_MS, tmuxMissing} from '../tmux/exec.js'
 import {Context} from '../config/context.js'
 
-
 export type PaneRow = SessionRow & {tmux: NonNullable<SessionRow['tmux']>}
 export type LiveRow = PaneRow & {pid: number}
 
@@ -16,7 +15,8 @@ export function checkLive(row: SessionRow, doing = 'act on it'): asserts row is 
   if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
   if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited${row.exitReason ? ` (${row.exitReason})` : ''}; nothing to ${doing}`)
   // Slow is not absent: say what is true (not known just now), not that it cannot be verified.
-  if (row.notVerifiedJustNow !== null) throw new PkError('tmux-unresponsive', `session ${row.id} cannot be checked just now: ${row.notVerifiedJustNow}; nothing was done, try again`)
+  if (row.notVerifiedJustNow !== null)
+    throw new PkError('tmux-unresponsive', `session ${row.id} cannot be checked just now: ${row.notVerifiedJustNow}; nothing was done, try again`)
   if (!row.verified || row.tmux === null || row.pid === null) {
     throw new PkError('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to ${doing}`)
   }
@@ -41,7 +41,12 @@ export async function prepareAttach(idArg: string, ctx: Context): Promise<{row: 
  * read again. The id is derived from the process identity, so finding it again, in the same pane, means
  * the same process is still there. Every verb that acts on a session goes through here.
  */
-export async function resolveChecked<T extends PaneRow>(idArg: string, ctx: Context, check: (row: SessionRow) => asserts row is T, opts: {waitMs?: number} = {}): Promise<T> {
+export async function resolveChecked<T extends PaneRow>(
+  idArg: string,
+  ctx: Context,
+  check: (row: SessionRow) => asserts row is T,
+  opts: {waitMs?: number} = {},
+): Promise<T> {
   // A caller with a deadline of its own waits within it for a tmux server that is slow to answer.
   const until = ctx.now() + (opts.waitMs ?? 0)
   const look = async (pick: (rows: SessionRow[]) => SessionRow | undefined): Promise<{rows: SessionRow[]; problems: {code: string}[]}> => {

@@ -103,7 +103,11 @@ export function launchArgv(
     return {argv: extraArgs, agent: recognizeAgent(extraArgs, presets)}
   }
   const preset = findPreset(name, presets)
-  if (!preset) throw new PkError('unknown-agent', `unknown agent ${JSON.stringify(name)}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`)
+  if (!preset)
+    throw new PkError(
+      'unknown-agent',
+      `unknown agent ${JSON.stringify(name)}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`,
+    )
   return {argv: [...launchCommand(preset, env), ...extraArgs], agent: preset.name}
 }
 
@@ -159,7 +163,11 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
 }
 
 /** Pure: the record of a session pk starts: the process identity, and the rest as claims. */
-function newRecord(identity: ProcessIdentity, tmux: SessionRecord['tmux'], claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs'>): SessionRecord {
+function newRecord(
+  identity: ProcessIdentity,
+  tmux: SessionRecord['tmux'],
+  claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs'>,
+): SessionRecord {
   return {
     version: RECORD_VERSION,
     identity,
@@ -216,7 +224,9 @@ export async function startSession(request: BgRequest): Promise<Started> {
 
   const server = verifyServer(socket, created.serverPid)
   if (!server.verified) {
-    return abandon(new PkError('unverified-server', `the tmux server at ${socket} cannot be verified from here (${server.reason}); refusing to record a session on it`))
+    return abandon(
+      new PkError('unverified-server', `the tmux server at ${socket} cannot be verified from here (${server.reason}); refusing to record a session on it`),
+    )
   }
   // The pane's process is the gate, a child of the verified server, waiting for its go.
   const stat = readStat(created.panePid)
@@ -224,7 +234,20 @@ export async function startSession(request: BgRequest): Promise<Started> {
     return abandon(new PkError('gate-lost', `the new pane's process (pid ${created.panePid}) ended or is not the tmux server's child; nothing was started`))
   }
   const identity = identityFromStat(view, stat)
-  const record = newRecord(identity, {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid}, {cwd, argv, agent, label, conversationId: request.conversationId ?? null, resumedFrom: request.resumedFrom ?? null, worktree: request.worktree ?? null, agentArgs: request.agentArgs ?? (request.agent !== undefined ? request.extraArgs : null)})
+  const record = newRecord(
+    identity,
+    {socket, paneId: created.paneId, sessionId: created.sessionId, serverPid: created.serverPid},
+    {
+      cwd,
+      argv,
+      agent,
+      label,
+      conversationId: request.conversationId ?? null,
+      resumedFrom: request.resumedFrom ?? null,
+      worktree: request.worktree ?? null,
+      agentArgs: request.agentArgs ?? (request.agent !== undefined ? request.extraArgs : null),
+    },
+  )
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
   let file: string
   try {
@@ -295,7 +318,13 @@ export async function launch(ctx: Context, request: LaunchRequest): Promise<Star
   if (request.worktree) {
     const {createWorktree, runSetup, setupFor} = await import('../worktree/worktree.js')
     const label = request.name ?? `${request.agent ?? request.extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
-    const created = await createWorktree({cwd: request.cwd ?? ctx.cwd ?? '/', ...request.worktree, label, config: config.worktrees ?? {}, forbidden: pkOwnDirectories(ctx.env)})
+    const created = await createWorktree({
+      cwd: request.cwd ?? ctx.cwd ?? '/',
+      ...request.worktree,
+      label,
+      config: config.worktrees ?? {},
+      forbidden: pkOwnDirectories(ctx.env),
+    })
     made = {worktree: {path: created.path, branch: created.branch, repo: created.repo}, newBranch: created.newBranch}
     request.onWorktree?.(made.worktree)
     const setup = setupFor(made.worktree.repo, config.worktrees ?? {})

@@ -88,7 +88,10 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
   if (!caller) throw new PkError('no-caller', 'pk bg --handoff runs from inside an agent (its /bg command); no agent process was found among its ancestors')
   const conversationId = opts.conversationId ?? caller.record?.record.conversationId ?? null
   if (!conversationId) {
-    throw new PkError('no-conversation', `no conversation id is known for this ${caller.agent} session: pass --conversation ID, or install its hooks (pk setup ${caller.agent})`)
+    throw new PkError(
+      'no-conversation',
+      `no conversation id is known for this ${caller.agent} session: pass --conversation ID, or install its hooks (pk setup ${caller.agent})`,
+    )
   }
   const argv = resumeArgv(caller.agent, conversationId, presets)
   if (!argv) throw new PkError('no-resume', `${caller.agent} cannot resume a conversation by id; nothing to hand off to`)
@@ -98,7 +101,10 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
     (row) => row.pid !== caller.pid && row.state !== 'exited' && row.record !== null && row.verified && conversations.get(row.record) === conversationId,
   )
   if (holders.length > 0) {
-    throw new PkError('conversation-taken', `conversation ${conversationId} is already live in session ${holders.map((h) => h.id).join(', ')}; attach to it instead`)
+    throw new PkError(
+      'conversation-taken',
+      `conversation ${conversationId} is already live in session ${holders.map((h) => h.id).join(', ')}; attach to it instead`,
+    )
   }
 
   // What the caller was started with stays: its label and the agent's own arguments (issue #22).
@@ -123,7 +129,10 @@ export async function handoff(opts: {ctx: Context; conversationId?: string; agen
     await killSession(started.record.tmux.socket, started.record.tmux.sessionId)
     // It never ran the conversation: no record of it stays for restore to offer.
     await withWriteAccess(state, () => removeRecordFile(started.file)).catch(() => {})
-    throw new PkError('handoff-unpaired', `the resumed ${caller.agent} did not report that it runs conversation ${conversationId} (nothing to hand off yet? say something first); the original keeps running`)
+    throw new PkError(
+      'handoff-unpaired',
+      `the resumed ${caller.agent} did not report that it runs conversation ${conversationId} (nothing to hand off yet? say something first); the original keeps running`,
+    )
   }
   // The caller's conversation lives on in the new session: its record says so (restore and doctor then
   // leave it alone, as after pk resume).

@@ -26,7 +26,10 @@ import {Context} from '../config/context.js'
 /** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
 
 type Check<T extends SessionRow> = (row: SessionRow) => asserts row is T
-const liveFor = (doing: string): Check<LiveRow> => (row) => checkLive(row, doing)
+const liveFor =
+  (doing: string): Check<LiveRow> =>
+  (row) =>
+    checkLive(row, doing)
 /** A live pane, or the dead pane an exited session left: what logs can read. */
 const readable: Check<PaneRow> = (row) => {
   if (row.state === 'exited' && !row.conflict && row.tmux !== null) return
@@ -92,7 +95,8 @@ function assertWritableRecord(file: string): void {
  * outlived its tmux server): its pid and start time are checked against the record all the same.
  */
 async function resolveStoppable(idArg: string, ctx: Context): Promise<SessionRow & {pid: number}> {
-  const paneless = (row: SessionRow): row is SessionRow & {pid: number} => !row.conflict && row.state !== 'exited' && row.tmux === null && row.record !== null && row.pid !== null
+  const paneless = (row: SessionRow): row is SessionRow & {pid: number} =>
+    !row.conflict && row.state !== 'exited' && row.tmux === null && row.record !== null && row.pid !== null
   const first = resolveId(idArg, (await collectSessions(ctx)).rows)
   if (!paneless(first)) return resolveChecked(idArg, ctx, liveFor('stop'))
   const again = (await collectSessions(ctx)).rows.find((r) => r.id === first.id)
@@ -162,7 +166,10 @@ export function whyNotResumable(row: SessionRow, record: SessionRecord | undefin
     return new PkError('no-resume', `session ${row.id} has nothing to resume: ${noResumeReason(record)}`)
   }
   if (liveHolders.length > 0) {
-    return new PkError('conversation-taken', `conversation ${record.conversationId} is already live in session ${liveHolders.map((h) => h.id).join(', ')}; two processes writing one transcript corrupt it`)
+    return new PkError(
+      'conversation-taken',
+      `conversation ${record.conversationId} is already live in session ${liveHolders.map((h) => h.id).join(', ')}; two processes writing one transcript corrupt it`,
+    )
   }
   return null
 }
@@ -172,7 +179,10 @@ function holdersOf(listing: Listing, conversationId: string | null): SessionRow[
   if (conversationId === null) return []
   const byFile = new Map(listing.snapshot.records.map((r) => [r.file, r.record]))
   // Recorded, or named by an event still pending (the listing shows it already: its resume argv).
-  return listing.rows.filter((r) => r.state !== 'exited' && r.record !== null && (byFile.get(r.record)?.conversationId === conversationId || (r.resume?.includes(conversationId) ?? false)))
+  return listing.rows.filter(
+    (r) =>
+      r.state !== 'exited' && r.record !== null && (byFile.get(r.record)?.conversationId === conversationId || (r.resume?.includes(conversationId) ?? false)),
+  )
 }
 
 /**
@@ -248,7 +258,10 @@ export interface RestoreRun {
  * `pk restore`: resume every session the plan names, one `pk resume` each, after `confirm` (with the plan)
  * says yes; one that fails does not stop the rest. With `autostart`, the run is noted for pk doctor.
  */
-export async function restoreAll(ctx: Context, opts: {dryRun: boolean; confirm: (plan: RestorePlan) => Promise<boolean>; progress?: Progress; autostart?: boolean}): Promise<RestoreRun> {
+export async function restoreAll(
+  ctx: Context,
+  opts: {dryRun: boolean; confirm: (plan: RestorePlan) => Promise<boolean>; progress?: Progress; autostart?: boolean},
+): Promise<RestoreRun> {
   const state = ctx.writeState()
   assertMayWrite(state)
   const listing = await collectSessions(ctx)
@@ -256,13 +269,20 @@ export async function restoreAll(ctx: Context, opts: {dryRun: boolean; confirm: 
   if (opts.dryRun) return {plan, restored: [], failed: []}
   if (plan.restore.length > 0 && !(await opts.confirm(plan))) throw new PkError('cancelled', 'nothing restored')
   const title = (row: SessionRow) => `resume ${row.id} (${row.agent ?? row.command[0] ?? 'session'}${row.label ? ` ${row.label}` : ''})`
-  const results = await eachWithProgress(plan.restore, title, (row) => resumeSession(row.id, ctx), opts.progress ?? NO_PROGRESS, (resumed) => `now ${resumed.id}`)
+  const results = await eachWithProgress(
+    plan.restore,
+    title,
+    (row) => resumeSession(row.id, ctx),
+    opts.progress ?? NO_PROGRESS,
+    (resumed) => `now ${resumed.id}`,
+  )
   const run: RestoreRun = {
     plan,
     restored: results.flatMap((r) => (r.ok ? [{from: r.item.id, id: r.value.id}] : [])),
     failed: results.flatMap((r) => (r.ok ? [] : [{id: r.item.id, message: describeError(r.error).message}])),
   }
-  if (opts.autostart) noteAutostartRun(state, run.failed.length === 0, `${run.restored.length} restored, ${plan.skip.length} skipped, ${run.failed.length} failed`)
+  if (opts.autostart)
+    noteAutostartRun(state, run.failed.length === 0, `${run.restored.length} restored, ${plan.skip.length} skipped, ${run.failed.length} failed`)
   return run
 }
 
@@ -288,7 +308,11 @@ export function lastLines(captured: string, n: number): string[] {
  * session left. With `follow`, then every new line as it is written, until the session ends (or `signal`
  * aborts). Lines that scroll out of a full history (tmux's history-limit) between two looks are missed.
  */
-export async function readLogs(idArg: string, ctx: Context, opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void; wanted?: () => boolean}): Promise<{id: string; dead: boolean}> {
+export async function readLogs(
+  idArg: string,
+  ctx: Context,
+  opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void; wanted?: () => boolean},
+): Promise<{id: string; dead: boolean}> {
   const row = await resolveChecked(idArg, ctx, readable)
   const {socket, pane} = row.tmux
   const {view: first, text} = await viewAndCapture(socket, pane, opts.lines, opts.color)

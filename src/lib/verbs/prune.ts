@@ -78,10 +78,21 @@ export function planPrune(listing: {rows: SessionRow[]; servers: ServerListing[]
       // same pane id, and tmux still names the recorded pid as the pane's process.
       const owner = removedRecords.find(
         ({record}) =>
-          record.tmux.socket === server.socket && record.tmux.serverPid === server.serverPid && record.tmux.paneId === pane.paneId && record.identity.pid === pane.panePid,
+          record.tmux.socket === server.socket &&
+          record.tmux.serverPid === server.serverPid &&
+          record.tmux.paneId === pane.paneId &&
+          record.identity.pid === pane.panePid,
       )
       if (owner) {
-        plan.remove.push({kind: 'pane', target: `${server.socket} ${pane.paneId}`, id: null, reason: `dead pane of ${owner.file.split('/').at(-1)!.replace(/\.json$/, '')}`})
+        plan.remove.push({
+          kind: 'pane',
+          target: `${server.socket} ${pane.paneId}`,
+          id: null,
+          reason: `dead pane of ${owner.file
+            .split('/')
+            .at(-1)!
+            .replace(/\.json$/, '')}`,
+        })
       }
     }
   }
@@ -179,7 +190,11 @@ export async function planWorktrees(plan: PrunePlan, records: StoredRecord[], op
     if (!worktree || !removed.has(file) || !existsSync(worktree.path)) continue
     if (opts.includeWorktrees) {
       const dirty = await isDirty(worktree.path)
-      items.push(dirty === false ? {...worktree, action: 'remove', reason: 'clean'} : {...worktree, action: 'keep', reason: dirty ? 'it has uncommitted changes' : 'git cannot read it'})
+      items.push(
+        dirty === false
+          ? {...worktree, action: 'remove', reason: 'clean'}
+          : {...worktree, action: 'keep', reason: dirty ? 'it has uncommitted changes' : 'git cannot read it'},
+      )
       continue
     }
     const verdict = await isSafeToRemove(worktree)

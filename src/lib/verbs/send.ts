@@ -48,7 +48,8 @@ export interface SendResult {
  */
 export function readiness(row: SessionRow, whenIdle: boolean): 'go' | 'wait' | {refuse: string} {
   if (row.agent === null) return 'go' // a plain command: nothing tells when it is ready, so now
-  if (row.state === 'waiting') return {refuse: `${row.agent} in session ${row.id} is waiting on a dialog (a question, a permission, a sign-in); answer it first: pk attach ${row.id}`}
+  if (row.state === 'waiting')
+    return {refuse: `${row.agent} in session ${row.id} is waiting on a dialog (a question, a permission, a sign-in); answer it first: pk attach ${row.id}`}
   if (row.state === 'idle') return 'go'
   if (row.state === 'working') return whenIdle ? 'wait' : 'go'
   return 'wait' // unknown: still starting, no prompt on its screen yet
@@ -78,7 +79,10 @@ async function ready(idArg: string, ctx: Context, opts: SendOptions): Promise<Li
     if (verdict === 'go') return row
     if (verdict !== 'wait') throw new PkError('not-ready', verdict.refuse)
     if (Date.now() >= deadline) {
-      throw new PkError('timeout', `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${opts.timeoutMs / 1000} s; nothing was typed (pk send --timeout SECONDS waits longer)`)
+      throw new PkError(
+        'timeout',
+        `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${opts.timeoutMs / 1000} s; nothing was typed (pk send --timeout SECONDS waits longer)`,
+      )
     }
     await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
     const again = (await collectSessions(ctx)).rows.find((r) => r.id === row.id)
@@ -112,6 +116,13 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
     submitted = await until(async () => (await screen(row)) !== before, CONFIRM_MS)
   }
   const result = {id: row.id, bytes: Buffer.byteLength(clean), enter: true, submitted, enters, state}
-  if (!submitted) throw Object.assign(new PkError('not-submitted', `the text is in session ${row.id}'s input, but ${row.agent ?? 'the program'} did not take the Enter (its screen did not change after ${enters} tries); see it with pk attach ${row.id}`), {result})
+  if (!submitted)
+    throw Object.assign(
+      new PkError(
+        'not-submitted',
+        `the text is in session ${row.id}'s input, but ${row.agent ?? 'the program'} did not take the Enter (its screen did not change after ${enters} tries); see it with pk attach ${row.id}`,
+      ),
+      {result},
+    )
   return result
 }

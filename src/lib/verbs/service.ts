@@ -30,7 +30,16 @@ export async function systemdUserManager(env: Env): Promise<boolean> {
  */
 export async function serverScope(env: Env): Promise<string[] | null> {
   if (!(await systemdUserManager(env))) return null
-  return ['systemd-run', '--user', '--scope', '--quiet', '--collect', `--unit=pk-tmux-${randomBytes(4).toString('hex')}`, '--description=pk: tmux server for agent sessions', '--']
+  return [
+    'systemd-run',
+    '--user',
+    '--scope',
+    '--quiet',
+    '--collect',
+    `--unit=pk-tmux-${randomBytes(4).toString('hex')}`,
+    '--description=pk: tmux server for agent sessions',
+    '--',
+  ]
 }
 
 /** Pure: logind's KillUserProcesses from its config files, in the order systemd reads them (the last word wins); null when none sets it. */
@@ -65,7 +74,12 @@ export async function loginFacts(env: Env, etc = '/etc'): Promise<LoginFacts> {
   const files = [join(etc, 'systemd', 'logind.conf')]
   for (const dir of ['/usr/lib/systemd/logind.conf.d', join(etc, 'systemd', 'logind.conf.d')]) {
     try {
-      files.push(...readdirSync(dir).filter((n) => n.endsWith('.conf')).sort().map((n) => join(dir, n)))
+      files.push(
+        ...readdirSync(dir)
+          .filter((n) => n.endsWith('.conf'))
+          .sort()
+          .map((n) => join(dir, n)),
+      )
     } catch {
       // no such directory
     }
@@ -105,7 +119,11 @@ const unitWord = (text: string, exec: boolean) => {
 function checkWritable(pk: string[], env: Env): void {
   for (const [what, value] of [...carriedEnv(env), ...pk.map((p) => ['pk itself', p] as [string, string])]) {
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) throw new PkError('unwritable-value', `${what} is ${JSON.stringify(value)}: it holds a line end or another control character, which cannot be written into a unit or a crontab safely; nothing was installed`)
+    if (/[\u0000-\u001f\u007f]/.test(value))
+      throw new PkError(
+        'unwritable-value',
+        `${what} is ${JSON.stringify(value)}: it holds a line end or another control character, which cannot be written into a unit or a crontab safely; nothing was installed`,
+      )
   }
 }
 
@@ -183,7 +201,8 @@ export async function planAutostart(pk: string[], env: Env): Promise<AutostartPl
 
 async function readCrontab(env: Env): Promise<string> {
   const ran = await run(['crontab', '-l'], {env, deadlineMs: 3000})
-  if (ran.code === null) throw new PkError('no-service-manager', 'neither a systemd user manager nor crontab is here: pk cannot arrange a restore after reboot on this machine')
+  if (ran.code === null)
+    throw new PkError('no-service-manager', 'neither a systemd user manager nor crontab is here: pk cannot arrange a restore after reboot on this machine')
   // "no crontab for USER" is an empty one.
   return ran.code === 0 ? ran.stdout : ''
 }
@@ -238,7 +257,10 @@ export async function removeAutostart(env: Env): Promise<string[]> {
 }
 
 /** Whether autostart is installed, where, and how its last run went (what `pk restore --autostart` noted). */
-export async function autostartStatus(env: Env, state: StateDir | null): Promise<{installed: 'systemd' | 'cron' | null; last: {at: string; ok: boolean; summary: string} | null}> {
+export async function autostartStatus(
+  env: Env,
+  state: StateDir | null,
+): Promise<{installed: 'systemd' | 'cron' | null; last: {at: string; ok: boolean; summary: string} | null}> {
   let installed: 'systemd' | 'cron' | null = existsSync(unitPath(env)) ? 'systemd' : null
   if (installed === null) {
     const ran = await run(['crontab', '-l'], {env, deadlineMs: 1500})
@@ -247,7 +269,9 @@ export async function autostartStatus(env: Env, state: StateDir | null): Promise
   let last = null
   if (state !== null) {
     try {
-      const lines = readRegularFile(join(state.root, 'autostart.log'), 256 * 1024).trim().split('\n')
+      const lines = readRegularFile(join(state.root, 'autostart.log'), 256 * 1024)
+        .trim()
+        .split('\n')
       last = JSON.parse(lines.at(-1)!) as {at: string; ok: boolean; summary: string}
     } catch {
       last = null

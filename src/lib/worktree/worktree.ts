@@ -32,7 +32,10 @@ const GIT_DEADLINE_MS = 30_000
 /** Run git without a shell, within a deadline; resolves stdout, rejects with git's own words. */
 export async function git(args: string[], cwd: string, deadlineMs = GIT_DEADLINE_MS): Promise<string> {
   const ran = await run(['git', ...args], {cwd, deadlineMs})
-  if (ran.error) throw errnoCode(ran.error) === 'ENOENT' ? new PkError('no-git', 'git is not installed or not on PATH') : new PkError('git-failed', `git ${args[0]}: ${ran.error.message}`)
+  if (ran.error)
+    throw errnoCode(ran.error) === 'ENOENT'
+      ? new PkError('no-git', 'git is not installed or not on PATH')
+      : new PkError('git-failed', `git ${args[0]}: ${ran.error.message}`)
   if (ran.code === 0) return ran.stdout
   const why = ran.timedOut ? `no answer within ${deadlineMs / 1000} s` : ran.stderr.trim() || `exit ${ran.code ?? ran.signal}`
   throw new PkError('git-failed', `git ${args[0]}: ${why}`)
@@ -83,18 +86,38 @@ export function worktreePath(repo: string, branch: string, config: WorktreeConfi
  * Make the worktree a new session runs in: a new branch from `from` (default HEAD), or an existing
  * branch that no worktree has checked out (one that is checked out elsewhere is refused, exit 2).
  */
-export async function createWorktree(opts: {cwd: string; branch: string | undefined; label: string; from: string | undefined; config: WorktreeConfig; forbidden?: string[]}): Promise<Worktree & {newBranch: boolean}> {
+export async function createWorktree(opts: {
+  cwd: string
+  branch: string | undefined
+  label: string
+  from: string | undefined
+  config: WorktreeConfig
+  forbidden?: string[]
+}): Promise<Worktree & {newBranch: boolean}> {
   const repo = await repositoryOf(opts.cwd)
   const branch = opts.branch ?? branchName(opts.config.branchPrefix ?? 'pk/', opts.label)
-  if (!(await git(['check-ref-format', '--branch', branch], repo).then(() => true, () => false))) throw new PkError('bad-branch', `${JSON.stringify(branch)} is not a valid branch name`)
+  if (
+    !(await git(['check-ref-format', '--branch', branch], repo).then(
+      () => true,
+      () => false,
+    ))
+  )
+    throw new PkError('bad-branch', `${JSON.stringify(branch)} is not a valid branch name`)
   const holders = parseWorktreeList(await git(['worktree', 'list', '--porcelain'], repo)).filter((w) => w.branch === branch)
   if (holders.length > 0) throw new PkError('branch-checked-out', `branch ${branch} is checked out in ${holders[0]!.path}; pick another branch, or work there`)
-  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repo).then(() => true, () => false)
+  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repo).then(
+    () => true,
+    () => false,
+  )
   if (exists && opts.from) throw new PkError('bad-branch', `branch ${branch} exists already; --from makes a new branch`)
   const path = worktreePath(repo, branch, opts.config)
   for (const own of opts.forbidden ?? []) {
     const inside = relative(resolve(own), path)
-    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) throw new PkError('bad-cwd', `${path} is inside ${own}, pk's own directory; a worktree never goes there (pk runs code from its config directory). Set worktrees.dir in your own config.`)
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside)))
+      throw new PkError(
+        'bad-cwd',
+        `${path} is inside ${own}, pk's own directory; a worktree never goes there (pk runs code from its config directory). Set worktrees.dir in your own config.`,
+      )
   }
   if (existsSync(path)) throw new PkError('worktree-exists', `${path} exists already; remove it or pick another branch`)
   await git(exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, opts.from ?? 'HEAD'], repo)
@@ -117,12 +140,19 @@ export function setupFor(repo: string, config: WorktreeConfig): string[] | null 
 export async function runSetup(argv: string[], cwd: string, output: Writable | number): Promise<void> {
   const ran = await run(argv, {cwd, output})
   if (ran.error) throw new PkError('setup-failed', `setup command ${argv[0]} could not start: ${ran.error.message}; the worktree stays at ${cwd}`)
-  if (ran.code !== 0) throw new PkError('setup-failed', `setup command ${argv.join(' ')} failed (${ran.signal ?? `exit ${ran.code}`}); the agent was not started, the worktree stays at ${cwd}`)
+  if (ran.code !== 0)
+    throw new PkError(
+      'setup-failed',
+      `setup command ${argv.join(' ')} failed (${ran.signal ?? `exit ${ran.code}`}); the agent was not started, the worktree stays at ${cwd}`,
+    )
 }
 
 /** Uncommitted changes (tracked or not) in a worktree; null when git cannot tell. */
 export async function isDirty(path: string): Promise<boolean | null> {
-  return git(['status', '--porcelain'], path, 5000).then((out) => out.trim() !== '', () => null)
+  return git(['status', '--porcelain'], path, 5000).then(
+    (out) => out.trim() !== '',
+    () => null,
+  )
 }
 
 /** Whether the branch is merged into what the main checkout has, or pushed to its upstream. */
@@ -131,12 +161,26 @@ export async function isSafeToRemove(worktree: Worktree): Promise<{ok: boolean; 
   if (dirty === null) return {ok: false, reason: 'git cannot read it'}
   if (dirty) return {ok: false, reason: 'it has uncommitted changes'}
   // git status hides ignored files, and git worktree remove deletes them (.env, local databases).
-  const ignored = await git(['status', '--porcelain', '--ignored'], worktree.path, 5000).then((out) => out.split('\n').filter((l) => l.startsWith('!! ')).map((l) => l.slice(3)), () => null)
+  const ignored = await git(['status', '--porcelain', '--ignored'], worktree.path, 5000).then(
+    (out) =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('!! '))
+        .map((l) => l.slice(3)),
+    () => null,
+  )
   if (ignored === null) return {ok: false, reason: 'git cannot read it'}
-  if (ignored.length > 0) return {ok: false, reason: `it holds ignored files git would delete (${ignored.slice(0, 3).join(', ')}${ignored.length > 3 ? ', …' : ''})`}
-  const merged = await git(['merge-base', '--is-ancestor', worktree.branch, 'HEAD'], worktree.repo).then(() => true, () => false)
+  if (ignored.length > 0)
+    return {ok: false, reason: `it holds ignored files git would delete (${ignored.slice(0, 3).join(', ')}${ignored.length > 3 ? ', …' : ''})`}
+  const merged = await git(['merge-base', '--is-ancestor', worktree.branch, 'HEAD'], worktree.repo).then(
+    () => true,
+    () => false,
+  )
   if (merged) return {ok: true, reason: `clean, and ${worktree.branch} is merged`}
-  const unpushed = await git(['rev-list', '--count', `${worktree.branch}@{upstream}..${worktree.branch}`], worktree.repo).then((n) => Number(n.trim()), () => null)
+  const unpushed = await git(['rev-list', '--count', `${worktree.branch}@{upstream}..${worktree.branch}`], worktree.repo).then(
+    (n) => Number(n.trim()),
+    () => null,
+  )
   if (unpushed === 0) return {ok: true, reason: `clean, and ${worktree.branch} is pushed`}
   return {ok: false, reason: `${worktree.branch} is neither merged nor pushed`}
 }

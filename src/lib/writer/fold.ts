@@ -72,7 +72,14 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
   // What killed hooks and writers left half written is nobody's now; a name that is not UTF-8 was no hook's.
   sweepTemps(dir)
   const strays = strayNames(dir)
-  if (strays.length > 0) writeLog(state, strays.map((name) => `spool ${JSON.stringify(name.toString('utf8'))}: not an event (its name is not UTF-8); ${quarantine(state, dir, name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`))
+  if (strays.length > 0)
+    writeLog(
+      state,
+      strays.map(
+        (name) =>
+          `spool ${JSON.stringify(name.toString('utf8'))}: not an event (its name is not UTF-8); ${quarantine(state, dir, name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`,
+      ),
+    )
   return result
 }
 
@@ -129,11 +136,20 @@ async function applyBatch(state: StateDir, dir: string, ctx: Context, names: str
     // Slow is not absent: a server that did not answer would make every event of its sessions look nobody's.
     const silent = snap.servers.filter((s) => s.status === 'unresponsive')
     if (silent.length > 0) {
-      writeLog(state, [`tmux server ${silent.map((s) => s.socket).join(', ')} did not answer in ${WRITER_TMUX_DEADLINE_MS / 1000} s; ${read.events.length} event(s) left pending`])
+      writeLog(state, [
+        `tmux server ${silent.map((s) => s.socket).join(', ')} did not answer in ${WRITER_TMUX_DEADLINE_MS / 1000} s; ${read.events.length} event(s) left pending`,
+      ])
       throw new BlindError()
     }
     for (const s of snap.records) records.set(s.file, s.record)
-    const {rows} = correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets, trustRecords: snap.trust.trusted})
+    const {rows} = correlate({
+      view: snap.view,
+      servers: snap.servers,
+      records: snap.records,
+      source: snap.proc,
+      presets: snap.presets,
+      trustRecords: snap.trust.trusted,
+    })
     world = worldOf(snap.view, rows, snap.proc, records, ctx.env)
     const applied = applyEvents(read.events, world, records, bootMs())
     outcomes = applied.outcomes
@@ -142,7 +158,9 @@ async function applyBatch(state: StateDir, dir: string, ctx: Context, names: str
   if (!lock.stillHeld()) throw new PkError('state-locked', 'the state lock was taken from this writer (its entry is gone); it wrote nothing')
   const touched: string[] = []
   for (const {id, row, entry} of changes) {
-    const written = row.record ? update(row.record, records.get(row.record)!, entry) : create(state, snap!.view, snap!.servers.find((s) => s.socket === row.tmux?.socket)?.serverPid ?? undefined, row, entry)
+    const written = row.record
+      ? update(row.record, records.get(row.record)!, entry)
+      : create(state, snap!.view, snap!.servers.find((s) => s.socket === row.tmux?.socket)?.serverPid ?? undefined, row, entry)
     if (written === null) {
       log.push(`session ${id}: ${entry.agentLink ? 'its agent process is gone' : 'nothing to record it by'}; its events are dropped`)
       continue
@@ -152,7 +170,10 @@ async function applyBatch(state: StateDir, dir: string, ctx: Context, names: str
   }
   for (const o of outcomes) if (o.id === null) log.push(`${o.event.agent} event ${o.event.name}: nobody's (${o.reason})`)
   if (touched.length > 0) rememberUsage(state, touched, ctx.env, await usageRules(ctx))
-  for (const r of read.rejected) log.push(`spool ${r.name}: not an event (${r.reason}); ${quarantine(state, dir, r.name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`)
+  for (const r of read.rejected)
+    log.push(
+      `spool ${r.name}: not an event (${r.reason}); ${quarantine(state, dir, r.name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`,
+    )
   writeLog(state, log)
   for (const event of read.events) {
     try {
@@ -217,12 +238,25 @@ export function spoolHasPending(state: StateDir | null): boolean {
 }
 
 function update(file: string, record: SessionRecord, entry: Applied): string {
-  replaceRecord(file, {...record, agent: record.agent ?? entry.agent, status: entry.status, conversationId: entry.conversationId, observed: entry.observed, transcript: entry.transcript})
+  replaceRecord(file, {
+    ...record,
+    agent: record.agent ?? entry.agent,
+    status: entry.status,
+    conversationId: entry.conversationId,
+    observed: entry.observed,
+    transcript: entry.transcript,
+  })
   return sessionIdOf(record.identity)
 }
 
 /** A session nobody recorded (an agent started by hand in a pane): its record, from the process the events name. */
-function create(state: StateDir, view: {bootId: string; pidNs: string}, serverPid: number | undefined, row: {id: string; pid: number | null; tmux: {socket: string; pane: PaneId; sessionId: TmuxSessionId} | null}, entry: Applied): string | null {
+function create(
+  state: StateDir,
+  view: {bootId: string; pidNs: string},
+  serverPid: number | undefined,
+  row: {id: string; pid: number | null; tmux: {socket: string; pane: PaneId; sessionId: TmuxSessionId} | null},
+  entry: Applied,
+): string | null {
   const pid = entry.agentLink?.pid ?? row.pid
   const stat = pid === null ? null : readStat(pid)
   if (stat === null || row.tmux === null || serverPid === undefined || (entry.agentLink && stat.startTime !== entry.agentLink.startTime)) return null

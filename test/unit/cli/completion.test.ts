@@ -7,7 +7,15 @@ import {describe, expect, it} from 'vitest'
 import {CompletionCommand, completionScript} from '../../../src/lib/cli/completion.js'
 
 const commands: CompletionCommand[] = [
-  {id: 'ls', summary: "List sessions: the ones [waiting] on you first, with 'quotes'", flags: [{name: 'json', description: 'machine output', value: null}, {name: 'sort', description: 'order', value: {words: ['state', 'age']}}], arg: null},
+  {
+    id: 'ls',
+    summary: "List sessions: the ones [waiting] on you first, with 'quotes'",
+    flags: [
+      {name: 'json', description: 'machine output', value: null},
+      {name: 'sort', description: 'order', value: {words: ['state', 'age']}},
+    ],
+    arg: null,
+  },
   {id: 'stop', summary: 'Stop a session', flags: [{name: 'force', description: 'SIGKILL after the grace', value: null}], arg: {ids: 'live'}},
   {id: 'bg', summary: 'Start an agent', flags: [{name: 'cwd', description: 'where', value: 'dirs'}], arg: {words: ['claude', 'codex']}},
 ]

@@ -7,7 +7,22 @@ import {RULE_STATES} from '../../../src/lib/model/states.js'
 
 describe('config', () => {
   it('accepts presets, overrides and defaults', async () => {
-    const config = await validateConfig({socket: 'work', defaultAgent: 'mine', agents: {mine: {command: ['my-agent', '--tui'], executables: ['my-agent'], resume: ['my-agent', '--resume', '{id}'], paneRules: [{state: 'waiting', pattern: '\\[y/N\\]'}]}, claude: {command: ['claude', '--model', 'opus']}}}, '/c/.pkrc')
+    const config = await validateConfig(
+      {
+        socket: 'work',
+        defaultAgent: 'mine',
+        agents: {
+          mine: {
+            command: ['my-agent', '--tui'],
+            executables: ['my-agent'],
+            resume: ['my-agent', '--resume', '{id}'],
+            paneRules: [{state: 'waiting', pattern: '\\[y/N\\]'}],
+          },
+          claude: {command: ['claude', '--model', 'opus']},
+        },
+      },
+      '/c/.pkrc',
+    )
     const presets = mergePresets(config)
     expect(findPreset('mine', presets)!.command).toEqual(['my-agent', '--tui'])
     expect(findPreset('claude', presets)!.command).toEqual(['claude', '--model', 'opus'])
@@ -58,7 +73,11 @@ describe('config places', () => {
     expect(() => checkProjectConfig({defaultAgent: 'claude', worktrees: {branchPrefix: 'x/'}}, '/p/.pkrc')).not.toThrow()
     const user = {socket: 'mine', hosts: [{name: 'a', destination: 'b'}], agents: {mine: {command: ['m'], executables: ['m']}}}
     const layered = layerConfigs(user, {socket: 'project', agents: {mine: {paneRules: [{state: 'idle' as const, pattern: '>'}]}}})
-    expect(layered).toEqual({socket: 'project', hosts: user.hosts, agents: {mine: {command: ['m'], executables: ['m'], paneRules: [{state: 'idle', pattern: '>'}]}}})
+    expect(layered).toEqual({
+      socket: 'project',
+      hosts: user.hosts,
+      agents: {mine: {command: ['m'], executables: ['m'], paneRules: [{state: 'idle', pattern: '>'}]}},
+    })
     // A project may pick the user's own preset as its default.
     expect(await validateConfig({defaultAgent: 'mine'}, '/p/.pkrc', user)).toEqual({defaultAgent: 'mine'})
   })
@@ -84,7 +103,10 @@ describe('the config schema', () => {
     await expect(validateConfig(data, '/c/.pkrc')).rejects.toThrow(message)
   })
   it('accepts every kind of notify channel and host, as written', async () => {
-    const config = {notify: [{tmux: true}, {desktop: true}, {command: ['notify-send', 'pk'], timeout: 5}], hosts: [{name: 'box', destination: 'u@box', pk: 'npx pk', options: ['-p', '2222'], timeout: 3}]}
+    const config = {
+      notify: [{tmux: true}, {desktop: true}, {command: ['notify-send', 'pk'], timeout: 5}],
+      hosts: [{name: 'box', destination: 'u@box', pk: 'npx pk', options: ['-p', '2222'], timeout: 3}],
+    }
     expect(await validateConfig(config, '/c/.pkrc')).toEqual(config)
   })
   it('names the states a pane rule may set as pk knows them', () => {

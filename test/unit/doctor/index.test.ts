@@ -5,7 +5,18 @@ import {doctorFacts} from '../../helpers/doctor-facts.js'
 
 describe('pk doctor', () => {
   it('runs each check once, in order, under a unique id', () => {
-    const facts = doctorFacts({servers: [], serverPaths: new Map(), records: [], recordProblems: [], conflicts: [], earlierBoot: [], restorable: 0, state: {path: '/s', exists: false, verdict: null, sessionsVerdict: null}, view: {ok: true, view: {bootId: 'b', pidNs: '4026531836', pid1StartTime: 1}}, owner: {ok: true, owner: null}})
+    const facts = doctorFacts({
+      servers: [],
+      serverPaths: new Map(),
+      records: [],
+      recordProblems: [],
+      conflicts: [],
+      earlierBoot: [],
+      restorable: 0,
+      state: {path: '/s', exists: false, verdict: null, sessionsVerdict: null},
+      view: {ok: true, view: {bootId: 'b', pidNs: '4026531836', pid1StartTime: 1}},
+      owner: {ok: true, owner: null},
+    })
     const results = judgeAll(facts)
     expect(results.map((r) => r.id)).toEqual(CHECKS.map((c) => c.id))
     expect(new Set(results.map((r) => r.id)).size).toBe(CHECKS.length)

@@ -13,9 +13,32 @@ import {CODEX_MACHINE, VIEW, link, sampleRecord} from '../../helpers/fixtures.js
 const idOf = (pid: number) => sessionIdOf({...VIEW, pid, startTime: CODEX_MACHINE[pid]!.startTime})
 
 const row = (pid: number, over: Partial<SessionRow> = {}): SessionRow => ({
-  id: idOf(pid), kind: 'detected', agent: null, label: null, state: 'idle', stateSource: 'pane', attention: false, verified: true, conflict: false,
-  pid, cwd: '/w', command: [], startedAt: null, attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: `%${pid}`, lastAttached: null, lastDetached: null, activity: null}, ...over,
+  id: idOf(pid),
+  kind: 'detected',
+  agent: null,
+  label: null,
+  state: 'idle',
+  stateSource: 'pane',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid,
+  cwd: '/w',
+  command: [],
+  startedAt: null,
+  attached: false,
+  resume: null,
+  record: null,
+  exitReason: null,
+  agentSource: null,
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: `%${pid}`, lastAttached: null, lastDetached: null, activity: null},
+  ...over,
 })
 
 function world(rows: SessionRow[], opts: {conversations?: Record<string, string>; threads?: Record<string, boolean | null>} = {}): World {
@@ -29,7 +52,13 @@ function world(rows: SessionRow[], opts: {conversations?: Record<string, string>
   }
 }
 
-const event = (agent: string, chain: number[], payload: object, uptime = 1): SpoolEvent => ({name: `${uptime * 100}-1`, agent, uptime, chain: chain.map(link), payload: JSON.stringify(payload)})
+const event = (agent: string, chain: number[], payload: object, uptime = 1): SpoolEvent => ({
+  name: `${uptime * 100}-1`,
+  agent,
+  uptime,
+  chain: chain.map(link),
+  payload: JSON.stringify(payload),
+})
 const report = (e: SpoolEvent): HookReport => {
   const parsed = parseEvent(e, 0)
   if (parsed.kind !== 'report') throw new Error(parsed.kind)
@@ -50,7 +79,10 @@ describe('attribution: the right session or none', () => {
     expect(attribute(e, report(e), world([plain]))).toMatchObject({kind: 'session', row: {id: plain.id}, agent: link(41)})
     // A start time that is not the process's own: not that session.
     const stale = event('aider', [], {state: 'waiting'})
-    stale.chain = [{pid: 41, startTime: 1}, {pid: 40, startTime: 1}]
+    stale.chain = [
+      {pid: 41, startTime: 1},
+      {pid: 40, startTime: 1},
+    ]
     expect(attribute(stale, report(stale), world([plain])).kind).toBe('none')
   })
   it('refuses a session two records claim', () => {
@@ -63,10 +95,15 @@ describe('attribution: the right session or none', () => {
     // The notify program runs under the first window's app-server daemon, for the second window's thread.
     const e = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 't-second', cwd: '/v'})
     expect(attribute(e, report(e), world([first, second]))).toMatchObject({kind: 'session', row: {id: second.id}, by: 'cwd'})
-    expect(attribute(e, report(e), world([first, second], {conversations: {[second.id]: 't-second'}}))).toMatchObject({row: {id: second.id}, by: 'conversation'})
+    expect(attribute(e, report(e), world([first, second], {conversations: {[second.id]: 't-second'}}))).toMatchObject({
+      row: {id: second.id},
+      by: 'conversation',
+    })
     // Both windows in one directory, neither on that thread yet: nobody's, never the first window's.
     const same = row(21, {agent: 'codex', cwd: '/w'})
-    expect(attribute(e, report({...e, payload: JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't-x', cwd: '/w'})}), world([first, same])).kind).toBe('none')
+    expect(attribute(e, report({...e, payload: JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't-x', cwd: '/w'})}), world([first, same])).kind).toBe(
+      'none',
+    )
     // A window already on another conversation is not the sender of a new thread.
     const onOther = world([first, same], {conversations: {[first.id]: 't-first'}})
     const newThread = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 't-new', cwd: '/w'})
@@ -76,7 +113,7 @@ describe('attribution: the right session or none', () => {
     expect(attribute(noDir, report(noDir), world([first])).kind).toBe('none')
     expect(servesSessions(CODEX_MACHINE[12]!.argv)).toBe(true)
   })
-  it('Codex: a forged turn from outside every session (a plain terminal, a cron job) is nobody\'s, whatever directory and thread it names', () => {
+  it("Codex: a forged turn from outside every session (a plain terminal, a cron job) is nobody's, whatever directory and thread it names", () => {
     const first = row(11, {agent: 'codex', cwd: '/w'})
     // Sent by a process under a plain shell (pid 40's tree), naming the session's directory and a new thread.
     const forged = event('codex', [41, 40], {type: 'agent-turn-complete', 'thread-id': '0199aaaa-bbbb-7ccc-8ddd-000000000000', cwd: '/w'})
@@ -88,10 +125,13 @@ describe('attribution: the right session or none', () => {
     const fakeDaemon = event('codex', [12, 40], {type: 'agent-turn-complete', 'thread-id': 't-z', cwd: '/w'})
     expect(attribute(fakeDaemon, report(fakeDaemon), world([first])).kind).toBe('none')
   })
-  it('Codex: a thread with no rollout file (the side thread that writes the title) is nobody\'s', () => {
+  it("Codex: a thread with no rollout file (the side thread that writes the title) is nobody's", () => {
     const first = row(11, {agent: 'codex', cwd: '/w'})
     const e = event('codex', [12, 11, 10], {type: 'agent-turn-complete', 'thread-id': 'title-thread', cwd: '/w'})
-    expect(attribute(e, report(e), world([first], {threads: {'title-thread': false}}))).toMatchObject({kind: 'none', reason: expect.stringMatching(/side thread/)})
+    expect(attribute(e, report(e), world([first], {threads: {'title-thread': false}}))).toMatchObject({
+      kind: 'none',
+      reason: expect.stringMatching(/side thread/),
+    })
   })
   it('Codex before 0.171 ran notify from the window itself: its ancestry names it', () => {
     const first = row(11, {agent: 'codex'})
@@ -111,7 +151,12 @@ describe('applying events', () => {
       event('claude', [31], {hook_event_name: 'Notification', notification_type: 'permission_prompt', session_id: 's'}, 8),
     ]
     const {applied, outcomes} = applyEvents(events, world([claude]), records, 0)
-    expect(applied.get(claude.id)).toMatchObject({changed: true, mayNeedYou: true, conversationId: 's', status: {state: 'waiting', event: 'PermissionRequest', at: new Date(2000).toISOString()}})
+    expect(applied.get(claude.id)).toMatchObject({
+      changed: true,
+      mayNeedYou: true,
+      conversationId: 's',
+      status: {state: 'waiting', event: 'PermissionRequest', at: new Date(2000).toISOString()},
+    })
     expect(outcomes.map((o) => o.id)).toEqual([claude.id, claude.id, claude.id])
     // Applying what is already in the record changes nothing (a reader may see an event twice).
     const again = applyEvents(events.slice(1), world([claude]), new Map([['c.json', {...records.get('c.json')!, status: applied.get(claude.id)!.status}]]), 0)
@@ -148,7 +193,11 @@ describe('applying events', () => {
     expect(parseEvent({...event('claude', [31], {hook_event_name: 'Stop'}), uptime: 1e300}, 0)).toMatchObject({kind: 'ignored'})
   })
   it('screen episodes: a new one when the state changed since, the same one otherwise', () => {
-    expect(nextEpisode(null, {state: 'idle', from: 'working', firstSeen: 1000, lastOther: 900})).toEqual({state: 'idle', since: new Date(1000).toISOString(), turnEnded: true})
+    expect(nextEpisode(null, {state: 'idle', from: 'working', firstSeen: 1000, lastOther: 900})).toEqual({
+      state: 'idle',
+      since: new Date(1000).toISOString(),
+      turnEnded: true,
+    })
     const episode = {state: 'idle' as const, since: new Date(1000).toISOString(), turnEnded: true}
     // A second watcher saw the same change a little later: it last saw work before the first one's sighting.
     expect(nextEpisode(episode, {state: 'idle', from: 'working', firstSeen: 1500, lastOther: 800})).toBeNull()
@@ -163,7 +212,9 @@ describe('applying events', () => {
 describe('what the real Codex 0.171 sends', () => {
   // Two windows (in /tmp/cx/a and /tmp/cx/b), one turn each, captured from the notify program the shared
   // app-server daemon ran: each turn, then its title thread (scripts/capture/README.md).
-  const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'codex-0.171-notify.jsonl'), 'utf8').trim().split('\n')
+  const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'codex-0.171-notify.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
   it('names the thread and the directory of the window whose turn ended', () => {
     const reports = payloads.map((p) => parseHookPayload('codex', p)!)
     expect(reports.map((r) => r.cwd)).toEqual(['/tmp/cx/a', '/tmp/cx/a', '/tmp/cx/b', '/tmp/cx/b'])
@@ -185,7 +236,9 @@ describe('what the real Codex 0.171 sends', () => {
 describe('what an agent may not smuggle in', () => {
   it('a conversation id shaped like a flag never becomes one (hooks and resume argv)', async () => {
     const {resumeArgv} = await import('../../../src/lib/agents/presets.js')
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', session_id: '--dangerously-bypass-approvals-and-sandbox'}))?.conversationId).toBeNull()
+    expect(
+      parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', session_id: '--dangerously-bypass-approvals-and-sandbox'}))?.conversationId,
+    ).toBeNull()
     expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': '-x'}))?.conversationId).toBeNull()
     expect(resumeArgv('codex', '--dangerously-bypass-approvals-and-sandbox')).toBeNull()
     expect(resumeArgv('codex', 'has space')).toBeNull()

@@ -7,20 +7,42 @@ import {ROOT} from '../../helpers/sandbox.js'
 
 describe('hook payloads', () => {
   it('reads Claude Code events from stdin JSON', () => {
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', session_id: 's1'}))).toEqual({state: 'waiting', event: 'Notification', conversationId: 's1', turnEnded: false, sentAt: null, transcript: null})
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', session_id: 's1'}))).toEqual({
+      state: 'waiting',
+      event: 'Notification',
+      conversationId: 's1',
+      turnEnded: false,
+      sentAt: null,
+      transcript: null,
+    })
     // Its transcript, where pk reads what the conversation spends (a .jsonl path, absolute, or nothing).
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', transcript_path: '/h/.claude/projects/-w/s1.jsonl'}))?.transcript).toBe('/h/.claude/projects/-w/s1.jsonl')
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', transcript_path: '/h/.claude/projects/-w/s1.jsonl'}))?.transcript).toBe(
+      '/h/.claude/projects/-w/s1.jsonl',
+    )
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', transcript_path: '/etc/shadow'}))?.transcript).toBeNull()
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Stop', session_id: 's1'}))).toMatchObject({state: 'idle', turnEnded: true})
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'PreToolUse', session_id: 's1'}))!.state).toBe('working')
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'SessionEnd'}))!.state).toBe('exited')
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'SubagentStop'}))).toBeNull()
     // A turn that ended in an API error ends the turn too.
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'StopFailure', session_id: 's1'}))).toMatchObject({state: 'idle', turnEnded: true, event: 'StopFailure'})
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'StopFailure', session_id: 's1'}))).toMatchObject({
+      state: 'idle',
+      turnEnded: true,
+      event: 'StopFailure',
+    })
     // Notifications by their type: a permission prompt waits on you; the idle reminder is a reminder.
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'permission_prompt'}))).toMatchObject({state: 'waiting', event: 'Notification:permission_prompt'})
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'elicitation_dialog'}))).toMatchObject({state: 'waiting'})
-    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'idle_prompt'}))).toMatchObject({state: 'idle', reminder: true, turnEnded: false})
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'permission_prompt'}))).toMatchObject({
+      state: 'waiting',
+      event: 'Notification:permission_prompt',
+    })
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'elicitation_dialog'}))).toMatchObject({
+      state: 'waiting',
+    })
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'idle_prompt'}))).toMatchObject({
+      state: 'idle',
+      reminder: true,
+      turnEnded: false,
+    })
   })
 
   it('keeps the newer state: older reports and reminders change nothing', async () => {
@@ -31,8 +53,15 @@ describe('hook payloads', () => {
     const started = nextStatus(stop, {state: 'idle', event: 'session_start', conversationId: null, turnEnded: false, sentAt: 3000})!
     expect(nextStatus(started, {state: 'exited', event: 'session_shutdown', conversationId: null, turnEnded: false, sentAt: 2500})).toBeNull()
     // Claude's idle reminder a minute later keeps the Stop's time, so a look since then still counts.
-    expect(nextStatus(stop, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true})).toBeNull()
-    expect(nextStatus({...stop, state: 'working'}, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true})).toMatchObject({state: 'idle'})
+    expect(
+      nextStatus(stop, {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true}),
+    ).toBeNull()
+    expect(
+      nextStatus(
+        {...stop, state: 'working'},
+        {state: 'idle', event: 'Notification:idle_prompt', conversationId: null, turnEnded: false, sentAt: 9000, reminder: true},
+      ),
+    ).toMatchObject({state: 'idle'})
     // Dated by the event, not by when pk read it: every reader names it alike.
     expect(stop.at).toBe(new Date(2000).toISOString())
     // Claude's PermissionRequest, then its Notification about the same prompt six seconds later: one event.
@@ -40,13 +69,22 @@ describe('hook payloads', () => {
     expect(nextStatus(asked, {state: 'waiting', event: 'Notification:permission_prompt', conversationId: null, turnEnded: false, sentAt: 16_000})).toBeNull()
   })
   it('reads Codex notify and Pi extension payloads', () => {
-    expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't9', 'turn-id': '1', cwd: '/w'}))).toEqual({state: 'idle', event: 'agent-turn-complete', conversationId: 't9', turnEnded: true, sentAt: null, cwd: '/w'})
+    expect(parseHookPayload('codex', JSON.stringify({type: 'agent-turn-complete', 'thread-id': 't9', 'turn-id': '1', cwd: '/w'}))).toEqual({
+      state: 'idle',
+      event: 'agent-turn-complete',
+      conversationId: 't9',
+      turnEnded: true,
+      sentAt: null,
+      cwd: '/w',
+    })
     expect(parseHookPayload('codex', JSON.stringify({type: 'something-else'}))).toBeNull()
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_start', sessionId: 'p1'}))).toMatchObject({state: 'working', conversationId: 'p1'})
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_end', sessionId: 'p1'}))).toMatchObject({state: 'idle', turnEnded: true})
   })
   it("reads Gemini CLI 0.61's hook payloads as it sent them (one session, two turns), dated by its own clock", () => {
-    const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'gemini-0.61-hooks.jsonl'), 'utf8').trim().split('\n')
+    const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'gemini-0.61-hooks.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
     const reports = payloads.map((p) => parseHookPayload('gemini', p)!)
     expect(reports.map((r) => [r.event, r.state, r.turnEnded])).toEqual([
       ['SessionStart', 'idle', false],
@@ -55,8 +93,15 @@ describe('hook payloads', () => {
       ['BeforeAgent', 'working', false],
       ['AfterAgent', 'idle', true],
     ])
-    expect(reports[2]).toMatchObject({conversationId: '863277ae-0fa7-4866-b11c-a7d48b8bb9e4', sentAt: Date.parse('2026-12-01T09:12:58.101Z'), transcript: '/tmp/gem-home/.gemini/tmp/gem-work/chats/session-2026-12-01T09-12-863277ae.jsonl'})
-    expect(parseHookPayload('gemini', JSON.stringify({hook_event_name: 'Notification', notification_type: 'ToolPermission', session_id: 's'}))).toMatchObject({state: 'waiting', event: 'Notification:ToolPermission'})
+    expect(reports[2]).toMatchObject({
+      conversationId: '863277ae-0fa7-4866-b11c-a7d48b8bb9e4',
+      sentAt: Date.parse('2026-12-01T09:12:58.101Z'),
+      transcript: '/tmp/gem-home/.gemini/tmp/gem-work/chats/session-2026-12-01T09-12-863277ae.jsonl',
+    })
+    expect(parseHookPayload('gemini', JSON.stringify({hook_event_name: 'Notification', notification_type: 'ToolPermission', session_id: 's'}))).toMatchObject({
+      state: 'waiting',
+      event: 'Notification:ToolPermission',
+    })
     expect(parseHookPayload('gemini', JSON.stringify({hook_event_name: 'BeforeTool', session_id: 's'}))).toBeNull()
   })
   it('takes a generic {state} from other agents, and rejects non-JSON', () => {

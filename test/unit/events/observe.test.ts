@@ -4,8 +4,13 @@ import {parseObservation} from '../../../src/lib/events/observe.js'
 
 describe("a watcher's screen observation (pk notify --observe)", () => {
   it('takes a process, the state its screen shows and when it was first seen', () => {
-    expect(parseObservation('{"pid": 42, "startTime": 900, "state": "waiting", "firstSeen": 1764590000000, "from": "working", "lastOther": 1764589990000}')).toEqual({pid: 42, startTime: 900, state: 'waiting', from: 'working', firstSeen: 1764590000000, lastOther: 1764589990000})
-    expect(parseObservation('{"pid": 42, "startTime": 900, "state": "idle", "firstSeen": 5, "from": 3, "lastOther": -1}')).toMatchObject({from: null, lastOther: null})
+    expect(
+      parseObservation('{"pid": 42, "startTime": 900, "state": "waiting", "firstSeen": 1764590000000, "from": "working", "lastOther": 1764589990000}'),
+    ).toEqual({pid: 42, startTime: 900, state: 'waiting', from: 'working', firstSeen: 1764590000000, lastOther: 1764589990000})
+    expect(parseObservation('{"pid": 42, "startTime": 900, "state": "idle", "firstSeen": 5, "from": 3, "lastOther": -1}')).toMatchObject({
+      from: null,
+      lastOther: null,
+    })
   })
   it.each([
     ['not json', /takes a JSON object/],

@@ -6,11 +6,29 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {parseEvent} from '../../../src/lib/events/events.js'
 import {HookReport} from '../../../src/lib/events/hook.js'
-import {SpoolEvent, bucketFiles, readPending, hasPending, parseSpoolText, pendingNames, readSpoolFile, readSpoolFiles, spoolDir, spoolLayout, stampOf} from '../../../src/lib/events/spool.js'
+import {
+  SpoolEvent,
+  bucketFiles,
+  readPending,
+  hasPending,
+  parseSpoolText,
+  pendingNames,
+  readSpoolFile,
+  readSpoolFiles,
+  spoolDir,
+  spoolLayout,
+  stampOf,
+} from '../../../src/lib/events/spool.js'
 import {stateLayout} from '../../../src/lib/registry/state-dir.js'
 import {link} from '../../helpers/fixtures.js'
 
-const event = (agent: string, chain: number[], payload: object, uptime = 1): SpoolEvent => ({name: `${uptime * 100}-1`, agent, uptime, chain: chain.map(link), payload: JSON.stringify(payload)})
+const event = (agent: string, chain: number[], payload: object, uptime = 1): SpoolEvent => ({
+  name: `${uptime * 100}-1`,
+  agent,
+  uptime,
+  chain: chain.map(link),
+  payload: JSON.stringify(payload),
+})
 const report = (e: SpoolEvent): HookReport => {
   const parsed = parseEvent(e, 0)
   if (parsed.kind !== 'report') throw new Error(parsed.kind)
@@ -19,7 +37,17 @@ const report = (e: SpoolEvent): HookReport => {
 
 describe('the spool format', () => {
   it('reads the ancestry the hook noted, and the earlier one-process form', () => {
-    expect(parseSpoolText('n', 'pk-spool 2 claude 12.34 99:5,10:100,1:1\n{"a":1}')).toEqual({name: 'n', agent: 'claude', uptime: 12.34, chain: [{pid: 99, startTime: 5}, {pid: 10, startTime: 100}, {pid: 1, startTime: 1}], payload: '{"a":1}'})
+    expect(parseSpoolText('n', 'pk-spool 2 claude 12.34 99:5,10:100,1:1\n{"a":1}')).toEqual({
+      name: 'n',
+      agent: 'claude',
+      uptime: 12.34,
+      chain: [
+        {pid: 99, startTime: 5},
+        {pid: 10, startTime: 100},
+        {pid: 1, startTime: 1},
+      ],
+      payload: '{"a":1}',
+    })
     expect(parseSpoolText('n', 'pk-spool 1 pi 42 4200 7.5\n{}')).toMatchObject({agent: 'pi', uptime: 7.5, chain: [{pid: 42, startTime: 4200}]})
     expect(parseSpoolText('n', 'pk-spool 2 claude 1 99:x\n')).toBeNull()
     expect(parseSpoolText('n', 'pk-spool 2 ../x 1 99:1\n')).toBeNull()
@@ -68,7 +96,9 @@ describe('the spool on disk: buckets, and what a file that is not an event is', 
     for (let second = 0; second < 10; second++) for (let i = 0; i < 10; i++) into(`${second}/${second * 100 + i}-1`)
     const newest = readPending(state, 25)
     expect(newest.complete).toBe(false)
-    expect(newest.events.map((e) => e.name)).toEqual(Array.from({length: 25}, (_, i) => `${7 + Math.floor((i + 5) / 10)}/${(7 + Math.floor((i + 5) / 10)) * 100 + ((i + 5) % 10)}-1`))
+    expect(newest.events.map((e) => e.name)).toEqual(
+      Array.from({length: 25}, (_, i) => `${7 + Math.floor((i + 5) / 10)}/${(7 + Math.floor((i + 5) / 10)) * 100 + ((i + 5) % 10)}-1`),
+    )
     const all = readPending(state, 100)
     expect(all.complete).toBe(true)
     expect(all.events).toHaveLength(100)
@@ -98,7 +128,7 @@ describe('the spool on disk: buckets, and what a file that is not an event is', 
     expect(all.deferred).toEqual([])
   })
 
-  it('a bucket that is a link, or not a folder, is nobody\'s events', () => {
+  it("a bucket that is a link, or not a folder, is nobody's events", () => {
     mkdirSync(join(dir, 'elsewhere'))
     writeFileSync(join(dir, 'elsewhere', '100-1'), 'pk-spool 2 claude 1 99:5\n{}')
     symlinkSync(join(dir, 'elsewhere'), join(dir, '5'))

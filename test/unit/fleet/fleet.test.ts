@@ -10,7 +10,10 @@ describe('fleet', () => {
     const config = {hosts: [one, {name: 'two', destination: 'me@other'}]}
     expect(resolveHosts(config, {fleet: false, hosts: []}, {})).toEqual([])
     expect(resolveHosts(config, {fleet: true, hosts: []}, {}).map((h) => h.name)).toEqual(['one', 'two'])
-    expect(resolveHosts(config, {fleet: false, hosts: ['two', 'me@adhoc']}, {})).toEqual([{name: 'two', destination: 'me@other'}, {name: 'me@adhoc', destination: 'me@adhoc'}])
+    expect(resolveHosts(config, {fleet: false, hosts: ['two', 'me@adhoc']}, {})).toEqual([
+      {name: 'two', destination: 'me@other'},
+      {name: 'me@adhoc', destination: 'me@adhoc'},
+    ])
     expect(() => resolveHosts({}, {fleet: true, hosts: []}, {})).toThrow(/needs hosts/)
     expect(() => resolveHosts(config, {fleet: true, hosts: []}, {PK_FLEET_DEPTH: '1'})).toThrow(/does not fan out/)
     expect(() => resolveHosts(config, {fleet: false, hosts: ['-oProxyCommand=x']}, {})).toThrow(/unknown host/)
@@ -29,14 +32,21 @@ describe('fleet', () => {
 
   it('turns failures into problems a person can act on', () => {
     const base = {stdout: '', timedOut: false}
-    expect(remoteProblem(one, {...base, code: 255, stderr: 'ssh: connect to host box port 22: Connection refused\n'}, 1000)).toMatchObject({code: 'host-unreachable', host: 'one', message: 'one: ssh: connect to host box port 22: Connection refused'})
+    expect(remoteProblem(one, {...base, code: 255, stderr: 'ssh: connect to host box port 22: Connection refused\n'}, 1000)).toMatchObject({
+      code: 'host-unreachable',
+      host: 'one',
+      message: 'one: ssh: connect to host box port 22: Connection refused',
+    })
     expect(remoteProblem(one, {...base, code: null, stderr: '', timedOut: true}, 2000).message).toMatch(/no answer within 2 s/)
     expect(remoteProblem(one, {...base, code: 127, stderr: 'sh: 1: pk: not found'}, 1000).code).toBe('host-no-pk')
   })
 
   it('checks a remote answer and tags its rows', () => {
     const answer = JSON.stringify({schema: 1, sessions: [{id: 'abcd1234', state: 'waiting'}], problems: [{code: 'conflict', message: 'x'}]})
-    expect(parseRemoteListing(one, answer)).toEqual({rows: [{id: 'one/abcd1234', state: 'waiting', host: 'one'}], problems: [{code: 'conflict', message: 'one: x', host: 'one'}]})
+    expect(parseRemoteListing(one, answer)).toEqual({
+      rows: [{id: 'one/abcd1234', state: 'waiting', host: 'one'}],
+      problems: [{code: 'conflict', message: 'one: x', host: 'one'}],
+    })
     expect(parseRemoteListing(one, 'Usage: pk ...')).toMatchObject({code: 'host-pk-incompatible'})
     expect(parseRemoteListing(one, JSON.stringify({schema: 2, sessions: []}))).toMatchObject({code: 'host-pk-incompatible'})
   })
@@ -54,7 +64,12 @@ describe('a host whose pk answers doctor oddly', async () => {
   const {parseRemoteDiagnosis} = await import('../../../src/lib/fleet/fleet.js')
   const host = {name: 'box', destination: 'box'}
   it('reads a proper answer and refuses anything else (the caller reports host-pk-incompatible)', () => {
-    expect(parseRemoteDiagnosis(host, JSON.stringify({ok: true, checks: [{id: 'tmux', status: 'pass', message: 'tmux 3.3a', fix: null}]}))).toMatchObject({host: 'box', ok: true, checks: [{id: 'tmux'}]})
-    for (const odd of ['nope', '{}', '{"ok": true, "checks": {}}', '{"ok": "yes", "checks": []}', '{"ok": true, "checks": [{"id": 1}]}', 'null']) expect(parseRemoteDiagnosis(host, odd)).toBeNull()
+    expect(parseRemoteDiagnosis(host, JSON.stringify({ok: true, checks: [{id: 'tmux', status: 'pass', message: 'tmux 3.3a', fix: null}]}))).toMatchObject({
+      host: 'box',
+      ok: true,
+      checks: [{id: 'tmux'}],
+    })
+    for (const odd of ['nope', '{}', '{"ok": true, "checks": {}}', '{"ok": "yes", "checks": []}', '{"ok": true, "checks": [{"id": 1}]}', 'null'])
+      expect(parseRemoteDiagnosis(host, odd)).toBeNull()
   })
 })

@@ -5,9 +5,32 @@ import {SessionRow} from '../../../src/lib/model/contract.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id, kind: 'recorded', agent: null, label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/', command: ['x'], startedAt: null, attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
+  id,
+  kind: 'recorded',
+  agent: null,
+  label: null,
+  state: 'unknown',
+  stateSource: 'none',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid: 1,
+  cwd: '/',
+  command: ['x'],
+  startedAt: null,
+  attached: false,
+  resume: null,
+  record: null,
+  exitReason: null,
+  agentSource: null,
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
+  ...over,
 })
 
 function exitOf(fn: () => unknown): number | undefined {
@@ -25,7 +48,15 @@ describe('resolveId', () => {
     expect(resolveId('abc', rows).id).toBe('abc12345')
     expect(resolveId('FFFF0000', rows).id).toBe('ffff0000')
   })
-  it.each([['', 2], ['xyz', 2], ['abc123456', 2], ['../x', 2], ['ab\n', 4], ['ab', 4], ['0', 3]])('%j exits %i', (id, code) => {
+  it.each([
+    ['', 2],
+    ['xyz', 2],
+    ['abc123456', 2],
+    ['../x', 2],
+    ['ab\n', 4],
+    ['ab', 4],
+    ['0', 3],
+  ])('%j exits %i', (id, code) => {
     expect(exitOf(() => resolveId(id, rows))).toBe(code)
   })
   it('refuses an id that two rows carry (exit 4), whichever one comes first', () => {

@@ -15,7 +15,11 @@ afterEach(() => sb.cleanup())
 
 /** Every file under the state directory with its size and change time: what a reader must leave as it was. */
 const stateFiles = (dir: string): string[] =>
-  readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? [`${e.name}/`, ...stateFiles(join(dir, e.name)).map((n) => `${e.name}/${n}`)] : [`${e.name} ${statSync(join(dir, e.name)).size} ${statSync(join(dir, e.name)).ctimeMs}`]))
+  readdirSync(dir, {withFileTypes: true}).flatMap((e) =>
+    e.isDirectory()
+      ? [`${e.name}/`, ...stateFiles(join(dir, e.name)).map((n) => `${e.name}/${n}`)]
+      : [`${e.name} ${statSync(join(dir, e.name)).size} ${statSync(join(dir, e.name)).ctimeMs}`],
+  )
 
 describe('what pk ls shows (a real server, a real hook event)', () => {
   it('shows a pending event at once, and a reader writes nothing: the event stays pending, the record as it was', async () => {
@@ -25,7 +29,13 @@ describe('what pk ls shows (a real server, a real hook event)', () => {
     const before = stateFiles(sb.stateDir)
     const record = readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')
     const listing = await collectSessions(createContext(sb.env, {cwd: sb.root}))
-    expect(listing.rows.find((r) => r.id === row.id)).toMatchObject({state: 'waiting', stateSource: 'hook', agent: 'claude', resume: ['claude', '--resume', 'conv-s'], verified: true})
+    expect(listing.rows.find((r) => r.id === row.id)).toMatchObject({
+      state: 'waiting',
+      stateSource: 'hook',
+      agent: 'claude',
+      resume: ['claude', '--resume', 'conv-s'],
+      verified: true,
+    })
     expect(listing.rows.find((r) => r.id === plain.id)).toMatchObject({kind: 'recorded', verified: true})
     expect(listing.problems).toEqual([])
     expect(stateFiles(sb.stateDir)).toEqual(before)

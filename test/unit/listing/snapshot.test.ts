@@ -13,7 +13,7 @@ beforeEach(() => {
 afterEach(() => sb.cleanup())
 
 describe('one look at the world (a real tmux server, real /proc, a real state directory)', () => {
-  it("lists every server of the socket directory once, the records, and where this pk stands", async () => {
+  it('lists every server of the socket directory once, the records, and where this pk stands', async () => {
     const row = await sb.bgRow(['--', 'sleep', '100000'])
     sb.tmux(sb.socket('other'), 'new-session', '-d', 'sleep 100000')
     const snap = await takeSnapshot(createContext(sb.env, {cwd: sb.root}))

@@ -8,14 +8,57 @@ import {rowEvents} from '../../../src/lib/notify/notify.js'
 describe('status', () => {
   const now = Date.parse('2026-11-29T12:00:00Z')
   const row = (over: Partial<SessionRow> = {}): SessionRow => ({
-    id: 'a', kind: 'recorded', agent: 'claude', label: null, state: 'unknown', stateSource: 'none', attention: false, verified: true, conflict: false,
-    pid: 1, cwd: '/', command: [], startedAt: null, attached: false, resume: null, record: 'r.json', exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-    tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
+    id: 'a',
+    kind: 'recorded',
+    agent: 'claude',
+    label: null,
+    state: 'unknown',
+    stateSource: 'none',
+    attention: false,
+    verified: true,
+    conflict: false,
+    pid: 1,
+    cwd: '/',
+    command: [],
+    startedAt: null,
+    attached: false,
+    resume: null,
+    record: 'r.json',
+    exitReason: null,
+    agentSource: null,
+    exitStatus: null,
+    resumedBy: null,
+    attentionSince: null,
+    worktree: null,
+    usage: null,
+    notVerifiedJustNow: null,
+    tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
+    ...over,
   })
-  const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({state, at: new Date(now - ago).toISOString(), event: 'e', turnEnded})
+  const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({
+    state,
+    at: new Date(now - ago).toISOString(),
+    event: 'e',
+    turnEnded,
+  })
 
-  it('usage past a threshold needs you as its own event, told apart from the state\'s, cleared by a look after it', () => {
-    const usage = (since: string) => ({model: 'm', input: 1, output: 1, cacheRead: 0, cacheWrite: 0, contextTokens: 95, contextWindow: 100, cost: null, costSource: null, unpriced: 'm', source: 'f', updatedAt: since, skippedLines: 0, attention: {reason: 'context' as const, since, threshold: 90}})
+  it("usage past a threshold needs you as its own event, told apart from the state's, cleared by a look after it", () => {
+    const usage = (since: string) => ({
+      model: 'm',
+      input: 1,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      contextTokens: 95,
+      contextWindow: 100,
+      cost: null,
+      costSource: null,
+      unpriced: 'm',
+      source: 'f',
+      updatedAt: since,
+      skippedLines: 0,
+      attention: {reason: 'context' as const, since, threshold: 90},
+    })
     const over = row({state: 'working', stateSource: 'hook', usage: usage('2026-11-29T11:00:00Z')})
     const [alerted] = applyUsageAttention([over])
     expect(alerted).toMatchObject({attention: true, attentionSince: '2026-11-29T11:00:00.000Z'})
@@ -28,7 +71,9 @@ describe('status', () => {
     const both = row({state: 'idle', stateSource: 'hook', attention: true, attentionSince: '2026-11-29T11:50:00.000Z', usage: usage('2026-11-29T11:00:00Z')})
     expect(rowEvents(applyUsageAttention([both])[0]!).map((e) => e.reason)).toEqual(['finished its turn', 'past 90% of its context (95%)'])
     // Attached: claimed, never told.
-    expect(rowEvents(applyUsageAttention([row({...over, attached: true})])[0]!)).toEqual([{since: '2026-11-29T11:00:00.000Z', reason: 'past 90% of its context (95%)', unseen: false}])
+    expect(rowEvents(applyUsageAttention([row({...over, attached: true})])[0]!)).toEqual([
+      {since: '2026-11-29T11:00:00.000Z', reason: 'past 90% of its context (95%)', unseen: false},
+    ])
   })
   it('trusts hooks over pane rules, and lets a working report go stale', () => {
     expect(freshHookStatus(hook('working', WORKING_FRESH_MS + 1), now)).toBeNull()
@@ -61,7 +106,11 @@ describe('status', () => {
     const records = new Map([['a', {status: hook('idle', 60_000, true), observed: null}]])
     const captures = new Map([['/s\0%1', 'esc to interrupt']])
     const later = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 5_000) / 1000}})
-    expect(applyStatus({rows: [later], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'working', stateSource: 'pane', attention: false})
+    expect(applyStatus({rows: [later], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({
+      state: 'working',
+      stateSource: 'pane',
+      attention: false,
+    })
     // A screen that has not changed since the report leaves the hook's word standing.
     const quiet = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 120_000) / 1000}})
     expect(applyStatus({rows: [quiet], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'idle', stateSource: 'hook'})

@@ -14,8 +14,17 @@ const alive: FakeProcess[] = records.map((r) => ({pid: r.record.identity.pid, pp
 
 function snapshot(processes: FakeProcess[], raw = 'listing', stored = records): Snapshot {
   return {
-    env: {}, view: VIEW, viewMeasurement: {ok: true, view: VIEW}, proc: fakeSource(processes), state: null, records: stored, recordProblems: [],
-    trust: {trusted: true}, servers: [server(SOCK, panes, {raw})], tmuxMissing: null, presets: PRESETS,
+    env: {},
+    view: VIEW,
+    viewMeasurement: {ok: true, view: VIEW},
+    proc: fakeSource(processes),
+    state: null,
+    records: stored,
+    recordProblems: [],
+    trust: {trusted: true},
+    servers: [server(SOCK, panes, {raw})],
+    tmuxMissing: null,
+    presets: PRESETS,
   } as Snapshot
 }
 const pair = (snap: Snapshot) => correlate({view: snap.view, servers: snap.servers, records: snap.records, source: snap.proc, presets: snap.presets})
@@ -82,7 +91,13 @@ describe('ls option checks (issue #23)', () => {
     expect(() => checkLsOptions({...LS_DEFAULTS, states: ['sleepy']})).toThrow(/the states are working, waiting, idle, exited, unknown/)
     expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, format: 'short'})).toThrow(/--watch streams JSON events/)
     expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, states: ['waiting']})).not.toThrow()
-    expect(parseLsArgv(['--state', 'waiting, idle', '-q', '--agent', 'claude', '--attention'])).toMatchObject({states: ['waiting', 'idle'], ids: true, agent: 'claude', attention: true, headers: true})
+    expect(parseLsArgv(['--state', 'waiting, idle', '-q', '--agent', 'claude', '--attention'])).toMatchObject({
+      states: ['waiting', 'idle'],
+      ids: true,
+      agent: 'claude',
+      attention: true,
+      headers: true,
+    })
     expect(parseLsArgv(['--no-headers'])).toMatchObject({headers: false})
   })
 })

@@ -6,9 +6,32 @@ import {PkError} from '../../../src/lib/model/errors.js'
 import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-29T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
+  id,
+  kind: 'recorded',
+  agent: 'claude',
+  label: null,
+  state: 'working',
+  stateSource: 'hook',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid: 1,
+  cwd: '/home/u/app',
+  command: ['claude'],
+  startedAt: '2026-11-29T10:00:00Z',
+  attached: false,
+  resume: null,
+  record: null,
+  exitReason: null,
+  agentSource: null,
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
+  ...over,
 })
 
 describe('watch events and the short format', () => {
@@ -17,14 +40,21 @@ describe('watch events and the short format', () => {
     const b = row('b')
     const tick = {...a, tmux: {...a.tmux!, activity: 99}}
     expect(diffRows([a], [tick])).toEqual([])
-    expect(diffRows([a], [{...a, state: 'waiting'}, b])).toEqual([{type: 'changed', session: {...a, state: 'waiting'}}, {type: 'added', session: b}])
+    expect(diffRows([a], [{...a, state: 'waiting'}, b])).toEqual([
+      {type: 'changed', session: {...a, state: 'waiting'}},
+      {type: 'added', session: b},
+    ])
     expect(diffRows([a, b], [b])).toEqual([{type: 'removed', id: 'a'}])
   })
 })
 
 /** A context whose clock is the test's; it reads no config and writes no state. */
 const clockContext = (now: () => number) => ({
-  env: {}, cwd: '/', now, config: () => Promise.reject(new Error('not read')), readState: () => null,
+  env: {},
+  cwd: '/',
+  now,
+  config: () => Promise.reject(new Error('not read')),
+  readState: () => null,
   writeState: () => {
     throw new Error('a reader never writes')
   },
@@ -37,7 +67,12 @@ describe('pk wait against a server that never answers', () => {
     const deadlines: {at: number; ms: number}[] = []
     const ctx = clockContext(() => clock)
     const result = await waitForStates({
-      ctx, idArgs: ['3f9a'], target: 'idle', mode: 'all', timeoutMs, intervalMs: 500,
+      ctx,
+      idArgs: ['3f9a'],
+      target: 'idle',
+      mode: 'all',
+      timeoutMs,
+      intervalMs: 500,
       look: async (ms) => {
         deadlines.push({at: clock, ms})
         clock += ms
@@ -46,7 +81,10 @@ describe('pk wait against a server that never answers', () => {
       sleep: async (ms) => {
         clock += ms
       },
-    }).then(() => 'reached', (error: unknown) => (error as PkError).code)
+    }).then(
+      () => 'reached',
+      (error: unknown) => (error as PkError).code,
+    )
     return {result, took: clock - 1_000_000, deadlines}
   }
 
@@ -61,7 +99,13 @@ describe('pk wait against a server that never answers', () => {
   })
 
   it("each look's tmux deadline is what is left of the wait's, within tmux's own and above the floor", () => {
-    expect([lookDeadline(-5), lookDeadline(0), lookDeadline(150), lookDeadline(900), lookDeadline(60_000)]).toEqual([LOOK_FLOOR_MS, LOOK_FLOOR_MS, LOOK_FLOOR_MS, 900, TMUX_DEADLINE_MS])
+    expect([lookDeadline(-5), lookDeadline(0), lookDeadline(150), lookDeadline(900), lookDeadline(60_000)]).toEqual([
+      LOOK_FLOOR_MS,
+      LOOK_FLOOR_MS,
+      LOOK_FLOOR_MS,
+      900,
+      TMUX_DEADLINE_MS,
+    ])
   })
 
   it('with no timeout, waits through unanswered looks until the session gets there', async () => {
@@ -69,7 +113,12 @@ describe('pk wait against a server that never answers', () => {
     let clock = 0
     const ctx = clockContext(() => clock)
     const done = await waitForStates({
-      ctx, idArgs: ['3f9a'], target: 'idle', mode: 'all', timeoutMs: null, intervalMs: 500,
+      ctx,
+      idArgs: ['3f9a'],
+      target: 'idle',
+      mode: 'all',
+      timeoutMs: null,
+      intervalMs: 500,
       look: async (ms) => {
         clock += ms
         return [row('3f9a0000', {state: ++looks < 5 ? 'working' : 'idle'})]

@@ -8,7 +8,14 @@ import {describe, expect, it} from 'vitest'
 describe('bytes that are not UTF-8 (issue #21, item 15)', () => {
   it('are carried exactly through strings and back', async () => {
     const {fromBytes, toBytes, hasEscapedBytes} = await import('../../../src/lib/model/bytes.js')
-    for (const bytes of [Buffer.from([0x61, 0xff, 0x62]), Buffer.from('café', 'latin1'), Buffer.from('plain é 🙂', 'utf8'), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xc0, 0xaf])]) {
+    for (const bytes of [
+      Buffer.from([0x61, 0xff, 0x62]),
+      Buffer.from('café', 'latin1'),
+      Buffer.from('plain é 🙂', 'utf8'),
+      Buffer.from([0xc3]),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from([0xc0, 0xaf]),
+    ]) {
       const text = fromBytes(bytes)
       expect(toBytes(text).equals(bytes), bytes.toString('hex')).toBe(true)
     }

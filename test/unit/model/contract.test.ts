@@ -22,7 +22,11 @@ describe('the contract the types and the schemas both state', () => {
     const fields = Object.keys(sessionRow()).sort()
     expect(fields).toEqual(expect.arrayContaining(required))
     // `host` is what a remote host's rows carry besides (pk ls --fleet).
-    expect(Object.keys(properties).filter((p) => p !== 'host').sort()).toEqual(fields)
+    expect(
+      Object.keys(properties)
+        .filter((p) => p !== 'host')
+        .sort(),
+    ).toEqual(fields)
   })
   it('problem codes are unique and of the form the problem schema allows', () => {
     const pattern = new RegExp(schema('problem.schema.json').properties.code.pattern)

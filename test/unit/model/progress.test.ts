@@ -20,7 +20,12 @@ describe('eachWithProgress', () => {
     )
     expect(done).toEqual([1, 2, 3])
     expect(results.map((r) => (r.ok ? r.value : (r.error as Error).message))).toEqual([10, 'two fails', 30])
-    expect(told).toEqual([['begin', 'item 1', 'item 2', 'item 3'], [0, {detail: 'got 10'}], [1, {error: 'two fails'}], [2, {detail: 'got 30'}]])
+    expect(told).toEqual([
+      ['begin', 'item 1', 'item 2', 'item 3'],
+      [0, {detail: 'got 10'}],
+      [1, {error: 'two fails'}],
+      [2, {detail: 'got 30'}],
+    ])
   })
   it('draws nothing for no items', async () => {
     let begun = false

@@ -16,14 +16,36 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, {recursive: true, force: true}))
 
-const waiting = sessionRow({id: 'ab12cd34', state: 'waiting', stateSource: 'hook', attention: true, attentionSince: '2026-12-01T10:00:00.000Z', label: 'fix "it"', cwd: '/w'})
+const waiting = sessionRow({
+  id: 'ab12cd34',
+  state: 'waiting',
+  stateSource: 'hook',
+  attention: true,
+  attentionSince: '2026-12-01T10:00:00.000Z',
+  label: 'fix "it"',
+  cwd: '/w',
+})
 
 describe('telling the user', () => {
   it('says what happened in one line, and fills a notifier argv word by word (no shell)', () => {
     const e = eventOf(waiting)
-    expect(e).toEqual({id: 'ab12cd34', agent: 'claude', label: 'fix "it"', state: 'waiting', cwd: '/w', reason: 'waiting for you', since: waiting.attentionSince})
+    expect(e).toEqual({
+      id: 'ab12cd34',
+      agent: 'claude',
+      label: 'fix "it"',
+      state: 'waiting',
+      cwd: '/w',
+      reason: 'waiting for you',
+      since: waiting.attentionSince,
+    })
     expect(eventText(e)).toBe('claude (fix "it") ab12cd34 is waiting for you: pk attach ab12cd34')
-    expect(fillArgv(['notify', '{agent} {id}', '--label={label}', '{cwd}{nothing}', '{reason}'], e)).toEqual(['notify', 'claude ab12cd34', '--label=fix "it"', '/w{nothing}', 'waiting for you'])
+    expect(fillArgv(['notify', '{agent} {id}', '--label={label}', '{cwd}{nothing}', '{reason}'], e)).toEqual([
+      'notify',
+      'claude ab12cd34',
+      '--label=fix "it"',
+      '/w{nothing}',
+      'waiting for you',
+    ])
     expect(eventOf(sessionRow({state: 'idle'})).reason).toBe('finished its turn')
   })
   it('claims an event once: the marker is named by the session and the date the event began', () => {
@@ -35,7 +57,12 @@ describe('telling the user', () => {
   })
   it('runs a command channel with the event filled in, and logs a channel that fails', async () => {
     const out = join(dir, 'told')
-    const results = await deliver(eventOf(waiting), [{command: ['sh', '-c', 'printf "%s|%s" "$1" "$2" > "$3"', 'sh', '{id}', '{reason}', out]}, {command: ['false']}], {PATH: process.env.PATH}, state)
+    const results = await deliver(
+      eventOf(waiting),
+      [{command: ['sh', '-c', 'printf "%s|%s" "$1" "$2" > "$3"', 'sh', '{id}', '{reason}', out]}, {command: ['false']}],
+      {PATH: process.env.PATH},
+      state,
+    )
     expect(results.map((r) => r.ok)).toEqual([true, false])
     expect(readFileSync(out, 'utf8')).toBe('ab12cd34|waiting for you')
     expect(readFileSync(join(state.root, 'notify.log'), 'utf8')).toMatch(/ ab12cd34 command false: exited 1\n$/)

@@ -2,7 +2,14 @@ import {describe, expect, it} from 'vitest'
 
 import {checkLine, doctorText} from '../../../src/lib/present/doctor.js'
 
-const check = (id: string, status: 'pass' | 'warn' | 'fail' | 'skip', message: string, fix: string | null = null) => ({id, title: id, status, message, fix, fixable: false})
+const check = (id: string, status: 'pass' | 'warn' | 'fail' | 'skip', message: string, fix: string | null = null) => ({
+  id,
+  title: id,
+  status,
+  message,
+  fix,
+  fixable: false,
+})
 
 describe('pk doctor for people', () => {
   it('says each check on one line: a fixed-width mark, the id, what it found, and the fix', () => {
@@ -14,6 +21,8 @@ describe('pk doctor for people', () => {
       {host: 'box', ok: false, checks: [check('tmux', 'fail', 'tmux 2.9')], problem: null},
       {host: 'gone', ok: false, checks: [], problem: {code: 'host-unreachable', message: 'ssh: no route'}},
     ])
-    expect(text).toBe('fixed chmod 700 /s\nok   tmux: ok\nwarn servers: one stopped (fix: kill -CONT 4)\n== box: FAIL\nFAIL tmux: tmux 2.9\n== gone: FAIL ssh: no route\n')
+    expect(text).toBe(
+      'fixed chmod 700 /s\nok   tmux: ok\nwarn servers: one stopped (fix: kill -CONT 4)\n== box: FAIL\nFAIL tmux: tmux 2.9\n== gone: FAIL ssh: no route\n',
+    )
   })
 })

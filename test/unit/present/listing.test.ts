@@ -4,9 +4,32 @@ import {SessionRow} from '../../../src/lib/model/contract.js'
 import {presentListing, LS_DEFAULTS, filterRows, shortSummary} from '../../../src/lib/present/listing.js'
 
 const row = (over: Partial<SessionRow>): SessionRow => ({
-  id: 'abcd1234', kind: 'recorded', agent: 'claude', label: null, state: 'idle', stateSource: 'hook', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-30T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null}, ...over,
+  id: 'abcd1234',
+  kind: 'recorded',
+  agent: 'claude',
+  label: null,
+  state: 'idle',
+  stateSource: 'hook',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid: 1,
+  cwd: '/home/u/app',
+  command: ['claude'],
+  startedAt: '2026-11-30T10:00:00Z',
+  attached: false,
+  resume: null,
+  record: null,
+  exitReason: null,
+  agentSource: 'record',
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null},
+  ...over,
 })
 const now = Date.parse('2026-11-30T12:00:00Z')
 
@@ -29,7 +52,9 @@ describe('ls filters (issue #23)', () => {
     const table = presentListing(rows, [], {...LS_DEFAULTS, headers: false, agent: 'pi'}, term).stdout
     expect(table.trimEnd().split('\n')).toHaveLength(1)
     expect(table).toMatch(/^aaaa0004 +pi/)
-    expect(JSON.parse(presentListing(rows, [], {...LS_DEFAULTS, json: true, states: ['working']}, term).stdout).sessions.map((s: SessionRow) => s.id)).toEqual(['aaaa0004'])
+    expect(JSON.parse(presentListing(rows, [], {...LS_DEFAULTS, json: true, states: ['working']}, term).stdout).sessions.map((s: SessionRow) => s.id)).toEqual([
+      'aaaa0004',
+    ])
   })
 })
 
@@ -37,7 +62,15 @@ describe('the short format', () => {
   const line = (id: string, over: Partial<SessionRow> = {}) => row({id, state: 'working', ...over})
   it('summarises for a status bar', () => {
     // Each session counted once; exited and unknown ones not at all.
-    expect(shortSummary([line('a', {state: 'waiting', attention: true}), line('b', {state: 'waiting'}), line('c'), line('d', {state: 'exited'}), line('e', {state: 'unknown'})])).toBe('1 need you · 1 waiting · 1 working')
+    expect(
+      shortSummary([
+        line('a', {state: 'waiting', attention: true}),
+        line('b', {state: 'waiting'}),
+        line('c'),
+        line('d', {state: 'exited'}),
+        line('e', {state: 'unknown'}),
+      ]),
+    ).toBe('1 need you · 1 waiting · 1 working')
     expect(shortSummary([])).toBe('no agents')
     // Readable on tmux's default green bar: no blue-on-green.
     expect(shortSummary([line('c')], true)).toBe('#[bold]1 working#[default]')

@@ -11,8 +11,16 @@ describe('pk prune for people', () => {
     expect(planLines(items, 'removed')).toBe('removed record ab12cd3 (exited): /s/sessions/ab.json\nremoved socket (stale): /tmp/tmux-0/old\n')
   })
   it('says would remove on a dry run, what it kept and why, and sends problems to stderr', () => {
-    const out = pruneText(items.slice(0, 1), [{id: 'ff00aa1', record: '/s/sessions/ff.json', reason: 'resumable'}], [{code: 'corrupt-record', message: '/s/x.json is not JSON'}], true)
-    expect(out).toEqual({stdout: 'would remove record ab12cd3 (exited): /s/sessions/ab.json\nkept ff00aa1 (resumable): /s/sessions/ff.json\n', stderr: 'pk: corrupt-record: /s/x.json is not JSON\n'})
+    const out = pruneText(
+      items.slice(0, 1),
+      [{id: 'ff00aa1', record: '/s/sessions/ff.json', reason: 'resumable'}],
+      [{code: 'corrupt-record', message: '/s/x.json is not JSON'}],
+      true,
+    )
+    expect(out).toEqual({
+      stdout: 'would remove record ab12cd3 (exited): /s/sessions/ab.json\nkept ff00aa1 (resumable): /s/sessions/ff.json\n',
+      stderr: 'pk: corrupt-record: /s/x.json is not JSON\n',
+    })
     expect(pruneText([], [], [], false).stdout).toBe('nothing to prune\n')
   })
 })

@@ -5,16 +5,43 @@ import {presentListing, LS_DEFAULTS} from '../../../src/lib/present/listing.js'
 import {age, printable, renderTable} from '../../../src/lib/present/table.js'
 
 const row = (over: Partial<SessionRow>): SessionRow => ({
-  id: 'abcd1234', kind: 'recorded', agent: 'claude', label: null, state: 'idle', stateSource: 'hook', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-30T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null}, ...over,
+  id: 'abcd1234',
+  kind: 'recorded',
+  agent: 'claude',
+  label: null,
+  state: 'idle',
+  stateSource: 'hook',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid: 1,
+  cwd: '/home/u/app',
+  command: ['claude'],
+  startedAt: '2026-11-30T10:00:00Z',
+  attached: false,
+  resume: null,
+  record: null,
+  exitReason: null,
+  agentSource: 'record',
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null},
+  ...over,
 })
 const now = Date.parse('2026-11-30T12:00:00Z')
 
 describe('the table', () => {
   it('aligns columns, shortens HOME, marks attention, unverified and conflicts, and never prints control characters', () => {
     const text = renderTable(
-      [row({attention: true, state: 'waiting'}), row({id: 'ffff0000', verified: false, state: 'unknown', label: 'x\u001b[31m', cwd: '/srv'}), row({id: 'eeee0000', conflict: true})],
+      [
+        row({attention: true, state: 'waiting'}),
+        row({id: 'ffff0000', verified: false, state: 'unknown', label: 'x\u001b[31m', cwd: '/srv'}),
+        row({id: 'eeee0000', conflict: true}),
+      ],
       {colour: false, now, home: '/home/u'},
     )
     const lines = text.trimEnd().split('\n')
@@ -49,7 +76,14 @@ describe('the table on a terminal (issue #23)', () => {
   it('fits the width: the cwd gives way first (keeping its end), then the label; piped, it is as wide as it needs', () => {
     const rows = [row({label: 'a-rather-long-label-for-this', cwd: '/home/u/src/some/deeply/nested/project/directory'})]
     const wide = renderTable(rows, {colour: false, now, home: '/home/u'})
-    expect(Math.max(...wide.trimEnd().split('\n').map((l) => l.length))).toBeGreaterThan(70)
+    expect(
+      Math.max(
+        ...wide
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.length),
+      ),
+    ).toBeGreaterThan(70)
     const narrow = renderTable(rows, {colour: false, now, home: '/home/u', width: 70})
     for (const line of narrow.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(70)
     expect(narrow).toMatch(/…\S*\/directory/)

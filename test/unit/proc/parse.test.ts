@@ -26,14 +26,17 @@ describe('parseStat', () => {
   })
 
   it('reads a real line from the kernel', () => {
-    const real = '1 (systemd) S 0 1 1 0 -1 4194560 48571 2473606 98 1101 112 171 4461 1588 20 0 1 0 24 171286528 3133 18446744073709551615 1 1 0 0 0 0 671173123 4096 1260 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0'
+    const real =
+      '1 (systemd) S 0 1 1 0 -1 4194560 48571 2473606 98 1101 112 171 4461 1588 20 0 1 0 24 171286528 3133 18446744073709551615 1 1 0 0 0 0 671173123 4096 1260 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0'
     expect(parseStat(real)).toMatchObject({pid: 1, comm: 'systemd', ppid: 0, startTime: 24})
   })
 
-  it.each([['', 'empty'], ['42 bash S 1', 'no parens'], ['42 (bash) S', 'too few fields'], ['x (bash) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20', 'bad pid']])(
-    'rejects %j (%s)',
-    (line) => expect(parseStat(line)).toBeNull(),
-  )
+  it.each([
+    ['', 'empty'],
+    ['42 bash S 1', 'no parens'],
+    ['42 (bash) S', 'too few fields'],
+    ['x (bash) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20', 'bad pid'],
+  ])('rejects %j (%s)', (line) => expect(parseStat(line)).toBeNull())
 })
 
 describe('other /proc parsers', () => {

@@ -4,7 +4,19 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {pipeHasReader, readSmallFile, readBootId, readBootTime, readChildren, readCmdline, readCwd, readExe, readPidNamespace, readStat, startTimeToDate} from '../../../src/lib/proc/reader.js'
+import {
+  pipeHasReader,
+  readSmallFile,
+  readBootId,
+  readBootTime,
+  readChildren,
+  readCmdline,
+  readCwd,
+  readExe,
+  readPidNamespace,
+  readStat,
+  startTimeToDate,
+} from '../../../src/lib/proc/reader.js'
 import {ROOT} from '../../helpers/sandbox.js'
 
 describe('reading /proc (the real one)', () => {

@@ -53,7 +53,8 @@ async function holder(label: string): Promise<ChildProcess> {
   return child
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)))
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)))
 
 describe('the lock, pure', () => {
   it('reads who an entry names, and nothing else', () => {
@@ -108,11 +109,15 @@ describe('the lock, on real processes', () => {
     }, 12_000)
     // A writer that waits long enough: it gets the lock only after the holder let go.
     let gotAt = 0
-    await withWriteAccess(state, () => {
-      gotAt = Date.now()
-      const {file, record} = readRecords(state).records[0]!
-      replaceRecord(file, {...record, label: [record.label, 'next'].filter(Boolean).join('+')})
-    }, {waitMs: 30_000})
+    await withWriteAccess(
+      state,
+      () => {
+        gotAt = Date.now()
+        const {file, record} = readRecords(state).records[0]!
+        replaceRecord(file, {...record, label: [record.label, 'next'].filter(Boolean).join('+')})
+      },
+      {waitMs: 30_000},
+    )
     expect(continuedAt).toBeGreaterThan(0)
     expect(gotAt).toBeGreaterThanOrEqual(continuedAt)
     expect(gotAt - stoppedAt).toBeGreaterThanOrEqual(12_000)
@@ -150,7 +155,7 @@ describe('the lock, on real processes', () => {
     expect(readdirSync(lockDir(state))).toEqual([])
   })
 
-  it("an entry of another pid namespace cannot be judged from here: it is never taken, and the error says so", async () => {
+  it('an entry of another pid namespace cannot be judged from here: it is never taken, and the error says so', async () => {
     const state = stateLayout(dir)
     mkdirSync(lockDir(state), {recursive: true})
     const {view} = readView()
@@ -193,4 +198,3 @@ describe('the lock, on real processes', () => {
     expect(readStat(process.pid)).not.toBeNull()
   }, 60_000)
 })
-

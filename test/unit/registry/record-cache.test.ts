@@ -33,7 +33,13 @@ describe('reading records', () => {
     const scan = readRecords(state)
     expect(scan.records.map((r) => r.record.label)).toEqual(['a'])
     const codes = Object.fromEntries(scan.problems.map((p) => [String(p.file).split('/').pop(), p.code]))
-    expect(codes).toEqual({'big.json': 'invalid-record', 'broken.json': 'corrupt-record', 'dir.json': 'invalid-record', 'fifo.json': 'invalid-record', 'link.json': 'symlinked-record'})
+    expect(codes).toEqual({
+      'big.json': 'invalid-record',
+      'broken.json': 'corrupt-record',
+      'dir.json': 'invalid-record',
+      'fifo.json': 'invalid-record',
+      'link.json': 'symlinked-record',
+    })
     expect(scan.problems.find((p) => String(p.file).endsWith('fifo.json'))!.message).toMatch(/a FIFO/)
   })
 })

@@ -24,14 +24,15 @@ describe('record validation', () => {
     expect(verdict).toEqual({ok: false, code: 'invalid-record', reason: `field ${field} is missing or malformed`})
   })
 
-
   it('optional fields a file lacks read as null; present ones are checked too', () => {
     const older: Record<string, unknown> = {...sampleRecord()}
     delete older.conversationId
     delete older.status
     expect(validateRecord(older)).toMatchObject({ok: true, record: {conversationId: null, status: null}})
     expect(validateRecord({...sampleRecord(), resumedBy: 'nothex!!'})).toMatchObject({reason: 'field resumedBy is missing or malformed'})
-    expect(validateRecord({...sampleRecord(), observed: {state: 'idle', since: 'soon', turnEnded: true}})).toMatchObject({reason: 'field observed.since is missing or malformed'})
+    expect(validateRecord({...sampleRecord(), observed: {state: 'idle', since: 'soon', turnEnded: true}})).toMatchObject({
+      reason: 'field observed.since is missing or malformed',
+    })
     const noCwd: Record<string, unknown> = {...sampleRecord()}
     delete noCwd.cwd
     expect(validateRecord(noCwd)).toMatchObject({reason: 'field cwd is missing or malformed'})

@@ -33,7 +33,11 @@ describe('the state directory', () => {
     expect(judgeStateDir('/s', stats({isSymbolicLink: () => true}), uid)).toMatchObject({ok: false, kind: 'symlink'})
     expect(judgeStateDir('/s', stats({isDirectory: () => false}), uid)).toMatchObject({ok: false, kind: 'not-directory'})
     expect(judgeStateDir('/s', stats({uid: uid + 1}), uid)).toMatchObject({ok: false, kind: 'foreign-owner'})
-    expect(judgeStateDir("/a b's", stats({mode: 0o40770}), uid)).toMatchObject({ok: false, kind: 'loose-mode', problem: expect.stringContaining(`chmod 700 '/a b'\\''s'`)})
+    expect(judgeStateDir("/a b's", stats({mode: 0o40770}), uid)).toMatchObject({
+      ok: false,
+      kind: 'loose-mode',
+      problem: expect.stringContaining(`chmod 700 '/a b'\\''s'`),
+    })
     expect(judgeStateDir('/s', stats({mode: 0o40755}), uid)).toEqual({ok: true})
   })
   it('a reader makes none and finds none; a writer makes it 0700', () => {
@@ -55,7 +59,8 @@ describe('the state directory', () => {
     writeFileSync(join(dir, 'file'), '')
     for (const name of ['link', 'loose', 'file']) {
       const env = {PK_STATE_DIR: join(dir, name)}
-      for (const open of [openStateDirForReading, openStateDirForWriting]) expect(refusal(() => open(env))).toMatchObject({code: 'unsafe-state-dir', exitCode: 5})
+      for (const open of [openStateDirForReading, openStateDirForWriting])
+        expect(refusal(() => open(env))).toMatchObject({code: 'unsafe-state-dir', exitCode: 5})
     }
     // The sessions directory inside is held to the same.
     mkdirSync(join(real, 'sessions'))

@@ -33,12 +33,21 @@ describe("pk's opencode plugin on opencode 1.18's own events", () => {
     dirs.push(dir)
     const got = join(dir, 'got')
     const plugin = join(dir, 'pk.mjs')
-    writeFileSync(plugin, renderOpencodePlugin(readFileSync(join(ROOT, 'assets', 'opencode-plugin.js'), 'utf8'), ['/usr/bin/node', '/x/bin/run.js']).replace(/const HOOK = .*/, `const HOOK = ${JSON.stringify(['/bin/sh', '-c', `printf '%s\\n' "$0" >> '${got}'`])}`))
+    writeFileSync(
+      plugin,
+      renderOpencodePlugin(readFileSync(join(ROOT, 'assets', 'opencode-plugin.js'), 'utf8'), ['/usr/bin/node', '/x/bin/run.js']).replace(
+        /const HOOK = .*/,
+        `const HOOK = ${JSON.stringify(['/bin/sh', '-c', `printf '%s\\n' "$0" >> '${got}'`])}`,
+      ),
+    )
     process.env.XDG_DATA_HOME = dir
     try {
       const {PkPlugin} = await import(pathToFileURL(plugin).href)
       const hooks = await PkPlugin({})
-      const events = readFileSync(join(ROOT, 'test', 'fixtures', 'events', 'opencode-1.18-events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+      const events = readFileSync(join(ROOT, 'test', 'fixtures', 'events', 'opencode-1.18-events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
       // A few milliseconds apart, so the plugin's clock orders its reports as it sent them.
       for (const event of events) {
         await hooks.event({event})
@@ -47,7 +56,9 @@ describe("pk's opencode plugin on opencode 1.18's own events", () => {
     } finally {
       delete process.env.XDG_DATA_HOME
     }
-    const lines = await until(() => (existsSync(got) ? readFileSync(got, 'utf8').trim().split('\n') : []).filter(Boolean).length >= 7 && readFileSync(got, 'utf8').trim().split('\n'))
+    const lines = await until(
+      () => (existsSync(got) ? readFileSync(got, 'utf8').trim().split('\n') : []).filter(Boolean).length >= 7 && readFileSync(got, 'utf8').trim().split('\n'),
+    )
     const reports = (lines || []).map((l) => parseHookPayload('opencode', l)!)
     // The hook runs concurrently, so lines land in any order: sorted by the plugin's clock, as pk orders them.
     reports.sort((a, b) => a.sentAt! - b.sentAt!)

@@ -18,7 +18,19 @@ describe("the settings.json hook planner (Claude Code's and Gemini CLI's)", () =
     expect(planSettingsHooks(spec, plan.after, '/h/settings.json')).toMatchObject({changed: false, notes: ['pk hooks already installed']})
   })
   it("replaces an older pk's entry, keeps the user's own hooks in the same group, and drops a group pk emptied", () => {
-    const before = JSON.stringify({hooks: {Start: [{hooks: [{type: 'command', command: '/old/pk-hook.sh'}]}, {hooks: [{type: 'command', command: 'notify-me'}, {type: 'command', command: '/old/pk-hook.sh'}]}]}})
+    const before = JSON.stringify({
+      hooks: {
+        Start: [
+          {hooks: [{type: 'command', command: '/old/pk-hook.sh'}]},
+          {
+            hooks: [
+              {type: 'command', command: 'notify-me'},
+              {type: 'command', command: '/old/pk-hook.sh'},
+            ],
+          },
+        ],
+      },
+    })
     const after = JSON.parse(planSettingsHooks(spec, before, 'f').after)
     expect(after.hooks.Start).toEqual([{hooks: [{type: 'command', command: 'notify-me'}]}, {hooks: [spec.entry]}])
   })

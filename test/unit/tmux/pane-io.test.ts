@@ -1,6 +1,19 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {accessAndPath, captureRange, cursorAndScreen, killPaneIfDead, listClients, paneView, parseView, pasteText, pressEnter, showMessage, tmuxLiteral, viewAndCapture} from '../../../src/lib/tmux/pane-io.js'
+import {
+  accessAndPath,
+  captureRange,
+  cursorAndScreen,
+  killPaneIfDead,
+  listClients,
+  paneView,
+  parseView,
+  pasteText,
+  pressEnter,
+  showMessage,
+  tmuxLiteral,
+  viewAndCapture,
+} from '../../../src/lib/tmux/pane-io.js'
 import {PaneId} from '../../../src/lib/model/ids.js'
 import {Sandbox, waitFor} from '../../helpers/sandbox.js'
 
@@ -53,7 +66,7 @@ describe('the tmux adapter for one pane (a real server)', () => {
     expect(await showMessage(sb.socket('none'), 'c', 'x')).toBe(false)
     expect(tmuxLiteral('50% #{x}')).toBe('50%% ##{x}')
   })
-  it("shows a message to an attached client, and says so; a client that has gone is not told (tmux exits 0 for it)", async () => {
+  it('shows a message to an attached client, and says so; a client that has gone is not told (tmux exits 0 for it)', async () => {
     // A real client: tmux attached from a pane of a second server, whose screen shows the message.
     const term = sb.socket('term')
     sb.tmux(term, 'new-session', '-d', '-x', '100', '-y', '10', '-s', 'term', '--', 'env', '-u', 'TMUX', 'tmux', '-S', socket, 'attach')

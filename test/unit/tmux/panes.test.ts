@@ -9,13 +9,26 @@ describe('pane list', () => {
 
   it('parses a well-formed line', () => {
     expect(parsePaneLine(line(good))).toEqual({
-      paneId: '%3', panePid: 123, dead: false, deadStatus: null, sessionId: '$1', attachedClients: 2, windowId: '@4',
-      windowActivity: 1_700_000_000, lastAttached: null, lastDetached: 1_700_000_050, serverPid: 99, sessionName: 'my session',
+      paneId: '%3',
+      panePid: 123,
+      dead: false,
+      deadStatus: null,
+      sessionId: '$1',
+      attachedClients: 2,
+      windowId: '@4',
+      windowActivity: 1_700_000_000,
+      lastAttached: null,
+      lastDetached: 1_700_000_050,
+      serverPid: 99,
+      sessionName: 'my session',
     })
   })
 
   it('rejects lines with the wrong field count or malformed ids', () => {
-    const list = parsePaneList([line(good), line(good.slice(1)), line([...good, 'extra']), line(['3', ...good.slice(1)]), line(good.map((f, i) => (i === 1 ? 'x' : f)))].join('\n') + '\n')
+    const list = parsePaneList(
+      [line(good), line(good.slice(1)), line([...good, 'extra']), line(['3', ...good.slice(1)]), line(good.map((f, i) => (i === 1 ? 'x' : f)))].join('\n') +
+        '\n',
+    )
     expect(list.panes).toHaveLength(1)
     expect(list.rejected).toHaveLength(4)
   })

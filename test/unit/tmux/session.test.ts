@@ -1,6 +1,14 @@
 import {describe, expect, it} from 'vitest'
 
-import {candidateNames, environmentFlags, formatLiteral, paneTail, parseEnvironmentNames, safeSessionName, variablesToUnset} from '../../../src/lib/tmux/session.js'
+import {
+  candidateNames,
+  environmentFlags,
+  formatLiteral,
+  paneTail,
+  parseEnvironmentNames,
+  safeSessionName,
+  variablesToUnset,
+} from '../../../src/lib/tmux/session.js'
 
 describe('session helpers', () => {
   it.each([

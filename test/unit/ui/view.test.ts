@@ -4,11 +4,42 @@ import {SessionRow} from '../../../src/lib/model/contract.js'
 import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../../src/lib/ui/view.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id, kind: 'recorded', agent: 'claude', label: null, state: 'working', stateSource: 'hook', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/home/u/app', command: ['claude'], startedAt: '2026-11-29T10:00:00Z', attached: false, resume: null, record: null, exitReason: null, agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null}, ...over,
+  id,
+  kind: 'recorded',
+  agent: 'claude',
+  label: null,
+  state: 'working',
+  stateSource: 'hook',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid: 1,
+  cwd: '/home/u/app',
+  command: ['claude'],
+  startedAt: '2026-11-29T10:00:00Z',
+  attached: false,
+  resume: null,
+  record: null,
+  exitReason: null,
+  agentSource: null,
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
+  ...over,
 })
-const base = (rows: SessionRow[], over: Partial<UiState> = {}): UiState => ({rows, problems: [], selected: rows[0]?.id ?? null, filter: '', filtering: false, message: null, ...over})
+const base = (rows: SessionRow[], over: Partial<UiState> = {}): UiState => ({
+  rows,
+  problems: [],
+  selected: rows[0]?.id ?? null,
+  filter: '',
+  filtering: false,
+  message: null,
+  ...over,
+})
 const layout = {width: 100, height: 12, colour: false, now: Date.parse('2026-11-29T12:00:00Z'), home: '/home/u', branchOf: () => 'main'}
 
 describe('dashboard view', () => {
@@ -41,7 +72,22 @@ describe('dashboard view', () => {
   })
 
   it("shows a row with the table's own cells: the label as pk ls writes it, a plain command, usage with its context share", () => {
-    const usage = {model: 'm', input: 30_000, output: 11_000, cacheRead: 0, cacheWrite: 0, contextTokens: 41_000, contextWindow: 50_000, cost: null, costSource: null, unpriced: 'm', source: 'f', updatedAt: null, skippedLines: 0, attention: null}
+    const usage = {
+      model: 'm',
+      input: 30_000,
+      output: 11_000,
+      cacheRead: 0,
+      cacheWrite: 0,
+      contextTokens: 41_000,
+      contextWindow: 50_000,
+      cost: null,
+      costSource: null,
+      unpriced: 'm',
+      source: 'f',
+      updatedAt: null,
+      skippedLines: 0,
+      attention: null,
+    }
     const lines = renderScreen(base([row('aaaa1111', {label: 'docs', usage}), row('bbbb2222', {agent: null, command: ['/bin/sleep', '9']})]), layout)
     expect(lines[1]).toMatch(/AGENT +STATE +AGE +USAGE +ACTIVE/)
     expect(lines.find((l) => l.includes('aaaa1111'))).toMatch(/claude \(docs\) +working \(hook\) +2h +41k ctx 82%/)
@@ -63,7 +109,6 @@ describe('dashboard view', () => {
     expect(splitKeys('\u001Bq')).toEqual(['\u001B', 'q'])
     expect(splitKeys('\u001BOB')).toEqual(['\u001B[B'])
   })
-
 })
 
 describe('dashboard keys', async () => {
@@ -107,7 +152,10 @@ describe('dashboard keys and colours (issue #23)', async () => {
     expect(keyAction({...base(rows), page: 2}, '\u001B[6~').state.selected).toBe('c')
   })
   it('colours each row by its state', () => {
-    const mixed = [{...row('w'), state: 'working' as const}, {...row('i'), state: 'idle' as const}]
+    const mixed = [
+      {...row('w'), state: 'working' as const},
+      {...row('i'), state: 'idle' as const},
+    ]
     const screen = renderScreen({...base(mixed), selected: null}, {width: 80, height: 10, colour: true, now: 0, branchOf: () => null}).join('\n')
     expect(screen).toContain('\u001B[32m') // green: working
     expect(screen).toContain('\u001B[34m') // blue: idle

@@ -18,7 +18,11 @@ describe('transcripts of the real agents (two turns each, the fake API answering
     expect(acc.model).toBe('claude-opus-4-8')
     expect(acc.skippedLines).toBe(0)
     // The same message on several lines (one per content block, each the child of the last) counts once.
-    const line = JSON.parse(readFileSync(join(FIXTURES, 'claude-2.1.197.jsonl'), 'utf8').split('\n').find((l) => l.includes('"type":"assistant"'))!)
+    const line = JSON.parse(
+      readFileSync(join(FIXTURES, 'claude-2.1.197.jsonl'), 'utf8')
+        .split('\n')
+        .find((l) => l.includes('"type":"assistant"'))!,
+    )
     const block = {...line, uuid: 'second-block', parentUuid: line.uuid}
     const twice = accumulate('claude', emptyAcc(), `${JSON.stringify(line)}\n${JSON.stringify(block)}\n`)
     expect(twice.total.output).toBe(1)
@@ -38,13 +42,24 @@ describe('transcripts of the real agents (two turns each, the fake API answering
     expect(acc.total).toMatchObject({input: 2, output: 2, cacheRead: 0, cacheWrite: 0})
     expect(acc).toMatchObject({model: 'gemini-3.1-pro-preview', contextTokens: 2, skippedLines: 0})
     // Cached input is inside `input`; thoughts are billed as output; a message written again replaces itself.
-    const message = {id: 'm1', timestamp: '2026-12-01T10:00:00Z', type: 'gemini', model: 'g', tokens: {input: 100, output: 5, cached: 60, thoughts: 3, tool: 0, total: 108}}
+    const message = {
+      id: 'm1',
+      timestamp: '2026-12-01T10:00:00Z',
+      type: 'gemini',
+      model: 'g',
+      tokens: {input: 100, output: 5, cached: 60, thoughts: 3, tool: 0, total: 108},
+    }
     const again = accumulate('gemini', emptyAcc(), `${JSON.stringify(message)}\n${JSON.stringify({...message, content: 'more'})}\n`)
     expect(again.total).toMatchObject({input: 40, output: 8, cacheRead: 60})
     expect(again.contextTokens).toBe(108)
   })
   it('Pi: per-message usage with its own cost', () => {
-    const message = (input: number, cost: number) => JSON.stringify({type: 'message', timestamp: '2026-12-01T10:00:00.000Z', message: {role: 'assistant', model: 'm1', usage: {input, output: 7, cacheRead: 0, cacheWrite: 0, totalTokens: input + 7, cost: {total: cost}}}})
+    const message = (input: number, cost: number) =>
+      JSON.stringify({
+        type: 'message',
+        timestamp: '2026-12-01T10:00:00.000Z',
+        message: {role: 'assistant', model: 'm1', usage: {input, output: 7, cacheRead: 0, cacheWrite: 0, totalTokens: input + 7, cost: {total: cost}}},
+      })
     const acc = accumulate('pi', emptyAcc(), `${message(11, 0.5)}\n${message(11, 0.25)}\n`)
     expect(acc.total).toMatchObject({input: 22, output: 14, cost: 0.75})
     expect(usageOf(acc, 'f', NO_RULES)).toMatchObject({cost: 0.75, costSource: 'agent', contextTokens: 18})
@@ -57,15 +72,32 @@ describe('transcripts of the real agents (two turns each, the fake API answering
   it('prices from your rates, or names the model unpriced', () => {
     const acc = accumulate('claude', emptyAcc(), readFileSync(join(FIXTURES, 'claude-2.1.197.jsonl'), 'utf8'))
     expect(usageOf(acc, 'f', NO_RULES)).toMatchObject({cost: null, unpriced: 'claude-opus-4-8'})
-    expect(usageOf(acc, 'f', rulesOf({rates: {'claude-opus-4-8': {input: 15e6, output: 75e6}}}))).toMatchObject({cost: 2 * 15 + 2 * 75, costSource: 'rates', unpriced: null})
+    expect(usageOf(acc, 'f', rulesOf({rates: {'claude-opus-4-8': {input: 15e6, output: 75e6}}}))).toMatchObject({
+      cost: 2 * 15 + 2 * 75,
+      costSource: 'rates',
+      unpriced: null,
+    })
   })
 })
 
 describe('usage that needs you (usage.attention)', () => {
-  const codexTurn = (at: string, input: number, window = 1000) => JSON.stringify({timestamp: at, type: 'event_msg', payload: {type: 'token_count', info: {total_token_usage: {input_tokens: input, output_tokens: 0}, last_token_usage: {total_tokens: input}, model_context_window: window}}})
+  const codexTurn = (at: string, input: number, window = 1000) =>
+    JSON.stringify({
+      timestamp: at,
+      type: 'event_msg',
+      payload: {
+        type: 'token_count',
+        info: {total_token_usage: {input_tokens: input, output_tokens: 0}, last_token_usage: {total_tokens: input}, model_context_window: window},
+      },
+    })
   it('past a share of the context window: dated by the line that passed it; under it again re-arms', () => {
     const rules = rulesOf({attention: {context: 90}})
-    const acc = accumulate('codex', emptyAcc(), [codexTurn('2026-12-01T10:00:00Z', 500), codexTurn('2026-12-01T10:01:00Z', 910), codexTurn('2026-12-01T10:02:00Z', 950)].join('\n'), rules)
+    const acc = accumulate(
+      'codex',
+      emptyAcc(),
+      [codexTurn('2026-12-01T10:00:00Z', 500), codexTurn('2026-12-01T10:01:00Z', 910), codexTurn('2026-12-01T10:02:00Z', 950)].join('\n'),
+      rules,
+    )
     expect(usageOf(acc, 'f', rules).attention).toEqual({reason: 'context', since: '2026-12-01T10:01:00Z', threshold: 90})
     // Without the threshold configured: nothing.
     expect(usageOf(acc, 'f', NO_RULES).attention).toBeNull()
@@ -74,9 +106,15 @@ describe('usage that needs you (usage.attention)', () => {
     expect(usageOf(acc, 'f', rules).attention).toBeNull()
   })
   it('a model whose agent writes no window takes it from your config; a budget is passed once', () => {
-    const claude = (at: string, id: string, input: number) => JSON.stringify({type: 'assistant', timestamp: at, uuid: id, message: {id, model: 'm', usage: {input_tokens: input, output_tokens: 0}}})
+    const claude = (at: string, id: string, input: number) =>
+      JSON.stringify({type: 'assistant', timestamp: at, uuid: id, message: {id, model: 'm', usage: {input_tokens: input, output_tokens: 0}}})
     const rules = rulesOf({rates: {m: {input: 1_000_000}}, contextWindows: {m: 100}, attention: {context: 80, cost: 150}})
-    const acc = accumulate('claude', emptyAcc(), [claude('2026-12-01T10:00:00Z', 'a', 50), claude('2026-12-01T10:01:00Z', 'b', 85), claude('2026-12-01T10:02:00Z', 'c', 10)].join('\n'), rules)
+    const acc = accumulate(
+      'claude',
+      emptyAcc(),
+      [claude('2026-12-01T10:00:00Z', 'a', 50), claude('2026-12-01T10:01:00Z', 'b', 85), claude('2026-12-01T10:02:00Z', 'c', 10)].join('\n'),
+      rules,
+    )
     // 50 + 85 = $135: under budget; 85 tokens of 100: the context event at 10:01, gone at 10:02 (10 of 100).
     expect(acc.alerts).toEqual({})
     accumulate('claude', acc, claude('2026-12-01T10:03:00Z', 'd', 20), rules)
@@ -116,9 +154,26 @@ describe('reading on from where it stopped', () => {
 
 describe('pk usage totals', () => {
   it('by session, agent or day, since a day; a cost only where every part is known', () => {
-    const a = accumulate('pi', emptyAcc(), JSON.stringify({type: 'message', timestamp: '2026-11-30T10:00:00Z', message: {role: 'assistant', model: 'm', usage: {input: 10, output: 1, cost: {total: 1}}}}) + '\n' + JSON.stringify({type: 'message', timestamp: '2026-12-01T10:00:00Z', message: {role: 'assistant', model: 'm', usage: {input: 20, output: 2, cost: {total: 2}}}}))
+    const a = accumulate(
+      'pi',
+      emptyAcc(),
+      JSON.stringify({
+        type: 'message',
+        timestamp: '2026-11-30T10:00:00Z',
+        message: {role: 'assistant', model: 'm', usage: {input: 10, output: 1, cost: {total: 1}}},
+      }) +
+        '\n' +
+        JSON.stringify({
+          type: 'message',
+          timestamp: '2026-12-01T10:00:00Z',
+          message: {role: 'assistant', model: 'm', usage: {input: 20, output: 2, cost: {total: 2}}},
+        }),
+    )
     const b = accumulate('claude', emptyAcc(), readFileSync(join(FIXTURES, 'claude-2.1.197.jsonl'), 'utf8'))
-    const items = [{id: 'aaaa0001', agent: 'pi', acc: a, rates: {}}, {id: 'bbbb0002', agent: 'claude', acc: b, rates: {}}]
+    const items = [
+      {id: 'aaaa0001', agent: 'pi', acc: a, rates: {}},
+      {id: 'bbbb0002', agent: 'claude', acc: b, rates: {}},
+    ]
     expect(totals(items, 'session', null).map((l) => [l.key, l.input, l.cost])).toEqual([
       ['aaaa0001', 30, 3],
       ['bbbb0002', 2, null],

@@ -5,12 +5,51 @@ import {StoredRecord} from '../../../src/lib/registry/records.js'
 import {planRestore} from '../../../src/lib/verbs/lifecycle.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id, kind: 'recorded', agent: 'claude', label: null, state: 'exited', stateSource: 'process', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/w', command: ['claude'], startedAt: null, attached: false, resume: ['claude', '--resume', 'c1'], record: `${id}.json`, exitReason: 'other-boot', agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: null, ...over,
+  id,
+  kind: 'recorded',
+  agent: 'claude',
+  label: null,
+  state: 'exited',
+  stateSource: 'process',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid: 1,
+  cwd: '/w',
+  command: ['claude'],
+  startedAt: null,
+  attached: false,
+  resume: ['claude', '--resume', 'c1'],
+  record: `${id}.json`,
+  exitReason: 'other-boot',
+  agentSource: 'record',
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: null,
+  ...over,
 })
 const stored = (id: string, over: object = {}): StoredRecord =>
-  ({file: `${id}.json`, record: {version: 1, identity: {bootId: 'b0', pidNs: '1', pid: 1, startTime: 1}, tmux: {socket: '/s/pk', paneId: '%1', sessionId: '$1', serverPid: 50}, cwd: '/w', argv: ['claude'], agent: 'claude', label: null, createdAt: '', startedAt: null, conversationId: 'c1', status: null, ...over}}) as StoredRecord
+  ({
+    file: `${id}.json`,
+    record: {
+      version: 1,
+      identity: {bootId: 'b0', pidNs: '1', pid: 1, startTime: 1},
+      tmux: {socket: '/s/pk', paneId: '%1', sessionId: '$1', serverPid: 50},
+      cwd: '/w',
+      argv: ['claude'],
+      agent: 'claude',
+      label: null,
+      createdAt: '',
+      startedAt: null,
+      conversationId: 'c1',
+      status: null,
+      ...over,
+    },
+  }) as StoredRecord
 
 describe('planRestore (pure)', () => {
   it('brings back what a reboot or a dead server ended; leaves stopped, resumed and still-served sessions; says why it skips', () => {
@@ -23,7 +62,15 @@ describe('planRestore (pure)', () => {
       row('aaaa0006', {state: 'idle'}),
       row('aaaa0007', {conflict: true}),
     ]
-    const records = [stored('aaaa0001'), stored('aaaa0002'), stored('aaaa0003', {stopped: {at: 'x', signal: 'SIGTERM'}}), stored('aaaa0004', {resumedBy: 'bbbb0001'}), stored('aaaa0005', {conversationId: null}), stored('aaaa0006'), stored('aaaa0007')]
+    const records = [
+      stored('aaaa0001'),
+      stored('aaaa0002'),
+      stored('aaaa0003', {stopped: {at: 'x', signal: 'SIGTERM'}}),
+      stored('aaaa0004', {resumedBy: 'bbbb0001'}),
+      stored('aaaa0005', {conversationId: null}),
+      stored('aaaa0006'),
+      stored('aaaa0007'),
+    ]
     const plan = planRestore(rows, records, [])
     expect(plan.restore.map((r) => r.id)).toEqual(['aaaa0001', 'aaaa0002'])
     expect(plan.skip.map((s) => s.row.id)).toEqual(['aaaa0005'])

@@ -6,10 +6,37 @@ import {pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
 describe('planPrune', () => {
   const row = (over: Partial<SessionRow>): SessionRow => ({
-    id: 'a', kind: 'recorded', agent: null, label: null, state: 'exited', stateSource: 'process', attention: false, verified: false, conflict: false,
-    pid: 10, cwd: '/', command: [], startedAt: null, attached: false, tmux: null, resume: null, record: '/st/a.json', exitReason: 'gone', agentSource: null, exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null, ...over,
+    id: 'a',
+    kind: 'recorded',
+    agent: null,
+    label: null,
+    state: 'exited',
+    stateSource: 'process',
+    attention: false,
+    verified: false,
+    conflict: false,
+    pid: 10,
+    cwd: '/',
+    command: [],
+    startedAt: null,
+    attached: false,
+    tmux: null,
+    resume: null,
+    record: '/st/a.json',
+    exitReason: 'gone',
+    agentSource: null,
+    exitStatus: null,
+    resumedBy: null,
+    attentionSince: null,
+    worktree: null,
+    usage: null,
+    notVerifiedJustNow: null,
+    ...over,
   })
-  const record = sampleRecord({identity: {bootId: 'b', pidNs: '1', pid: 10, startTime: 1}, tmux: {socket: '/s/pk', paneId: '%3', sessionId: '$1', serverPid: 5}})
+  const record = sampleRecord({
+    identity: {bootId: 'b', pidNs: '1', pid: 10, startTime: 1},
+    tmux: {socket: '/s/pk', paneId: '%3', sessionId: '$1', serverPid: 5},
+  })
 
   it('removes ended records and their dead panes; keeps live, resumable and conflicting ones', () => {
     const rows = [
@@ -19,7 +46,10 @@ describe('planPrune', () => {
       row({id: 'd', record: '/st/d.json', state: 'unknown', exitReason: null, verified: true}),
       row({id: 'e', kind: 'pane', record: null}),
     ]
-    const servers = [server('/s/pk', [pane({paneId: '%3', panePid: 10, dead: true}), pane({paneId: '%4', panePid: 11, dead: true})]), server('/s/old', [], {status: 'stale-socket', verified: false})]
+    const servers = [
+      server('/s/pk', [pane({paneId: '%3', panePid: 10, dead: true}), pane({paneId: '%4', panePid: 11, dead: true})]),
+      server('/s/old', [], {status: 'stale-socket', verified: false}),
+    ]
     const plan = planPrune({rows, servers, records: [{file: '/st/a.json', record}]}, {includeResumable: false})
     expect(plan.remove.map((i) => `${i.kind} ${i.target}`)).toEqual(['record /st/a.json', 'pane /s/pk %3', 'socket /s/old'])
     expect(plan.keep.map((k) => `${k.id} ${k.reason}`)).toEqual(['b resumable', 'c conflict'])

@@ -5,9 +5,32 @@ import {checkSendText, lastLines} from '../../../src/lib/verbs/lifecycle.js'
 import {readiness} from '../../../src/lib/verbs/send.js'
 
 const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id, kind: 'recorded', agent: 'claude', label: null, state: 'exited', stateSource: 'process', attention: false, verified: true, conflict: false,
-  pid: 1, cwd: '/w', command: ['claude'], startedAt: null, attached: false, resume: ['claude', '--resume', 'c1'], record: `${id}.json`, exitReason: 'other-boot', agentSource: 'record', exitStatus: null, resumedBy: null, attentionSince: null, worktree: null, usage: null, notVerifiedJustNow: null,
-  tmux: null, ...over,
+  id,
+  kind: 'recorded',
+  agent: 'claude',
+  label: null,
+  state: 'exited',
+  stateSource: 'process',
+  attention: false,
+  verified: true,
+  conflict: false,
+  pid: 1,
+  cwd: '/w',
+  command: ['claude'],
+  startedAt: null,
+  attached: false,
+  resume: ['claude', '--resume', 'c1'],
+  record: `${id}.json`,
+  exitReason: 'other-boot',
+  agentSource: 'record',
+  exitStatus: null,
+  resumedBy: null,
+  attentionSince: null,
+  worktree: null,
+  usage: null,
+  notVerifiedJustNow: null,
+  tmux: null,
+  ...over,
 })
 
 describe('pk send text (pure)', () => {

@@ -11,21 +11,23 @@ describe('service manager data', () => {
     expect(parseKillUserProcesses(['[Other]\nKillUserProcesses=yes\n'])).toBeNull()
   })
   it('writes a unit and a crontab line that run exactly pk restore, with paths quoted', () => {
-    const pk = ['/usr/bin/node', "/opt/my pk/bin/run.js"]
+    const pk = ['/usr/bin/node', '/opt/my pk/bin/run.js']
     const unit = systemdUnit(pk, {PK_STATE_DIR: '/s', HOME: '/h'})
     expect(unit).toContain('ExecStart="/usr/bin/node" "/opt/my pk/bin/run.js" "restore" "--yes" "--autostart"')
     expect(unit).toContain('Environment="PK_STATE_DIR=/s"')
     expect(cronLine(pk, {})).toBe("@reboot env /usr/bin/node '/opt/my pk/bin/run.js' restore --yes --autostart >/dev/null 2>&1")
   })
   it("escapes what each format would read otherwise: cron's %, systemd's specifiers, variables, quotes and backslashes", () => {
-    const env = {PK_STATE_DIR: "/s/100%/it's \\ \"x\" $HOME", TMUX_TMPDIR: '/t/%h'}
+    const env = {PK_STATE_DIR: '/s/100%/it\'s \\ "x" $HOME', TMUX_TMPDIR: '/t/%h'}
     const unit = systemdUnit(['/usr/bin/node', '/p/%i/run.js'], env)
     expect(unit).toContain('Environment="PK_STATE_DIR=/s/100%%/it\'s \\\\ \\"x\\" $HOME"')
     expect(unit).toContain('Environment="TMUX_TMPDIR=/t/%%h"')
     expect(unit).toContain('ExecStart="/usr/bin/node" "/p/%%i/run.js" "restore"')
     expect(systemdUnit(['/n', '/a$b/run.js'], {})).toContain('"/a$$b/run.js"')
     const line = cronLine(['/usr/bin/node', '/p/run.js'], env)
-    expect(line).toBe(`@reboot env 'PK_STATE_DIR=/s/100\\%/it'\\''s \\ "x" $HOME' 'TMUX_TMPDIR=/t/\\%h' /usr/bin/node /p/run.js restore --yes --autostart >/dev/null 2>&1`)
+    expect(line).toBe(
+      `@reboot env 'PK_STATE_DIR=/s/100\\%/it'\\''s \\ "x" $HOME' 'TMUX_TMPDIR=/t/\\%h' /usr/bin/node /p/run.js restore --yes --autostart >/dev/null 2>&1`,
+    )
     expect(line.split('\n')).toHaveLength(1)
   })
   it('refuses a value with a line end (or any control character) rather than write a second entry', () => {

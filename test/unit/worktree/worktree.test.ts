@@ -4,7 +4,8 @@ import {parseWorktreeList, setupFor} from '../../../src/lib/worktree/worktree.js
 
 describe('worktrees (pure)', () => {
   it('reads `git worktree list --porcelain`: each worktree and its branch (none when detached)', () => {
-    const text = 'worktree /r/app\nHEAD 1\nbranch refs/heads/main\n\nworktree /r/app.worktrees/feat-x\nHEAD 2\nbranch refs/heads/feat/x\n\nworktree /r/detached\nHEAD 3\ndetached\n'
+    const text =
+      'worktree /r/app\nHEAD 1\nbranch refs/heads/main\n\nworktree /r/app.worktrees/feat-x\nHEAD 2\nbranch refs/heads/feat/x\n\nworktree /r/detached\nHEAD 3\ndetached\n'
     expect(parseWorktreeList(text)).toEqual([
       {path: '/r/app', branch: 'main'},
       {path: '/r/app.worktrees/feat-x', branch: 'feat/x'},

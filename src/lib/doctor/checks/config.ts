@@ -5,7 +5,13 @@ export const configCheck: Check = {
   id: 'config',
   title: 'configuration loads, and installed agent hooks run this pk',
   judge(facts) {
-    if (facts.configError) return {status: 'fail', message: facts.configError, fix: 'fix the file named above (pk ls, bg and the rest refuse to run with it, exit 2)', fixable: false}
+    if (facts.configError)
+      return {
+        status: 'fail',
+        message: facts.configError,
+        fix: 'fix the file named above (pk ls, bg and the rest refuse to run with it, exit 2)',
+        fixable: false,
+      }
     const stale = (facts.hooks ?? []).filter((h) => !h.thisPk)
     if (stale.length > 0) {
       return {

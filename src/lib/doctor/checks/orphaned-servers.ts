@@ -17,7 +17,9 @@ export const orphanedServersCheck: Check = {
     const recoverable = facts.orphans.some((o) => o.reason === 'socket-missing')
     const taken = facts.orphans.find((o) => o.reason === 'socket-taken')
     // Both servers keep running: the one now at the path answers at the new name it is moved to.
-    const moveAside = taken ? `the path is taken by another server: mv ${taken.socket} ${taken.socket}.moved (that server keeps running; reach it with tmux -S ${taken.socket}.moved), then kill -USR1 ${taken.pid}` : null
+    const moveAside = taken
+      ? `the path is taken by another server: mv ${taken.socket} ${taken.socket}.moved (that server keeps running; reach it with tmux -S ${taken.socket}.moved), then kill -USR1 ${taken.pid}`
+      : null
     return {
       status: 'fail',
       message: `your sessions are alive but unreachable: ${lines.join('; ')}`,
@@ -36,7 +38,11 @@ export const orphanedServersCheck: Check = {
       }
       process.kill(orphan.pid, 'SIGUSR1')
       for (let i = 0; i < 50 && !existsSync(orphan.socket); i++) await sleep(20)
-      done.push(existsSync(orphan.socket) ? `recreated ${orphan.socket} for tmux server pid ${orphan.pid} (SIGUSR1)` : `sent SIGUSR1 to tmux server pid ${orphan.pid}, but ${orphan.socket} did not come back`)
+      done.push(
+        existsSync(orphan.socket)
+          ? `recreated ${orphan.socket} for tmux server pid ${orphan.pid} (SIGUSR1)`
+          : `sent SIGUSR1 to tmux server pid ${orphan.pid}, but ${orphan.socket} did not come back`,
+      )
     }
     return done
   },

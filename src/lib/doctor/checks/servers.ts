@@ -20,7 +20,13 @@ export const serversCheck: Check = {
         fixes.add('run pk in the pid namespace of that server (for example inside the container that runs it)')
       }
     }
-    if (lines.length === 0) return {status: 'pass', message: `${facts.servers.filter((s) => s.status === 'ok').length} server(s) answered and were verified`, fix: null, fixable: false}
+    if (lines.length === 0)
+      return {
+        status: 'pass',
+        message: `${facts.servers.filter((s) => s.status === 'ok').length} server(s) answered and were verified`,
+        fix: null,
+        fixable: false,
+      }
     return {status: 'warn', message: lines.join('; '), fix: [...fixes].join('; '), fixable: false}
   },
 }

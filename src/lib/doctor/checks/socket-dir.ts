@@ -63,14 +63,22 @@ export const socketDirCheck: Check = {
         if (status === 'pass') status = 'warn'
       }
     }
-    if (problems.length === 0) return {status: 'pass', message: `${dir.path}: mode ${octal(dir.mode ?? 0o700)}, ${facts.sockets.length} socket(s), all private`, fix: null, fixable: false}
+    if (problems.length === 0)
+      return {
+        status: 'pass',
+        message: `${dir.path}: mode ${octal(dir.mode ?? 0o700)}, ${facts.sockets.length} socket(s), all private`,
+        fix: null,
+        fixable: false,
+      }
     return {
       status,
       message: problems.join('; '),
       fix: [
         fixable && status === 'fail' ? 'pk doctor --fix tightens the modes (chmod 700 on the directory, o-rwx on sockets)' : null,
         !fixable ? 'fix ownership or TMUX_TMPDIR by hand' : null,
-        [...facts.serverAccess.values()].some((users) => users.length > 0) ? 'remove unwanted users with tmux -S SOCKET server-access -d USER (pk does not change who may use your servers)' : null,
+        [...facts.serverAccess.values()].some((users) => users.length > 0)
+          ? 'remove unwanted users with tmux -S SOCKET server-access -d USER (pk does not change who may use your servers)'
+          : null,
       ]
         .filter(Boolean)
         .join('; '),

@@ -20,7 +20,8 @@ export const staleSocketsCheck: Check = {
       const outcome = await removeStaleSocket(server.socket)
       if (outcome === 'removed') done.push(`removed stale socket ${server.socket}`)
       if (outcome === 'recovered') done.push(`a server started at ${server.socket} while it was removed; it made its socket again (SIGUSR1)`)
-      if (outcome === 'lost') done.push(`a server started at ${server.socket} while it was removed and did not make its socket again; pk doctor finds it as orphaned`)
+      if (outcome === 'lost')
+        done.push(`a server started at ${server.socket} while it was removed and did not make its socket again; pk doctor finds it as orphaned`)
     }
     return done
   },

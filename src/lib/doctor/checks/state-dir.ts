@@ -43,11 +43,20 @@ export const stateDirCheck: Check = {
       fixable = true
     }
     const temps = state.temps ?? []
-    if (temps.length > 0) warnings.push(`${temps.length} temporary file(s) in spool/ left by a hook or writer that was killed mid-write: ${temps.slice(0, 5).join(', ')}${temps.length > 5 ? ', …' : ''} (pk's writer removes them; so does pk doctor --fix)`)
-    if (newer.length > 0) warnings.push(`${newer.length} record(s) written by a newer pk, left alone: ${newer.map((p) => basename(String(p.file))).join(', ')} (upgrade pk to see them)`)
+    if (temps.length > 0)
+      warnings.push(
+        `${temps.length} temporary file(s) in spool/ left by a hook or writer that was killed mid-write: ${temps.slice(0, 5).join(', ')}${temps.length > 5 ? ', …' : ''} (pk's writer removes them; so does pk doctor --fix)`,
+      )
+    if (newer.length > 0)
+      warnings.push(
+        `${newer.length} record(s) written by a newer pk, left alone: ${newer.map((p) => basename(String(p.file))).join(', ')} (upgrade pk to see them)`,
+      )
     for (const conflict of facts.conflicts) failures.push(conflict.message)
     const paneless = facts.paneless ?? []
-    if (paneless.length > 0) warnings.push(`${paneless.length} recorded agent(s) outlived their tmux server and run in no pane: ${paneless.map((p) => `${p.id} (${p.agent ?? 'command'}, pid ${p.pid})`).join(', ')}; pk stop ${paneless.map((p) => p.id).join(' ')} ends them`)
+    if (paneless.length > 0)
+      warnings.push(
+        `${paneless.length} recorded agent(s) outlived their tmux server and run in no pane: ${paneless.map((p) => `${p.id} (${p.agent ?? 'command'}, pid ${p.pid})`).join(', ')}; pk stop ${paneless.map((p) => p.id).join(' ')} ends them`,
+      )
     if (facts.restorable > 0) warnings.push(`${facts.restorable} session(s) can be resumed after a reboot or a tmux server's death: pk restore`)
     else if (facts.earlierBoot.length > 0) warnings.push(`${facts.earlierBoot.length} record(s) from an earlier boot (exited; pk prune removes them)`)
     const summary = `${facts.records.length} record(s) in ${state.path}`
@@ -61,7 +70,22 @@ export const stateDirCheck: Check = {
         fixable,
       }
     }
-    if (warnings.length > 0) return {status: 'warn', message: `${summary}; ${warnings.join('; ')}`, fix: paneless.length > 0 ? `pk stop ${paneless.map((p) => p.id).join(' ')}` : facts.restorable > 0 ? 'pk restore' : facts.earlierBoot.length > 0 ? 'pk prune' : temps.length > 0 ? 'pk doctor --fix' : null, fixable: temps.length > 0}
+    if (warnings.length > 0)
+      return {
+        status: 'warn',
+        message: `${summary}; ${warnings.join('; ')}`,
+        fix:
+          paneless.length > 0
+            ? `pk stop ${paneless.map((p) => p.id).join(' ')}`
+            : facts.restorable > 0
+              ? 'pk restore'
+              : facts.earlierBoot.length > 0
+                ? 'pk prune'
+                : temps.length > 0
+                  ? 'pk doctor --fix'
+                  : null,
+        fixable: temps.length > 0,
+      }
     return {status: 'pass', message: summary, fix: null, fixable: false}
   },
   async fix(facts) {
@@ -79,7 +103,10 @@ export const stateDirCheck: Check = {
     const spool = join(layout.root, 'spool')
     // (after the chmod above: a spool pk may read again)
     if (isPrivateDir(spool)) for (const name of sweepTemps(spool)) done.push(`removed ${join(spool, name)} (a killed hook's or writer's temporary file)`)
-    for (const [dir, verdict] of [[layout.root, facts.state.verdict], [layout.sessions, facts.state.sessionsVerdict]] as const) {
+    for (const [dir, verdict] of [
+      [layout.root, facts.state.verdict],
+      [layout.sessions, facts.state.sessionsVerdict],
+    ] as const) {
       if (verdict && !verdict.ok && verdict.kind === 'loose-mode') {
         chmodSync(dir, 0o700)
         done.push(`chmod 700 ${dir}`)
@@ -88,12 +115,13 @@ export const stateDirCheck: Check = {
     const bad = facts.recordProblems.filter((p) => typeof p.file === 'string' && p.newer !== true)
     if (bad.length > 0) {
       const quarantine = join(layout.root, 'quarantine')
-      await withWriteAccess(
-        layout,
-        () => {
+      await withWriteAccess(layout, () => {
         const existing = lstatOrNull(quarantine)
         if (existing !== null && !existing.isDirectory()) {
-          throw new PkError('quarantine-blocked', `${quarantine} is not a directory, so unreadable records cannot be moved there; move it away and run pk doctor --fix again`)
+          throw new PkError(
+            'quarantine-blocked',
+            `${quarantine} is not a directory, so unreadable records cannot be moved there; move it away and run pk doctor --fix again`,
+          )
         }
         mkdirSync(quarantine, {recursive: true, mode: 0o700})
         for (const problem of bad) {
@@ -107,8 +135,7 @@ export const stateDirCheck: Check = {
           renameSync(file, target)
           done.push(`moved ${file} to ${target} (${problem.code})`)
         }
-        },
-      )
+      })
     }
     return done
   },

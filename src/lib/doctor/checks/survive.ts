@@ -17,7 +17,9 @@ export const surviveCheck: Check = {
     if (login.systemd) notes.push('a systemd user manager answers: pk starts its tmux server in a scope of its own, which a logout does not end')
     else notes.push('no systemd user manager answers: the tmux server lives as long as nothing ends your processes')
     if (login.killUserProcesses === true) {
-      notes.push(`logind ends every process of ${login.user} when the last login ends (KillUserProcesses=yes)${login.systemd ? '; with lingering the scope pk starts outlives it' : ': your sessions end with your last login'}`)
+      notes.push(
+        `logind ends every process of ${login.user} when the last login ends (KillUserProcesses=yes)${login.systemd ? '; with lingering the scope pk starts outlives it' : ': your sessions end with your last login'}`,
+      )
       if (login.linger !== true) {
         status = 'warn'
         fixes.push(`loginctl enable-linger ${login.user}`)

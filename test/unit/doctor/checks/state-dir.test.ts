@@ -21,14 +21,23 @@ const base = {state: sound, records: [] as StoredRecord[], recordProblems: [], c
 describe('the state-dir check', () => {
   it('passes for none yet and for sound records', () => {
     expect(stateDirCheck.judge(doctorFacts({...base, state: {...sound, exists: false}})).status).toBe('pass')
-    expect(stateDirCheck.judge(doctorFacts({...base, records: [{file: 'a.json', record: sampleRecord()}]}))).toMatchObject({status: 'pass', message: '1 record(s) in /st'})
+    expect(stateDirCheck.judge(doctorFacts({...base, records: [{file: 'a.json', record: sampleRecord()}]}))).toMatchObject({
+      status: 'pass',
+      message: '1 record(s) in /st',
+    })
   })
   it('warns with the one command that helps: stop what outlived its server, restore, or prune', () => {
     const old = [{file: 'o.json', record: sampleRecord()}]
     expect(stateDirCheck.judge(doctorFacts({...base, earlierBoot: old}))).toMatchObject({status: 'warn', fix: 'pk prune'})
     expect(stateDirCheck.judge(doctorFacts({...base, earlierBoot: old, restorable: 1}))).toMatchObject({status: 'warn', fix: 'pk restore'})
-    expect(stateDirCheck.judge(doctorFacts({...base, paneless: [{id: 'abc1234', pid: 9, agent: 'pi'}]}))).toMatchObject({status: 'warn', fix: 'pk stop abc1234', message: expect.stringMatching(/abc1234 \(pi, pid 9\)/)})
-    expect(stateDirCheck.judge(doctorFacts({...base, recordProblems: [{code: 'unknown-version', message: 'm', file: '/st/sessions/n.json', newer: true}]}))).toMatchObject({status: 'warn', message: expect.stringMatching(/n\.json \(upgrade pk/)})
+    expect(stateDirCheck.judge(doctorFacts({...base, paneless: [{id: 'abc1234', pid: 9, agent: 'pi'}]}))).toMatchObject({
+      status: 'warn',
+      fix: 'pk stop abc1234',
+      message: expect.stringMatching(/abc1234 \(pi, pid 9\)/),
+    })
+    expect(
+      stateDirCheck.judge(doctorFacts({...base, recordProblems: [{code: 'unknown-version', message: 'm', file: '/st/sessions/n.json', newer: true}]})),
+    ).toMatchObject({status: 'warn', message: expect.stringMatching(/n\.json \(upgrade pk/)})
   })
   it('fails on unsafe directories, unreadable records and conflicts; never offers to guess a conflict', () => {
     const loose = judgeStateDir('/st', {isSymbolicLink: () => false, isDirectory: () => true, uid: process.getuid!(), mode: 0o40777}, process.getuid!())
@@ -42,7 +51,11 @@ describe('the state-dir check', () => {
     chmodSync(root, 0o777)
     writeFileSync(join(root, 'sessions', 'bad.json'), '{not json')
     const verdict = judgeStateDir(root, lstatSync(root), process.getuid!())
-    const facts = doctorFacts({...base, state: {path: root, exists: true, verdict, sessionsVerdict: {ok: true}, inner: []}, recordProblems: [{code: 'corrupt-record', message: 'm', file: join(root, 'sessions', 'bad.json')}]})
+    const facts = doctorFacts({
+      ...base,
+      state: {path: root, exists: true, verdict, sessionsVerdict: {ok: true}, inner: []},
+      recordProblems: [{code: 'corrupt-record', message: 'm', file: join(root, 'sessions', 'bad.json')}],
+    })
     const done = await stateDirCheck.fix!(facts)
     expect(done[0]).toBe(`chmod 700 ${root}`)
     expect(statSync(root).mode & 0o777).toBe(0o700)

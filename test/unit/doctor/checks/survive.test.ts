@@ -10,7 +10,9 @@ describe('the survive check', () => {
     expect(surviveCheck.judge(facts({login, autostart: {installed: null, last: null}}))).toMatchObject({status: 'pass', fix: 'pk setup autostart'})
     const killing = surviveCheck.judge(facts({login: {...login, killUserProcesses: true}, autostart: {installed: 'systemd', last: null}}))
     expect(killing).toMatchObject({status: 'warn', fix: expect.stringContaining('loginctl enable-linger me')})
-    const failed = surviveCheck.judge(facts({login: {...login, linger: true}, autostart: {installed: 'cron', last: {at: 'then', ok: false, summary: '0 restored, 0 skipped, 1 failed'}}}))
+    const failed = surviveCheck.judge(
+      facts({login: {...login, linger: true}, autostart: {installed: 'cron', last: {at: 'then', ok: false, summary: '0 restored, 0 skipped, 1 failed'}}}),
+    )
     expect(failed).toMatchObject({status: 'warn', message: expect.stringMatching(/FAILED/)})
   })
 })
