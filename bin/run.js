@@ -58,7 +58,7 @@ function loadFastPath() {
   const digest = require('node:crypto').createHash('sha256').update(source).digest()
   if (cache.length <= 32 || !digest.equals(cache.subarray(0, 32))) return require(file)
   const Module = require('node:module')
-  // No dynamic import() can run in code compiled so; the bundle has none (src/lib/packages.ts).
+  // No dynamic import() can run in code compiled so; the bundle has none (src/lib/cli/packages.ts).
   const script = new (require('node:vm').Script)(Module.wrap(source), {filename: file, cachedData: cache.subarray(32)})
   const module = {exports: {}}
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, join(__dirname, '..', 'dist'))

@@ -8,7 +8,7 @@ import {readStdin} from './input.js'
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
  * loading oclif alone costs twice what starting node does. So `pk ls` with only its simple flags (the
- * ones lib/ls-options.ts defines for both paths) is served here (and `pk --version` by bin/run.js
+ * ones lib/present/ls-options.ts defines for both paths) is served here (and `pk --version` by bin/run.js
  * itself), by the same lib code the oclif command runs; any other argv goes to oclif.
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {

@@ -52,7 +52,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     // no agent preset (`pk bg --worktree feat1 -- cmd`; `pk bg --worktree claude` is claude in a new worktree).
     const before = split === -1 ? this.argv : this.argv.slice(0, split)
     const own = worktreeWords(before, presetNames((await ctx.config()).presets))
-    // Words node could not decode as UTF-8 are read again from /proc, byte for byte (see lib/bytes.ts).
+    // Words node could not decode as UTF-8 are read again from /proc, byte for byte (see lib/model/bytes.ts).
     const given = [...this.argv] // (parsing replaces this.argv)
     const extra = split === -1 ? [] : exactArgs(given).slice(split + 1)
     const {args, flags: parsed, argv} = await this.parse(Bg, own)
