@@ -2,7 +2,7 @@
 // CommonJS on purpose (bin/package.json says so): node starts a CommonJS entry several milliseconds
 // sooner than an ES module one, and `pk ls` is started over and over by scripts and status bars.
 'use strict'
-const {readFileSync} = require('node:fs')
+const {readFileSync, statSync} = require('node:fs')
 const {join} = require('node:path')
 
 const args = process.argv.slice(2)
@@ -41,29 +41,35 @@ if (args.length === 0 && process.stdin.isTTY && process.stdout.isTTY) process.ar
 /**
  * dist/fast-path.cjs, compiled from the V8 code cache `npm run build` made for it (scripts/code-cache.cjs):
  * compiling it again would cost every `pk ls` about 5 ms. The cache is used only when it was made from
- * exactly this file (its sha-256 leads the cache) and V8 accepts it (same version and flags); otherwise,
- * or on any trouble, the bundle is required plainly.
+ * exactly this file and V8 accepts it (same version and flags); otherwise, or on any trouble, the bundle is
+ * required plainly. "This file": the size, inode and mtime the cache recorded, one stat; where they differ
+ * (a copy, an npm install, which resets mtimes), the bundle's sha-256, which leads the cache.
  */
 function loadFastPath() {
   const file = join(__dirname, '..', 'dist', 'fast-path.cjs')
   let source
   let cache
+  let stats
   try {
     source = readFileSync(file, 'utf8')
     cache = readFileSync(`${file}.cache`)
+    stats = statSync(file)
   } catch {
     return require(file)
   }
-  // node:crypto is loaded by the bundle anyway (session ids); hashing the bundle costs well under a millisecond.
-  const digest = require('node:crypto').createHash('sha256').update(source).digest()
-  if (cache.length <= 32 || !digest.equals(cache.subarray(0, 32))) return require(file)
+  if (cache.length <= HEADER) return require(file)
+  const same = cache.readDoubleLE(32) === stats.size && cache.readDoubleLE(40) === stats.ino && cache.readDoubleLE(48) === stats.mtimeMs
+  if (!same && !require('node:crypto').createHash('sha256').update(source).digest().equals(cache.subarray(0, 32))) return require(file)
   const Module = require('node:module')
-  // No dynamic import() can run in code compiled so; the bundle has none (src/lib/cli/packages.ts).
-  const script = new (require('node:vm').Script)(Module.wrap(source), {filename: file, cachedData: cache.subarray(32)})
+  // No dynamic import() can run in code compiled so; the bundle has none (the build refuses one).
+  const script = new (require('node:vm').Script)(Module.wrap(source), {filename: file, cachedData: cache.subarray(HEADER)})
   const module = {exports: {}}
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, join(__dirname, '..', 'dist'))
   return module.exports
 }
+
+/** The cache's header: the bundle's sha-256 (32 bytes), then its size, inode and mtime (a double each). */
+const HEADER = 56
 
 async function main() {
   // The hot path (`pk ls`) skips loading oclif; everything else goes through it.

@@ -3,12 +3,12 @@
 // `pk ls` does not compile its code again on every start (about 5 ms). The cache holds the functions a
 // real listing compiles, so it is made by running one: `pk ls --json` in a private, empty world (a private
 // state directory with a few records of processes long gone, and a private tmux server when tmux is
-// there), never the user's. The file starts with the bundle's sha-256, so a cache is used only with the
-// very bundle it was made from.
+// there), never the user's. The file starts with the bundle's sha-256 and its size, inode and mtime, so a
+// cache is used only with the very bundle it was made from.
 'use strict'
 const {execFileSync} = require('node:child_process')
 const {createHash} = require('node:crypto')
-const {mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync} = require('node:fs')
+const {mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync} = require('node:fs')
 const Module = require('node:module')
 const {tmpdir} = require('node:os')
 const {dirname, join} = require('node:path')
@@ -86,8 +86,15 @@ async function main() {
   } finally {
     process.stdout.write = write
   }
+  // The header: the bundle's sha-256, then its size, inode and mtime, which bin/run.js compares first (one
+  // stat, no hashing); only when they differ (a copy, an npm install) does it hash the bundle.
   const digest = createHash('sha256').update(source).digest()
-  writeFileSync(out, Buffer.concat([digest, script.createCachedData()]))
+  const {size, ino, mtimeMs} = statSync(file)
+  const facts = Buffer.alloc(24)
+  facts.writeDoubleLE(size, 0)
+  facts.writeDoubleLE(ino, 8)
+  facts.writeDoubleLE(mtimeMs, 16)
+  writeFileSync(out, Buffer.concat([digest, facts, script.createCachedData()]))
 }
 
 main()

@@ -142,12 +142,17 @@ describe("the fast path's code cache", () => {
         `
       const vm = require('node:vm'), fs = require('node:fs'), Module = require('node:module')
       const file = ${JSON.stringify(join(repo, 'dist', 'fast-path.cjs'))}
-      const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {filename: file, cachedData: fs.readFileSync(file + '.cache').subarray(32)})
+      const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {filename: file, cachedData: fs.readFileSync(file + '.cache').subarray(56)})
       process.stdout.write(String(!script.cachedDataRejected))`,
       ],
       {encoding: 'utf8'},
     )
     expect(accepted).toBe('true')
+    // The built bundle is known by one stat: its size, inode and mtime, as the cache recorded them.
+    const {statSync: stat} = await import('node:fs')
+    const built = stat(join(repo, 'dist', 'fast-path.cjs'))
+    const header = readFileSync(cacheFile)
+    expect([header.readDoubleLE(32), header.readDoubleLE(40), header.readDoubleLE(48)]).toEqual([built.size, built.ino, built.mtimeMs])
     // Code compiled from a cache has no loader for import(): the bundle must load its packages with require.
     expect(readFileSync(join(repo, 'dist', 'fast-path.cjs'), 'utf8')).not.toMatch(/\bimport\(/)
 
@@ -158,9 +163,16 @@ describe("the fast path's code cache", () => {
     for (const part of ['bin', 'dist', 'package.json']) cpSync(join(repo, part), join(copy, part), {recursive: true})
     symlinkSync(join(repo, 'node_modules'), join(copy, 'node_modules'))
     const original = readFileSync(cacheFile)
+    const {statSync} = await import('node:fs')
+    const copied = statSync(join(copy, 'dist', 'fast-path.cjs'))
+    const facts = Buffer.alloc(24)
+    facts.writeDoubleLE(copied.size, 0)
+    facts.writeDoubleLE(copied.ino, 8)
+    facts.writeDoubleLE(copied.mtimeMs, 16)
     const spoiled = {
       'made from another bundle': Buffer.concat([Buffer.alloc(32), original.subarray(32)]),
-      'not a V8 cache at all': Buffer.concat([original.subarray(0, 32), Buffer.from('garbage'.repeat(100))]),
+      'not a V8 cache at all': Buffer.concat([original.subarray(0, 56), Buffer.from('garbage'.repeat(100))]),
+      'not a V8 cache, though size, inode and mtime are the bundle’s': Buffer.concat([Buffer.alloc(32), facts, Buffer.from('garbage'.repeat(100))]),
       'cut short': original.subarray(0, 40),
     }
     for (const [how, bytes] of Object.entries(spoiled)) {
