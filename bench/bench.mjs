@@ -4,7 +4,7 @@
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {cpus, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -95,10 +95,52 @@ async function world(n, agent, script = null) {
       },
     )
   }
+  // The record index, as a writer keeps it once the records have settled (a file changed within 2 s is not
+  // indexed): any write brings it up to date, here an empty one.
+  if (panes.length > 0) {
+    await new Promise((r) => setTimeout(r, 2100))
+    await withWriteAccess({root: stateDir, sessions: join(stateDir, 'sessions')}, () => {})
+  }
   const env = {...process.env, TMUX_TMPDIR: join(root, 'tmux'), PK_STATE_DIR: stateDir, HOME: root}
   delete env.TMUX
   delete env.TMUX_PANE
   return {root, env, socket, panes: panes.length}
+}
+
+/**
+ * pk ls --json at n sessions with the record index missing, damaged and stale (every record touched since):
+ * the same output as with it, and the time against the time with it.
+ */
+function indexRows(w, n, withIndex) {
+  const index = join(w.env.PK_STATE_DIR, 'records.index')
+  const sessions = join(w.env.PK_STATE_DIR, 'sessions')
+  const listed = () => JSON.parse(spawnSync(process.execPath, [PK, 'ls', '--json'], {env: w.env, encoding: 'utf8', maxBuffer: 1 << 28}).stdout).sessions
+  const expected = JSON.stringify(listed())
+  const kept = readFileSync(index)
+  const cases = {
+    missing: () => rmSync(index),
+    damaged: () => writeFileSync(index, kept.subarray(0, kept.length >> 1)),
+    stale: () => {
+      writeFileSync(index, kept)
+      const now = new Date()
+      for (const name of readdirSync(sessions)) utimesSync(join(sessions, name), now, now)
+    },
+  }
+  const parts = []
+  for (const [how, spoil] of Object.entries(cases)) {
+    spoil()
+    const same = JSON.stringify(listed()) === expected
+    const [, ls] = measure(
+      [
+        [process.execPath, '-e', '0'],
+        [process.execPath, PK, 'ls', '--json'],
+      ],
+      w.env,
+    )
+    parts.push(`${how} ${(ls / withIndex).toFixed(2)}x${same ? '' : ' (OUTPUT DIFFERS)'}`)
+    verdicts.push(same)
+  }
+  console.log(`  the record index at ${n} sessions, pk ls --json against its time with the index: ${parts.join(', ')}`)
 }
 
 const time = (argv, env) => {
@@ -276,7 +318,10 @@ for (const {n, agent} of cases) {
   console.log(`  where the time goes (ms, medians): ${breakdown(w.env)}`)
   verdicts.push(children <= (agent ? 2 : 1))
   rows.push({label, ratio: ls / node, children, rss})
-  if (!agent && n === Math.max(...SIZES)) await watchRow(w, n)
+  if (!agent && n === Math.max(...SIZES)) {
+    indexRows(w, n, ls)
+    await watchRow(w, n)
+  }
   cleanup()
 }
 // The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).

@@ -5,7 +5,7 @@ import {View, ViewMeasurement, describeView, isInitial, measureView, sameView} f
 import {writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {HeldLock, withStateLock} from './lock.js'
-import {readRecords} from './records.js'
+import {readRecords, refreshRecordIndex} from './records.js'
 import {StateDir} from './state-dir.js'
 
 /**
@@ -129,7 +129,12 @@ export async function withWriteAccess<T>(state: StateDir, fn: (lock: HeldLock) =
     async (lock) => {
       const {view, decision} = check(state)
       if (decision.action === 'enrol') writeOwner(state, view)
-      return fn(lock)
+      try {
+        return await fn(lock)
+      } finally {
+        // What readers read at once: brought up to date by whoever changed the records, still under the lock.
+        if (lock.stillHeld()) refreshRecordIndex(state)
+      }
     },
     {waitMs: opts.waitMs},
   )

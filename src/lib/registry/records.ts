@@ -1,6 +1,6 @@
 import {Problem} from '../model/contract.js'
 import {PaneId, TmuxSessionId} from '../model/ids.js'
-import {Dirent, constants, readFileSync, readdirSync} from 'node:fs'
+import {Dirent, constants, lstatSync, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode} from '../model/errors.js'
@@ -206,14 +206,116 @@ export function readRecords(state: StateDir | null): RecordScan {
     })
     return scan
   }
+  const index = readIndex(state)
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!entry.name.endsWith('.json') || entry.name.startsWith('.')) continue
     const path = join(state.sessions, entry.name)
+    const indexed = entry.isFile() ? index.get(entry.name) : undefined
+    if (indexed !== undefined && sameFile(indexed, statOf(path))) {
+      scan.records.push({file: path, record: indexed.record})
+      continue
+    }
     const result = (entry.isFile() ? readPlainRecord(path) : null) ?? readRecordFile(path)
     if (isStored(result)) scan.records.push(result)
     else scan.problems.push(result)
   }
   return scan
+}
+
+/**
+ * The record index (`records.index` in the state directory): every valid record as it was read, with the
+ * file's inode, size, mtime and ctime then. A reader takes a record from it only where one lstat of the
+ * file finds all four unchanged, and reads (and validates) the file itself otherwise: so a thousand
+ * unchanged records cost one read and a thousand stats, not a thousand reads and validations. Records
+ * stay the truth: an index that is missing, damaged, of another directory or stale is never trusted and
+ * never needed. Writers keep it (refreshRecordIndex, under the state lock); a reader never writes it.
+ */
+export const recordIndexPath = (state: StateDir) => join(state.root, 'records.index')
+
+const INDEX_VERSION = 1
+/**
+ * A file changed this recently is not indexed: timestamps move in coarse ticks, so a file written in place
+ * twice within one tick, keeping its size, would look unchanged (git's "racily clean" entries). pk's own
+ * writes replace files (a new inode) and are never mistaken; an edit by hand could be. Such a file is read
+ * by readers until a later refresh indexes it.
+ */
+const SETTLED_MS = 2000
+const MAX_INDEX_BYTES = 256 * 1024 * 1024
+
+interface FileFacts {
+  ino: number
+  size: number
+  mtimeMs: number
+  ctimeMs: number
+}
+
+interface IndexEntry extends FileFacts {
+  record: SessionRecord
+}
+
+function statOf(path: string): FileFacts | null {
+  try {
+    const stats = lstatSync(path, {throwIfNoEntry: false})
+    return stats?.isFile() ? {ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs} : null
+  } catch {
+    return null
+  }
+}
+
+const sameFile = (a: FileFacts, b: FileFacts | null) => b !== null && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
+
+/** The index, by file name; empty when there is none, or it is not pk's, not of this directory, or damaged. */
+function readIndex(state: StateDir): Map<string, IndexEntry> {
+  let data: {version?: unknown; sessions?: unknown; entries?: unknown}
+  try {
+    data = JSON.parse(readRegularFile(recordIndexPath(state), MAX_INDEX_BYTES))
+  } catch {
+    return new Map()
+  }
+  if (data?.version !== INDEX_VERSION || data.sessions !== directoryIno(state.sessions) || typeof data.entries !== 'object' || data.entries === null)
+    return new Map()
+  return new Map(Object.entries(data.entries as Record<string, IndexEntry>))
+}
+
+function directoryIno(dir: string): number | null {
+  try {
+    return lstatSync(dir).ino
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Bring the index up to date with the records as they are (a writer's step, under the state lock): the
+ * files whose facts changed are read again, the rest kept; written only when something changed. Never
+ * fails its caller: without an index, readers read every file.
+ */
+export function refreshRecordIndex(state: StateDir, now = Date.now()): void {
+  try {
+    const old = readIndex(state)
+    const entries: Record<string, IndexEntry> = {}
+    let changed = false
+    const names = readdirSync(state.sessions, {withFileTypes: true}).filter((e) => e.isFile() && e.name.endsWith('.json') && !e.name.startsWith('.'))
+    for (const {name} of names) {
+      const path = join(state.sessions, name)
+      const before = statOf(path)
+      const kept = old.get(name)
+      if (before === null) continue
+      if (kept !== undefined && sameFile(kept, before)) {
+        entries[name] = kept
+        continue
+      }
+      changed = true
+      if (before.ctimeMs > now - SETTLED_MS || before.mtimeMs > now - SETTLED_MS) continue
+      const read = readPlainRecord(path)
+      // Facts taken before and after the read: a file changed meanwhile is left to the next refresh.
+      if (read !== null && sameFile(before, statOf(path))) entries[name] = {...before, record: read.record}
+    }
+    if (!changed && old.size === Object.keys(entries).length) return
+    writeFileAtomic(recordIndexPath(state), JSON.stringify({version: INDEX_VERSION, sessions: directoryIno(state.sessions), entries}), 'replace')
+  } catch {
+    // no index this time: readers read the files
+  }
 }
 
 const PLAIN_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK

@@ -1,8 +1,12 @@
-import {describe, expect, it} from 'vitest'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
 
-import {parseRecordText, validateRecord} from '../../../src/lib/registry/records.js'
+import {parseRecordText, readRecords, recordIndexPath, refreshRecordIndex, validateRecord} from '../../../src/lib/registry/records.js'
+import {waitFor} from '../../helpers/sandbox.js'
 import {sampleRecord} from '../../helpers/fixtures.js'
-import {judgeStateDir, resolveStateDir} from '../../../src/lib/registry/state-dir.js'
+import {StateDir, judgeStateDir, resolveStateDir} from '../../../src/lib/registry/state-dir.js'
 
 describe('record validation', () => {
   it('accepts a well-formed record', () => {
@@ -79,5 +83,86 @@ describe('state directory', () => {
   ] as const)('refuses %s, saying how to fix it', (_, over, kind, message) => {
     const verdict = judgeStateDir('/s', dir(over), 1000)
     expect(verdict).toMatchObject({ok: false, kind, problem: expect.stringMatching(message)})
+  })
+})
+
+describe('the record index', () => {
+  const dirs: string[] = []
+  afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
+  /** A state directory with `n` valid records, written now. */
+  function stateWith(n: number): StateDir {
+    const root = mkdtempSync(join(tmpdir(), 'pk-index-'))
+    dirs.push(root)
+    const state = {root, sessions: join(root, 'sessions')}
+    mkdirSync(state.sessions, {mode: 0o700})
+    for (let i = 0; i < n; i++) writeFileSync(join(state.sessions, `r${i}.json`), JSON.stringify({...sampleRecord(), label: `s${i}`}))
+    return state
+  }
+  // The refresh's clock, well past the files' times: as if they had settled (SETTLED_MS) long ago.
+  const later = () => Date.now() + 60_000
+  const labels = (state: StateDir) => readRecords(state).records.map((r) => r.record.label)
+
+  it('gives readers what the files say, from one read, and is written only by a refresh', () => {
+    const state = stateWith(5)
+    const plain = readRecords(state)
+    expect(existsSync(recordIndexPath(state))).toBe(false)
+    refreshRecordIndex(state, later())
+    const index = JSON.parse(readFileSync(recordIndexPath(state), 'utf8'))
+    expect(Object.keys(index.entries).sort()).toEqual(['r0.json', 'r1.json', 'r2.json', 'r3.json', 'r4.json'])
+    expect(readRecords(state)).toEqual(plain)
+    // A reader never writes it.
+    const before = statSync(recordIndexPath(state)).mtimeMs
+    readRecords(state)
+    expect(statSync(recordIndexPath(state)).mtimeMs).toBe(before)
+  })
+
+  it('is never trusted where a file changed: in place, replaced, removed, made a link, corrupted', async () => {
+    const state = stateWith(5)
+    refreshRecordIndex(state, later())
+    // In place, same size: the file's times move on (waited for, not slept).
+    const r0 = join(state.sessions, 'r0.json')
+    const old = statSync(r0)
+    await waitFor('a timestamp tick', () => {
+      writeFileSync(r0, JSON.stringify({...sampleRecord(), label: 'X0'}))
+      return statSync(r0).ctimeMs !== old.ctimeMs || null
+    })
+    writeFileSync(join(state.sessions, 'r1.json.tmp'), JSON.stringify({...sampleRecord(), label: 'new1'}))
+    renameSync(join(state.sessions, 'r1.json.tmp'), join(state.sessions, 'r1.json'))
+    rmSync(join(state.sessions, 'r2.json'))
+    rmSync(join(state.sessions, 'r3.json'))
+    symlinkSync(r0, join(state.sessions, 'r3.json'))
+    writeFileSync(join(state.sessions, 'r4.json'), '{"version": 1, "identity"')
+    const scan = readRecords(state)
+    expect(scan.records.map((r) => r.record.label)).toEqual(['X0', 'new1'])
+    expect(scan.problems.map((p) => p.code).sort()).toEqual(['corrupt-record', 'symlinked-record'])
+  })
+
+  it('a damaged index, one of another directory, or one of another version is not used, and nothing is lost', () => {
+    const state = stateWith(3)
+    refreshRecordIndex(state, later())
+    const good = readFileSync(recordIndexPath(state), 'utf8')
+    const forged = JSON.parse(good)
+    for (const entry of Object.values(forged.entries) as {record: {label: string}}[]) entry.record.label = 'forged'
+    for (const text of [
+      'garbage',
+      good.slice(0, good.length / 2),
+      JSON.stringify({...forged, sessions: 1}),
+      JSON.stringify({...forged, version: 2}),
+      '[]',
+      'null',
+    ]) {
+      writeFileSync(recordIndexPath(state), text)
+      expect(labels(state)).toEqual(['s0', 's1', 's2'])
+    }
+    rmSync(recordIndexPath(state))
+    mkdirSync(recordIndexPath(state))
+    expect(labels(state)).toEqual(['s0', 's1', 's2'])
+  })
+
+  it('does not index a file changed within the last seconds (its times could hide an edit in the same tick)', () => {
+    const state = stateWith(2)
+    refreshRecordIndex(state)
+    expect(JSON.parse(readFileSync(recordIndexPath(state), 'utf8')).entries).toEqual({})
+    expect(labels(state)).toEqual(['s0', 's1'])
   })
 })
