@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|hook|events|pressure|usage --strict --drain 100000]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|commands|hook|events|pressure|usage --strict --drain 100000]
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
@@ -18,7 +18,7 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
-/** One part only: ls, hook, events or usage (default: all). */
+/** One part only: ls, commands, hook, events, pressure or usage (default: all). */
 const ONLY = arg('only', '')
 const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
@@ -325,6 +325,28 @@ for (const {n, agent} of cases) {
   cleanup()
 }
 // The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).
+// The commands scripts call besides ls (issue 38), at 100 sessions, against node -e 0 in the same run:
+// attach runs on the fast path; the others still load oclif.
+if (part('commands')) {
+  const w = await world(100, false)
+  const id = JSON.parse(spawnSync(process.execPath, [PK, 'ls', '--json'], {env: w.env, encoding: 'utf8'}).stdout).sessions[0].id
+  const cases = [
+    ['attach ID --print', ['attach', id, '--print']],
+    ['logs ID --lines 5', ['logs', id, '--lines', '5']],
+    ['usage --json', ['usage', '--json']],
+    ['prune --dry-run --json', ['prune', '--dry-run', '--json']],
+    ['doctor --json', ['doctor', '--json']],
+  ]
+  // doctor exits 1 when a check fails (a private world has warnings and failures of its own): timed all the same.
+  const any = (argv) => ['sh', '-c', `"$@" > /dev/null 2>&1; exit 0`, 'sh', ...argv]
+  const times = measure([[process.execPath, '-e', '0'], ...cases.map(([, args]) => any([process.execPath, PK, ...args]))], w.env)
+  const node = times[0]
+  const shell = measure([any([process.execPath, '-e', '0'])], w.env)[0]
+  console.log(`commands at 100 sessions (each through sh, as node -e 0 through sh took ${(shell / node).toFixed(2)}x node -e 0):`)
+  console.log(`  ${cases.map(([label], i) => `${label} ${(times[i + 1] / shell).toFixed(2)}x`).join(', ')}`)
+  cleanup()
+}
+
 if (part('hook')) {
   const w = await world(1, false)
   const payload = '{"hook_event_name":"PreToolUse","session_id":"bench","tool_name":"Bash"}'

@@ -8,13 +8,15 @@ import {readStdin} from './input.js'
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
  * loading oclif alone costs twice what starting node does. So `pk ls` with only its simple flags (the
- * ones lib/present/ls-options.ts defines for both paths) is served here (and `pk --version` by bin/run.js
- * itself), by the same lib code the oclif command runs; any other argv goes to oclif.
+ * ones lib/present/ls-options.ts defines for both paths), `pk attach ID [--print]` and the hook are served
+ * here (and `pk --version` by bin/run.js itself), by the same lib code the oclif commands run; any other
+ * argv goes to oclif.
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {
   if (argv[0] === '__ids' && (argv.length === 1 || (argv.length === 2 && argv[1] === 'live'))) return printIds(argv[1] === 'live')
   // What an agent's hook runs (pk hook AGENT [PAYLOAD]): the agent may wait for it, so not a moment on oclif.
   if (argv[0] === 'hook' && !argv.some((a) => a === '--json' || a === '--help' || a === '-h')) return takeHook(argv.slice(1))
+  if (argv[0] === 'attach') return attach(argv.slice(1))
   if (argv[0] !== 'ls') return false
   const opts = parseLsArgv(argv.slice(1))
   if (opts === null) return false
@@ -30,12 +32,36 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
     write(presentListing(rows, problems, opts, terminal()))
     mark('output')
   } catch (error) {
-    if (process.env.PK_DEBUG && !(error instanceof PkError)) throw error
-    const {message, exitCode} = describeError(error)
-    say(`pk: ${message}\n`)
-    process.exitCode = exitCode
+    failed(error)
   }
   return true
+}
+
+/**
+ * `pk attach ID [--print]` for a session of this machine: what a person waits for. The same lib calls as
+ * the oclif command, the same one-line error and exit; any other argv (HOST/ID, --help, `--`, more words, an
+ * id that is not hex) goes to oclif, which says what is wrong in its own words.
+ */
+async function attach(args: string[]): Promise<boolean> {
+  const words = args.filter((a) => a !== '--print')
+  if (words.length !== 1 || args.length > 2 || !/^[0-9a-fA-F]{1,8}$/.test(words[0]!)) return false
+  try {
+    const ctx = createContext()
+    const {attachCommand, runAttach} = await import('./lib/verbs/attach-run.js')
+    if (args.includes('--print')) out((await attachCommand(words[0]!, ctx)) + '\n')
+    else process.exitCode = await runAttach(words[0]!, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))
+  } catch (error) {
+    failed(error)
+  }
+  return true
+}
+
+/** A failure as the command base says it: one line on stderr, the exit from the catalog. */
+function failed(error: unknown): void {
+  if (process.env.PK_DEBUG && !(error instanceof PkError)) throw error
+  const {message, exitCode} = describeError(error)
+  say(`pk: ${message}\n`)
+  process.exitCode = exitCode
 }
 
 /** `pk __ids [live]`: the ids `pk ls` lists (only live ones: what attach and stop act on), for shell completion; quiet on any failure. */

@@ -128,6 +128,44 @@ describe('scripts never see a stack trace', () => {
   })
 })
 
+describe('pk attach on the fast path', () => {
+  it('prints and fails exactly as the oclif command does, without loading oclif; anything else goes to oclif', async () => {
+    const live = await sb.bgRow(['--', 'sleep', '1000'])
+    const ended = await sb.bgRow(['--', 'sleep', '1001'])
+    expect((await sb.pk(['stop', ended.id])).code).toBe(0)
+    // Whether this run loaded oclif: a module node loaded, seen at exit.
+    const probe = join(sb.root, 'probe.cjs')
+    writeFileSync(
+      probe,
+      "process.on('exit', () => { if (Object.keys(require('node:module')._cache).some((k) => k.includes('@oclif/core'))) process.stderr.write('[oclif]') })\n",
+    )
+    const env = {NODE_OPTIONS: `--require ${probe}`}
+    const ids = [live.id, live.id.slice(0, 3).toUpperCase(), ended.id, 'ffffffff', live.id[0]!]
+    for (const id of ids) {
+      const fast = await sb.pk(['attach', id, '--print'], {env})
+      // `--` is a word the fast path does not take: this argv goes through oclif.
+      const viaOclif = await sb.pk(['attach', '--print', '--', id], {env})
+      expect(fast.stderr).not.toContain('[oclif]')
+      expect(viaOclif.stderr).toContain('[oclif]')
+      expect({id, code: fast.code, stdout: fast.stdout, stderr: fast.stderr}).toEqual({
+        id,
+        code: viaOclif.code,
+        stdout: viaOclif.stdout,
+        stderr: viaOclif.stderr.replace('[oclif]', ''),
+      })
+    }
+    expect((await sb.pk(['attach', live.id, '--print'])).stdout).toMatch(new RegExp(`attach-session -t ${live.tmux!.pane}`))
+    for (const other of [
+      ['attach', 'zz', '--print'],
+      ['attach', '--help'],
+      ['attach', 'box/ab12', '--print'],
+      ['attach', live.id, '--print', 'extra'],
+    ]) {
+      expect((await sb.pk(other, {env})).stderr, other.join(' ')).toContain('[oclif]')
+    }
+  })
+})
+
 describe("the fast path's code cache", () => {
   it('is made by the build, accepted by this node, and never needed: a stale or damaged one falls back to a plain load', async () => {
     const {cpSync, readFileSync, symlinkSync} = await import('node:fs')
