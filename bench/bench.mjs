@@ -326,12 +326,15 @@ for (const {n, agent} of cases) {
 }
 // The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).
 // The commands scripts call besides ls (issue 38), at 100 sessions, against node -e 0 in the same run:
-// attach runs on the fast path; the others still load oclif.
+// attach, wait, stop, logs and usage run on the fast path; prune and doctor still load oclif.
 if (part('commands')) {
   const w = await world(100, false)
-  const id = JSON.parse(spawnSync(process.execPath, [PK, 'ls', '--json'], {env: w.env, encoding: 'utf8'}).stdout).sessions[0].id
+  const [id, gone] = JSON.parse(spawnSync(process.execPath, [PK, 'ls', '--json'], {env: w.env, encoding: 'utf8'}).stdout).sessions.map((s) => s.id)
+  spawnSync(process.execPath, [PK, 'stop', gone], {env: w.env})
   const cases = [
     ['attach ID --print', ['attach', id, '--print']],
+    ['wait ID --for exited (exited already)', ['wait', gone, '--for', 'exited']],
+    ['stop ID (exited already: the look, no signal)', ['stop', gone]],
     ['logs ID --lines 5', ['logs', id, '--lines', '5']],
     ['usage --json', ['usage', '--json']],
     ['prune --dry-run --json', ['prune', '--dry-run', '--json']],

@@ -73,8 +73,11 @@ const HEADER = 56
 
 async function main() {
   // The hot path (`pk ls`) skips loading oclif; everything else goes through it.
-  const {tryFastPath} = loadFastPath()
-  if (await tryFastPath(process.argv.slice(2))) return
+  // PK_FAST_PATH=0 sends every command through oclif: what the tests compare the fast path with.
+  if (process.env.PK_FAST_PATH !== '0') {
+    const {tryFastPath} = loadFastPath()
+    if (await tryFastPath(process.argv.slice(2))) return
+  }
   const {execute} = await import('@oclif/core')
   // oclif adds a handler that throws on any write error but EPIPE (a stack trace for `> /dev/full`): ours stand.
   for (const [stream, handler] of writeHandlers) for (const other of stream.listeners('error')) if (other !== handler) stream.removeListener('error', other)

@@ -3,7 +3,7 @@ import {Command} from '@oclif/core'
 import {Context} from './lib/config/context.js'
 import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
 import {createContext} from './context.js'
-import {out, say} from './output.js'
+import {printJson, say} from './output.js'
 
 /**
  * What every command stands on: the invocation's context, built here once, and the one way out. A command's
@@ -62,7 +62,7 @@ export abstract class PkCommand extends Command {
   }
 
   protected printJson(value: unknown): void {
-    out(JSON.stringify(value, null, 2) + '\n')
+    printJson(value)
   }
 }
 

@@ -1,4 +1,5 @@
-import {describeError, PkError} from './lib/model/errors.js'
+import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
+import {FAST_COMMANDS, parseSimple} from './fast-argv.js'
 import {checkLsOptions, parseLsArgv} from './lib/present/ls-options.js'
 import {createContext} from './context.js'
 import {mark} from './lib/cli/timings.js'
@@ -8,8 +9,8 @@ import {readStdin} from './input.js'
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
  * loading oclif alone costs twice what starting node does. So `pk ls` with only its simple flags (the
- * ones lib/present/ls-options.ts defines for both paths), `pk attach ID [--print]` and the hook are served
- * here (and `pk --version` by bin/run.js itself), by the same lib code the oclif commands run; any other
+ * ones lib/present/ls-options.ts defines for both paths), `pk attach ID [--print]`, the plain forms of
+ * stop, logs, usage and wait (src/fast-argv.ts), and the hook are served here (and `pk --version` by bin/run.js itself), by the same lib code the oclif commands run; any other
  * argv goes to oclif.
  */
 export async function tryFastPath(argv: string[]): Promise<boolean> {
@@ -17,6 +18,7 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
   // What an agent's hook runs (pk hook AGENT [PAYLOAD]): the agent may wait for it, so not a moment on oclif.
   if (argv[0] === 'hook' && !argv.some((a) => a === '--json' || a === '--help' || a === '-h')) return takeHook(argv.slice(1))
   if (argv[0] === 'attach') return attach(argv.slice(1))
+  if (argv[0] !== undefined && Object.hasOwn(FAST_COMMANDS, argv[0])) return command(argv[0] as keyof typeof FAST_COMMANDS, argv.slice(1))
   if (argv[0] !== 'ls') return false
   const opts = parseLsArgv(argv.slice(1))
   if (opts === null) return false
@@ -50,6 +52,34 @@ async function attach(args: string[]): Promise<boolean> {
     const {attachCommand, runAttach} = await import('./lib/verbs/attach-run.js')
     if (args.includes('--print')) out((await attachCommand(words[0]!, ctx)) + '\n')
     else process.exitCode = await runAttach(words[0]!, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))
+  } catch (error) {
+    failed(error)
+  }
+  return true
+}
+
+/** stop, logs, usage and wait in their plain forms (src/fast-argv.ts), by the bodies their oclif commands run. */
+async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promise<boolean> {
+  const parsed = parseSimple(args, FAST_COMMANDS[name])
+  if (parsed === null) return false
+  const {flags: f, words} = parsed
+  try {
+    const ctx = createContext()
+    let outcome: Outcome | void
+    if (name === 'stop')
+      outcome = await (await import('./bodies/stop.js')).stop(ctx, {ids: words, force: f.force === true, timeout: f.timeout as number, json: f.json === true})
+    else if (name === 'logs') {
+      const input = {id: words[0]!, lines: f.lines as number, follow: f.follow === true, color: f.color === true, json: f.json === true}
+      outcome = await (await import('./bodies/logs.js')).logs(ctx, input)
+    } else if (name === 'usage') {
+      const input = {id: words[0], since: f.since as string | undefined, by: f.by as 'session' | 'agent' | 'day', json: f.json === true}
+      outcome = await (await import('./bodies/usage.js')).usage(ctx, input)
+    } else {
+      const input = {ids: words, for: f.for as 'waiting' | 'idle' | 'exited' | undefined, any: f.any === true, timeout: f.timeout as number | undefined}
+      outcome = await (await import('./bodies/wait.js')).wait(ctx, input)
+    }
+    const code = exitOf(outcome ?? 'ok')
+    if (code !== 0) process.exitCode = code
   } catch (error) {
     failed(error)
   }

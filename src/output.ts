@@ -30,3 +30,6 @@ export function write(output: Output): void {
 export const out = (text: string) => write({stdout: text, stderr: ''})
 /** Words for the user on standard error: a note, a warning, an error's line. */
 export const say = (text: string) => write({stdout: '', stderr: text})
+
+/** A command's JSON document on standard output, indented as every pk document is. */
+export const printJson = (value: unknown) => out(JSON.stringify(value, null, 2) + '\n')

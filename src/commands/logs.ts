@@ -1,10 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {Outcome} from '../lib/model/errors.js'
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {readLogs} from '../lib/verbs/lifecycle.js'
-import {pipeHasReader} from '../lib/proc/reader.js'
-import {out} from '../output.js'
+import {logs} from '../bodies/logs.js'
+import {PkCommand} from '../command-base.js'
 
 export default class Logs extends PkCommand {
   static override summary = "Print what a session's pane shows and its scrollback, also a dead pane's."
@@ -22,27 +20,7 @@ line (NDJSON).`
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
     const {args, flags} = await this.parse(Logs)
-    const controller = new AbortController()
-    process.once('SIGINT', () => controller.abort())
-    process.once('SIGTERM', () => controller.abort())
-    const collected: string[] = []
-    const emit = (lines: string[]) => {
-      if (flags.json && !flags.follow) collected.push(...lines)
-      else if (flags.json) for (const line of lines) out(JSON.stringify({line}) + '\n')
-      else if (lines.length > 0) out(lines.join('\n') + '\n')
-    }
-    // Colours as the pane had them: reset at the end, so the terminal is left as it was.
-    if (flags.color && !flags.json) process.once('beforeExit', () => out('\u001b[0m'))
-    const result = await readLogs(args.id, ctx, {
-      lines: flags.lines,
-      color: flags.color,
-      follow: flags.follow,
-      signal: controller.signal,
-      emit,
-      wanted: () => pipeHasReader(1) !== false,
-    })
-    if (flags.json && !flags.follow) this.printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
+    return logs(this.ctx, {id: args.id, lines: flags.lines, follow: flags.follow, color: flags.color, json: flags.json})
   }
 }

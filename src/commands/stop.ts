@@ -1,10 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {describeError, Outcome} from '../lib/model/errors.js'
-import {StopResult, stopSession} from '../lib/verbs/lifecycle.js'
-import {write} from '../output.js'
-import {stopFailedText, stoppedText} from '../lib/present/verbs.js'
+import {stop} from '../bodies/stop.js'
+import {PkCommand} from '../command-base.js'
+import type {Outcome} from '../lib/model/errors.js'
 
 export default class Stop extends PkCommand {
   static override summary = "End sessions' agents: SIGTERM, then SIGKILL after a timeout. The records stay, so conversations can be resumed."
@@ -23,25 +21,7 @@ one is tried; the exit code is the first failure's.`
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
     const {argv, flags} = await this.parse(Stop)
-    const stopped: StopResult[] = []
-    const failed: {id: string; code: string; message: string}[] = []
-    let firstFailure: unknown = null
-    for (const id of argv.map(String)) {
-      try {
-        const result = await stopSession(id, ctx, {force: flags.force, timeoutMs: flags.timeout * 1000})
-        stopped.push(result)
-        if (!flags.json) write(stoppedText(result))
-      } catch (error) {
-        const {message} = describeError(error)
-        const full = (error as {sessionId?: string}).sessionId ?? id
-        failed.push({id: full, code: (error as {code?: string}).code ?? 'failure', message})
-        if (!flags.json) write(stopFailedText(full, message))
-        firstFailure ??= error
-      }
-    }
-    if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, stopped, failed})
-    return firstFailure === null ? 'ok' : {firstFailure}
+    return stop(this.ctx, {ids: argv.map(String), force: flags.force, timeout: flags.timeout, json: flags.json})
   }
 }

@@ -1,13 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {resolveId} from '../lib/listing/resolve.js'
+import {usage} from '../bodies/usage.js'
+import {PkCommand} from '../command-base.js'
 
-import {PkError, Outcome} from '../lib/model/errors.js'
-import {collectSessions} from '../lib/listing/sessions.js'
-import {usageText} from '../lib/present/usage.js'
-import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage/usage.js'
-import {write} from '../output.js'
+import type {Outcome} from '../lib/model/errors.js'
 
 export default class Usage extends PkCommand {
   static override summary = 'Tokens and cost per session, agent or day, from the agents’ own transcripts.'
@@ -24,38 +20,7 @@ million tokens per model); a model without a rate is named unpriced and its cost
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
     const {args, flags} = await this.parse(Usage)
-    const since = flags.since === undefined ? null : sinceDay(flags.since, Date.now())
-    if (flags.since !== undefined && since === null)
-      throw new PkError('bad-flags', `--since ${JSON.stringify(flags.since)}: give 12h, 3d, 2w or a date (YYYY-MM-DD)`)
-    const listing = await collectSessions(ctx)
-    const rows = args.id === undefined ? listing.rows : [resolveId(args.id, listing.rows)]
-    const rules = rulesOf((await ctx.config()).config.usage)
-    const records = new Map(listing.snapshot.records.map((s) => [s.file, s.record]))
-    // A resumed conversation goes on in the same transcript: each file is counted once, for its newest session.
-    const seen = new Set<string>()
-    const newestFirst = [...rows].sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? ''))
-    const items = newestFirst.flatMap((row) => {
-      const record = row.record ? records.get(row.record) : undefined
-      if (!record || record.agent === null || !USAGE_AGENTS.includes(record.agent)) return []
-      const file = transcriptOf(record, ctx.env)
-      if (file === null || seen.has(file)) return []
-      seen.add(file)
-      const cache = file === null ? null : readOn(record.agent, file, readCache(listing.snapshot.state, row.id), rules)
-      return cache === null ? [] : [{id: row.id, agent: record.agent, acc: cache.acc, rates: rules.rates}]
-    })
-    const lines = totals(items, flags.by, since)
-    const total =
-      totals(
-        items.map((i) => ({...i, id: 'all'})),
-        'session',
-        since,
-      )[0] ?? null
-    if (flags.json) {
-      this.printJson({schema: JSON_SCHEMA_VERSION, by: flags.by, since, lines, total})
-      return
-    }
-    write(usageText(lines, total))
+    return usage(this.ctx, {id: args.id, since: flags.since, by: flags.by, json: flags.json})
   }
 }

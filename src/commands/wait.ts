@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
+import {wait} from '../bodies/wait.js'
 import {PkCommand} from '../command-base.js'
-import {PkError, Outcome} from '../lib/model/errors.js'
-import {waitForStates} from '../lib/listing/watch.js'
-import {out} from '../output.js'
+import type {Outcome} from '../lib/model/errors.js'
 
 export default class Wait extends PkCommand {
   static override summary = 'Block until sessions need you, or are waiting, idle or exited.'
@@ -29,19 +28,7 @@ first (for --for exited, disappearing counts as reaching it).`
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
     const {argv, flags} = await this.parse(Wait)
-    const ids = argv.map(String)
-    const bad = ids.find((id) => id.startsWith('-'))
-    if (bad !== undefined) throw new PkError('bad-flags', `unknown flag ${bad} (pk wait --help)`)
-    const done = await waitForStates({
-      ctx,
-      idArgs: ids,
-      target: flags.for ?? 'attention',
-      mode: flags.any ? 'any' : 'all',
-      timeoutMs: flags.timeout === undefined ? null : flags.timeout * 1000,
-      intervalMs: 500,
-    })
-    if (ids.length > 1) out(done.map((id) => id + '\n').join(''))
+    return wait(this.ctx, {ids: argv.map(String), for: flags.for, any: flags.any, timeout: flags.timeout})
   }
 }

@@ -166,6 +166,64 @@ describe('pk attach on the fast path', () => {
   })
 })
 
+describe('stop, logs, usage and wait on the fast path', () => {
+  it('print, fail and exit exactly as through oclif (PK_FAST_PATH=0), without loading oclif; unusual forms go to oclif', async () => {
+    const probe = join(sb.root, 'probe.cjs')
+    writeFileSync(
+      probe,
+      "process.on('exit', () => { if (Object.keys(require('node:module')._cache).some((k) => k.includes('@oclif/core'))) process.stderr.write('[oclif]') })\n",
+    )
+    const talker = await sb.bgRow(['--', 'sh', '-c', 'printf "one\\ntwo\\nthree\\n"; exec sleep 1000'])
+    const ended = await sb.bgRow(['--', 'sleep', '1001'])
+    expect((await sb.pk(['stop', ended.id])).code).toBe(0)
+    await waitFor('the output', async () => (await sb.pk(['logs', talker.id])).stdout.includes('three') || null)
+    const run = (args: string[], fast: boolean) => sb.pk(args, {env: {NODE_OPTIONS: `--require ${probe}`, ...(fast ? {} : {PK_FAST_PATH: '0'})}})
+    const same = [
+      ['logs', talker.id, '-n', '2'],
+      ['logs', talker.id, '--lines=1', '--json'],
+      ['logs', ended.id, '--json'],
+      ['logs', 'ffffffff'],
+      ['usage', '--json'],
+      ['usage', '--by', 'agent'],
+      ['usage', talker.id, '--json'],
+      ['usage', '--since', 'someday'],
+      ['wait', ended.id, '--for', 'exited'],
+      ['wait', ended.id, talker.id, '--for', 'exited', '--any'],
+      ['wait', talker.id, '--for', 'idle', '--timeout', '0'],
+      ['wait', 'ffffffff', '--timeout', '1'],
+      ['stop', ended.id],
+      ['stop', 'ffffffff', '--json'],
+      ['stop', ended.id, 'ffffffff', '--timeout', '0'],
+    ]
+    for (const args of same) {
+      const [fast, viaOclif] = [await run(args, true), await run(args, false)]
+      expect({args, oclif: fast.stderr.includes('[oclif]')}).toEqual({args, oclif: false})
+      expect({args, code: fast.code, stdout: fast.stdout, stderr: fast.stderr}).toEqual({
+        args,
+        code: viaOclif.code,
+        stdout: viaOclif.stdout,
+        stderr: viaOclif.stderr.replace('[oclif]', ''),
+      })
+    }
+    // Stopping a live session: the same words either way (its id and how long it took aside).
+    const [a, b] = [await sb.bgRow(['--', 'sleep', '1002']), await sb.bgRow(['--', 'sleep', '1003'])]
+    const [fast, viaOclif] = [await run(['stop', a.id, '--json'], true), await run(['stop', b.id, '--json'], false)]
+    const shape = (text: string, id: string) => text.replaceAll(id, 'ID').replaceAll(/"seconds": [0-9.]+/g, '"seconds": X')
+    expect(shape(fast.stdout, a.id)).toBe(shape(viaOclif.stdout, b.id))
+    expect([fast.code, viaOclif.code]).toEqual([0, 0])
+    for (const args of [
+      ['logs', talker.id, '-n', '0'],
+      ['wait', talker.id, '--all', '--any'],
+      ['stop', talker.id, '--timeout', '-1'],
+      ['usage', '--by', 'week'],
+      ['logs', '--help'],
+    ]) {
+      const result = await run(args, true)
+      expect({args, oclif: result.stderr.includes('[oclif]')}).toEqual({args, oclif: true})
+    }
+  }, 120_000)
+})
+
 describe("the fast path's code cache", () => {
   it('is made by the build, accepted by this node, and never needed: a stale or damaged one falls back to a plain load', async () => {
     const {cpSync, readFileSync, symlinkSync} = await import('node:fs')

@@ -1,0 +1,90 @@
+/**
+ * The words of a command the fast path serves, parsed without oclif: only the plain forms (`--flag`,
+ * `--flag VALUE`, `--flag=VALUE`, `-c`, `-c VALUE`, and words that do not start with `-`), each flag at
+ * most once, every value as oclif would take it. Anything else (`--`, `--help`, an unknown or repeated flag,
+ * a value oclif would refuse, the wrong number of words) is null: the argv goes to oclif, which says what is
+ * wrong in its own words. So the fast path never accepts what oclif refuses, nor says it differently.
+ */
+
+export type FlagSpec =
+  | {type: 'boolean'; char?: string}
+  | {type: 'integer'; char?: string; min: number; default?: number}
+  | {type: 'option'; options: readonly string[]; default?: string}
+  | {type: 'string'}
+
+export interface CommandSpec {
+  flags: Record<string, FlagSpec>
+  /** How many words besides the flags. */
+  words: {min: number; max: number}
+  /** Flags that oclif refuses together. */
+  exclusive?: readonly string[][]
+}
+
+export interface Parsed {
+  flags: Record<string, string | number | boolean | undefined>
+  words: string[]
+}
+
+/** Pure: the argv (after the command's name) by the spec, or null where only oclif may answer. */
+export function parseSimple(argv: readonly string[], spec: CommandSpec): Parsed | null {
+  const flags: Parsed['flags'] = {}
+  const words: string[] = []
+  const byChar = new Map(Object.entries(spec.flags).flatMap(([name, f]) => ('char' in f && f.char ? [[f.char, name] as const] : [])))
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    if (!token.startsWith('-')) {
+      words.push(token)
+      continue
+    }
+    const long = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(token)
+    const name = long ? long[1]! : /^-[a-zA-Z]$/.test(token) ? byChar.get(token[1]!) : undefined
+    const flag = name === undefined ? undefined : spec.flags[name]
+    if (name === undefined || flag === undefined || name in flags) return null
+    if (flag.type === 'boolean') {
+      if (long?.[2] !== undefined) return null
+      flags[name] = true
+      continue
+    }
+    const value = long?.[2] ?? argv[++i]
+    if (value === undefined || value === '' || (long?.[2] === undefined && value.startsWith('-'))) return null
+    const taken = valueOf(flag, value)
+    if (taken === null) return null
+    flags[name] = taken
+  }
+  if (words.length < spec.words.min || words.length > spec.words.max) return null
+  if (spec.exclusive?.some((group) => group.filter((f) => f in flags).length > 1)) return null
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    if (name in flags) continue
+    flags[name] = flag.type === 'boolean' ? false : 'default' in flag ? flag.default : undefined
+  }
+  return {flags, words}
+}
+
+function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): string | number | null {
+  if (flag.type === 'string') return value
+  if (flag.type === 'option') return flag.options.includes(value) ? value : null
+  if (!/^\d{1,15}$/.test(value)) return null
+  const n = Number(value)
+  return n >= flag.min ? n : null
+}
+
+/**
+ * The script commands the fast path serves besides ls, attach and the hook: their flags as the oclif
+ * commands define them (a test holds them against oclif.manifest.json).
+ */
+export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait', CommandSpec> = {
+  stop: {flags: {force: {type: 'boolean'}, timeout: {type: 'integer', min: 0, default: 10}, json: {type: 'boolean'}}, words: {min: 1, max: Infinity}},
+  logs: {
+    flags: {lines: {type: 'integer', char: 'n', min: 1, default: 200}, follow: {type: 'boolean', char: 'f'}, color: {type: 'boolean'}, json: {type: 'boolean'}},
+    words: {min: 1, max: 1},
+  },
+  usage: {
+    flags: {since: {type: 'string'}, by: {type: 'option', options: ['session', 'agent', 'day'], default: 'session'}, json: {type: 'boolean'}},
+    words: {min: 0, max: 1},
+  },
+  wait: {
+    flags: {for: {type: 'option', options: ['waiting', 'idle', 'exited']}, all: {type: 'boolean'}, any: {type: 'boolean'}, timeout: {type: 'integer', min: 0}},
+    words: {min: 1, max: Infinity},
+    exclusive: [['all', 'any']],
+  },
+}
