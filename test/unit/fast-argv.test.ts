@@ -5,14 +5,22 @@ import {describe, expect, it} from 'vitest'
 import {CommandSpec, FAST_COMMANDS, parseSimple} from '../../src/fast-argv.js'
 
 const spec: CommandSpec = {
-  flags: {n: {type: 'integer', char: 'n', min: 1, default: 200}, json: {type: 'boolean'}, by: {type: 'option', options: ['a', 'b'], default: 'a'}, since: {type: 'string'}},
+  flags: {
+    n: {type: 'integer', char: 'n', min: 1, default: 200},
+    json: {type: 'boolean'},
+    by: {type: 'option', options: ['a', 'b'], default: 'a'},
+    since: {type: 'string'},
+  },
   words: {min: 1, max: 1},
 }
 
 describe('parseSimple: the plain forms, or null for oclif', () => {
   it('takes long and short flags, with a value after a space or an =, and fills the defaults', () => {
     expect(parseSimple(['ab12'], spec)).toEqual({flags: {n: 200, json: false, by: 'a', since: undefined}, words: ['ab12']})
-    expect(parseSimple(['--json', 'ab12', '-n', '5', '--by=b', '--since', '3d'], spec)).toEqual({flags: {n: 5, json: true, by: 'b', since: '3d'}, words: ['ab12']})
+    expect(parseSimple(['--json', 'ab12', '-n', '5', '--by=b', '--since', '3d'], spec)).toEqual({
+      flags: {n: 5, json: true, by: 'b', since: '3d'},
+      words: ['ab12'],
+    })
     expect(parseSimple(['ab12', '--n=007', '--since=-3d'], spec)?.flags).toMatchObject({n: 7, since: '-3d'})
   })
   it.each([
@@ -46,7 +54,14 @@ describe('parseSimple: the plain forms, or null for oclif', () => {
 
 describe("the fast path's specs say what the oclif commands say", () => {
   const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'oclif.manifest.json'), 'utf8')) as {
-    commands: Record<string, {strict?: boolean; args: Record<string, {required?: boolean}>; flags: Record<string, {type: string; char?: string; options?: string[]; default?: unknown; exclusive?: string[]}>}>
+    commands: Record<
+      string,
+      {
+        strict?: boolean
+        args: Record<string, {required?: boolean}>
+        flags: Record<string, {type: string; char?: string; options?: string[]; default?: unknown; exclusive?: string[]}>
+      }
+    >
   }
   it.each(Object.keys(FAST_COMMANDS))('%s', async (name) => {
     const fast = FAST_COMMANDS[name as keyof typeof FAST_COMMANDS]
@@ -65,7 +80,9 @@ describe("the fast path's specs say what the oclif commands say", () => {
     expect(fast.words.min).toBe(required)
     expect(fast.words.max).toBe(oclif.strict === false ? Infinity : Object.keys(oclif.args).length)
     // Integers: oclif's own parser takes the least value the fast path takes, and refuses one less.
-    const Command = (await import(`../../src/commands/${name}.ts`)).default as {flags: Record<string, {parse?: (v: string, ...rest: unknown[]) => Promise<unknown>}>}
+    const Command = (await import(`../../src/commands/${name}.ts`)).default as {
+      flags: Record<string, {parse?: (v: string, ...rest: unknown[]) => Promise<unknown>}>
+    }
     for (const [flag, mine] of Object.entries(fast.flags)) {
       if (mine.type !== 'integer') continue
       const definition = Command.flags[flag]!
