@@ -125,3 +125,13 @@ export const CODEX_MACHINE: Record<number, {startTime: number; argv: string[]}> 
 
 /** A process of CODEX_MACHINE as a link of an ancestry chain. */
 export const link = (pid: number) => ({pid, startTime: CODEX_MACHINE[pid]!.startTime})
+
+/** The exit code of the PkError `fn` throws, or undefined when it throws none. */
+export function exitCodeOf(fn: () => unknown): number | undefined {
+  try {
+    fn()
+  } catch (error) {
+    return (error as {exitCode?: number}).exitCode
+  }
+  return undefined
+}

@@ -2,45 +2,11 @@ import {describe, expect, it} from 'vitest'
 
 import {checkIdForm, resolveId} from '../../../src/lib/listing/resolve.js'
 import {SessionRow} from '../../../src/lib/model/contract.js'
-import {PkError} from '../../../src/lib/model/errors.js'
+import {exitCodeOf, sessionRow} from '../../helpers/fixtures.js'
 
-const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id,
-  kind: 'recorded',
-  agent: null,
-  label: null,
-  state: 'unknown',
-  stateSource: 'none',
-  attention: false,
-  verified: true,
-  conflict: false,
-  pid: 1,
-  cwd: '/',
-  command: ['x'],
-  startedAt: null,
-  attached: false,
-  resume: null,
-  record: null,
-  exitReason: null,
-  agentSource: null,
-  exitStatus: null,
-  resumedBy: null,
-  attentionSince: null,
-  worktree: null,
-  usage: null,
-  notVerifiedJustNow: null,
-  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
-  ...over,
-})
-
-function exitOf(fn: () => unknown): number | undefined {
-  try {
-    fn()
-  } catch (error) {
-    return (error as PkError).exitCode
-  }
-  return undefined
-}
+/** A row with this id, as the lookups see it. */
+const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => sessionRow({id, agent: null, command: ['x'], record: null, ...over})
+const exitOf = exitCodeOf
 
 describe('resolveId', () => {
   const rows = [row('abc12345'), row('abd00000'), row('ffff0000')]
