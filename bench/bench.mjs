@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
 // Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|commands|hook|events|pressure|usage --strict --drain 100000]
+//        node bench/bench.mjs --world N: make a world of N sessions, print its environment, and leave it (for profiling).
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
@@ -279,6 +280,13 @@ const check = (what, ratio, budget) => {
   const ok = ratio <= budget
   verdicts.push(ok)
   return `${ratio.toFixed(2)}x (budget ${budget}x) ${ok ? 'ok' : 'OVER'}`
+}
+
+if (process.argv.includes('--world')) {
+  const w = await world(Number(arg('world', '100')), false)
+  roots.length = 0
+  for (const name of ['TMUX_TMPDIR', 'PK_STATE_DIR', 'HOME']) console.log(`export ${name}='${w.env[name]}'`)
+  process.exit(0)
 }
 
 console.log(`pk benchmark: node ${process.version}, ${cpus().length} cores, ${RUNS} runs each, medians`)

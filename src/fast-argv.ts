@@ -7,7 +7,7 @@
  */
 
 export type FlagSpec =
-  | {type: 'boolean'; char?: string}
+  | {type: 'boolean'; char?: string; default?: boolean; allowNo?: true}
   | {type: 'integer'; char?: string; min: number; default?: number}
   | {type: 'option'; options: readonly string[]; default?: string}
   | {type: 'string'}
@@ -37,12 +37,15 @@ export function parseSimple(argv: readonly string[], spec: CommandSpec): Parsed 
       continue
     }
     const long = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(token)
-    const name = long ? long[1]! : /^-[a-zA-Z]$/.test(token) ? byChar.get(token[1]!) : undefined
-    const flag = name === undefined ? undefined : spec.flags[name]
+    // `--no-NAME` for a flag that allows it (oclif's allowNo): NAME false.
+    const negated = long !== null && long[2] === undefined && long[1]!.startsWith('no-') && !Object.hasOwn(spec.flags, long[1]!)
+    const name = long ? (negated ? long[1]!.slice(3) : long[1]!) : /^-[a-zA-Z]$/.test(token) ? byChar.get(token[1]!) : undefined
+    const flag = name === undefined || !Object.hasOwn(spec.flags, name) ? undefined : spec.flags[name]
     if (name === undefined || flag === undefined || name in flags) return null
+    if (negated && !(flag.type === 'boolean' && flag.allowNo)) return null
     if (flag.type === 'boolean') {
       if (long?.[2] !== undefined) return null
-      flags[name] = true
+      flags[name] = !negated
       continue
     }
     const value = long?.[2] ?? argv[++i]
@@ -55,7 +58,7 @@ export function parseSimple(argv: readonly string[], spec: CommandSpec): Parsed 
   if (spec.exclusive?.some((group) => group.filter((f) => f in flags).length > 1)) return null
   for (const [name, flag] of Object.entries(spec.flags)) {
     if (name in flags) continue
-    flags[name] = flag.type === 'boolean' ? false : 'default' in flag ? flag.default : undefined
+    flags[name] = 'default' in flag ? flag.default : flag.type === 'boolean' ? false : undefined
   }
   return {flags, words}
 }
@@ -72,7 +75,7 @@ function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): str
  * The script commands the fast path serves besides ls, attach and the hook: their flags as the oclif
  * commands define them (a test holds them against oclif.manifest.json).
  */
-export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait', CommandSpec> = {
+export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' | 'doctor' | 'prune', CommandSpec> = {
   stop: {flags: {force: {type: 'boolean'}, timeout: {type: 'integer', min: 0, default: 10}, json: {type: 'boolean'}}, words: {min: 1, max: Infinity}},
   logs: {
     flags: {lines: {type: 'integer', char: 'n', min: 1, default: 200}, follow: {type: 'boolean', char: 'f'}, color: {type: 'boolean'}, json: {type: 'boolean'}},
@@ -86,5 +89,28 @@ export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait', CommandSp
     flags: {for: {type: 'option', options: ['waiting', 'idle', 'exited']}, all: {type: 'boolean'}, any: {type: 'boolean'}, timeout: {type: 'integer', min: 0}},
     words: {min: 1, max: Infinity},
     exclusive: [['all', 'any']],
+  },
+  send: {
+    flags: {
+      stdin: {type: 'boolean'},
+      enter: {type: 'boolean', default: true, allowNo: true},
+      'enter-only': {type: 'boolean'},
+      'when-idle': {type: 'boolean'},
+      timeout: {type: 'integer', min: 0, default: 30},
+      json: {type: 'boolean'},
+    },
+    words: {min: 1, max: Infinity},
+  },
+  // (--fleet and --host, and a terminal, go to oclif: see src/fast-path.ts)
+  doctor: {flags: {json: {type: 'boolean'}, fix: {type: 'boolean'}, fleet: {type: 'boolean'}, host: {type: 'string'}}, words: {min: 0, max: 0}},
+  prune: {
+    flags: {
+      'dry-run': {type: 'boolean'},
+      yes: {type: 'boolean', char: 'y'},
+      json: {type: 'boolean'},
+      'include-resumable': {type: 'boolean'},
+      'include-worktrees': {type: 'boolean'},
+    },
+    words: {min: 0, max: 0},
   },
 }

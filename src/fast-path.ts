@@ -58,14 +58,18 @@ async function attach(args: string[]): Promise<boolean> {
   return true
 }
 
-/** stop, logs, usage and wait in their plain forms (src/fast-argv.ts), by the bodies their oclif commands run. */
+/** stop, logs, usage, wait, send, doctor and prune in their plain forms (src/fast-argv.ts), by the bodies their oclif commands run. */
 async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promise<boolean> {
   const parsed = parseSimple(args, FAST_COMMANDS[name])
   if (parsed === null) return false
   const {flags: f, words} = parsed
+  // What only oclif's commands do: hosts over ssh, and a person at a terminal (task lists, questions).
+  const tty = Boolean(process.stdout.isTTY)
+  if (name === 'doctor' && (f.fleet === true || f.host !== undefined || (tty && f.json !== true))) return false
+  if (name === 'prune' && tty && Boolean(process.stdin.isTTY) && f.json !== true) return false
   try {
     const ctx = createContext()
-    let outcome: Outcome | void
+    let outcome: Outcome | void = undefined
     if (name === 'stop')
       outcome = await (await import('./bodies/stop.js')).stop(ctx, {ids: words, force: f.force === true, timeout: f.timeout as number, json: f.json === true})
     else if (name === 'logs') {
@@ -74,6 +78,17 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
     } else if (name === 'usage') {
       const input = {id: words[0], since: f.since as string | undefined, by: f.by as 'session' | 'agent' | 'day', json: f.json === true}
       outcome = await (await import('./bodies/usage.js')).usage(ctx, input)
+    } else if (name === 'send') {
+      const input = {id: words[0]!, words: words.slice(1), stdin: f.stdin === true, enter: f.enter === true, enterOnly: f['enter-only'] === true}
+      outcome = await (
+        await import('./bodies/send.js')
+      ).send(ctx, {...input, whenIdle: f['when-idle'] === true, timeout: f.timeout as number, json: f.json === true})
+    } else if (name === 'doctor') {
+      outcome = await (await import('./bodies/doctor.js')).doctor(ctx, {json: f.json === true, fix: f.fix === true})
+    } else if (name === 'prune') {
+      const input = {dryRun: f['dry-run'] === true, yes: f.yes === true, json: f.json === true}
+      const more = {includeResumable: f['include-resumable'] === true, includeWorktrees: f['include-worktrees'] === true}
+      await (await import('./bodies/prune.js')).prune(ctx, {...input, ...more}, null)
     } else {
       const input = {ids: words, for: f.for as 'waiting' | 'idle' | 'exited' | undefined, any: f.any === true, timeout: f.timeout as number | undefined}
       outcome = await (await import('./bodies/wait.js')).wait(ctx, input)

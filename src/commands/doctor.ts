@@ -1,12 +1,11 @@
 import {Flags} from '@oclif/core'
 
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {terminalSafe, Outcome} from '../lib/model/errors.js'
-import {Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
+import {doctor} from '../bodies/doctor.js'
+import {PkCommand} from '../command-base.js'
+import type {Outcome} from '../lib/model/errors.js'
+import type {Diagnosis} from '../lib/doctor/index.js'
 import {taskList} from '../progress.js'
-import {doctorText} from '../lib/present/doctor.js'
 import {wantColour} from '../lib/present/table.js'
-import {out} from '../output.js'
 
 export default class Doctor extends PkCommand {
   static override summary = 'Check tmux, sockets, the state directory and namespace ownership; say how to fix what is wrong.'
@@ -29,23 +28,13 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
   protected async execute(): Promise<Outcome | void> {
     const {ctx} = this
     const {flags} = await this.parse(Doctor)
-    const env = ctx.env
     const {doctorHosts, resolveHosts} = await import('../lib/fleet/fleet.js')
-    const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, env) : []
+    const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, ctx.env) : []
     // Hosts answer within seconds each: on a terminal, a person sees which are still asked.
     const progress = hosts.length > 0 && !flags.json && process.stdout.isTTY ? await taskList() : undefined
-    const [diagnosis, remote] = await Promise.all([flags.fix ? diagnoseAndFix(ctx) : diagnose(ctx), doctorHosts(hosts, progress)])
-    await progress?.finished()
-    const ok = !failed(diagnosis) && remote.every((h) => h.ok)
-    if (flags.json) {
-      this.printJson({schema: JSON_SCHEMA_VERSION, ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(hosts.length > 0 ? {hosts: remote} : {})})
-    } else if (process.stdout.isTTY && hosts.length === 0 && wantColour(process.stdout, env)) {
-      await renderWithListr(diagnosis)
-    } else {
-      // Names in it (sockets, record files) may hold escape sequences: none reaches the terminal raw.
-      out(terminalSafe(doctorText(diagnosis, remote)))
-    }
-    return ok ? 'ok' : 'not-all-ok'
+    const remote = hosts.length > 0 ? doctorHosts(hosts, progress).finally(() => progress?.finished()) : undefined
+    const render = process.stdout.isTTY && hosts.length === 0 && wantColour(process.stdout, ctx.env) ? renderWithListr : undefined
+    return doctor(ctx, {json: Boolean(flags.json), fix: Boolean(flags.fix)}, {remote, render})
   }
 }
 

@@ -1,13 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {PkError, terminalSafe, Outcome} from '../lib/model/errors.js'
+import {prune} from '../bodies/prune.js'
+import {PkCommand} from '../command-base.js'
+import type {Outcome} from '../lib/model/errors.js'
 import {confirm} from '../prompt.js'
 import {taskList} from '../progress.js'
-import {planLines, pruneText} from '../lib/present/prune.js'
-import {worktreeLines} from '../lib/present/verbs.js'
-import {prune} from '../lib/verbs/prune.js'
-import {out, write} from '../output.js'
 
 export default class Prune extends PkCommand {
   static override summary = 'Remove records of dead sessions, the dead panes they left, and stale sockets.'
@@ -26,30 +23,15 @@ without one it needs --yes or --dry-run.`
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
     const {flags} = await this.parse(Prune)
-    const dryRun = Boolean(flags['dry-run'])
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
-    if (!dryRun && !flags.yes && !interactive) throw new PkError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
-
     const progress = interactive ? await taskList() : undefined
-    const run = await prune(ctx, {
-      dryRun,
-      includeResumable: flags['include-resumable'],
-      includeWorktrees: Boolean(flags['include-worktrees']),
-      progress,
-      confirm: async (remove) => {
-        if (flags.yes || !interactive) return true
-        out(terminalSafe(planLines(remove, 'would remove')))
-        return confirm(`Remove these ${remove.length}? [y/N] `)
-      },
-    })
-    await progress?.finished()
-    if (flags.json) {
-      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, removed: run.removed, kept: run.kept, worktrees: run.worktrees, problems: run.problems})
-      return
+    const input = {dryRun: Boolean(flags['dry-run']), yes: Boolean(flags.yes), json: Boolean(flags.json)}
+    const more = {includeResumable: Boolean(flags['include-resumable']), includeWorktrees: Boolean(flags['include-worktrees'])}
+    try {
+      await prune(this.ctx, {...input, ...more}, interactive ? {progress, ask: confirm} : null)
+    } finally {
+      await progress?.finished()
     }
-    const text = pruneText(run.removed, run.kept, run.problems, dryRun)
-    write({stdout: terminalSafe(text.stdout + worktreeLines(run.worktrees, dryRun)), stderr: text.stderr})
   }
 }

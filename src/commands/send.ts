@@ -1,14 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
-import {PkError, Outcome} from '../lib/model/errors.js'
-import {sendText} from '../lib/verbs/send.js'
-
-async function readAll(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
+import {send} from '../bodies/send.js'
+import {PkCommand} from '../command-base.js'
+import type {Outcome} from '../lib/model/errors.js'
 
 export default class Send extends PkCommand {
   static override summary = "Type text into a session's verified pane and submit it; say whether the agent took it."
@@ -19,7 +13,10 @@ other than newline and tab are refused (exit 2). Refuses an exited session (exit
 First it waits (up to --timeout) until the agent is ready for input: its prompt on the screen or its hook's
 report; an agent waiting on a dialog is refused (exit 1), since the text would answer it. --when-idle also
 waits for a running turn to end. After the paste shows, Enter; the screen must change (the prompt left the
-input box), else Enter once more, else exit 1: the text is typed but not submitted. No text is a usage error
+input box). When it does not and the text is still to be seen in the input, Enter once more, else exit 1: the
+text is typed but not submitted. When the text is not to be seen there, exit 6 (not confirmed): pk cannot tell,
+and never presses twice. To a plain command (no agent) the text and one Enter go at once: nothing says whether
+it took the line, so --json says "submitted": null. Text on --stdin must be UTF-8. No text is a usage error
 (exit 2): --enter-only presses Enter alone.`
   static override examples = [
     '<%= config.bin %> send 3f9a "run the tests and fix what fails"',
@@ -38,15 +35,9 @@ input box), else Enter once more, else exit 1: the text is typed but not submitt
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
     const {args, argv, flags} = await this.parse(Send)
-    const words = argv.slice(1).map(String)
-    if (flags.stdin && words.length > 0) throw new PkError('bad-text', 'give the text as words or with --stdin, not both')
-    if (flags['enter-only'] && (words.length > 0 || flags.stdin)) throw new PkError('bad-text', '--enter-only presses Enter alone; give no text with it')
-    const text = flags.stdin ? (await readAll()).replace(/\r?\n$/, '') : words.join(' ')
-    // Enter alone confirms whatever is highlighted in a dialog: only when asked for by name.
-    if (text === '' && !flags['enter-only']) throw new PkError('bad-text', 'no text to send (pk send ID TEXT); --enter-only presses Enter alone')
-    const sent = await sendText(args.id, ctx, text, {enter: flags.enter || flags['enter-only'], timeoutMs: flags.timeout * 1000, whenIdle: flags['when-idle']})
-    if (flags.json) this.printJson({schema: JSON_SCHEMA_VERSION, ...sent})
+    // (oclif leaves a boolean flag that was not given undefined)
+    const input = {id: args.id, words: argv.slice(1).map(String), stdin: Boolean(flags.stdin), enter: flags.enter, enterOnly: Boolean(flags['enter-only'])}
+    return send(this.ctx, {...input, whenIdle: Boolean(flags['when-idle']), timeout: flags.timeout, json: Boolean(flags.json)})
   }
 }

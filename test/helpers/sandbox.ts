@@ -95,7 +95,7 @@ export class Sandbox {
   }
 
   /** Run the built CLI as a user would. `env` adds to (or, with undefined, removes from) the sandbox env; `bin`: another copy of pk's bin/run.js. */
-  pk(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string; bin?: string} = {}): Promise<RunResult> {
+  pk(args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; input?: string | Buffer; bin?: string} = {}): Promise<RunResult> {
     const env = {...this.env, ...opts.env}
     for (const [k, v] of Object.entries(opts.env ?? {})) if (v === undefined) delete env[k]
     this.assertPrivate({...env, TMUX: undefined, TMUX_PANE: undefined})

@@ -5,6 +5,8 @@
 // an Enter it takes, appends the input to STANDIN_SUBMITTED and shows itself working for a moment.
 // STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_NEVER_SUBMIT swallows every Enter;
 // STANDIN_WORKING_MS starts with a turn already running (STANDIN_WORKING_UNTIL: until that file exists).
+// STANDIN_HIDE_INPUT shows a paste collapsed (`[Pasted text]`, as Claude Code does with long ones), not its
+// text; STANDIN_ENTERS appends a line to that file for every Enter that arrives.
 const fs = require('node:fs')
 const env = process.env
 const readyMs = Number(env.STANDIN_READY_MS ?? 1500)
@@ -15,7 +17,8 @@ let pasting = false
 let pasteEnd = 0
 let ready = false
 
-const draw = (status) => out(`\x1b[2J\x1b[H${status}\n\n╭────────╮\n│ ❯ ${input}\n╰────────╯\n`)
+const shown = () => (env.STANDIN_HIDE_INPUT && input !== '' ? '[Pasted text]' : input)
+const draw = (status) => out(`\x1b[2J\x1b[H${status}\n\n╭────────╮\n│ ❯ ${shown()}\n╰────────╯\n`)
 const idle = () => draw('  ? for shortcuts')
 
 process.stdin.setRawMode?.(true)
@@ -42,6 +45,7 @@ process.stdin.on('data', (chunk) => {
       continue
     }
     if (ch === '\r') {
+      if (env.STANDIN_ENTERS) fs.appendFileSync(env.STANDIN_ENTERS, 'enter\n')
       if (env.STANDIN_NEVER_SUBMIT || Date.now() - pasteEnd < swallowMs) continue // still taking the paste
       if (env.STANDIN_SUBMITTED) fs.appendFileSync(env.STANDIN_SUBMITTED, JSON.stringify(input) + '\n')
       input = ''

@@ -166,7 +166,7 @@ describe('pk attach on the fast path', () => {
   })
 })
 
-describe('stop, logs, usage and wait on the fast path', () => {
+describe('stop, logs, usage, wait, send, doctor and prune on the fast path', () => {
   it('print, fail and exit exactly as through oclif (PK_FAST_PATH=0), without loading oclif; unusual forms go to oclif', async () => {
     const probe = join(sb.root, 'probe.cjs')
     writeFileSync(
@@ -194,6 +194,16 @@ describe('stop, logs, usage and wait on the fast path', () => {
       ['stop', ended.id],
       ['stop', 'ffffffff', '--json'],
       ['stop', ended.id, 'ffffffff', '--timeout', '0'],
+      ['send', 'ffffffff', 'x'],
+      ['send', ended.id, 'x', '--json'],
+      ['send', talker.id, '--no-enter', 'typed', '--json'],
+      ['send', talker.id],
+      ['send', talker.id, 'x', '--enter-only'],
+      ['doctor', '--json'],
+      ['doctor'],
+      ['prune', '--dry-run', '--json'],
+      ['prune', '--dry-run', '--include-resumable'],
+      ['prune'],
     ]
     for (const args of same) {
       const [fast, viaOclif] = [await run(args, true), await run(args, false)]
@@ -217,6 +227,10 @@ describe('stop, logs, usage and wait on the fast path', () => {
       ['stop', talker.id, '--timeout', '-1'],
       ['usage', '--by', 'week'],
       ['logs', '--help'],
+      ['send', talker.id, '--', '-x'],
+      ['send', talker.id, '--no-json', 'x'],
+      ['doctor', '--json', '--host', 'nowhere'],
+      ['doctor', '--fleet'],
     ]) {
       const result = await run(args, true)
       expect({args, oclif: result.stderr.includes('[oclif]')}).toEqual({args, oclif: true})

@@ -2,7 +2,7 @@ import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileS
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, ROOT, Sandbox} from '../helpers/sandbox.js'
+import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /** Issue #22: a script starts an agent and gives it work at once; pk send submits it, or says it did not. */
 let sb: Sandbox
@@ -51,12 +51,25 @@ describe('pk send to an agent', () => {
   })
 
   it('exits 1 when the agent never takes the Enter, and says the text is typed but not submitted', async () => {
-    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_NEVER_SUBMIT: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
+    const enters = join(sb.root, 'enters')
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_NEVER_SUBMIT: '1', STANDIN_READY_MS: '0', STANDIN_ENTERS: enters}})).stdout.trim()
     const sent = await sb.pk(['send', id, 'stuck'], {env})
     expect(sent.code).toBe(1)
-    expect(sent.stderr).toMatch(/did not take the Enter/)
+    expect(sent.stderr).toMatch(/did not take the Enter \(its screen did not change after 2 tries\)/)
     expect(lines()).toEqual([])
-  })
+    // The text was to be seen in the input both times: the second Enter was safe.
+    expect(readFileSync(enters, 'utf8')).toBe('enter\nenter\n')
+  }, 30_000)
+
+  it('never presses twice when the text is not to be seen in the input: exit 6, not confirmed', async () => {
+    const enters = join(sb.root, 'enters')
+    const standin = {...env, STANDIN_NEVER_SUBMIT: '1', STANDIN_READY_MS: '0', STANDIN_HIDE_INPUT: '1', STANDIN_ENTERS: enters}
+    const id = (await sb.pk(['bg', 'claude'], {env: standin})).stdout.trim()
+    const sent = await sb.pk(['send', id, 'hidden text'], {env})
+    expect(sent.code).toBe(6)
+    expect(sent.stderr).toMatch(/cannot tell whether it took it \(not pressed again\)/)
+    expect(readFileSync(enters, 'utf8')).toBe('enter\n')
+  }, 30_000)
 
   it('--when-idle waits for the running turn to end; --timeout bounds the wait (exit 124, nothing typed)', async () => {
     const turnEnds = join(sb.root, 'turn-ends')
@@ -79,5 +92,30 @@ describe('pk send to an agent', () => {
     expect(bare.code).toBe(2)
     expect(bare.stderr).toMatch(/no text to send .*--enter-only/)
     expect((await sb.pk(['send', id, 'x', '--enter-only'], {env})).code).toBe(2)
+  })
+})
+
+describe('pk send to a plain command', () => {
+  it('types the text and one Enter at once, never twice, and claims nothing (submitted null), also where nothing echoes', async () => {
+    const got = join(sb.root, 'got')
+    // No echo: the screen never changes, so a check of the screen would have pressed Enter again.
+    const row = await sb.bgRow(['--', 'sh', '-c', `stty -echo; while IFS= read -r line; do printf '%s\\n' "$line" >> '${got}'; done`])
+    const sent = await sb.pk(['send', row.id, '--json', 'one', 'line'])
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(JSON.parse(sent.stdout)).toMatchObject({id: row.id, submitted: null, enters: 1, enter: true})
+    await waitFor('the line', () => (existsSync(got) ? readFileSync(got, 'utf8') : null))
+    expect((await sb.pk(['send', row.id, '--enter-only'])).code).toBe(0)
+    expect((await sb.pk(['send', row.id, 'no enter', '--no-enter'])).code).toBe(0)
+    expect((await sb.pk(['send', row.id, '--enter-only'])).code).toBe(0)
+    await waitFor('three lines', () => (readFileSync(got, 'utf8').split('\n').length === 4 ? true : null))
+    expect(readFileSync(got, 'utf8')).toBe('one line\n\nno enter\n')
+  })
+
+  it('refuses standard input that is not UTF-8 (exit 2), typing nothing', async () => {
+    const row = await sb.bgRow(['--', 'cat'])
+    const sent = await sb.pk(['send', row.id, '--stdin'], {input: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])})
+    expect(sent.code).toBe(2)
+    expect(sent.stderr).toMatch(/standard input is not UTF-8 text/)
+    expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane).trim()).toBe('')
   })
 })

@@ -46,6 +46,13 @@ describe('parseSimple: the plain forms, or null for oclif', () => {
   ])('%j goes to oclif', (argv) => {
     expect(parseSimple(argv, spec)).toBeNull()
   })
+  it('takes --no-NAME only for a flag that allows it', () => {
+    expect(parseSimple(['ab12', 'hi', '--no-enter'], FAST_COMMANDS.send)?.flags.enter).toBe(false)
+    expect(parseSimple(['ab12', 'hi'], FAST_COMMANDS.send)?.flags.enter).toBe(true)
+    expect(parseSimple(['ab12', 'hi', '--no-enter', '--enter'], FAST_COMMANDS.send)).toBeNull()
+    expect(parseSimple(['ab12', 'hi', '--no-json'], FAST_COMMANDS.send)).toBeNull()
+    expect(parseSimple(['ab12', 'hi', '--no-enter=x'], FAST_COMMANDS.send)).toBeNull()
+  })
   it('refuses flags oclif refuses together', () => {
     expect(parseSimple(['ab12', '--all', '--any'], FAST_COMMANDS.wait)).toBeNull()
     expect(parseSimple(['ab12', '--any'], FAST_COMMANDS.wait)?.flags.any).toBe(true)
@@ -59,7 +66,7 @@ describe("the fast path's specs say what the oclif commands say", () => {
       {
         strict?: boolean
         args: Record<string, {required?: boolean}>
-        flags: Record<string, {type: string; char?: string; options?: string[]; default?: unknown; exclusive?: string[]}>
+        flags: Record<string, {type: string; char?: string; options?: string[]; default?: unknown; exclusive?: string[]; allowNo?: boolean}>
       }
     >
   }
@@ -68,21 +75,24 @@ describe("the fast path's specs say what the oclif commands say", () => {
     const oclif = manifest.commands[name]!
     const visible = Object.entries(oclif.flags).filter(([flag]) => flag !== 'help')
     expect(Object.keys(fast.flags).sort()).toEqual(visible.map(([flag]) => flag).sort())
+    // (the manifest leaves out a boolean's default: the command's own definition has it)
+    const Command = (await import(`../../src/commands/${name}.ts`)).default as {
+      flags: Record<string, {default?: unknown; parse?: (v: string, ...rest: unknown[]) => Promise<unknown>}>
+    }
     for (const [flag, def] of visible) {
       const mine = fast.flags[flag]!
       expect({flag, type: mine.type === 'boolean' ? 'boolean' : 'option'}).toEqual({flag, type: def.type})
       expect({flag, char: 'char' in mine ? mine.char : undefined}).toEqual({flag, char: def.char})
       expect({flag, options: 'options' in mine ? [...mine.options] : undefined}).toEqual({flag, options: def.options})
-      expect({flag, default: 'default' in mine ? mine.default : undefined}).toEqual({flag, default: def.default})
+      if (mine.type === 'boolean') expect({flag, default: mine.default ?? false}).toEqual({flag, default: Command.flags[flag]!.default ?? false})
+      else expect({flag, default: 'default' in mine ? mine.default : undefined}).toEqual({flag, default: def.default})
+      expect({flag, allowNo: 'allowNo' in mine && mine.allowNo === true}).toEqual({flag, allowNo: def.allowNo === true})
       if (def.exclusive) expect(fast.exclusive?.some((group) => group.includes(flag) && def.exclusive!.every((other) => group.includes(other)))).toBe(true)
     }
     const required = Object.values(oclif.args).filter((a) => a.required).length
     expect(fast.words.min).toBe(required)
     expect(fast.words.max).toBe(oclif.strict === false ? Infinity : Object.keys(oclif.args).length)
     // Integers: oclif's own parser takes the least value the fast path takes, and refuses one less.
-    const Command = (await import(`../../src/commands/${name}.ts`)).default as {
-      flags: Record<string, {parse?: (v: string, ...rest: unknown[]) => Promise<unknown>}>
-    }
     for (const [flag, mine] of Object.entries(fast.flags)) {
       if (mine.type !== 'integer') continue
       const definition = Command.flags[flag]!

@@ -6,8 +6,12 @@ export const ExitCode = {
   noSuchSession: 3,
   ambiguous: 4,
   refused: 5,
+  /** pk did what was asked but cannot tell whether it took effect (pk send: the screen did not say). */
+  unconfirmed: 6,
   /** `pk wait` ran out of time (the convention of timeout(1)). */
   timeout: 124,
+  /** Ended by Ctrl-C (SIGINT): what the shell reports, 128 + 2; pk sets no handler that changes it. */
+  interrupted: 130,
 } as const
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
@@ -63,6 +67,7 @@ export const ERRORS = {
   'not-a-file': {exit: ExitCode.failure, meaning: 'a FIFO, directory or link where a regular file should be: never read or written'},
   'not-a-repo': {exit: ExitCode.usage, meaning: '--worktree outside a git repository'},
   'not-a-socket': {exit: ExitCode.usage, meaning: 'the --socket path exists and is not a socket: left untouched'},
+  'not-confirmed': {exit: ExitCode.unconfirmed, meaning: 'Enter was pressed but the screen did not say whether the agent took it: not pressed again'},
   'not-ready': {exit: ExitCode.failure, meaning: 'the agent shows a dialog, not its prompt: nothing was typed'},
   'not-submitted': {exit: ExitCode.failure, meaning: 'the text was typed but the agent did not take the Enter'},
   'notify-taken': {exit: ExitCode.failure, meaning: "Codex's config has a notify program of yours: pk never replaces it"},

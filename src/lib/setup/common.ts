@@ -5,8 +5,18 @@ import {fileURLToPath} from 'node:url'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {readRegularFile} from '../registry/files.js'
 
-/** pk's own package root (where bin/ and assets/ are), from this module's location in dist/lib/setup. */
-export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+/**
+ * pk's own package root (where bin/ and assets/ are): the nearest folder above this module with
+ * bin/run.js. This module runs from dist/lib/setup (oclif) and from the fast path's one bundle in dist/.
+ */
+export const PACKAGE_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)))
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'bin', 'run.js')) && existsSync(join(dir, 'assets', 'pk-hook.sh'))) return dir
+    if (dirname(dir) === dir) return join(from, '..', '..', '..')
+  }
+}
 
 /** The argv that runs this pk, with absolute paths, so an agent's hook finds it whatever its PATH. */
 export function pkArgv(): string[] {

@@ -1,5 +1,6 @@
 import {homedir} from 'node:os'
 
+import {loadPackage} from '../cli/packages.js'
 import {PkError} from '../model/errors.js'
 import {eachWithProgress, NO_PROGRESS, Progress} from '../model/progress.js'
 import {Context} from '../config/context.js'
@@ -21,7 +22,7 @@ export async function planSetup(agent: string, env: Record<string, string | unde
   }
   if (agent === 'codex') {
     const file = codexConfigFile(home, env)
-    const {parse} = await import('smol-toml')
+    const {parse} = loadPackage('smol-toml') as typeof import('smol-toml')
     return planCodex(readIfExists(file), file, pk, (text) => parse(text) as Record<string, unknown>)
   }
   if (agent === 'gemini') {

@@ -21,16 +21,20 @@ export async function cursorAndScreen(socket: string, pane: PaneId): Promise<str
   ).stdout
 }
 
-/** Paste text as it is (bracketed, through a buffer of its own that is deleted after), never as keys. */
-export async function pasteText(socket: string, pane: PaneId, text: string): Promise<void> {
+/**
+ * Paste text as it is (bracketed, through a buffer of its own that is deleted after), never as keys; with
+ * `enter`, Enter right after it in the same tmux call (what a plain command gets). No text: Enter alone.
+ */
+export async function pasteText(socket: string, pane: PaneId, text: string, opts: {enter?: boolean} = {}): Promise<void> {
   const buffer = `pk-send-${randomBytes(6).toString('hex')}`
-  await runTmux(
-    tmuxArgv(socket, [
-      ['load-buffer', '-b', buffer, '-'],
-      ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane],
-    ]),
-    {input: text},
-  )
+  const paste =
+    text === ''
+      ? []
+      : [
+          ['load-buffer', '-b', buffer, '-'],
+          ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane],
+        ]
+  await runTmux(tmuxArgv(socket, [...paste, ...(opts.enter ? [['send-keys', '-t', pane, 'Enter']] : [])]), {input: text})
 }
 
 export async function pressEnter(socket: string, pane: PaneId): Promise<void> {

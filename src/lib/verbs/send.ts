@@ -94,35 +94,64 @@ async function ready(idArg: string, ctx: Context, opts: SendOptions): Promise<Li
   }
 }
 
+/**
+ * Pure: whether the text is verifiably still waiting in the input, on a screen after an Enter that changed
+ * nothing: its last line (as much of it as a box shows) is on that screen and was not before the paste.
+ * Only then is a second Enter safe; a hidden input (a collapsed paste, an agent that does not echo) cannot
+ * be told apart from a late redraw of a turn that started, so it gets no second Enter.
+ */
+export function stillInInput(text: string, beforePaste: string, now: string): boolean {
+  const last = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .at(-1)
+    ?.trim()
+    .slice(0, 24)
+  if (last === undefined || last.length < 2) return false
+  return now.includes(last) && !beforePaste.includes(last)
+}
+
 export async function sendText(idArg: string, ctx: Context, text: string, opts: SendOptions): Promise<SendResult> {
   const clean = checkSendText(text)
   const row = await ready(idArg, ctx, opts)
   const state = row.state
+  const bytes = Buffer.byteLength(clean)
+  // A plain command: nothing on its screen says whether it took a line (it may not echo), so the text
+  // and one Enter go in one tmux call, and pk claims nothing about it (submitted: null). Never twice.
+  if (row.agent === null) {
+    if (clean !== '' || opts.enter) await pasteText(row.tmux.socket, row.tmux.pane, clean, {enter: opts.enter})
+    return {id: row.id, bytes, enter: opts.enter, submitted: null, enters: opts.enter ? 1 : 0, state}
+  }
+  const beforePaste = await screen(row)
   if (clean !== '') {
-    const before = await screen(row)
     await pasteText(row.tmux.socket, row.tmux.pane, clean)
     // Until the paste shows (an agent may hide its input: then a second at most), then a moment more.
-    await until(async () => (await screen(row)) !== before, 1000)
+    await until(async () => (await screen(row)) !== beforePaste, 1000)
     if (opts.enter) await sleep(PASTE_SETTLE_MS)
   }
-  if (!opts.enter) return {id: row.id, bytes: Buffer.byteLength(clean), enter: false, submitted: null, enters: 0, state}
+  if (!opts.enter) return {id: row.id, bytes, enter: false, submitted: null, enters: 0, state}
   let enters = 0
   let submitted = false
-  // A swallowed Enter leaves the screen as it was: the text still in the box. Then once more, no more.
-  while (!submitted && enters < 2) {
+  let waiting = true
+  // A swallowed Enter leaves the screen as it was, the text still in the box: then once more, no more,
+  // and only when the text is seen still waiting there (else a late redraw would get the line twice).
+  while (!submitted && waiting && enters < 2) {
     const before = await screen(row)
     await pressEnter(row.tmux.socket, row.tmux.pane)
     enters++
     submitted = await until(async () => (await screen(row)) !== before, CONFIRM_MS)
+    waiting = clean !== '' && stillInInput(clean, beforePaste, await screen(row))
   }
-  const result = {id: row.id, bytes: Buffer.byteLength(clean), enter: true, submitted, enters, state}
-  if (!submitted)
-    throw Object.assign(
-      new PkError(
+  const result = {id: row.id, bytes, enter: true, submitted, enters, state}
+  if (submitted) return result
+  const error = waiting
+    ? new PkError(
         'not-submitted',
-        `the text is in session ${row.id}'s input, but ${row.agent ?? 'the program'} did not take the Enter (its screen did not change after ${enters} tries); see it with pk attach ${row.id}`,
-      ),
-      {result},
-    )
-  return result
+        `the text is in session ${row.id}'s input, but ${row.agent} did not take the Enter (its screen did not change after ${enters} tries); see it with pk attach ${row.id}`,
+      )
+    : new PkError(
+        'not-confirmed',
+        `Enter was pressed in session ${row.id}, but ${row.agent}'s screen did not change within ${CONFIRM_MS / 1000} s and the text is not to be seen in its input: pk cannot tell whether it took it (not pressed again); see it with pk attach ${row.id}`,
+      )
+  throw Object.assign(error, {result})
 }
