@@ -166,7 +166,7 @@ describe('pk attach on the fast path', () => {
   })
 })
 
-describe('stop, logs, usage, wait, send, doctor and prune on the fast path', () => {
+describe('stop, logs, usage, wait, send, doctor, prune and notify on the fast path', () => {
   it('print, fail and exit exactly as through oclif (PK_FAST_PATH=0), without loading oclif; unusual forms go to oclif', async () => {
     const probe = join(sb.root, 'probe.cjs')
     writeFileSync(
@@ -204,6 +204,9 @@ describe('stop, logs, usage, wait, send, doctor and prune on the fast path', () 
       ['prune', '--dry-run', '--json'],
       ['prune', '--dry-run', '--include-resumable'],
       ['prune'],
+      ['notify', '--json'],
+      ['notify', '--test', '--json'],
+      ['notify', '--fold', '--check', 'ffffffff', '--json'],
     ]
     for (const args of same) {
       const [fast, viaOclif] = [await run(args, true), await run(args, false)]

@@ -100,7 +100,8 @@ describe('notifications', () => {
     const result = await sb.pk(['notify', '--test', '--json'], {env: {...env, DISPLAY: ''}})
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(result.code).toBe(1)
-    const {results} = JSON.parse(result.stdout) as {results: {channel: string; ok: boolean; detail: string}[]}
+    const {results, delivered} = JSON.parse(result.stdout) as {delivered: boolean; results: {channel: string; ok: boolean; detail: string}[]}
+    expect(delivered).toBe(true)
     expect(results).toEqual([
       {channel: 'command sleep', ok: false, detail: 'killed after 1 s', delivered: false},
       {channel: 'command sh', ok: true, detail: 'ran', delivered: true},
@@ -115,11 +116,13 @@ describe('notifications', () => {
     const other = sb.socket('elsewhere')
     sb.tmux(other, 'new-session', '-d', '-s', 'mine', '--', 'sleep', '100000')
     const term = sb.socket('term')
-    // Nobody attached anywhere: not "ok", and exit 1: the sample reached nobody.
+    // Nobody attached anywhere: the channel did its part (exit 0), and pk says the sample reached nobody.
     const nobody = await sb.pk(['notify', '--test'], {env})
-    expect(nobody.code).toBe(1)
+    expect(nobody.code).toBe(0)
     expect(nobody.stdout).toMatch(/skip tmux: no tmux client attached/)
     expect(nobody.stderr).toMatch(/reached nobody/)
+    const nobodyJson = await sb.pk(['notify', '--test', '--json'], {env})
+    expect([nobodyJson.code, JSON.parse(nobodyJson.stdout).delivered]).toEqual([0, false])
     sb.tmux(term, 'new-session', '-d', '-x', '120', '-y', '20', '-s', 'term', '--', 'env', '-u', 'TMUX', 'tmux', '-S', other, 'attach', '-t', 'mine')
     await waitFor('attached elsewhere', () => sb.tmuxTry(other, 'list-clients').stdout.trim() !== '')
     const result = await sb.pk(['notify', '--test'], {env})

@@ -1,0 +1,49 @@
+import {Context} from '../lib/config/context.js'
+import {spoolObservation} from '../lib/events/observe.js'
+import {collectSessions, tellable} from '../lib/listing/sessions.js'
+import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {Outcome} from '../lib/model/errors.js'
+import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
+import {notifyTestText} from '../lib/present/verbs.js'
+import {runWriter} from '../lib/writer/fold.js'
+import {printJson, write} from '../output.js'
+
+export interface NotifyInput {
+  test: boolean
+  /** Only this session. */
+  check: string | undefined
+  fold: boolean
+  observe: string | undefined
+  json: boolean
+}
+
+/**
+ * `pk notify` once its words are parsed: by the oclif command and the fast path alike (the sh hook starts
+ * `pk notify --fold`, the one writer, for every event that may need the user: it should not load oclif).
+ */
+export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome> {
+  const env = ctx.env
+  const {config} = await ctx.config()
+  const channels = config.notify ?? DEFAULT_CHANNELS
+  const state = ctx.readState()
+  if (input.test) {
+    const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: ctx.cwd, reason: 'testing its notifications'}
+    const results = await deliver(sample, channels, env, state)
+    const delivered = results.some((r) => r.delivered)
+    if (input.json) printJson({schema: JSON_SCHEMA_VERSION, delivered, results})
+    else write(notifyTestText(results, channels.length))
+    // Exit 1 only when a channel failed. A channel with nobody there (no client attached, no display) did
+    // its part: the sample reaching nobody is said on stderr and in `delivered`, not as a failure.
+    return results.every((r) => r.ok) ? 'ok' : 'not-all-ok'
+  }
+  if (input.observe !== undefined) spoolObservation(ctx, input.observe)
+  // The one writer applies what is pending (waiting for a live lock holder, never overtaking it); what
+  // needs the user is then told from the listing, which shows what is still pending either way, and
+  // tells nothing it could show only from part of a backlog (see tellable).
+  if (input.fold || input.observe !== undefined) await runWriter(ctx, state)
+  const listing = await collectSessions(ctx)
+  const rows = input.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === input.check)
+  const told = await notifyRows(rows, channels, env, state)
+  if (input.json) printJson({schema: JSON_SCHEMA_VERSION, notified: told})
+  return 'ok'
+}
