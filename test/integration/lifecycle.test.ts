@@ -248,6 +248,33 @@ describe('pk logs, and sessions that die after they started', () => {
     expect(attach.stdout).toContain(row.tmux!.pane)
   })
 
+  it('a job that ends with 0 after it started keeps its output and status until pruned; --lines counts its lines, not blank rows', async () => {
+    const clean = await sb.bgRow(['--', 'sh', '-c', 'seq 1 30; sleep 1; exit 0'])
+    const failed = await sb.bgRow(['--', 'sh', '-c', 'seq 101 130; sleep 1; exit 5'])
+    for (const [row, status] of [
+      [clean, 0],
+      [failed, 5],
+    ] as const) {
+      await waitFor(`exited ${status}`, async () => ((await rowOf(row.id))?.exitStatus === status ? true : null), 10_000)
+      const logs = await sb.pk(['logs', row.id, '--lines', '20'])
+      expect(logs.code, logs.stderr).toBe(0)
+      const base = status === 0 ? 0 : 100
+      expect(logs.stdout).toBe(Array.from({length: 20}, (_, i) => `${base + 11 + i}\n`).join(''))
+      expect(JSON.parse((await sb.pk(['logs', row.id, '--json', '--lines', '2'])).stdout)).toMatchObject({dead: true, lines: [`${base + 29}`, `${base + 30}`]})
+    }
+    expect((await sb.pk(['prune', '--yes'])).code).toBe(0)
+    expect((await sb.pk(['logs', clean.id])).code).toBe(3)
+  }, 60_000)
+
+  it('--follow prints the last lines of a job that ends cleanly', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const row = await sb.bgRow(['--', 'sh', '-c', 'echo first; sleep 1.5; echo second; echo "the last line"; exit 0'])
+      const result = await sb.pk(['logs', row.id, '--follow'])
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stdout).toBe('first\nsecond\nthe last line\n')
+    }
+  }, 60_000)
+
   it('--follow prints new lines until the session ends', async () => {
     const row = await sb.bgRow(['--', 'sh', '-c', 'for i in 1 2 3 4 5; do echo "line $i"; sleep 0.4; done; exit 4'])
     const result = await sb.pk(['logs', row.id, '--follow'])

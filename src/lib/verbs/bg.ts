@@ -256,7 +256,8 @@ export async function startSession(request: BgRequest): Promise<Started> {
     return abandon(error as Error)
   }
   try {
-    // Until the grace period is over a pane whose command exits stays, with its status and output.
+    // A pane whose command exits stays, with its status and output, until pk prune (or pk stop) closes it:
+    // a job that ended cleanly keeps what it printed as much as one that failed.
     await setRemainOnExit(socket, created.paneId, 'on')
   } catch (error) {
     return abandon(error as Error, file)
@@ -272,8 +273,6 @@ export async function startSession(request: BgRequest): Promise<Started> {
     return abandon(new PkError('died-at-once', `${argv[0]} exited at once with ${status}${tail}`), file)
   }
 
-  // A clean exit later closes the pane as tmux normally does; a crash keeps it for pk ls and prune.
-  await setRemainOnExit(socket, created.paneId, 'failed').catch(() => {})
   return {id: sessionIdOf(identity), record, file}
 }
 

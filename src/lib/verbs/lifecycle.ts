@@ -297,10 +297,18 @@ export function checkSendText(text: string): string {
 }
 
 /** Pure: the last `n` lines of a capture, without the blank lines below the last output. */
-export function lastLines(captured: string, n: number): string[] {
+export function lastLines(captured: string, n: number, dead = false): string[] {
   const lines = captured.replace(/\n$/, '').split('\n')
-  while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop()
-  return lines.slice(-n)
+  const trim = () => {
+    while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop()
+  }
+  trim()
+  // A dead pane ends in tmux's own banner, below the screen's empty rows: neither is the program's output.
+  if (dead && lines.length > 0 && /^Pane is dead( \(|$)/.test(lines.at(-1)!)) {
+    lines.pop()
+    trim()
+  }
+  return n === 0 ? [] : lines.slice(-n)
 }
 
 /**
@@ -316,7 +324,7 @@ export async function readLogs(
   const row = await resolveChecked(idArg, ctx, readable)
   const {socket, pane} = row.tmux
   const {view: first, text} = await viewAndCapture(socket, pane, opts.lines, opts.color)
-  opts.emit(lastLines(text, opts.lines))
+  opts.emit(lastLines(text, opts.lines, first?.dead ?? false))
   if (!opts.follow || first === null || first.dead) return {id: row.id, dead: first?.dead ?? true}
   // Lines are counted from the top of the history: all lines above the cursor are complete.
   let printed = first.historySize + first.cursorY
@@ -330,7 +338,7 @@ export async function readLogs(
     if (now !== null && complete > printed) {
       const text = await captureRange(socket, pane, printed - now.historySize, complete - now.historySize - 1, opts.color).catch(() => '')
       const lines = text.replace(/\n$/, '').split('\n')
-      opts.emit(end ? lastLines(text, lines.length) : lines)
+      opts.emit(end ? lastLines(text, lines.length, now.dead) : lines)
       printed = complete
     }
     if (end) return {id: row.id, dead: now?.dead ?? true}
