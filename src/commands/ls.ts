@@ -5,7 +5,7 @@ import {PkCommand} from '../command-base.js'
 import {isListedByDefault} from '../lib/listing/pairing.js'
 import type {HostConfig} from '../lib/config/config.js'
 import {listSessions} from '../lib/listing/listing.js'
-import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseStates} from '../lib/present/ls-options.js'
+import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseColumns, parseStates} from '../lib/present/ls-options.js'
 import {filterRows, presentListing} from '../lib/present/listing.js'
 import type {SessionRow} from '../lib/model/contract.js'
 import {out, terminal, write} from '../output.js'
@@ -29,6 +29,8 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     agent: Flags.string({description: LS_FLAGS.agent.description}),
     ids: Flags.boolean({char: LS_FLAGS.ids.short, description: LS_FLAGS.ids.description}),
     'no-headers': Flags.boolean({description: LS_FLAGS['no-headers'].description}),
+    count: Flags.boolean({description: LS_FLAGS.count.description}),
+    output: Flags.string({char: LS_FLAGS.output.short, description: LS_FLAGS.output.description}),
     interval: Flags.integer({description: 'with --watch: seconds between polls', default: 1, min: 1, hidden: true}),
     fleet: Flags.boolean({description: 'also every configured host (over ssh); their ids are HOST/ID'}),
     host: Flags.string({description: 'also this host (configured name or ssh destination); repeatable', multiple: true}),
@@ -47,6 +49,8 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
       agent: flags.agent ?? null,
       ids: flags.ids,
       headers: !flags['no-headers'],
+      count: Boolean(flags.count),
+      columns: parseColumns(flags.output),
     }
     if (flags.watch) checkWatchOptions(opts)
     else checkLsOptions(opts)

@@ -140,3 +140,27 @@ describe('one error style', () => {
     }
   })
 })
+
+describe('counts and columns without jq (issue 39)', () => {
+  it('pk ls --count counts per state with the filters; -o prints chosen columns, tab-separated; both paths alike', async () => {
+    const a = await sb.bgRow(['--name', 'first one', '--', 'sleep', '100000'])
+    const b = await sb.bgRow(['--', 'sh', '-c', 'sleep 1; exit 2'])
+    await waitFor('exited', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === b.id)?.state === 'exited' ? true : null), 10_000)
+    for (const fast of [true, false]) {
+      const env = fast ? {} : {PK_FAST_PATH: '0'}
+      const count = await sb.pk(['ls', '--count'], {env})
+      expect(count.code, count.stderr).toBe(0)
+      expect(count.stdout).toBe('working 0\nwaiting 0\nidle 0\nexited 1\nunknown 1\nattention 0\ntotal 2\n')
+      expect((await sb.pk(['ls', '--count', '--state', 'exited'], {env})).stdout).toMatch(/^exited 1$[\s\S]*^total 1$/m)
+      const columns = await sb.pk(['ls', '-o', 'id,state,exit,label'], {env})
+      expect(columns.code, columns.stderr).toBe(0)
+      const lines = columns.stdout.trimEnd().split('\n')
+      expect(lines[0]).toBe('ID\tSTATE\tEXIT\tLABEL')
+      expect(lines.slice(1).sort()).toEqual([`${a.id}\tunknown\t-\tfirst one`, `${b.id}\texited\t2\t-`].sort())
+      expect((await sb.pk(['ls', '-o', 'id', '--no-headers'], {env})).stdout.split('\n').filter(Boolean).sort()).toEqual([a.id, b.id].sort())
+      const bad = await sb.pk(['ls', '-o', 'id,colour'], {env})
+      expect([bad.code, bad.stderr.trim()]).toEqual([2, expect.stringMatching(/^pk: -o "id,colour": no column "colour"; the columns are id, state, /)])
+      expect((await sb.pk(['ls', '--count', '--json'], {env})).code).toBe(2)
+    }
+  }, 60_000)
+})

@@ -18,6 +18,46 @@ export interface LsOptions {
   ids: boolean
   /** The table's header line. */
   headers: boolean
+  /** Only counts: per state, of those that need you, and in all (`pk ls --count`). */
+  count: boolean
+  /** Only these columns, tab-separated (`pk ls -o id,state`); null: the table. */
+  columns: Column[] | null
+}
+
+/** What `pk ls -o` can show, each a plain value: `-` where there is none, never a tab or a line end. */
+export const COLUMNS = {
+  id: (r: SessionRow) => r.id,
+  state: (r: SessionRow) => r.state,
+  agent: (r: SessionRow) => r.agent,
+  label: (r: SessionRow) => r.label,
+  attention: (r: SessionRow) => String(r.attention),
+  pid: (r: SessionRow) => (r.pid === null ? null : String(r.pid)),
+  cwd: (r: SessionRow) => r.cwd,
+  command: (r: SessionRow) => (r.command.length === 0 ? null : r.command.join(' ')),
+  started: (r: SessionRow) => r.startedAt,
+  exit: (r: SessionRow) => (r.exitStatus === null ? null : String(r.exitStatus)),
+  verified: (r: SessionRow) => String(r.verified),
+  pane: (r: SessionRow) => r.tmux?.pane ?? null,
+  socket: (r: SessionRow) => r.tmux?.socket ?? null,
+  branch: (r: SessionRow) => r.worktree?.branch ?? null,
+  worktree: (r: SessionRow) => r.worktree?.path ?? null,
+  since: (r: SessionRow) => r.attentionSince,
+} as const satisfies Record<string, (r: SessionRow) => string | null>
+
+export type Column = keyof typeof COLUMNS
+
+/** Pure: the rows as the chosen columns, tab-separated, a header line first unless `headers` is false. */
+export function columnsText(rows: SessionRow[], columns: readonly Column[], headers: boolean): string {
+  const cell = (value: string | null) => (value === null || value === '' ? '-' : value.replaceAll(/[\t\n\r]/g, ' '))
+  const lines = rows.map((r) => columns.map((c) => cell(COLUMNS[c](r))).join('\t'))
+  return [...(headers ? [columns.join('\t').toUpperCase()] : []), ...lines].map((l) => l + '\n').join('')
+}
+
+/** Pure: `pk ls --count`: one `NAME N` line per state, then those that need you, then all of them. */
+export function countText(rows: SessionRow[]): string {
+  const states: State[] = ['working', 'waiting', 'idle', 'exited', 'unknown']
+  const lines = states.map((state) => `${state} ${rows.filter((r) => r.state === state).length}`)
+  return [...lines, `attention ${rows.filter((r) => r.attention).length}`, `total ${rows.length}`].map((l) => l + '\n').join('')
 }
 
 /** What `pk ls` shows with no flags. */
@@ -31,6 +71,8 @@ export const LS_DEFAULTS: LsOptions = {
   agent: null,
   ids: false,
   headers: true,
+  count: false,
+  columns: null,
 }
 
 /** Pure: the rows the filters keep (every output filters alike: table, JSON, ids, the short line). */
@@ -84,7 +126,10 @@ export function presentListing(all: SessionRow[], problems: Problem[], opts: LsO
   const rows = filterRows(all, opts)
   if (opts.format === 'short') return {stdout: shortSummary(rows, opts.color) + '\n', stderr: ''}
   if (opts.json) return {stdout: JSON.stringify({schema: JSON_SCHEMA_VERSION, sessions: rows, problems}, null, 2) + '\n', stderr: ''}
-  if (opts.ids) return {stdout: rows.map((r) => r.id + '\n').join(''), stderr: problems.map((p) => `pk: ${p.code}: ${p.message}\n`).join('')}
+  const problemLines = problems.map((p) => `pk: ${p.code}: ${p.message}\n`).join('')
+  if (opts.ids) return {stdout: rows.map((r) => r.id + '\n').join(''), stderr: problemLines}
+  if (opts.count) return {stdout: countText(rows), stderr: problemLines}
+  if (opts.columns !== null) return {stdout: columnsText(rows, opts.columns, opts.headers), stderr: problemLines}
   let stdout = ''
   let stderr = ''
   if (rows.length > 0)

@@ -2,7 +2,7 @@ import {parseArgs} from 'node:util'
 
 import {PkError} from '../model/errors.js'
 
-import {LsOptions} from './listing.js'
+import {COLUMNS, Column, LsOptions} from './listing.js'
 
 /**
  * The flags `pk ls` shares between its oclif command and the fast path, defined once: the command derives
@@ -18,7 +18,13 @@ export const LS_FLAGS = {
   attention: {type: 'boolean', description: 'only sessions that need you (waiting, or finished a turn, while nobody looks)'},
   agent: {type: 'string', description: 'only sessions of this agent (claude, codex, gemini, opencode, pi, ...)'},
   ids: {type: 'boolean', short: 'q', description: 'print only the ids, one per line'},
-  'no-headers': {type: 'boolean', description: 'the table without its header line'},
+  'no-headers': {type: 'boolean', description: 'the table (or the -o columns) without its header line'},
+  count: {type: 'boolean', description: 'only counts, one `NAME N` line each: per state, attention, total (with the filters)'},
+  output: {
+    type: 'string',
+    short: 'o',
+    description: `only these columns, comma-separated, tab-separated lines with a header (like ps -o): ${Object.keys(COLUMNS).join(', ')}`,
+  },
 } as const
 
 export const STATES = ['working', 'waiting', 'idle', 'exited', 'unknown'] as const
@@ -26,20 +32,30 @@ export const STATES = ['working', 'waiting', 'idle', 'exited', 'unknown'] as con
 const FORMATS: readonly string[] = LS_FLAGS.format.options
 
 /** Pure: refuse combinations that mean nothing, rather than ignore a flag silently (exit 2). */
-export function checkLsOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color'> & Partial<Pick<LsOptions, 'ids' | 'headers' | 'states'>>): void {
+export function checkLsOptions(
+  opts: Pick<LsOptions, 'json' | 'format' | 'color'> & Partial<Pick<LsOptions, 'ids' | 'headers' | 'states' | 'count' | 'columns'>>,
+): void {
+  const outputs = [opts.json && '--json', opts.format === 'short' && '--format short', opts.ids && '--ids', opts.count && '--count', opts.columns && '-o']
+  const chosen = outputs.filter((o): o is string => typeof o === 'string')
+  if (chosen.length > 1)
+    throw new PkError(
+      'bad-flags',
+      `${chosen.slice(0, -1).join(', ')} and ${chosen.at(-1)} are ${chosen.length === 2 ? 'two' : chosen.length} different outputs; pick one`,
+    )
+  if (opts.headers === false && (opts.json || opts.ids || opts.count || opts.format === 'short'))
+    throw new PkError('bad-flags', '--no-headers goes with the table or -o')
   if (opts.color && opts.format !== 'short') throw new PkError('bad-flags', '--color goes with --format short (tmux colour codes for a status bar)')
-  if (opts.json && opts.format === 'short') throw new PkError('bad-flags', '--json and --format short are two different outputs; pick one')
-  if (opts.ids && (opts.json || opts.format === 'short'))
-    throw new PkError('bad-flags', `--ids and ${opts.json ? '--json' : '--format short'} are two different outputs; pick one`)
-  if (opts.headers === false && (opts.json || opts.ids || opts.format === 'short')) throw new PkError('bad-flags', '--no-headers goes with the table')
   const bad = (opts.states ?? []).find((s) => !(STATES as readonly string[]).includes(s))
   if (bad !== undefined) throw new PkError('bad-flags', `--state ${JSON.stringify(bad)}: the states are ${STATES.join(', ')}`)
 }
 
 /** Pure: --watch streams JSON events: only the filters go with it (--format short, --ids, --no-headers do not). */
-export function checkWatchOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color' | 'ids' | 'headers' | 'states'>): void {
-  if (opts.format === 'short' || opts.color || opts.ids || opts.headers === false)
-    throw new PkError('bad-flags', '--watch streams JSON events (--watch --json); --format short, --color, --ids and --no-headers do not go with it')
+export function checkWatchOptions(opts: Pick<LsOptions, 'json' | 'format' | 'color' | 'ids' | 'headers' | 'states' | 'count' | 'columns'>): void {
+  if (opts.format === 'short' || opts.color || opts.ids || opts.headers === false || opts.count || opts.columns !== null)
+    throw new PkError(
+      'bad-flags',
+      '--watch streams JSON events (--watch --json); --format short, --color, --ids, --count, -o and --no-headers do not go with it',
+    )
   checkLsOptions({...opts, json: false})
 }
 
@@ -51,6 +67,22 @@ export const parseStates = (value: string | undefined) =>
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean)
+
+/** Pure: the columns a -o value names (comma-separated); an unknown one is a usage error that lists them. */
+export function parseColumns(value: string | undefined): Column[] | null {
+  if (value === undefined) return null
+  const names = value
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter(Boolean)
+  const bad = names.find((c) => !Object.hasOwn(COLUMNS, c))
+  if (bad !== undefined || names.length === 0)
+    throw new PkError(
+      'bad-flags',
+      `-o ${JSON.stringify(value)}: ${bad === undefined ? 'no column named' : `no column ${JSON.stringify(bad)}`}; the columns are ${Object.keys(COLUMNS).join(', ')}`,
+    )
+  return names as Column[]
+}
 
 /** Pure: the options of an argv the fast path can serve, or null to let oclif parse it. */
 export function parseLsArgv(args: string[]): LsOptions | null {
@@ -71,6 +103,8 @@ export function parseLsArgv(args: string[]): LsOptions | null {
         agent: {type: 'string'},
         ids: {type: 'boolean', short: 'q'},
         'no-headers': {type: 'boolean'},
+        count: {type: 'boolean'},
+        output: {type: 'string', short: 'o'},
       },
     })
   } catch {
@@ -82,6 +116,12 @@ export function parseLsArgv(args: string[]): LsOptions | null {
   const {values} = parsed
   const format = values.format ?? LS_FLAGS.format.default
   if (!FORMATS.includes(format)) return null
+  let columns: Column[] | null
+  try {
+    columns = parseColumns(values.output)
+  } catch {
+    return null // oclif's command says what is wrong with it, in the same words
+  }
   return {
     json: values.json ?? false,
     all: values.all ?? false,
@@ -92,5 +132,7 @@ export function parseLsArgv(args: string[]): LsOptions | null {
     agent: values.agent ?? null,
     ids: values.ids ?? false,
     headers: !(values['no-headers'] ?? false),
+    count: values.count ?? false,
+    columns,
   }
 }
