@@ -76,7 +76,18 @@ function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): str
  * commands define them (a test holds them against oclif.manifest.json).
  */
 export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' | 'doctor' | 'prune' | 'notify', CommandSpec> = {
-  stop: {flags: {force: {type: 'boolean'}, timeout: {type: 'integer', min: 0, default: 10}, json: {type: 'boolean'}}, words: {min: 1, max: Infinity}},
+  stop: {
+    flags: {
+      force: {type: 'boolean'},
+      timeout: {type: 'integer', min: 0, default: 10},
+      json: {type: 'boolean'},
+      all: {type: 'boolean'},
+      state: {type: 'string'},
+      agent: {type: 'string'},
+      attention: {type: 'boolean'},
+    },
+    words: {min: 0, max: Infinity},
+  },
   logs: {
     flags: {lines: {type: 'integer', char: 'n', min: 1, default: 200}, follow: {type: 'boolean', char: 'f'}, color: {type: 'boolean'}, json: {type: 'boolean'}},
     words: {min: 1, max: 1},

@@ -70,9 +70,12 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
   try {
     const ctx = createContext()
     let outcome: Outcome | void = undefined
-    if (name === 'stop')
-      outcome = await (await import('./bodies/stop.js')).stop(ctx, {ids: words, force: f.force === true, timeout: f.timeout as number, json: f.json === true})
-    else if (name === 'logs') {
+    if (name === 'stop') {
+      const filters = {state: f.state as string | undefined, attention: f.attention === true, agent: f.agent as string | undefined}
+      outcome = await (
+        await import('./bodies/stop.js')
+      ).stop(ctx, {ids: words, all: f.all === true, filters, force: f.force === true, timeout: f.timeout as number, json: f.json === true})
+    } else if (name === 'logs') {
       const input = {id: words[0]!, lines: f.lines as number, follow: f.follow === true, color: f.color === true, json: f.json === true}
       outcome = await (await import('./bodies/logs.js')).logs(ctx, input)
     } else if (name === 'usage') {

@@ -10,11 +10,22 @@ export default class Stop extends PkCommand {
 SIGTERM goes to the agent's process group (how agents end cleanly when their terminal closes); after --timeout
 seconds (default 10), or at once with --force, SIGKILL. Waits until the process is gone. The pane closes with it;
 the record stays as exited (reason: stopped), so pk resume can continue the conversation. With several ids, every
-one is tried; the exit code is the first failure's.`
-  static override examples = ['<%= config.bin %> stop 3f9a', '<%= config.bin %> stop 3f9a a70e --timeout 30', '<%= config.bin %> stop 3f9a --force --json']
+one is tried; the exit code is the first failure's. A session that has exited already is done, not a failure
+(exit 0, "had exited already"; in --json under exited): a cleanup needs no || true. An unknown id is exit 3.
+--all stops every live session pk ls lists, narrowed by --state, --agent and --attention.`
+  static override examples = [
+    '<%= config.bin %> stop 3f9a',
+    '<%= config.bin %> stop 3f9a a70e --timeout 30',
+    '<%= config.bin %> stop 3f9a --force --json',
+    '<%= config.bin %> stop --all --agent claude',
+  ]
   static override strict = false
-  static override args = {id: Args.string({description: 'session id or unique prefix (several allowed)', required: true})}
+  static override args = {id: Args.string({description: 'session id or unique prefix (several allowed)'})}
   static override flags = {
+    all: Flags.boolean({description: 'every live session pk ls lists, with its filters (--state, --agent, --attention)'}),
+    state: Flags.string({description: 'with --all: only sessions in these states, comma-separated'}),
+    agent: Flags.string({description: 'with --all: only sessions of this agent'}),
+    attention: Flags.boolean({description: 'with --all: only sessions that need you'}),
     force: Flags.boolean({description: 'SIGKILL at once'}),
     timeout: Flags.integer({description: 'seconds to wait after SIGTERM before SIGKILL', default: 10, min: 0}),
     json: Flags.boolean({description: 'print {schema, stopped, failed} as JSON'}),
@@ -22,6 +33,14 @@ one is tried; the exit code is the first failure's.`
 
   protected async execute(): Promise<Outcome | void> {
     const {argv, flags} = await this.parse(Stop)
-    return stop(this.ctx, {ids: argv.map(String), force: flags.force, timeout: flags.timeout, json: flags.json})
+    const filters = {state: flags.state, attention: Boolean(flags.attention), agent: flags.agent}
+    return stop(this.ctx, {
+      ids: argv.map(String),
+      all: Boolean(flags.all),
+      filters,
+      force: Boolean(flags.force),
+      timeout: flags.timeout,
+      json: Boolean(flags.json),
+    })
   }
 }
