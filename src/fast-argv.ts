@@ -97,8 +97,15 @@ export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' |
     words: {min: 0, max: 1},
   },
   wait: {
-    flags: {for: {type: 'option', options: ['waiting', 'idle', 'exited']}, all: {type: 'boolean'}, any: {type: 'boolean'}, timeout: {type: 'integer', min: 0}},
-    words: {min: 1, max: Infinity},
+    flags: {
+      for: {type: 'option', options: ['waiting', 'idle', 'exited']},
+      all: {type: 'boolean'},
+      any: {type: 'boolean'},
+      timeout: {type: 'integer', min: 0},
+      agent: {type: 'string'},
+      json: {type: 'boolean'},
+    },
+    words: {min: 0, max: Infinity},
     exclusive: [['all', 'any']],
   },
   send: {

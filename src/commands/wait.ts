@@ -9,7 +9,9 @@ export default class Wait extends PkCommand {
   static override description = `With no --for, waits until the session needs you (attention: it asks something, or finished a turn,
 while nobody looks). Several ids: until all of them (--all, the default) or any one (--any) do; the ids
 that did are printed, one per line. Exit 0 then, 124 on --timeout, 3 when a session disappears or exits
-first (for --for exited, disappearing counts as reaching it).`
+first (for --for exited, disappearing counts as reaching it). With no ids, every session pk ls lists, those
+present and those started while it waits (--agent NAME: only that agent's), until any one gets there; its id
+is printed. --json names each session that got there, with its state and why it needs you.`
   static override examples = [
     '<%= config.bin %> wait 3f9a && notify-send "claude needs you"',
     '<%= config.bin %> wait 3f9a --for idle --timeout 600',
@@ -18,17 +20,26 @@ first (for --for exited, disappearing counts as reaching it).`
   ]
   static override strict = false
   static override args = {
-    id: Args.string({description: 'session id or unique prefix (several: one per argument)', required: true}),
+    id: Args.string({description: 'session id or unique prefix (several: one per argument; none: every session, present and future)'}),
   }
   static override flags = {
     for: Flags.option({description: 'the state to wait for (default: needs you)', options: ['waiting', 'idle', 'exited'] as const})(),
     all: Flags.boolean({description: 'with several ids: until every one has (the default)', exclusive: ['any']}),
     any: Flags.boolean({description: 'with several ids: until one has', exclusive: ['all']}),
     timeout: Flags.integer({description: 'give up after this many seconds (exit 124)', min: 0}),
+    agent: Flags.string({description: 'with no ids: only sessions of this agent'}),
+    json: Flags.boolean({description: 'print {schema, sessions: [{id, agent, label, state, attention, attentionSince, exitStatus}]} of those that got there'}),
   }
 
   protected async execute(): Promise<Outcome | void> {
     const {argv, flags} = await this.parse(Wait)
-    return wait(this.ctx, {ids: argv.map(String), for: flags.for, any: flags.any, timeout: flags.timeout})
+    return wait(this.ctx, {
+      ids: argv.map(String),
+      for: flags.for,
+      any: Boolean(flags.any),
+      agent: flags.agent,
+      timeout: flags.timeout,
+      json: Boolean(flags.json),
+    })
   }
 }

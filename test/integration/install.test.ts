@@ -58,7 +58,7 @@ describe('published shapes', () => {
     for (const event of events) expect(check('watch-event', event), JSON.stringify(event)).toBeNull()
   }, 60_000)
 
-  it('so do stop, restore, send, logs and notify (issue #23)', async () => {
+  it('so do stop, wait, restore, send, logs and notify (issue #23)', async () => {
     const check = validator()
     const row = await sb.bgRow(['--', 'sh', '-c', 'while read -r line; do echo "got $line"; done'])
     const sent = await sb.pk(['send', row.id, 'hello', '--json'])
@@ -70,6 +70,10 @@ describe('published shapes', () => {
     expect(check('stop', stop)).toBeNull()
     // A failure after the id was resolved names the session in full, not the prefix typed.
     expect(stop.stopped[0].id).toBe(row.id)
+    const again = JSON.parse((await sb.pk(['stop', row.id, '--json'])).stdout)
+    expect([check('stop', again), again.exited]).toEqual([null, [row.id]])
+    const waited = JSON.parse((await sb.pk(['wait', row.id, '--for', 'exited', '--json'])).stdout)
+    expect([check('wait', waited), waited.sessions[0].id]).toEqual([null, row.id])
     expect(check('restore', JSON.parse((await sb.pk(['restore', '--dry-run', '--json'])).stdout))).toBeNull()
     expect(check('notify', JSON.parse((await sb.pk(['notify', '--json'])).stdout))).toBeNull()
     mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})

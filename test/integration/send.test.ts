@@ -119,3 +119,24 @@ describe('pk send to a plain command', () => {
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane).trim()).toBe('')
   })
 })
+
+describe('pk wait over every session (issue 39)', () => {
+  it('ends on a session started after the wait began that needs you, of the agent asked for, and names it in --json', async () => {
+    await sb.bgRow(['--', 'sleep', '100000'])
+    const waiting = sb.pk(['wait', '--agent', 'claude', '--json', '--timeout', '60'], {env})
+    // (what is there when it starts needs nobody: the wait has to see the new session)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_DIALOG: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
+    const done = await waiting
+    expect(done.code, done.stderr).toBe(0)
+    // (attentionSince: when an event or a watcher dated it; a dialog only seen on the screen just now has none)
+    const {attentionSince, ...reached} = JSON.parse(done.stdout).sessions[0]
+    expect(reached).toEqual({id, agent: 'claude', label: null, state: 'waiting', attention: true, exitStatus: null})
+    expect(attentionSince === null || typeof attentionSince === 'string').toBe(true)
+    const plain = await sb.pk(['wait', '--for', 'waiting'], {env})
+    expect([plain.code, plain.stdout]).toEqual([0, `${id}\n`])
+    const none = await sb.pk(['wait', '--agent', 'codex', '--timeout', '1'], {env})
+    expect([none.code, none.stderr.trim()]).toEqual([124, 'pk: no session of codex was needing you after 1 s'])
+    expect((await sb.pk(['wait', id, '--agent', 'claude'], {env})).code).toBe(2)
+  }, 90_000)
+})

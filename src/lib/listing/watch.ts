@@ -1,6 +1,6 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {sortRows} from './pairing.js'
+import {isListedByDefault, sortRows} from './pairing.js'
 import {JSON_SCHEMA_VERSION, SessionRow} from '../model/contract.js'
 import {ServerListing} from '../tmux/servers.js'
 import {resolveId} from './resolve.js'
@@ -139,11 +139,33 @@ export const LOOK_FLOOR_MS = 200
 export const lookDeadline = (leftMs: number) => Math.max(LOOK_FLOOR_MS, Math.min(TMUX_DEADLINE_MS, leftMs))
 
 /**
+ * Block until any session `pk ls` lists (present, or started meanwhile), of `agent` when given, reaches
+ * `target`; the ones that did, at that look. Exit 124 on timeout; nothing here is lost by a session ending.
+ */
+export async function waitForAnySession(opts: Omit<WaitOptions, 'idArgs' | 'mode'> & {agent: string | null}): Promise<SessionRow[]> {
+  const now = () => opts.ctx.now()
+  const deadline = opts.timeoutMs === null ? Infinity : now() + opts.timeoutMs
+  const lookWithin = opts.look ?? (async (deadlineMs: number) => (await collectSessions(opts.ctx, {deadlineMs})).rows)
+  const pause = opts.sleep ?? ((ms: number) => sleep(ms))
+  const what = opts.target === 'attention' ? 'needing you' : opts.target
+  for (;;) {
+    const rows = (await lookWithin(lookDeadline(deadline - now()))).filter(
+      (r) => isListedByDefault(r) && !r.conflict && (opts.agent === null || r.agent === opts.agent),
+    )
+    const done = rows.filter((r) => reached(r, opts.target))
+    if (done.length > 0) return done
+    if (now() >= deadline)
+      throw new PkError('timeout', `no session${opts.agent === null ? '' : ` of ${opts.agent}`} was ${what} after ${(opts.timeoutMs ?? 0) / 1000} s`)
+    await pause(Math.min(opts.intervalMs, Math.max(0, deadline - now())))
+  }
+}
+
+/**
  * Block until the sessions reach `target`: every one of them (`all`), or any one (`any`). Exit 0 when they
  * do, 124 on timeout, 3 when a session disappears or exits first (for `exited`, disappearing is reaching
  * it: an agent started by hand leaves no record). Returns the sessions that reached it.
  */
-export async function waitForStates(opts: WaitOptions): Promise<string[]> {
+export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
   const now = () => opts.ctx.now()
   const deadline = opts.timeoutMs === null ? Infinity : now() + opts.timeoutMs
   const lookWithin = opts.look ?? (async (deadlineMs: number) => (await collectSessions(opts.ctx, {deadlineMs})).rows)
@@ -160,25 +182,26 @@ export async function waitForStates(opts: WaitOptions): Promise<string[]> {
   const what = opts.target === 'attention' ? 'needing you' : opts.target
   for (let first = true; ; first = false) {
     const rows = first ? listing : await look()
-    const done: string[] = []
+    const done: SessionRow[] = []
     const lost: string[] = []
     const states = new Map<string, string>()
     for (const id of ids) {
       const row = rows.find((r) => r.id === id)
       if (row) states.set(id, row.state)
       if (!row) {
-        if (opts.target === 'exited') done.push(id)
+        // (an agent started by hand leaves no record: gone is exited; its last row stands for it)
+        if (opts.target === 'exited') done.push({...(listing.find((r) => r.id === id) as SessionRow), state: 'exited'})
         else lost.push(`session ${id} went away before it was ${what}`)
         continue
       }
       refuseConflict(row)
-      if (reached(row, opts.target)) done.push(id)
+      if (reached(row, opts.target)) done.push(row)
       else if (row.state === 'exited') lost.push(`session ${id} exited before it was ${what}`)
     }
     if (opts.mode === 'any' ? done.length > 0 : done.length === ids.length) return done
     if (opts.mode === 'all' ? lost.length > 0 : lost.length === ids.length) throw new PkError('gone', lost.join('; '))
     if (now() >= deadline) {
-      const left = ids.filter((id) => !done.includes(id))
+      const left = ids.filter((id) => !done.some((r) => r.id === id))
       const still = left.map((id) => `session ${id} is still ${states.get(id) ?? 'gone'}`).join('; ')
       throw new PkError(
         'timeout',

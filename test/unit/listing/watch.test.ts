@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/contract.js'
-import {LOOK_FLOOR_MS, diffRows, lookDeadline, waitForStates} from '../../../src/lib/listing/watch.js'
+import {LOOK_FLOOR_MS, diffRows, lookDeadline, waitForAnySession, waitForStates} from '../../../src/lib/listing/watch.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
 
@@ -127,7 +127,36 @@ describe('pk wait against a server that never answers', () => {
         clock += ms
       },
     })
-    expect(done).toEqual(['3f9a0000'])
+    expect(done.map((r) => r.id)).toEqual(['3f9a0000'])
     expect(looks).toBe(5)
+  })
+})
+
+describe('pk wait over every session, present and future (issue 39)', () => {
+  const run = async (looks: SessionRow[][], opts: {agent?: string | null; timeoutMs?: number | null} = {}) => {
+    let clock = 0
+    let n = 0
+    return waitForAnySession({
+      ctx: clockContext(() => clock),
+      target: 'attention',
+      agent: opts.agent ?? null,
+      timeoutMs: opts.timeoutMs ?? null,
+      intervalMs: 500,
+      look: async () => looks[Math.min(n++, looks.length - 1)]!,
+      sleep: async (ms) => {
+        clock += ms
+      },
+    })
+  }
+  it('returns the first session that needs you, also one started after the wait began, of the agent asked for', async () => {
+    const busy = row('aaaa0000', {state: 'working', agent: 'claude'})
+    const later = row('bbbb0000', {state: 'waiting', attention: true, agent: 'codex'})
+    const mine = row('cccc0000', {state: 'waiting', attention: true, agent: 'claude'})
+    expect((await run([[busy], [busy], [busy, later]])).map((r) => r.id)).toEqual(['bbbb0000'])
+    expect((await run([[busy], [busy, later], [busy, later, mine]], {agent: 'claude'})).map((r) => r.id)).toEqual(['cccc0000'])
+    // Plain panes (kind pane) and conflicting claims never end it.
+    const pane = row('dddd0000', {kind: 'pane', attention: true})
+    const conflict = row('eeee0000', {conflict: true, attention: true})
+    await expect(run([[pane, conflict]], {timeoutMs: 2000})).rejects.toMatchObject({code: 'timeout', message: 'no session was needing you after 2 s'})
   })
 })
