@@ -104,6 +104,7 @@ export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' |
       timeout: {type: 'integer', min: 0},
       agent: {type: 'string'},
       json: {type: 'boolean'},
+      next: {type: 'boolean'},
     },
     words: {min: 0, max: Infinity},
     exclusive: [['all', 'any']],

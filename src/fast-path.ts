@@ -96,7 +96,13 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
       const more = {includeResumable: f['include-resumable'] === true, includeWorktrees: f['include-worktrees'] === true}
       await (await import('./bodies/prune.js')).prune(ctx, {...input, ...more}, null)
     } else {
-      const input = {ids: words, for: f.for as 'waiting' | 'idle' | 'exited' | undefined, any: f.any === true, agent: f.agent as string | undefined}
+      const input = {
+        ids: words,
+        for: f.for as 'waiting' | 'idle' | 'exited' | undefined,
+        any: f.any === true,
+        next: f.next === true,
+        agent: f.agent as string | undefined,
+      }
       outcome = await (await import('./bodies/wait.js')).wait(ctx, {...input, timeout: f.timeout as number | undefined, json: f.json === true})
     }
     const code = exitOf(outcome ?? 'ok')

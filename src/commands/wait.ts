@@ -11,7 +11,9 @@ while nobody looks). Several ids: until all of them (--all, the default) or any 
 that did are printed, one per line. Exit 0 then, 124 on --timeout, 3 when a session disappears or exits
 first (for --for exited, disappearing counts as reaching it). With no ids, every session pk ls lists, those
 present and those started while it waits (--agent NAME: only that agent's), until any one gets there; its id
-is printed. --json names each session that got there, with its state and why it needs you.`
+is printed. --json names each session that got there, with its state and why it needs you. --next counts only
+what happens after the wait began (a session seen elsewhere first, or needing you since): after pk send, the end
+of the turn it started, not the idle state from before.`
   static override examples = [
     '<%= config.bin %> wait 3f9a && notify-send "claude needs you"',
     '<%= config.bin %> wait 3f9a --for idle --timeout 600',
@@ -28,6 +30,7 @@ is printed. --json names each session that got there, with its state and why it 
     any: Flags.boolean({description: 'with several ids: until one has', exclusive: ['all']}),
     timeout: Flags.integer({description: 'give up after this many seconds (exit 124)', min: 0}),
     agent: Flags.string({description: 'with no ids: only sessions of this agent'}),
+    next: Flags.boolean({description: 'only what happens after the wait began: the next turn to end, not the state already there'}),
     json: Flags.boolean({description: 'print {schema, sessions: [{id, agent, label, state, attention, attentionSince, exitStatus}]} of those that got there'}),
   }
 
@@ -37,6 +40,7 @@ is printed. --json names each session that got there, with its state and why it 
       ids: argv.map(String),
       for: flags.for,
       any: Boolean(flags.any),
+      next: Boolean(flags.next),
       agent: flags.agent,
       timeout: flags.timeout,
       json: Boolean(flags.json),

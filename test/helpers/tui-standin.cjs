@@ -6,7 +6,8 @@
 // STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_NEVER_SUBMIT swallows every Enter;
 // STANDIN_WORKING_MS starts with a turn already running (STANDIN_WORKING_UNTIL: until that file exists).
 // STANDIN_HIDE_INPUT shows a paste collapsed (`[Pasted text]`, as Claude Code does with long ones), not its
-// text; STANDIN_ENTERS appends a line to that file for every Enter that arrives.
+// text; STANDIN_ENTERS appends a line to that file for every Enter that arrives; STANDIN_TURN_MS is how long
+// a turn works (1 s).
 const fs = require('node:fs')
 const env = process.env
 const readyMs = Number(env.STANDIN_READY_MS ?? 1500)
@@ -50,7 +51,7 @@ process.stdin.on('data', (chunk) => {
       if (env.STANDIN_SUBMITTED) fs.appendFileSync(env.STANDIN_SUBMITTED, JSON.stringify(input) + '\n')
       input = ''
       draw('✻ Working… (esc to interrupt)')
-      setTimeout(idle, 1000)
+      setTimeout(idle, Number(env.STANDIN_TURN_MS ?? 1000))
       continue
     }
     input += ch

@@ -120,6 +120,21 @@ describe('pk send to a plain command', () => {
   })
 })
 
+describe('pk wait --next after pk send (issue 39)', () => {
+  it('waits for the end of the turn the text started, not the idle state from before', async () => {
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0', STANDIN_TURN_MS: '6000'}})).stdout.trim()
+    await waitFor('idle', async () => ((await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === id)?.state === 'idle' ? true : null), 15_000)
+    expect((await sb.pk(['wait', id, '--for', 'idle', '--next', '--timeout', '1'], {env})).code).toBe(124)
+    expect((await sb.pk(['send', id, 'a task'], {env})).code).toBe(0)
+    const started = Date.now()
+    const waited = await sb.pk(['wait', id, '--for', 'idle', '--next', '--timeout', '60'], {env})
+    expect(waited.code, waited.stderr).toBe(0)
+    // It waited for the turn (6 s of work from the Enter), not the screen from before.
+    expect(Date.now() - started).toBeGreaterThan(1500)
+    expect(lines()).toEqual(['a task'])
+  }, 90_000)
+})
+
 describe('pk wait over every session (issue 39)', () => {
   it('ends on a session started after the wait began that needs you, of the agent asked for, and names it in --json', async () => {
     await sb.bgRow(['--', 'sleep', '100000'])

@@ -128,6 +128,11 @@ export interface WaitOptions {
   mode: 'all' | 'any'
   timeoutMs: number | null
   intervalMs: number
+  /**
+   * Only what comes after the wait began (`pk wait --next`): a session counts once it was seen not there
+   * and then there, or when what needs you began after the start (a turn that ended between two looks).
+   */
+  next?: boolean
   /** One look at the sessions, within a tmux deadline (tests hand in a stopped server that costs all of it). */
   look?: (deadlineMs: number) => Promise<SessionRow[]>
   sleep?: (ms: number) => Promise<unknown>
@@ -180,6 +185,15 @@ export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
   }
   for (const row of listing) if (ids.includes(row.id)) refuseConflict(row)
   const what = opts.target === 'attention' ? 'needing you' : opts.target
+  const startedAt = now()
+  const away = new Set<string>()
+  const arrived = (row: SessionRow) => {
+    if (!reached(row, opts.target)) {
+      away.add(row.id)
+      return false
+    }
+    return !opts.next || away.has(row.id) || (row.attentionSince !== null && Date.parse(row.attentionSince) >= startedAt)
+  }
   for (let first = true; ; first = false) {
     const rows = first ? listing : await look()
     const done: SessionRow[] = []
@@ -195,14 +209,16 @@ export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
         continue
       }
       refuseConflict(row)
-      if (reached(row, opts.target)) done.push(row)
-      else if (row.state === 'exited') lost.push(`session ${id} exited before it was ${what}`)
+      if (arrived(row)) done.push(row)
+      else if (row.state === 'exited') lost.push(`session ${id} exited before it was ${what}${opts.next ? ' again' : ''}`)
     }
     if (opts.mode === 'any' ? done.length > 0 : done.length === ids.length) return done
     if (opts.mode === 'all' ? lost.length > 0 : lost.length === ids.length) throw new PkError('gone', lost.join('; '))
     if (now() >= deadline) {
       const left = ids.filter((id) => !done.some((r) => r.id === id))
-      const still = left.map((id) => `session ${id} is still ${states.get(id) ?? 'gone'}`).join('; ')
+      const still = left
+        .map((id) => `session ${id} is still ${states.get(id) ?? 'gone'}${opts.next && !away.has(id) ? ' from before (nothing new got there)' : ''}`)
+        .join('; ')
       throw new PkError(
         'timeout',
         `${still} after ${(opts.timeoutMs ?? 0) / 1000} s (waiting until ${opts.mode === 'any' ? 'any is' : left.length > 1 ? 'all are' : 'it is'} ${what})`,

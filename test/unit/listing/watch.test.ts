@@ -160,3 +160,36 @@ describe('pk wait over every session, present and future (issue 39)', () => {
     await expect(run([[pane, conflict]], {timeoutMs: 2000})).rejects.toMatchObject({code: 'timeout', message: 'no session was needing you after 2 s'})
   })
 })
+
+describe('pk wait --next: what comes after the wait began (issue 39)', () => {
+  const run = async (looks: SessionRow[][], timeoutMs: number | null = null) => {
+    let clock = Date.parse('2026-12-02T10:00:00Z')
+    let n = 0
+    return waitForStates({
+      ctx: clockContext(() => clock),
+      idArgs: ['3f9a'],
+      target: 'idle',
+      mode: 'all',
+      next: true,
+      timeoutMs,
+      intervalMs: 500,
+      look: async () => looks[Math.min(n++, looks.length - 1)]!,
+      sleep: async (ms) => {
+        clock += ms
+      },
+    })
+  }
+  it('skips the idle state from before; takes the next one, seen after a turn or dated after the start', async () => {
+    const idle = row('3f9a0000', {state: 'idle'})
+    const working = row('3f9a0000', {state: 'working'})
+    expect((await run([[idle], [idle], [working], [idle]])).map((r) => r.state)).toEqual(['idle'])
+    // A turn that ended between two looks: what needs you began after the wait did.
+    const told = row('3f9a0000', {state: 'idle', attention: true, attentionSince: '2026-12-02T10:00:01.000Z'})
+    expect((await run([[idle], [told]])).map((r) => r.id)).toEqual(['3f9a0000'])
+    const old = row('3f9a0000', {state: 'idle', attention: true, attentionSince: '2026-12-02T09:00:00.000Z'})
+    await expect(run([[old]], 2000)).rejects.toMatchObject({
+      code: 'timeout',
+      message: expect.stringMatching(/still idle from before \(nothing new got there\)/),
+    })
+  })
+})
