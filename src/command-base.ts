@@ -3,6 +3,7 @@ import {Command} from '@oclif/core'
 import {Context} from './lib/config/context.js'
 import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
 import {createContext} from './context.js'
+import {usageLine} from './lib/cli/suggest.js'
 import {printJson, say} from './output.js'
 
 /**
@@ -34,18 +35,10 @@ export abstract class PkCommand extends Command {
     if (!(error instanceof PkError) && error.oclif !== undefined) {
       const exit = (error.oclif as {exit?: number}).exit
       if (exit === 0 || exit === undefined) return super.catch(error)
-      const lines = error.message
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l !== '' && !/^See more help/.test(l))
-      // "Missing 1 required arg:" names the argument on the next line.
-      const first = lines[0]?.endsWith(':') && lines[1] ? `${lines[0]} ${lines[1].split(/\s{2,}/)[0]}` : (lines[0] ?? error.message)
+      const flags = Object.keys((this.constructor as {flags?: Record<string, unknown>}).flags ?? {})
+      const first = usageLine(error.message, flags)
       const hint = this.usageHint(first)
-      say(
-        `pk: ${first.replace(/^Error: /, '')}${hint ? `; ${hint}` : ''} (pk ${this.id ?? ''} --help)\n`
-          .replace(' ( --help)', ' (pk --help)')
-          .replace('(pk  --help)', '(pk --help)'),
-      )
+      say(`pk: ${first}${hint ? `; ${hint}` : ''} (pk ${this.id ?? ''} --help)\n`.replace(' ( --help)', ' (pk --help)').replace('(pk  --help)', '(pk --help)'))
       // Out through oclif's exit with its code (2 for usage errors), as its own errors go: nothing more is printed.
       return this.exit(exit)
     }

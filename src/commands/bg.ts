@@ -39,7 +39,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
   }
 
   protected override usageHint(message: string): string | null {
-    return /Nonexistent flag|Unexpected argument/.test(message)
+    return /^unknown flag|Unexpected argument/.test(message)
       ? "the agent's own words, or a command, go after --: pk bg claude -- --model opus, pk bg -- python3 -m http.server"
       : null
   }

@@ -23,6 +23,7 @@ it took the line, so --json says "submitted": null. Text on --stdin must be UTF-
     'git diff | <%= config.bin %> send 3f9a --stdin',
     '<%= config.bin %> send 3f9a --no-enter "draft"',
   ]
+  static override usage = 'send ID TEXT... [--stdin] [--no-enter] [--enter-only] [--when-idle] [--timeout <value>] [--json]'
   static override strict = false
   static override args = {id: Args.string({description: 'session id or unique prefix', required: true})}
   static override flags = {

@@ -128,9 +128,13 @@ describe('safe to mistype', () => {
 describe('one error style', () => {
   it('a wrong word is one line saying what happened and what helps, exit 2, no usage dump', async () => {
     for (const [args, says] of [
-      [['bg', 'claude', '--model', 'x'], /^pk: Nonexistent flag: --model; the agent's own words, or a command, go after --/],
+      [['bg', 'claude', '--model', 'x'], /^pk: unknown flag --model; the agent's own words, or a command, go after --/],
       [['bg', 'python3', '-m', 'http.server'], /go after --: pk bg claude -- --model opus, pk bg -- python3 -m http.server/],
-      [['wait'], /^pk: Missing 1 required arg: id \(pk wait --help\)$/],
+      [['logs'], /^pk: Missing 1 required arg: id \(pk logs --help\)$/],
+      [['ls', '--jsno'], /^pk: unknown flag --jsno; did you mean --json\? \(pk ls --help\)$/],
+      [['wait', 'abcd', '--timeout', 'soon'], /^pk: --timeout takes a whole number, not "soon" \(pk wait --help\)$/],
+      [['wait', 'abcd', '--all', '--any'], /^pk: --all and --any do not go together \(pk wait --help\)$/],
+      [['bg', 'cluade'], /^pk: unknown agent "cluade" \(did you mean claude\?\); presets: /],
       [['ls', '--format', 'long'], /^pk: Expected --format=long to be one of: table, short \(pk ls --help\)$/],
     ] as [string[], RegExp][]) {
       const result = await sb.pk(args)
@@ -163,4 +167,12 @@ describe('counts and columns without jq (issue 39)', () => {
       expect((await sb.pk(['ls', '--count', '--json'], {env})).code).toBe(2)
     }
   }, 60_000)
+})
+
+describe('help that says what a command takes', () => {
+  it('pk send --help shows one id and the text, not ID...', async () => {
+    const help = await sb.pk(['send', '--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/\$ pk send ID TEXT\.\.\. \[--stdin\] \[--no-enter\]/)
+  })
 })

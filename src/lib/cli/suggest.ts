@@ -19,3 +19,46 @@ export function closestWord(word: string, words: string[]): string | null {
   }
   return best !== null && bestDistance <= Math.max(2, Math.ceil(word.length / 2)) ? best : null
 }
+
+/**
+ * Pure: oclif's message for a usage error (a flag it does not know, a value it does not take, flags that
+ * do not go together) as one line in pk's words, with the closest flag when one was mistyped. `flags` are
+ * the command's own, without their dashes.
+ */
+export function usageLine(message: string, flags: readonly string[]): string {
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^See more help/.test(l))
+  const first = (lines[0] ?? message).replace(/^Error: /, '')
+  const unknown = /^Nonexistent flags?: (--?[^\s,]+)/.exec(first)
+  if (unknown) {
+    const typed = unknown[1]!.replace(/^-+/, '').split('=')[0]!
+    const near = typed.length > 1 ? closestWord(typed, [...flags]) : null
+    return `unknown flag ${unknown[1]}${near ? `; did you mean --${near}?` : ''}`
+  }
+  const parsing = /^Parsing (--\S+)/.exec(first)
+  if (parsing && lines[1]) {
+    const got = /^Expected (an integer.*?) but received: (.*)$/.exec(lines[1])
+    return got?.[1] !== undefined
+      ? `${parsing[1]} takes ${got[1].replace('an integer', 'a whole number')}, not ${JSON.stringify(got[2])}`
+      : `${parsing[1]}: ${lines[1]}`
+  }
+  const errors = /^The following errors? occurred:?\s*(.*)$/.exec(first)
+  if (errors) {
+    const said = [errors[1], ...lines.slice(1)].filter((l): l is string => Boolean(l))
+    // oclif says an exclusive pair once from each side: once, in words.
+    const pairs = said.map((l) => /^(--[\w-]+)=\S+ cannot also be provided when using (--[\w-]+)$/.exec(l))
+    if (pairs.every(Boolean)) return [...new Set(pairs.map((m) => [m![1], m![2]].sort().join(' and ')))].map((p) => `${p} do not go together`).join('; ')
+    return said.join('; ')
+  }
+  // "Missing 1 required arg:" names the argument on the next line.
+  if (first.endsWith(':') && lines[1]) return `${first} ${lines[1].split(/\s{2,}/)[0]}`
+  return first
+}
+
+/** Pure: ` (did you mean NEAR?)` for the closest of `words` to a mistyped `word`, or nothing. */
+export const didYouMean = (word: string, words: readonly string[]) => {
+  const near = closestWord(word, [...words])
+  return near === null || near === word ? '' : ` (did you mean ${near}?)`
+}

@@ -1,3 +1,4 @@
+import {didYouMean} from '../cli/suggest.js'
 import {PaneId} from '../model/ids.js'
 import {accessSync, constants, statSync} from 'node:fs'
 import {constants as osConstants} from 'node:os'
@@ -106,7 +107,7 @@ export function launchArgv(
   if (!preset)
     throw new PkError(
       'unknown-agent',
-      `unknown agent ${JSON.stringify(name)}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`,
+      `unknown agent ${JSON.stringify(name)}${didYouMean(name, presetNames(presets))}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`,
     )
   return {argv: [...launchCommand(preset, env), ...extraArgs], agent: preset.name}
 }
