@@ -65,6 +65,15 @@ describe('published shapes', () => {
     expect(check('send', JSON.parse(sent.stdout))).toBeNull()
     await waitFor('echoed', async () => (await sb.pk(['logs', row.id])).stdout.includes('got hello'))
     expect(check('logs', JSON.parse((await sb.pk(['logs', row.id, '--json'])).stdout))).toBeNull()
+    const talker = await sb.bgRow(['--', 'sh', '-c', 'echo one; sleep 1; echo two; exit 0'])
+    const followed = (await sb.pk(['logs', talker.id, '--follow', '--json'])).stdout.trim().split('\n')
+    expect(followed.map((l) => JSON.parse(l).line)).toEqual(['one', 'two'])
+    for (const line of followed) expect(check('logs-line', JSON.parse(line)), line).toBeNull()
+    for (const args of [
+      ['usage', '--json'],
+      ['usage', '--json', '--by', 'day', '--since', '3d'],
+    ])
+      expect(check('usage', JSON.parse((await sb.pk(args)).stdout)), args.join(' ')).toBeNull()
     const stopped = await sb.pk(['stop', row.id.slice(0, 5), 'ffffffff', '--json'])
     const stop = JSON.parse(stopped.stdout)
     expect(check('stop', stop)).toBeNull()
