@@ -78,7 +78,9 @@ export interface Layout {
 export function renderScreen(state: UiState, layout: Layout): string[] {
   const {width, height} = layout
   const c = paint(layout.colour)
-  if (width < 30 || height < 6) return [clip('pk: terminal too small', width), ...Array(Math.max(0, height - 1)).fill('')]
+  // Said in as few columns as it takes: cut, "too small" would be lost first.
+  if (width < 30 || height < 6)
+    return [clip(width >= 22 ? 'pk: terminal too small' : width >= 9 ? 'too small' : '!', width), ...Array(Math.max(0, height - 1)).fill('')]
   if (state.help) {
     const help = [c('bold', clip('pk — keys', width)), '', ...KEYS.map(([key, what]) => clip(`  ${key.padEnd(12)} ${what}`, width))]
     while (help.length < height - 1) help.push('')
@@ -202,8 +204,12 @@ export function keyAction(state: UiState, key: string): {state: UiState; action:
     const next = {...state, confirmStop: null, message: key === 'y' ? null : 'not stopped'}
     return {state: next, action: key === 'y' ? 'stop' : 'draw'}
   }
-  if (key === 'x' && state.selected)
+  if (key === 'x' && state.selected) {
+    // An exited session has nothing to stop: say so rather than ask.
+    if (state.rows.find((r) => r.id === state.selected)?.state === 'exited')
+      return {state: {...state, message: `${state.selected} has exited: nothing to stop (R resumes it, pk prune removes it)`}, action: 'draw'}
     return {state: {...state, confirmStop: state.selected, message: `stop ${state.selected}? y to confirm, any other key to cancel`}, action: 'draw'}
+  }
   if (key === 'R' && state.selected) return {state, action: 'resume'}
   if (key === 'l' && state.selected) return {state, action: 'logs'}
   if (key === 'q') return {state, action: 'quit'}

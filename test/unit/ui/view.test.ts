@@ -98,7 +98,7 @@ describe('dashboard view', () => {
     const many = Array.from({length: 30}, (_, i) => row(`id${String(i).padStart(6, '0')}`))
     const lines = renderScreen(base(many, {selected: 'id000029'}), layout)
     expect(lines.some((l) => l.startsWith('> id000029'))).toBe(true)
-    expect(renderScreen(base(many), {...layout, width: 20, height: 4})).toEqual(['pk: terminal too sm…', '', '', ''])
+    expect(renderScreen(base(many), {...layout, width: 20, height: 4})).toEqual(['too small           ', '', '', ''])
     const withProblem = renderScreen(base(rows, {problems: [{code: 'conflict', message: 'two records claim pid 9'}]}), layout)
     expect(withProblem.at(-2)).toContain('! conflict: two records claim pid 9')
     expect(renderScreen(base(rows), {...layout, colour: true}).join('')).toContain('\u001B[7m')
@@ -136,6 +136,9 @@ describe('dashboard keys', async () => {
     expect(keyAction(base(rows), 'R').action).toBe('resume')
     expect(keyAction(base(rows), 'l').action).toBe('logs')
     expect(keyAction(base([]), 'x').state.confirmStop).toBeUndefined()
+    const gone = keyAction(base([{...rows[0]!, state: 'exited'}]), 'x')
+    expect(gone).toMatchObject({action: 'draw', state: {message: expect.stringMatching(/has exited: nothing to stop/)}})
+    expect(gone.state.confirmStop).toBeUndefined()
   })
 })
 
@@ -159,5 +162,17 @@ describe('dashboard keys and colours (issue #23)', async () => {
     const screen = renderScreen({...base(mixed), selected: null}, {width: 80, height: 10, colour: true, now: 0, branchOf: () => null}).join('\n')
     expect(screen).toContain('\u001B[32m') // green: working
     expect(screen).toContain('\u001B[34m') // blue: idle
+  })
+})
+
+describe('a terminal too small for the list', () => {
+  it('says so in as few columns as it has, never cut to a word that says nothing', async () => {
+    const {renderScreen} = await import('../../../src/lib/ui/view.js')
+    const state = {rows: [], problems: [], selected: null, filter: '', filtering: false, message: null}
+    for (const width of [5, 9, 15, 21, 22, 29]) {
+      const [first] = renderScreen(state, {width, height: 4, colour: false, now: 0, home: undefined} as never)
+      expect(first!.length, String(width)).toBeLessThanOrEqual(width)
+      expect(['!', 'too small', 'pk: terminal too small'], String(width)).toContain(first!.trim())
+    }
   })
 })
