@@ -29,7 +29,7 @@ it took the line, so --json says "submitted": null. Text on --stdin must be UTF-
   static override flags = {
     stdin: Flags.boolean({description: 'read the text from standard input'}),
     enter: Flags.boolean({description: 'press Enter after the text (--no-enter: do not)', default: true, allowNo: true}),
-    'enter-only': Flags.boolean({description: 'press Enter alone, with no text (in a dialog it confirms the highlighted choice)'}),
+    'enter-only': Flags.boolean({description: 'press Enter alone, with no text (an agent waiting on a dialog is refused: answer it with pk answer)'}),
     'when-idle': Flags.boolean({description: 'wait for a running turn to end before typing'}),
     timeout: Flags.integer({description: 'seconds to wait for the agent to be ready for input (default 30)', default: 30, min: 0}),
     json: Flags.boolean({description: 'print {schema, id, bytes, enter, submitted, enters, state} as JSON'}),

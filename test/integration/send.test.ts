@@ -1,4 +1,4 @@
-import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -154,4 +154,72 @@ describe('pk wait over every session (issue 39)', () => {
     expect([none.code, none.stderr.trim()]).toEqual([124, 'pk: no session of codex was needing you after 1 s'])
     expect((await sb.pk(['wait', id, '--agent', 'claude'], {env})).code).toBe(2)
   }, 90_000)
+})
+
+describe('pk answer: a permission dialog answered from a script (issue 39)', () => {
+  const dialogs = [
+    ['claude', 'claude.waiting.permission'],
+    ['codex', 'codex.waiting.permission'],
+    ['gemini', 'gemini.waiting.allow-shell'],
+    ['opencode', 'opencode.waiting.permission'],
+  ] as const
+  const showing = async (agent: string, fixture: string, extra: NodeJS.ProcessEnv = {}) => {
+    const bin = join(sb.root, `bin-${agent}`)
+    mkdirSync(bin, {recursive: true})
+    copyFileSync(join(ROOT, 'test', 'helpers', 'dialog-standin.cjs'), join(bin, agent))
+    chmodSync(join(bin, agent), 0o755)
+    const answered = join(sb.root, `answered-${agent}`)
+    const standin = {
+      PATH: `${bin}:${process.env.PATH}`,
+      STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', `${fixture}.txt`),
+      STANDIN_KEYS: agent,
+      STANDIN_ANSWERED: answered,
+      ...extra,
+    }
+    const started = await sb.pk(['bg', agent, '--', '--x'], {env: standin})
+    expect(started.code, started.stderr).toBe(0)
+    const id = started.stdout.trim()
+    // The size the screens were captured at.
+    const row = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!
+    sb.tmux(sb.pkSocket, 'resize-window', '-t', row.tmux!.pane, '-x', '120', '-y', '35')
+    await waitFor('waiting', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)?.state === 'waiting' ? true : null), 15_000)
+    return {id, taken: () => (existsSync(answered) ? readFileSync(answered, 'utf8').trim().split('\n').map(Number) : [])}
+  }
+
+  it.each(dialogs)(
+    '%s: yes allows once, no refuses, a number picks that choice, by the keys the agent takes',
+    async (agent, fixture) => {
+      for (const [answer, n] of [
+        ['yes', 1],
+        ['no', 3],
+        ['2', 2],
+      ] as const) {
+        const {id, taken} = await showing(agent, fixture)
+        const result = await sb.pk(['answer', id, answer, '--json'])
+        expect(result.code, result.stderr).toBe(0)
+        expect(JSON.parse(result.stdout)).toMatchObject({id, agent, choice: {n}, confirmed: true})
+        expect(taken()).toEqual([n])
+        expect((await sb.pk(['stop', id])).code).toBe(0)
+        rmSync(join(sb.root, `answered-${agent}`), {force: true})
+      }
+    },
+    120_000,
+  )
+
+  it('types nothing where the screen is not the dialog, or the choice is not on it; says when the dialog stayed', async () => {
+    const {id, taken} = await showing('claude', 'claude.waiting.trust-folder')
+    const none = await sb.pk(['answer', id, 'yes'])
+    expect([none.code, none.stderr]).toEqual([1, expect.stringMatching(/shows no permission dialog pk knows how to answer; nothing was typed/)])
+    const plain = await sb.bgRow(['--', 'sleep', '100000'])
+    expect((await sb.pk(['answer', plain.id, 'yes'])).code).toBe(1)
+    const dialog = await showing('gemini', 'gemini.waiting.allow-shell')
+    const nine = await sb.pk(['answer', dialog.id, '9'])
+    expect([nine.code, nine.stderr]).toEqual([2, expect.stringMatching(/has no choice 9 \(1\. Allow once, .*\); nothing was typed/)])
+    expect((await sb.pk(['answer', dialog.id, 'maybe'])).code).toBe(2)
+    expect([taken(), dialog.taken()]).toEqual([[], []])
+    const stuck = await showing('codex', 'codex.waiting.permission', {STANDIN_STUCK: '1'})
+    const result = await sb.pk(['answer', stuck.id, 'yes'])
+    expect([result.code, result.stderr]).toEqual([6, expect.stringMatching(/dialog was still on its screen .*not typed again/)])
+    expect(stuck.taken()).toEqual([1])
+  }, 120_000)
 })

@@ -37,6 +37,14 @@ export async function pasteText(socket: string, pane: PaneId, text: string, opts
   await runTmux(tmuxArgv(socket, [...paste, ...(opts.enter ? [['send-keys', '-t', pane, 'Enter']] : [])]), {input: text})
 }
 
+/** A pane's visible screen, plain text. */
+export const capturePane = async (socket: string, pane: PaneId) => (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', '-t', pane]]))).stdout
+
+/** Keys by tmux's names (`y`, `1`, `Escape`, `Left`, `Enter`), one send-keys call, in order. */
+export async function sendKeys(socket: string, pane: PaneId, keys: readonly string[]): Promise<void> {
+  await runTmux(tmuxArgv(socket, [['send-keys', '-t', pane, ...keys]]))
+}
+
 export async function pressEnter(socket: string, pane: PaneId): Promise<void> {
   await runTmux(tmuxArgv(socket, [['send-keys', '-t', pane, 'Enter']]))
 }

@@ -1,0 +1,36 @@
+import {Args, Flags} from '@oclif/core'
+
+import {PkCommand} from '../command-base.js'
+import {parseAnswer} from '../lib/agents/dialogs.js'
+import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {Outcome, PkError} from '../lib/model/errors.js'
+import {answerDialog} from '../lib/verbs/answer.js'
+import {out, printJson} from '../output.js'
+
+export default class Answer extends PkCommand {
+  static override summary = "Answer the permission dialog an agent waits on: yes (once), always, no, or a choice's number."
+  static override description = `For a script, or a person on a phone over ssh: reads the session's screen, and only when it shows a
+permission dialog pk knows (Claude Code's "Do you want to proceed?", Codex's "Would you like to run the
+following command?", Gemini CLI's "Allow execution of ...?", opencode's "Permission required") types the keys
+that agent takes for the answer: yes allows once, always allows from now on (or for the session, as the dialog
+says), no refuses, N picks the dialog's choice N. Then it checks that the dialog left the screen. Exit 0 then;
+1 when the screen shows no such dialog (nothing typed); 2 when the dialog has no such choice (nothing typed);
+6 when the keys went in but the dialog stayed (not typed again).`
+  static override examples = ['<%= config.bin %> answer 3f9a yes', '<%= config.bin %> answer 3f9a no', '<%= config.bin %> answer 3f9a 2 --json']
+  static override args = {
+    id: Args.string({description: 'session id or unique prefix', required: true}),
+    answer: Args.string({description: 'yes, always, no, or the number of a choice', required: true}),
+  }
+  static override flags = {
+    json: Flags.boolean({description: 'print {schema, id, agent, question, choice: {n, label}, confirmed} as JSON'}),
+  }
+
+  protected async execute(): Promise<Outcome | void> {
+    const {args, flags} = await this.parse(Answer)
+    const answer = parseAnswer(args.answer)
+    if (answer === null) throw new PkError('bad-flags', `${JSON.stringify(args.answer)} is not an answer: yes, always, no, or a choice's number (1-9)`)
+    const result = await answerDialog(args.id, this.ctx, answer)
+    if (flags.json) printJson({schema: JSON_SCHEMA_VERSION, ...result})
+    else out(`${result.id}: ${result.choice.label}\n`)
+  }
+}

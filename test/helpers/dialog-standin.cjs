@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// A stand-in for an agent showing a permission dialog: it draws STANDIN_SCREEN (a screen captured from the
+// real agent, test/fixtures/panes/) and takes the keys that agent takes there (STANDIN_KEYS): claude and
+// gemini a choice's digit; codex the letter each choice names (y, p, esc); opencode ←/→ along the row, then
+// Enter. The choice taken (its number) goes to STANDIN_ANSWERED, and the dialog leaves the screen.
+// STANDIN_STUCK takes the keys but keeps showing the dialog.
+const fs = require('node:fs')
+const env = process.env
+const screen = fs.readFileSync(env.STANDIN_SCREEN, 'utf8')
+const style = env.STANDIN_KEYS
+// Drawn at the width it was captured at (120 columns): as the agent would lay it out there, not wrapped by a
+// narrower pane. The test makes the window that wide; until then, nothing.
+let answered = false
+const draw = () => {
+  if (!answered && (process.stdout.columns ?? 0) >= 120) process.stdout.write('\x1b[2J\x1b[H' + screen.replace(/\n/g, '\r\n'))
+}
+draw()
+process.stdout.on('resize', draw)
+process.stdin.setRawMode?.(true)
+let position = 1
+const take = (n) => {
+  fs.appendFileSync(env.STANDIN_ANSWERED, `${n}\n`)
+  if (env.STANDIN_STUCK) return
+  answered = true
+  process.stdout.write('\x1b[2J\x1b[H  ? for shortcuts\r\n')
+}
+process.stdin.on('data', (chunk) => {
+  let text = chunk.toString('utf8')
+  while (text.length > 0) {
+    if (style === 'opencode' && text.startsWith('\x1b[D')) {
+      position = Math.max(1, position - 1)
+      text = text.slice(3)
+    } else if (style === 'opencode' && text.startsWith('\x1b[C')) {
+      position = Math.min(3, position + 1)
+      text = text.slice(3)
+    } else if (style === 'codex' && text === '\x1b') {
+      take(3)
+      text = ''
+    } else {
+      const ch = text[0]
+      text = text.slice(1)
+      if ((style === 'claude' || style === 'gemini') && /[1-9]/.test(ch)) take(Number(ch))
+      else if (style === 'codex' && (ch === 'y' || ch === 'p')) take(ch === 'y' ? 1 : 2)
+      else if (style === 'opencode' && ch === '\r') take(position)
+    }
+  }
+})
+setInterval(() => {}, 1000)

@@ -1,0 +1,88 @@
+import {readFileSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+
+import {choose, parseAnswer, readDialog} from '../../../src/lib/agents/dialogs.js'
+
+const PANES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
+const screen = (name: string) => readFileSync(join(PANES, `${name}.txt`), 'utf8')
+
+describe("the permission dialogs on the real agents' screens (issue 39)", () => {
+  it('reads each one, its question and its choices, with what each means and the keys that agent takes', () => {
+    expect(readDialog('claude', screen('claude.waiting.permission'))).toMatchObject({
+      question: 'Do you want to proceed?',
+      choices: [
+        {n: 1, label: 'Yes', means: 'yes', keys: ['1']},
+        {n: 2, means: 'always', keys: ['2']},
+        {n: 3, label: 'No', means: 'no', keys: ['3']},
+      ],
+    })
+    expect(readDialog('claude', screen('claude.waiting.permission.synthetic'))?.choices.map((c) => c.means)).toEqual(['yes', 'always', 'no'])
+    expect(readDialog('codex', screen('codex.waiting.permission'))).toMatchObject({
+      question: 'Would you like to run the following command?',
+      choices: [
+        {n: 1, means: 'yes', keys: ['y']},
+        {n: 2, means: 'always', keys: ['p']},
+        {n: 3, means: 'no', keys: ['Escape']},
+      ],
+    })
+    expect(readDialog('gemini', screen('gemini.waiting.allow-shell'))).toMatchObject({
+      question: 'Allow execution of [Shell]?',
+      choices: [
+        {n: 1, label: 'Allow once', means: 'yes', keys: ['1']},
+        {n: 2, label: 'Allow for this session', means: 'always', keys: ['2']},
+        {n: 3, means: 'no', keys: ['3']},
+      ],
+    })
+    expect(
+      readDialog('opencode', screen('opencode.waiting.permission'))?.choices.map((c) => [c.label, c.means, c.keys.filter((k) => k === 'Right').length]),
+    ).toEqual([
+      ['Allow once', 'yes', 0],
+      ['Allow always', 'always', 1],
+      ['Reject', 'no', 2],
+    ])
+  })
+
+  it('finds none on any other screen: trust, sign-in, keys, a loop warning, a prompt, work', () => {
+    const permission = new Set([
+      'claude.waiting.permission',
+      'claude.waiting.permission.synthetic',
+      'codex.waiting.permission',
+      'gemini.waiting.allow-shell',
+      'opencode.waiting.permission',
+      'gemini.waiting.synthetic', // (an older Gemini CLI's: a permission dialog too)
+    ])
+    for (const file of readdirSync(PANES).filter((f) => f.endsWith('.txt'))) {
+      const name = file.replace(/\.txt$/, '')
+      if (permission.has(name)) continue
+      expect(readDialog(name.split('.')[0]!, screen(name)), name).toBeNull()
+    }
+    // The right screen for another agent is not its dialog.
+    expect(readDialog('gemini', screen('codex.waiting.permission'))).toBeNull()
+    expect(readDialog(null, screen('claude.waiting.permission'))).toBeNull()
+  })
+
+  it('joins a label wrapped on a narrow pane, so a key at its end is still found', () => {
+    const narrow = [
+      '  Would you like to run the following command?',
+      '',
+      '  $ touch pk-was-here',
+      '',
+      '› 1. Yes, proceed (y)',
+      "  2. Yes, and don't ask again for commands that start with",
+      '     `touch pk-was-here` (p)',
+      '  3. No, and tell Codex what to do differently (esc)',
+      '',
+      '  Press enter to confirm or esc to cancel',
+    ].join('\n')
+    expect(readDialog('codex', narrow)?.choices.map((c) => c.keys[0])).toEqual(['y', 'p', 'Escape'])
+  })
+
+  it('picks a choice by meaning or number, and refuses one the dialog does not have', () => {
+    const dialog = readDialog('claude', screen('claude.waiting.permission'))!
+    expect(choose(dialog, 'no')).toMatchObject({n: 3})
+    expect(choose(dialog, 2)).toMatchObject({n: 2})
+    expect(choose(dialog, 7)).toEqual({refuse: expect.stringMatching(/has no choice 7 \(1\. Yes, 2\. Yes, and always .*, 3\. No\)/)})
+    expect([parseAnswer('yes'), parseAnswer('3'), parseAnswer('0'), parseAnswer('y'), parseAnswer('12')]).toEqual(['yes', 3, null, null, null])
+  })
+})
