@@ -176,3 +176,34 @@ describe('help that says what a command takes', () => {
     expect(help.stdout).toMatch(/\$ pk send ID TEXT\.\.\. \[--stdin\] \[--no-enter\]/)
   })
 })
+
+describe("the README's fan-out script (issue 39)", () => {
+  it('runs as written, with no || true, no tee and no jq: each job keeps its output and status until pruned', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
+    const script = /### Fan out, then collect[\s\S]*?```sh\n([\s\S]+?)```/.exec(readme)![1]!
+    expect(script).not.toMatch(/\|\| true|\btee\b|\bjq\b/)
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    // `make test`: some lines, then a status of its own (web fails with 2).
+    writeFileSync(
+      join(bin, 'make'),
+      '#!/bin/sh\nfor i in 1 2 3 4; do echo "$(basename "$PWD") line $i"; done\nsleep 1\n[ "$(basename "$PWD")" = web ] && exit 2\nexit 0\n',
+      {mode: 0o755},
+    )
+    for (const dir of ['api', 'web', 'docs']) mkdirSync(join(sb.root, 'work', dir), {recursive: true})
+    mkdirSync(join(sb.root, 'pkbin'))
+    writeFileSync(join(sb.root, 'pkbin', 'pk'), `#!/bin/sh\nexec '${process.execPath}' '${PK_BIN}' "$@"\n`, {mode: 0o755})
+    writeFileSync(join(sb.root, 'fan-out.sh'), script)
+    const result = execFileSync('sh', [join(sb.root, 'fan-out.sh')], {
+      cwd: join(sb.root, 'work'),
+      env: {...sb.env, PATH: `${join(sb.root, 'pkbin')}:${bin}:${process.env.PATH}`},
+      encoding: 'utf8',
+      timeout: 120_000,
+    })
+    const logs = result.trim().split('\n')
+    const statuses = result.split('\n').filter((l) => /^test-\w+\t/.test(l))
+    expect(statuses.sort()).toEqual(['test-api\t0', 'test-docs\t0', 'test-web\t2'])
+    for (const dir of ['api', 'web', 'docs']) expect(logs.join('\n')).toContain(`${dir} line 2\n${dir} line 3\n${dir} line 4`)
+    expect((await sb.pkJson<LsJson>(['ls', '--all'])).sessions).toEqual([])
+  }, 180_000)
+})
