@@ -22,6 +22,8 @@ export interface Dialog {
   /** The question, as the screen asks it. */
   question: string
   choices: Choice[]
+  /** A second question an agent asks after an answer ("are you sure you want to allow always?"). */
+  confirms?: boolean
 }
 
 const meaning = (label: string): Choice['means'] => {
@@ -94,6 +96,19 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     return {agent, question, choices: choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]}))}
   }
   if (agent === 'opencode') {
+    // opencode asks once more after "Allow always": "△ Always allow" (the patterns it will allow) over
+    // "Confirm   Cancel".
+    const always = lastIndex(lines, /△ Always allow/)
+    if (always !== -1 && lines.slice(always + 1).some((l) => /Confirm\s{2,}Cancel/.test(l))) {
+      const labels = ['Confirm', 'Cancel']
+      const choices = labels.map((label, i) => ({
+        n: i + 1,
+        label,
+        means: i === 0 ? ('yes' as const) : ('no' as const),
+        keys: [...labels.map(() => 'Left'), ...Array.from({length: i}, () => 'Right'), 'Enter'],
+      }))
+      return {agent, question: 'Always allow', choices, confirms: true}
+    }
     // opencode: "△ Permission required" over a row "Allow once   Allow always   Reject" chosen with ⇆ and Enter.
     const at = lastIndex(lines, /△ Permission required/)
     if (at === -1) return null

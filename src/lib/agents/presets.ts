@@ -92,7 +92,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     resume: ['opencode', '--session', '{id}'],
     paneRules: [
       {state: 'working', pattern: String.raw`esc interrupt|esc to interrupt`},
-      {state: 'waiting', pattern: String.raw`Permission required|Allow once`},
+      {state: 'waiting', pattern: String.raw`Permission required|Allow once|△ Always allow`},
       {state: 'idle', pattern: String.raw`ctrl\+p commands|enter send`},
     ],
     hooks:

@@ -1,6 +1,6 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {Answer, Choice, choose, readDialog} from '../agents/dialogs.js'
+import {Answer, choose, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 import {PkError} from '../model/errors.js'
 import {capturePane, sendKeys} from '../tmux/pane-io.js'
@@ -37,7 +37,7 @@ export async function answerDialog(idArg: string, ctx: Context, answer: Answer):
   const picked = choose(dialog, answer)
   if ('refuse' in picked) throw new PkError('no-such-choice', `${picked.refuse}; nothing was typed`)
   await sendKeys(socket, pane, picked.keys)
-  const confirmed = await dialogGone(socket, pane, row.agent!, picked)
+  const confirmed = await dialogGone(socket, pane, row.agent!, dialog.question)
   const result = {id: row.id, agent: row.agent!, question: dialog.question, choice: {n: picked.n, label: picked.label}, confirmed}
   if (!confirmed)
     throw Object.assign(
@@ -50,11 +50,21 @@ export async function answerDialog(idArg: string, ctx: Context, answer: Answer):
   return result
 }
 
-async function dialogGone(socket: string, pane: LiveRow['tmux']['pane'], agent: string, _picked: Choice): Promise<boolean> {
+/**
+ * Whether the dialog asked left the screen. An agent that asks once more after the answer ("allow always:
+ * confirm?", opencode) is confirmed too, once: the person asked for it already.
+ */
+async function dialogGone(socket: string, pane: LiveRow['tmux']['pane'], agent: string, question: string): Promise<boolean> {
   const deadline = Date.now() + ANSWER_CONFIRM_MS
+  let confirmedAgain = false
   for (;;) {
     const screen = await capturePane(socket, pane).catch(() => null)
-    if (screen === null || readDialog(agent, screen) === null) return true
+    const now = screen === null ? null : readDialog(agent, screen)
+    if (now?.confirms && !confirmedAgain) {
+      const yes = choose(now, 'yes')
+      if ('keys' in yes) await sendKeys(socket, pane, yes.keys)
+      confirmedAgain = true
+    } else if (now === null || (now.question !== question && !now.confirms)) return true
     if (Date.now() >= deadline) return false
     await sleep(100)
   }

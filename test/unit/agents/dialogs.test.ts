@@ -43,6 +43,17 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
     ])
   })
 
+  it("reads opencode's second question after Allow always as one to confirm", () => {
+    expect(readDialog('opencode', screen('opencode.waiting.always-allow'))).toMatchObject({
+      question: 'Always allow',
+      confirms: true,
+      choices: [
+        {n: 1, label: 'Confirm', means: 'yes'},
+        {n: 2, label: 'Cancel', means: 'no'},
+      ],
+    })
+  })
+
   it('finds none on any other screen: trust, sign-in, keys, a loop warning, a prompt, work', () => {
     const permission = new Set([
       'claude.waiting.permission',
@@ -51,6 +62,7 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
       'gemini.waiting.allow-shell',
       'opencode.waiting.permission',
       'gemini.waiting.synthetic', // (an older Gemini CLI's: a permission dialog too)
+      'opencode.waiting.always-allow',
     ])
     for (const file of readdirSync(PANES).filter((f) => f.endsWith('.txt'))) {
       const name = file.replace(/\.txt$/, '')
