@@ -129,6 +129,7 @@ export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' |
       json: {type: 'boolean'},
       'include-resumable': {type: 'boolean'},
       'include-worktrees': {type: 'boolean'},
+      'delete-branches': {type: 'boolean'},
     },
     words: {min: 0, max: 0},
   },

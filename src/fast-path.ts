@@ -93,7 +93,11 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
       outcome = await (await import('./bodies/notify.js')).notify(ctx, {...input, json: f.json === true})
     } else if (name === 'prune') {
       const input = {dryRun: f['dry-run'] === true, yes: f.yes === true, json: f.json === true}
-      const more = {includeResumable: f['include-resumable'] === true, includeWorktrees: f['include-worktrees'] === true}
+      const more = {
+        includeResumable: f['include-resumable'] === true,
+        includeWorktrees: f['include-worktrees'] === true,
+        deleteBranches: f['delete-branches'] === true,
+      }
       await (await import('./bodies/prune.js')).prune(ctx, {...input, ...more}, null)
     } else {
       const input = {

@@ -13,6 +13,8 @@ export interface PruneInput {
   json: boolean
   includeResumable: boolean
   includeWorktrees: boolean
+  /** Also the merged branches of the worktrees removed. */
+  deleteBranches: boolean
 }
 
 export interface PruneTerminal {
@@ -26,12 +28,14 @@ export interface PruneTerminal {
  * task list), the fast path alike.
  */
 export async function prune(ctx: Context, input: PruneInput, terminal: PruneTerminal | null): Promise<void> {
+  if (input.deleteBranches && !input.includeWorktrees) throw new PkError('bad-flags', '--delete-branches goes with --include-worktrees')
   if (!input.dryRun && !input.yes && terminal === null)
     throw new PkError('needs-yes', 'pk prune without a terminal needs --yes (to remove) or --dry-run (to look)')
   const run = await pruneVerb(ctx, {
     dryRun: input.dryRun,
     includeResumable: input.includeResumable,
     includeWorktrees: input.includeWorktrees,
+    deleteBranches: input.deleteBranches,
     progress: terminal?.progress,
     confirm: async (remove) => {
       if (input.yes || terminal === null) return true

@@ -17,6 +17,9 @@ without one it needs --yes or --dry-run.`
     yes: Flags.boolean({char: 'y', description: 'do not ask'}),
     json: Flags.boolean({description: 'print what was (or would be) removed as JSON'}),
     'include-resumable': Flags.boolean({description: 'also remove exited records that could resume a conversation'}),
+    'delete-branches': Flags.boolean({
+      description: "with --include-worktrees: also delete the removed worktrees' pk/... branches whose work is merged (git branch -d; never an unmerged one)",
+    }),
     'include-worktrees': Flags.boolean({
       description: 'also remove the clean worktrees of removed sessions whose branch is neither merged nor pushed (never a dirty one)',
     }),
@@ -27,7 +30,11 @@ without one it needs --yes or --dry-run.`
     const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !flags.json
     const progress = interactive ? await taskList() : undefined
     const input = {dryRun: Boolean(flags['dry-run']), yes: Boolean(flags.yes), json: Boolean(flags.json)}
-    const more = {includeResumable: Boolean(flags['include-resumable']), includeWorktrees: Boolean(flags['include-worktrees'])}
+    const more = {
+      includeResumable: Boolean(flags['include-resumable']),
+      includeWorktrees: Boolean(flags['include-worktrees']),
+      deleteBranches: Boolean(flags['delete-branches']),
+    }
     try {
       await prune(this.ctx, {...input, ...more}, interactive ? {progress, ask: confirm} : null)
     } finally {

@@ -102,6 +102,30 @@ describe('cleaning up worktrees', () => {
     expect(git(repo, 'branch', '--list', 'merged').trim()).toBe('merged')
   })
 
+  it('--include-worktrees --delete-branches also deletes the branches whose work is merged (or empty), never an unmerged one', async () => {
+    const empty = await bg(['--worktree=empty', '--', 'sleep', '100000'])
+    const done = await bg(['--worktree=done', '--', 'sleep', '100000'])
+    const open = await bg(['--worktree=open', '--', 'sleep', '100000'])
+    writeFileSync(join(done.cwd!, 'f2'), 'merged work\n')
+    git(done.cwd!, 'add', '.')
+    git(done.cwd!, 'commit', '-q', '-m', 'merged work')
+    git(repo, 'merge', '-q', '--ff-only', 'done')
+    writeFileSync(join(open.cwd!, 'f3'), 'open work\n')
+    git(open.cwd!, 'add', '.')
+    git(open.cwd!, 'commit', '-q', '-m', 'open work')
+    expect((await sb.pk(['stop', '--all'])).code).toBe(0)
+    expect((await sb.pk(['prune', '--yes', '--delete-branches'], {env: gitEnv})).code).toBe(2)
+    const result = await sb.pk(['prune', '--yes', '--include-worktrees', '--delete-branches', '--json'], {env: gitEnv})
+    expect(result.code, result.stderr).toBe(0)
+    const by = Object.fromEntries((JSON.parse(result.stdout) as {worktrees: {branch: string}[]}).worktrees.map((w) => [w.branch, w]))
+    expect(by.empty).toMatchObject({action: 'remove', branchDeleted: true})
+    expect(by.done).toMatchObject({action: 'remove', branchDeleted: true})
+    expect(by.open).toMatchObject({action: 'remove', branchDeleted: false, branchReason: 'not merged'})
+    expect(git(repo, 'branch', '--list', 'empty', 'done', 'open').trim()).toBe('open')
+    expect(git(repo, 'log', '-1', '--format=%s', 'open').trim()).toBe('open work')
+    for (const row of [empty, done, open]) expect(existsSync(row.cwd!)).toBe(false)
+  })
+
   it('resume runs in the worktree, made again from its branch when its directory was removed', async () => {
     mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
     writeFileSync(

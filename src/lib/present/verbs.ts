@@ -31,7 +31,13 @@ export const stopFailedText = (id: string, message: string): Output => ({stdout:
 
 /** pk prune's worktrees: removed (or would be), or kept with why. */
 export const worktreeLines = (items: WorktreeItem[], dryRun: boolean): string =>
-  items.map((w) => `${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n`).join('')
+  items
+    .map(
+      (w) =>
+        `${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n` +
+        (w.branchDeleted === undefined ? '' : w.branchDeleted ? `deleted branch ${w.branch} (merged)\n` : `kept branch ${w.branch} (${w.branchReason})\n`),
+    )
+    .join('')
 
 /** pk notify --test: each channel's result, and a word when nothing reached anyone. */
 export function notifyTestText(results: ChannelResult[], channels: number): Output {

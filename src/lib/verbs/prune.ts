@@ -136,7 +136,15 @@ export interface PruneRun {
  */
 export async function prune(
   ctx: Context,
-  opts: {dryRun: boolean; includeResumable: boolean; includeWorktrees: boolean; confirm: (remove: PruneItem[]) => Promise<boolean>; progress?: Progress},
+  opts: {
+    dryRun: boolean
+    includeResumable: boolean
+    includeWorktrees: boolean
+    /** Also the branches of the worktrees removed, where their work is merged (or there is none). */
+    deleteBranches?: boolean
+    confirm: (remove: PruneItem[]) => Promise<boolean>
+    progress?: Progress
+  },
 ): Promise<PruneRun> {
   const state = ctx.readState()
   if (state) assertMayWrite(state)
@@ -150,7 +158,8 @@ export async function prune(
   const removed = plan.remove.length === 0 ? [] : await executePrune(plan, state, listing.snapshot.view, opts.progress)
   const removedFiles = new Set(removed.map((r) => r.target))
   const ofRemoved = worktrees.filter((w) => records.some((r) => r.record.worktree?.path === w.path && removedFiles.has(r.file)))
-  return {...run, removed, worktrees: [...(await executeWorktrees(ofRemoved, records)), ...worktrees.filter((w) => w.action === 'keep')]}
+  const done = await executeWorktrees(ofRemoved, records, {deleteBranches: opts.deleteBranches === true})
+  return {...run, removed, worktrees: [...done, ...worktrees.filter((w) => w.action === 'keep')]}
 }
 
 function splitPaneTarget(target: string): [string, PaneId] {
@@ -174,6 +183,9 @@ export interface WorktreeItem {
   branch: string
   action: 'remove' | 'keep'
   reason: string
+  /** With `deleteBranches`: whether the branch went too (only when merged), and why not. */
+  branchDeleted?: boolean
+  branchReason?: string
 }
 
 /**
@@ -204,15 +216,19 @@ export async function planWorktrees(plan: PrunePlan, records: StoredRecord[], op
 }
 
 /** Remove the planned worktrees (git refuses a dirty one, so nothing uncommitted can go), and forget vanished ones. */
-export async function executeWorktrees(items: WorktreeItem[], records: StoredRecord[]): Promise<WorktreeItem[]> {
-  const {pruneWorktrees, removeWorktree} = await import('../worktree/worktree.js')
+export async function executeWorktrees(items: WorktreeItem[], records: StoredRecord[], opts: {deleteBranches: boolean}): Promise<WorktreeItem[]> {
+  const {deleteMergedBranch, pruneWorktrees, removeWorktree} = await import('../worktree/worktree.js')
   const done: WorktreeItem[] = []
   for (const item of items.filter((i) => i.action === 'remove')) {
     const repo = records.find((r) => r.record.worktree?.path === item.path)?.record.worktree?.repo
     if (!repo) continue
     try {
       await removeWorktree({path: item.path, branch: item.branch, repo})
-      done.push(item)
+      if (!opts.deleteBranches) done.push(item)
+      else {
+        const branch = await deleteMergedBranch(repo, item.branch)
+        done.push({...item, branchDeleted: branch.deleted, branchReason: branch.reason})
+      }
     } catch (error) {
       done.push({...item, action: 'keep', reason: error instanceof Error ? error.message : String(error)})
     }

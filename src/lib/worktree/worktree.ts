@@ -190,6 +190,18 @@ export async function removeWorktree(worktree: Worktree): Promise<void> {
   await git(['worktree', 'remove', worktree.path], worktree.repo)
 }
 
+/**
+ * Delete a removed worktree's branch only when its work is in what the main checkout has (`git branch -d`
+ * refuses a branch that is not merged into HEAD or its upstream; a branch with no commits of its own is
+ * merged). Why not, when git refuses.
+ */
+export async function deleteMergedBranch(repo: string, branch: string): Promise<{deleted: boolean; reason: string}> {
+  return git(['branch', '-d', '--', branch], repo).then(
+    () => ({deleted: true, reason: 'merged'}),
+    (error: unknown) => ({deleted: false, reason: /not fully merged/.test(String(error)) ? 'not merged' : 'git refused'}),
+  )
+}
+
 /** Forget worktrees whose directory is gone. */
 export async function pruneWorktrees(repo: string): Promise<void> {
   await git(['worktree', 'prune'], repo).catch(() => {})
