@@ -61,3 +61,14 @@ describe('the build refuses', () => {
     expect(refused.stderr).toMatch(/dist\/fast-path\.cjs:\d+ has an import\(\)/)
   })
 })
+
+describe("the published schemas' self-contained copies", () => {
+  it('compile in ajv as it comes (strict), with no keyword of pk added', async () => {
+    const {default: Ajv} = await import('ajv')
+    const {readdirSync} = await import('node:fs')
+    const dir = join(REPO, 'dist', 'schemas')
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'))
+    expect(files).toContain('config.schema.json')
+    for (const file of files) expect(() => new Ajv().compile(JSON.parse(readFileSync(join(dir, file), 'utf8'))), file).not.toThrow()
+  })
+})
