@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A stand-in for an agent's model API on 127.0.0.1, for capturing the agents' real screens without a key:
 // MODE=hang holds every request open (the agent shows that it works), MODE=fail answers 500 (it retries,
-// then fails), MODE=auth answers 401, MODE=gemini-tool asks Gemini CLI to run a command, MODE=openai-tool
+// then fails), MODE=auth answers 401, MODE=bad 400 (not retried), MODE=gemini-tool asks Gemini CLI to run a command, MODE=openai-tool
 // and MODE=responses-tool do the same in OpenAI's chat and Responses APIs (TOOL_COMMAND, ESCALATE=1),
 // MODE=anthropic-tool in Anthropic's Messages API (Claude Code's Bash tool). ANSWER=text makes each of the
 // tool modes answer with plain text ("Done.") instead, so every turn ends at once.
@@ -19,9 +19,11 @@ const server = createServer((req, res) => {
     if (mode === 'openai-tool') return openaiTool(req, res, body)
     if (mode === 'responses-tool') return responsesTool(req, res, body)
     if (mode === 'anthropic-tool') return anthropicTool(req, res, body)
-    const status = mode === 'auth' ? 401 : 500
+    // MODE=bad: 400, which agents do not retry: a turn that fails at once.
+    const status = mode === 'auth' ? 401 : mode === 'bad' ? 400 : 500
+    const message = mode === 'auth' ? 'invalid api key' : mode === 'bad' ? 'bad request (fake)' : 'internal error (fake)'
     res.writeHead(status, {'content-type': 'application/json'})
-    res.end(JSON.stringify({error: {message: mode === 'auth' ? 'invalid api key' : 'internal error (fake)', type: 'server_error', code: status}}))
+    res.end(JSON.stringify({type: 'error', error: {message, type: mode === 'bad' ? 'invalid_request_error' : 'server_error', code: status}}))
   })
 })
 /** Gemini's API asking to run a shell command: what makes Gemini CLI ask the user for permission. */

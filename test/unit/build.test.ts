@@ -64,7 +64,7 @@ describe('the build refuses', () => {
 
 describe("the published schemas' self-contained copies", () => {
   it('compile in ajv as it comes (strict), with no keyword of pk added', async () => {
-    const {default: Ajv} = await import('ajv')
+    const {Ajv} = await import('ajv')
     const {readdirSync} = await import('node:fs')
     const dir = join(REPO, 'dist', 'schemas')
     const files = readdirSync(dir).filter((f) => f.endsWith('.json'))

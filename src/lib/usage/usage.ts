@@ -55,8 +55,14 @@ export interface Accumulated {
   alerts?: {context?: string; cost?: string}
 }
 
+/**
+ * The usage cache's version: a cache of another is read again from the transcript's start. 2: a failed
+ * Claude Code turn no longer sets the context to 0, so what was summed by an older pk is summed again.
+ */
+export const USAGE_CACHE_VERSION = 2
+
 export interface UsageCache {
-  version: 1
+  version: typeof USAGE_CACHE_VERSION
   file: string
   /** The file's identity and where reading stopped (after the last whole line). */
   ino: number
@@ -172,7 +178,10 @@ function claudeLine(acc: Accumulated, entry: Entry): boolean {
   acc.lastMessageId = id
   acc.lastMessageUsage = tokens
   acc.lastUuid = typeof entry.uuid === 'string' ? entry.uuid : null
-  if (typeof message.model === 'string' && message.model !== '<synthetic>') acc.model = message.model
+  // A turn that failed ends in a message Claude Code writes itself (model "<synthetic>", "API Error: ...",
+  // every count 0): no request was answered, and the context is what the last answered one said.
+  if (message.model === '<synthetic>') return true
+  if (typeof message.model === 'string') acc.model = message.model
   acc.contextTokens = tokens.input + tokens.cacheRead + tokens.cacheWrite + tokens.output
   if (typeof entry.timestamp === 'string') acc.updatedAt = entry.timestamp
   return true
@@ -368,7 +377,7 @@ export function readOn(agent: string, file: string, cache: UsageCache | null, ru
     const acc: Accumulated = same ? structuredClone(cache.acc) : emptyAcc()
     const length = Math.min(stats.size - start, MAX_READ)
     const kept = key === '' ? {} : {rules: key}
-    if (length <= 0) return {version: 1, file, ino: stats.ino, offset: start, acc, ...kept}
+    if (length <= 0) return {version: USAGE_CACHE_VERSION, file, ino: stats.ino, offset: start, acc, ...kept}
     const buffer = Buffer.alloc(length)
     let got = 0
     while (got < length) {
@@ -379,7 +388,7 @@ export function readOn(agent: string, file: string, cache: UsageCache | null, ru
     // Up to the last whole line: a line still being written is read next time.
     const end = buffer.lastIndexOf(0x0a, got - 1) + 1
     accumulate(agent, acc, buffer.subarray(0, end).toString('utf8'), rules)
-    return {version: 1, file, ino: stats.ino, offset: start + end, acc, ...kept}
+    return {version: USAGE_CACHE_VERSION, file, ino: stats.ino, offset: start + end, acc, ...kept}
   })
 }
 
@@ -478,7 +487,7 @@ export function readCache(state: StateDir | null, id: string): UsageCache | null
   if (state === null) return null
   try {
     const cache = JSON.parse(readRegularFile(cachePath(state, id), 4 * 1024 * 1024)) as UsageCache
-    return cache.version === 1 && typeof cache.offset === 'number' && cache.acc ? cache : null
+    return cache.version === USAGE_CACHE_VERSION && typeof cache.offset === 'number' && cache.acc ? cache : null
   } catch {
     return null
   }

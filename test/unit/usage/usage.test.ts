@@ -27,6 +27,13 @@ describe('transcripts of the real agents (two turns each, the fake API answering
     const twice = accumulate('claude', emptyAcc(), `${JSON.stringify(line)}\n${JSON.stringify(block)}\n`)
     expect(twice.total.output).toBe(1)
   })
+  it('Claude Code 2.1.197, a turn that failed (the fake API answering 400): the context stays what the last answer said, not 0', () => {
+    const text = readFileSync(join(FIXTURES, 'claude-2.1.197.failed.jsonl'), 'utf8')
+    expect(text).toContain('"model":"<synthetic>"')
+    const acc = accumulate('claude', emptyAcc(), text)
+    expect(acc).toMatchObject({model: 'claude-opus-4-8', contextTokens: 2, skippedLines: 0})
+    expect(acc.total).toMatchObject({input: 1, output: 1})
+  })
   it('Codex 0.171: the running total of its token_count events, and its context window', () => {
     const acc = accumulate('codex', emptyAcc(), readFileSync(join(FIXTURES, 'codex-0.171.jsonl'), 'utf8'))
     expect(acc.total).toMatchObject({input: 2, output: 2})
