@@ -105,6 +105,7 @@ export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' |
       agent: {type: 'string'},
       json: {type: 'boolean'},
       next: {type: 'boolean'},
+      'all-sessions': {type: 'boolean'},
     },
     words: {min: 0, max: Infinity},
     exclusive: [['all', 'any']],

@@ -106,6 +106,7 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
         any: f.any === true,
         next: f.next === true,
         agent: f.agent as string | undefined,
+        allSessions: f['all-sessions'] === true,
       }
       outcome = await (await import('./bodies/wait.js')).wait(ctx, {...input, timeout: f.timeout as number | undefined, json: f.json === true})
     }

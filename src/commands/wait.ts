@@ -9,9 +9,9 @@ export default class Wait extends PkCommand {
   static override description = `With no --for, waits until the session needs you (attention: it asks something, or finished a turn,
 while nobody looks). Several ids: until all of them (--all, the default) or any one (--any) do; the ids
 that did are printed, one per line. Exit 0 then, 124 on --timeout, 3 when a session disappears or exits
-first (for --for exited, disappearing counts as reaching it). With no ids, every session pk ls lists, those
-present and those started while it waits (--agent NAME: only that agent's), until any one gets there; its id
-is printed. --json names each session that got there, with its state and why it needs you. --next counts only
+first (for --for exited, disappearing counts as reaching it). --all-sessions instead of ids: every session pk
+ls lists, those present and those started while it waits (--agent NAME: only that agent's), until any one gets
+there; its id is printed (no ids without it is a usage error, so an empty $(pk ls -q) never waits on others). --json names each session that got there, with its state and why it needs you. --next counts only
 what happens after the wait began (a session seen elsewhere first, or needing you since): after pk send, the end
 of the turn it started, not the idle state from before.`
   static override examples = [
@@ -22,14 +22,15 @@ of the turn it started, not the idle state from before.`
   ]
   static override strict = false
   static override args = {
-    id: Args.string({description: 'session id or unique prefix (several: one per argument; none: every session, present and future)'}),
+    id: Args.string({description: 'session id or unique prefix (several: one per argument)'}),
   }
   static override flags = {
     for: Flags.option({description: 'the state to wait for (default: needs you)', options: ['waiting', 'idle', 'exited'] as const})(),
     all: Flags.boolean({description: 'with several ids: until every one has (the default)', exclusive: ['any']}),
     any: Flags.boolean({description: 'with several ids: until one has', exclusive: ['all']}),
     timeout: Flags.integer({description: 'give up after this many seconds (exit 124)', min: 0}),
-    agent: Flags.string({description: 'with no ids: only sessions of this agent'}),
+    'all-sessions': Flags.boolean({description: 'instead of ids: every session pk ls lists, present and started while it waits, until any one gets there'}),
+    agent: Flags.string({description: 'with --all-sessions: only sessions of this agent'}),
     next: Flags.boolean({description: 'only what happens after the wait began: the next turn to end, not the state already there'}),
     json: Flags.boolean({description: 'print {schema, sessions: [{id, agent, label, state, attention, attentionSince, exitStatus}]} of those that got there'}),
   }
@@ -42,6 +43,7 @@ of the turn it started, not the idle state from before.`
       any: Boolean(flags.any),
       next: Boolean(flags.next),
       agent: flags.agent,
+      allSessions: Boolean(flags['all-sessions']),
       timeout: flags.timeout,
       json: Boolean(flags.json),
     })

@@ -131,6 +131,7 @@ describe('one error style', () => {
       [['bg', 'claude', '--model', 'x'], /^pk: unknown flag --model; the agent's own words, or a command, go after --/],
       [['bg', 'python3', '-m', 'http.server'], /go after --: pk bg claude -- --model opus, pk bg -- python3 -m http.server/],
       [['logs'], /^pk: Missing 1 required arg: id \(pk logs --help\)$/],
+      [['wait'], /^pk: pk wait needs session ids, or --all-sessions/],
       [['ls', '--jsno'], /^pk: unknown flag --jsno; did you mean --json\? \(pk ls --help\)$/],
       [['wait', 'abcd', '--timeout', 'soon'], /^pk: --timeout takes a whole number, not "soon" \(pk wait --help\)$/],
       [['wait', 'abcd', '--all', '--any'], /^pk: --all and --any do not go together \(pk wait --help\)$/],

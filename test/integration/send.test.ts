@@ -138,7 +138,9 @@ describe('pk wait --next after pk send (issue 39)', () => {
 describe('pk wait over every session (issue 39)', () => {
   it('ends on a session started after the wait began that needs you, of the agent asked for, and names it in --json', async () => {
     await sb.bgRow(['--', 'sleep', '100000'])
-    const waiting = sb.pk(['wait', '--agent', 'claude', '--json', '--timeout', '60'], {env})
+    // No ids is a usage error, not every session: `pk wait $(pk ls -q --agent x)` with none must not wait on others.
+    expect((await sb.pk(['wait', '--for', 'idle'], {env})).code).toBe(2)
+    const waiting = sb.pk(['wait', '--all-sessions', '--agent', 'claude', '--json', '--timeout', '60'], {env})
     // (what is there when it starts needs nobody: the wait has to see the new session)
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_DIALOG: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
@@ -148,11 +150,12 @@ describe('pk wait over every session (issue 39)', () => {
     const {attentionSince, ...reached} = JSON.parse(done.stdout).sessions[0]
     expect(reached).toEqual({id, agent: 'claude', label: null, state: 'waiting', attention: true, exitStatus: null})
     expect(attentionSince === null || typeof attentionSince === 'string').toBe(true)
-    const plain = await sb.pk(['wait', '--for', 'waiting'], {env})
+    const plain = await sb.pk(['wait', '--all-sessions', '--for', 'waiting'], {env})
     expect([plain.code, plain.stdout]).toEqual([0, `${id}\n`])
-    const none = await sb.pk(['wait', '--agent', 'codex', '--timeout', '1'], {env})
+    const none = await sb.pk(['wait', '--all-sessions', '--agent', 'codex', '--timeout', '1'], {env})
     expect([none.code, none.stderr.trim()]).toEqual([124, 'pk: no session of codex was needing you after 1 s'])
     expect((await sb.pk(['wait', id, '--agent', 'claude'], {env})).code).toBe(2)
+    expect((await sb.pk(['wait', id, '--all-sessions'], {env})).code).toBe(2)
   }, 90_000)
 })
 
