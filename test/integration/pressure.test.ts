@@ -68,7 +68,8 @@ describe('a tmux server stopped for 5 s', () => {
     const sent = await sb.pk(['send', row.id, 'after the stop', '--json'])
     await resumed
     expect(sent.code, sent.stderr).toBe(0)
-    expect(JSON.parse(sent.stdout)).toMatchObject({id: row.id, submitted: true})
+    // (a plain command: pk claims nothing about whether it took the line, and pressed Enter once)
+    expect(JSON.parse(sent.stdout)).toMatchObject({id: row.id, submitted: null, enters: 1})
     await waitFor('the line in the pane', () => sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane).includes('after the stop'))
   })
 
