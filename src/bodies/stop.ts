@@ -37,7 +37,7 @@ export async function stop(ctx: Context, input: StopInput): Promise<Outcome> {
     } catch (error) {
       // Stopping what has ended already is done, not a failure: a cleanup needs no `|| true`.
       if (error instanceof PkError && (error.code === 'exited' || error.code === 'gone')) {
-        const full = (error as {sessionId?: string}).sessionId ?? sessionIdIn(error.message) ?? id
+        const full = (error as {sessionId?: string}).sessionId ?? id
         exited.push(full)
         if (!input.json) write({stdout: `${full} had exited already\n`, stderr: ''})
         continue
@@ -52,9 +52,6 @@ export async function stop(ctx: Context, input: StopInput): Promise<Outcome> {
   if (input.json) printJson({schema: JSON_SCHEMA_VERSION, stopped, exited, failed})
   return firstFailure === null ? 'ok' : {firstFailure}
 }
-
-/** The full id a message names (`session 3f9a51c2 has exited`), for an error thrown before the id was known. */
-const sessionIdIn = (message: string) => /\bsession ([0-9a-f]{8})\b/.exec(message)?.[1] ?? null
 
 /** `pk stop --all`: the live sessions pk ls lists by default, with its filters. */
 async function liveIds(ctx: Context, filters: StopInput['filters']): Promise<string[]> {

@@ -57,6 +57,12 @@ function numbered(lines: string[], from: number): {n: number; label: string}[] {
   return choices.every((c, i) => c.n === i + 1) ? choices.map(({n, label}) => ({n, label})) : []
 }
 
+/**
+ * Keys that pick choice `i` (0-based) of a row of `count` chosen with ←/→, then confirm it: from the
+ * leftmost first (Home is not a key opencode takes: as many Lefts as there are choices), then right.
+ */
+const rowKeys = (count: number, i: number) => [...Array.from({length: count}, () => 'Left'), ...Array.from({length: i}, () => 'Right'), 'Enter']
+
 const lastIndex = (lines: string[], test: RegExp) => {
   for (let i = lines.length - 1; i >= 0; i--) if (test.test(lines[i]!)) return i
   return -1
@@ -105,7 +111,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
         n: i + 1,
         label,
         means: i === 0 ? ('yes' as const) : ('no' as const),
-        keys: [...labels.map(() => 'Left'), ...Array.from({length: i}, () => 'Right'), 'Enter'],
+        keys: rowKeys(labels.length, i),
       }))
       return {agent, question: 'Always allow', choices, confirms: true}
     }
@@ -115,13 +121,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     const row = lines.slice(at + 1).find((l) => /Allow once\s{2,}Allow always\s{2,}Reject/.test(l))
     if (row === undefined) return null
     const labels = ['Allow once', 'Allow always', 'Reject']
-    // From the leftmost (Home is not a key it takes: as many Lefts as there are choices), then right.
-    const choices = labels.map((label, i) => ({
-      n: i + 1,
-      label,
-      means: meaning(label),
-      keys: [...labels.map(() => 'Left'), ...Array.from({length: i}, () => 'Right'), 'Enter'],
-    }))
+    const choices = labels.map((label, i) => ({n: i + 1, label, means: meaning(label), keys: rowKeys(labels.length, i)}))
     return {agent, question: 'Permission required', choices}
   }
   return null

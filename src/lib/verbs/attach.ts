@@ -1,5 +1,5 @@
 import {SessionRow} from '../model/contract.js'
-import {PkError} from '../model/errors.js'
+import {ErrorCode, PkError} from '../model/errors.js'
 import {resolveId} from '../listing/resolve.js'
 
 import {collectSessions} from '../listing/sessions.js'
@@ -12,13 +12,15 @@ export type LiveRow = PaneRow & {pid: number}
 
 /** Pure: may pk act on this live session? Conflicts, exited and unverified sessions are refused. */
 export function checkLive(row: SessionRow, doing = 'act on it'): asserts row is LiveRow {
-  if (row.conflict) throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
-  if (row.state === 'exited') throw new PkError('exited', `session ${row.id} has exited${row.exitReason ? ` (${row.exitReason})` : ''}; nothing to ${doing}`)
+  // Each refusal names the session in full (a script may have typed a prefix): `sessionId`, as stop reports it.
+  const refuse = (code: ErrorCode, message: string) => Object.assign(new PkError(code, message), {sessionId: row.id})
+  if (row.conflict) throw refuse('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
+  if (row.state === 'exited') throw refuse('exited', `session ${row.id} has exited${row.exitReason ? ` (${row.exitReason})` : ''}; nothing to ${doing}`)
   // Slow is not absent: say what is true (not known just now), not that it cannot be verified.
   if (row.notVerifiedJustNow !== null)
-    throw new PkError('tmux-unresponsive', `session ${row.id} cannot be checked just now: ${row.notVerifiedJustNow}; nothing was done, try again`)
+    throw refuse('tmux-unresponsive', `session ${row.id} cannot be checked just now: ${row.notVerifiedJustNow}; nothing was done, try again`)
   if (!row.verified || row.tmux === null || row.pid === null) {
-    throw new PkError('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to ${doing}`)
+    throw refuse('unverified', `session ${row.id} cannot be verified against a live tmux pane from here; refusing to ${doing}`)
   }
 }
 
