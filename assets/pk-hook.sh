@@ -2,7 +2,7 @@
 # pk's hook for agents: takes one event without starting node, so the agent never waits for pk.
 # Usage: pk-hook.sh AGENT NODE [PAYLOAD]   (the payload: the last argument, or standard input)
 # It writes the payload and the sender's process ancestry (pid and the kernel's start time of each, up to
-# pid 1) into the spool of pk's state directory. Readers (pk ls, wait, the watch stream, the dashboard)
+# pid 1, from /proc or, where pk reads processes with ps, from one ps call) into the spool of pk's state directory. Readers (pk ls, wait, the watch stream, the dashboard)
 # take pending events into account in memory; one writer applies them to the records. For events that may
 # need the user it starts that writer, `pk notify --fold`, in the background (the agent does not wait for
 # it either). Always exits 0.
@@ -26,30 +26,74 @@ owner=
 while IFS= read -r line; do
   case $line in *'"pidNs"'*) owner=${line#*'"pidNs"'*'"'}; owner=${owner%%'"'*} ;; esac
 done < "$owner_file"
-ns=$(readlink /proc/self/ns/pid) || exit 0
-ns=${ns#*[}; ns=${ns%]}
-case $owner in '' | *[!0-9]*) exit 0 ;; esac
-[ "$owner" = "$ns" ] || exit 0
+
+# epoch Y M D h m s: seconds since the epoch (UTC), for ps' `lstart` read in UTC (days from the civil date).
+EPOCH_AWK='function epoch(y, mo, d, h, mi, s,   era, yoe, doy) {
+  y -= (mo <= 2); era = int((y >= 0 ? y : y - 399) / 400); yoe = y - era * 400
+  doy = int((153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5) + d - 1
+  return ((era * 146097 + yoe * 365 + int(yoe / 4) - int(yoe / 100) + doy - 719468) * 86400) + h * 3600 + mi * 60 + s
+}
+function lstart(mon, d, hms, y,   t) {
+  split(hms, t, ":")
+  return epoch(y, (index("JanFebMarAprMayJunJulAugSepOctNovDec", mon) + 2) / 3, d, t[1], t[2], t[3])
+}'
+
+# The owner names the process source pk reads this state with: /proc (a namespace inode), or ps (`ps:INODE`,
+# or `ps` on a system without pid namespaces), whose start times are ps' `lstart` in seconds since the epoch.
+case $owner in
+  ps) source=ps ;;
+  ps:*)
+    source=ps
+    want=${owner#ps:}
+    case $want in '' | *[!0-9]*) exit 0 ;; esac
+    ns=$(ps -o pidns= -p $$ 2>/dev/null) || exit 0
+    ns=$(printf '%s' "$ns" | tr -d ' ')
+    [ "$ns" = "$want" ] || exit 0
+    ;;
+  '' | *[!0-9]*) exit 0 ;;
+  *)
+    source=proc
+    ns=$(readlink /proc/self/ns/pid) || exit 0
+    ns=${ns#*[}; ns=${ns%]}
+    [ "$owner" = "$ns" ] || exit 0
+    ;;
+esac
 
 # The sender's whole ancestry, noted now: `pid:starttime` from the hook's parent up to pid 1 (the start
 # time is field 22 of /proc/PID/stat, counted after the command name). A shell between the agent and
 # this hook (`sh -c "CMD"`) may be gone by the time pk reads the event; the agent above it is named here.
 chain=
-pid=$PPID
-depth=0
-while [ "$pid" -gt 1 ] 2>/dev/null && [ "$depth" -lt 64 ]; do
-  read -r stat < "/proc/$pid/stat" || break
-  rest=${stat##*) }
-  # shellcheck disable=SC2086
-  set -- $rest
-  start=${20:-}
-  case $start in '' | *[!0-9]*) break ;; esac
-  chain=$chain${chain:+,}$pid:$start
-  pid=$2
-  depth=$((depth + 1))
-done
-[ -n "$chain" ] || exit 0
-read -r up _ < /proc/uptime || exit 0
+if [ "$source" = ps ]; then
+  # One ps call for the whole table, walked in awk: no /proc here, and still no node.
+  chain=$(TZ=UTC0 LC_ALL=C ps -A -o pid= -o ppid= -o lstart= 2>/dev/null | awk -v pid="$PPID" "$EPOCH_AWK"'
+    { parent[$1] = $2; start[$1] = sprintf("%.0f", lstart($4, $5, $6, $7)) }
+    END { n = 0; out = ""; while (pid > 1 && n < 64 && (pid in parent)) { out = out (out == "" ? "" : ",") pid ":" start[pid]; pid = parent[pid]; n++ }; print out }')
+  up=$(date +%s.%N 2>/dev/null)
+  case $up in
+    *.[0-9][0-9]*) frac=${up#*.}; frac=${frac%"${frac#??}"}; up=${up%%.*}.$frac ;;
+    *) up=$(date +%s).00 ;;
+  esac
+  version=3
+  export PK_PROCESS_SOURCE=ps
+else
+  pid=$PPID
+  depth=0
+  while [ "$pid" -gt 1 ] 2>/dev/null && [ "$depth" -lt 64 ]; do
+    read -r stat < "/proc/$pid/stat" || break
+    rest=${stat##*) }
+    # shellcheck disable=SC2086
+    set -- $rest
+    start=${20:-}
+    case $start in '' | *[!0-9]*) break ;; esac
+    chain=$chain${chain:+,}$pid:$start
+    pid=$2
+    depth=$((depth + 1))
+  done
+  read -r up _ < /proc/uptime || exit 0
+  version=2
+fi
+case $chain in '' | *[!0-9:,]*) exit 0 ;; esac
+case $up in '' | *[!0-9.]*) exit 0 ;; esac
 stamp=${up%.*}${up#*.}
 
 spool=$dir/spool
@@ -60,7 +104,7 @@ tmp=$spool/.tmp-$$-$stamp
 # only what identifies the event from its beginning (a Claude Write of a huge file is still a permission
 # prompt of its session).
 {
-  printf 'pk-spool 2 %s %s %s\n' "$agent" "$up" "$chain"
+  printf 'pk-spool %s %s %s %s\n' "$version" "$agent" "$up" "$chain"
   if [ -n "${payload+x}" ]; then printf '%s' "$payload"; else timeout 2 head -c 8388609; fi
 } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
 # Named by when it was sent, in a folder per second of uptime, so the writer applies events in the order
@@ -74,8 +118,13 @@ until { [ -d "$bucket" ] || mkdir "$bucket" 2>/dev/null; } && mv -f "$tmp" "$buc
   [ "$tries" -lt 3 ] || { rm -f "$tmp"; exit 0; }
 done
 
-# The kernel's start time of pid $1 (field 22 of its stat), or nothing when it is gone or a zombie.
+# The kernel's start time of pid $1 (field 22 of its stat, or ps' `lstart` in seconds since the epoch), or
+# nothing when it is gone or a zombie.
 start_of() {
+  if [ "$source" = ps ]; then
+    TZ=UTC0 LC_ALL=C ps -o stat= -o lstart= -p "$1" 2>/dev/null | awk "$EPOCH_AWK"'$1 !~ /^Z/ { printf "%.0f", lstart($3, $4, $5, $6) }'
+    return 0
+  fi
   read -r s < "/proc/$1/stat" 2>/dev/null || return 0
   s=${s##*) }
   # shellcheck disable=SC2086

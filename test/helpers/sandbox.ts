@@ -49,6 +49,8 @@ export class Sandbox {
       env[name] = value
     }
     Object.assign(env, {TMUX_TMPDIR: this.tmuxTmpdir, PK_STATE_DIR: this.stateDir, HOME: this.home, LANG: 'C.UTF-8', TERM: 'xterm-256color'})
+    // The suite's second run reads processes with ps (scripts/test.sh): every pk it starts does too.
+    if (process.env.PK_PROCESS_SOURCE) env.PK_PROCESS_SOURCE = process.env.PK_PROCESS_SOURCE
     this.env = env
     this.assertPrivate(env)
   }

@@ -5,7 +5,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {shellQuote} from '../../src/lib/model/shell.js'
 import {SessionRow} from '../../src/lib/model/contract.js'
 import {sessionIdOf} from '../../src/lib/proc/identity.js'
-import {readView} from '../../src/lib/proc/view.js'
+import {processSource, readView} from '../../src/lib/proc/source.js'
 import {PK_BIN, Sandbox, waitFor, LsJson} from '../helpers/sandbox.js'
 
 let sb: Sandbox
@@ -168,7 +168,7 @@ describe('tampering never points an id at another process', () => {
       let pid = row.pid
       while (pid !== panePid && pid > 1) pid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
       expect(pid, `row ${row.id}`).toBe(panePid)
-      const startTime = Number(readFileSync(`/proc/${row.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19])
+      const startTime = processSource().stat(row.pid)!.startTime
       if (!row.conflict) expect(row.id).toBe(sessionIdOf({...readView().view, pid: row.pid, startTime}))
     }
   }

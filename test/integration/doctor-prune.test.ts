@@ -54,6 +54,7 @@ describe('pk doctor', () => {
       'servers',
       'stale-sockets',
       'orphaned-servers',
+      'process-source',
       'pid-namespace',
       'state-dir',
       'config',

@@ -6,6 +6,8 @@ import {userInfo} from 'node:os'
 import {PRESETS} from '../agents/presets.js'
 import {errnoCode, PkError} from '../model/errors.js'
 import {checkLiveness, identityKey} from '../proc/identity.js'
+import {systemTool} from '../proc/ps.js'
+import {processSource} from '../proc/source.js'
 import {PROC_ROOT} from '../proc/reader.js'
 import {View} from '../proc/view.js'
 import {readOwner} from '../registry/ownership.js'
@@ -204,6 +206,7 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
     hooks,
     presets: snap.presets,
     view: snap.viewMeasurement,
+    processSource: {name: processSource().name, forced: (ctx.env.PK_PROCESS_SOURCE ?? '') !== '', lsof: processSource().name === 'ps' && systemTool('lsof') !== 'lsof'},
   }
 }
 
@@ -234,3 +237,4 @@ export function agentsOnPath(
   }
   return found
 }
+

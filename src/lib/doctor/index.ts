@@ -3,6 +3,7 @@ import {resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {Context} from '../config/context.js'
 import {orphanedServersCheck} from './checks/orphaned-servers.js'
 import {pidNamespaceCheck} from './checks/pid-namespace.js'
+import {processSourceCheck} from './checks/process-source.js'
 import {serverEnvCheck} from './checks/server-env.js'
 import {serversCheck} from './checks/servers.js'
 import {socketDirCheck} from './checks/socket-dir.js'
@@ -21,6 +22,7 @@ export const CHECKS: readonly Check[] = [
   serversCheck,
   staleSocketsCheck,
   orphanedServersCheck,
+  processSourceCheck,
   pidNamespaceCheck,
   stateDirCheck,
   configCheck,

@@ -38,6 +38,8 @@ export interface DoctorFacts {
   /** Recorded agents still alive in no pane of any reachable server (they outlived it). */
   paneless?: {id: string; pid: number; agent: string | null}[]
   view: import('../proc/view.js').ViewMeasurement
+  /** Which process source this pk uses, whether PK_PROCESS_SOURCE chose it, and (for ps) whether lsof is there. */
+  processSource?: {name: 'proc' | 'ps'; forced: boolean; lsof: boolean}
   owner: import('../registry/ownership.js').OwnerRead
 }
 

@@ -70,8 +70,10 @@ export function parseEvent(event: SpoolEvent, bootMs: number | null): ParsedEven
   if (parsed.sentAt !== null && !isEventDate(parsed.sentAt)) return {kind: 'ignored', reason: `its date (${parsed.sentAt}) is out of range`}
   // Where the agent sends no time of its own, the moment its hook ran dates the event: every reader and
   // the writer then date it alike, so one event is one notification whoever sees it first.
-  const sentAt = parsed.sentAt ?? (bootMs === null ? null : Math.round(bootMs + event.uptime * 1000))
-  if (sentAt !== null && !isEventDate(sentAt)) return {kind: 'ignored', reason: `its hook's time (${event.uptime} s after boot) is out of range`}
+  const hookMs = event.clock === 'epoch' ? Math.round(event.uptime * 1000) : bootMs === null ? null : Math.round(bootMs + event.uptime * 1000)
+  const sentAt = parsed.sentAt ?? hookMs
+  if (sentAt !== null && !isEventDate(sentAt))
+    return {kind: 'ignored', reason: `its hook's time (${event.uptime} s after ${event.clock === 'epoch' ? 'the epoch' : 'boot'}) is out of range`}
   return {kind: 'report', report: {...parsed, sentAt}}
 }
 

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {isConversationId} from '../agents/presets.js'
 import {PkError} from '../model/errors.js'
 import {ancestry} from '../proc/ancestry.js'
-import {readStat} from '../proc/reader.js'
+import {processSource} from '../proc/source.js'
 import {appendRegularFile} from '../registry/files.js'
 import {assertMayWrite, enrol, mayWrite} from '../registry/ownership.js'
 import {HookStatus} from '../registry/records.js'
@@ -196,7 +196,7 @@ export async function spoolReport(ctx: Context, agent: string, payload: string, 
   // A pk of another pid namespace writes nothing: refused (and said on stderr), never silently.
   assertMayWrite(state)
   await enrol(state)
-  const chain = ancestry(senderPid, readStat)
+  const chain = ancestry(senderPid, processSource().look().stat)
   if (chain.length === 0) return null
   return enqueue(state, agent, chain, payload)
 }

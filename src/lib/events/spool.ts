@@ -3,7 +3,8 @@ import {closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdi
 import {join} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
-import {readUptime, readWhole} from '../proc/reader.js'
+import {readWhole} from '../proc/reader.js'
+import {processSource} from '../proc/source.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {isPrivateDir} from '../registry/files.js'
 import {StateDir} from '../registry/state-dir.js'
@@ -16,6 +17,8 @@ import {StateDir} from '../registry/state-dir.js'
  * removes them. A file's first line says who sent it and when:
  *
  *   pk-spool 2 AGENT UPTIME PID:START,PID:START,...   the sender's ancestry, nearest first, up to pid 1
+ *   pk-spool 3 AGENT EPOCH PID:START,...              the same where there is no /proc: seconds since the
+ *                                                     epoch, and start times as the ps source reads them
  *   pk-spool 1 AGENT PID START UPTIME                 (earlier pk: the sender alone)
  *
  * The rest is the agent's payload.
@@ -30,8 +33,10 @@ export interface SpoolEvent {
   /** The file's name in the spool directory. */
   name: string
   agent: string
-  /** Seconds since boot when the hook ran (/proc/uptime): the event's time where the agent gives none. */
+  /** Seconds since boot when the hook ran (/proc/uptime), or since the epoch (`clock`): the event's time where the agent gives none. */
   uptime: number
+  /** Which clock `uptime` is on: since boot (/proc), or since the epoch (the ps source's spool, version 3). */
+  clock?: 'epoch'
   /** The process ancestry at the event, nearest first (pid and kernel start time of each). */
   chain: Link[]
   payload: string
@@ -54,10 +59,11 @@ export function parseSpoolText(name: string, text: string): SpoolEvent | null {
   const newline = text.indexOf('\n')
   const head = newline === -1 ? text : text.slice(0, newline)
   const payload = newline === -1 ? '' : text.slice(newline + 1)
-  const v2 = /^pk-spool 2 ([a-z0-9_-]+) (\d+(?:\.\d+)?) ([\d:,]+)$/.exec(head)
+  const v2 = /^pk-spool ([23]) ([a-z0-9_-]+) (\d+(?:\.\d+)?) ([\d:,]+)$/.exec(head)
   if (v2) {
-    const chain = parseChain(v2[3]!)
-    return chain === null ? null : {name, agent: v2[1]!, uptime: Number(v2[2]), chain, payload}
+    const chain = parseChain(v2[4]!)
+    if (chain === null) return null
+    return {name, agent: v2[2]!, uptime: Number(v2[3]), chain, payload, ...(v2[1] === '3' ? {clock: 'epoch' as const} : {})}
   }
   const v1 = /^pk-spool 1 ([a-z0-9_-]+) (\d+) (\d+) (\d+(?:\.\d+)?)$/.exec(head)
   if (v1) return {name, agent: v1[1]!, uptime: Number(v1[4]), chain: [{pid: Number(v1[2]), startTime: Number(v1[3])}], payload}
@@ -243,12 +249,13 @@ export function readPending(state: StateDir | null, limit = READER_PENDING_LIMIT
  * renamed into place under a name that orders it by when it was sent. The caller checked that it may write.
  */
 export function enqueue(state: StateDir, agent: string, chain: Link[], payload: string): string {
-  const uptime = readUptime()
-  if (uptime === null || chain.length === 0) throw new PkError('no-view', 'cannot date the event: /proc/uptime is unreadable')
+  const clock = processSource().clock()
+  if (clock === null || chain.length === 0) throw new PkError('no-view', 'cannot date the event: /proc/uptime is unreadable')
+  const uptime = clock.seconds
   const dir = spoolDir(state)
   mkdirSync(dir, {recursive: true, mode: 0o700})
   if (checkedSpool(state) === null) throw new PkError('unsafe-state-dir', `${dir} is not a directory of this user's (a link?); pk doctor explains`)
-  const head = `pk-spool 2 ${agent} ${uptime.toFixed(2)} ${chain.map((l) => `${l.pid}:${l.startTime}`).join(',')}\n`
+  const head = `pk-spool ${clock.kind === 'epoch' ? 3 : 2} ${agent} ${uptime.toFixed(2)} ${chain.map((l) => `${l.pid}:${l.startTime}`).join(',')}\n`
   const bucket = join(dir, String(Math.floor(uptime)))
   mkdirSync(bucket, {recursive: true, mode: 0o700})
   const file = join(bucket, `${uptime.toFixed(2).replace('.', '')}-${process.pid}-${randomBytes(3).toString('hex')}`)
@@ -269,6 +276,16 @@ export function tempMaker(name: string): number | null {
  * A file whose maker still runs (however long it is stopped) is its own; one that names no maker is left
  * to a person (pk doctor names it). Paths relative to the spool.
  */
+/** Whether any process has this pid now (a signal 0 asks the kernel, with or without /proc). */
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return errnoCode(error) !== 'ESRCH'
+  }
+}
+
 export function orphanTemps(dir: string): string[] {
   const found: string[] = []
   const look = (sub: string) => {
@@ -281,7 +298,7 @@ export function orphanTemps(dir: string): string[] {
     for (const name of names) {
       if (!name.startsWith('.tmp-')) continue
       const pid = tempMaker(name)
-      if (pid !== null && !existsSync(`/proc/${pid}`)) found.push(sub === '' ? name : `${sub}/${name}`)
+      if (pid !== null && !pidExists(pid)) found.push(sub === '' ? name : `${sub}/${name}`)
     }
   }
   look('')

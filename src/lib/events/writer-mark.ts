@@ -1,7 +1,9 @@
 import {unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {readStat} from '../proc/reader.js'
+import {processSource} from '../proc/source.js'
+
+const readStat = (pid: number) => processSource().stat(pid)
 import {writeFileAtomic} from '../registry/atomic.js'
 import {readRegularFile} from '../registry/files.js'
 import {StateDir} from '../registry/state-dir.js'

@@ -7,6 +7,7 @@ import {ProcStat} from '../proc/parse.js'
 import {findUp} from '../proc/ancestry.js'
 import {ProcessIdentity, checkLiveness, identityFromStat, identityKey, sessionIdOf} from '../proc/identity.js'
 import {View} from '../proc/view.js'
+import type {ProcessLook} from '../proc/source.js'
 import {SessionRecord, StoredRecord} from '../registry/records.js'
 
 import {Pane} from '../tmux/panes.js'
@@ -19,15 +20,8 @@ import {ServerListing} from '../tmux/servers.js'
  */
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
-export interface ProcessSource {
-  stat(pid: number): ProcStat | null
-  argv(pid: number): string[] | null
-  cwd(pid: number): string | null
-  children(pid: number): number[]
-  startedAt(startTime: number): string | null
-  /** The executable's path (/proc/PID/exe), or null when it cannot be read. */
-  exe(pid: number): string | null
-}
+/** The process facts pairing reads: one look of the process source (see proc/source.ts). */
+export type ProcessSource = ProcessLook
 
 export interface CorrelateInput {
   view: View
@@ -351,9 +345,9 @@ function failDuplicates(rows: SessionRow[], problems: Problem[]): SessionRow[] {
 }
 
 /**
- * Breadth-first over the pane's process and its descendants, nearest first. A match by the command line
- * is confirmed against the executable the kernel reports where it can be (`by: 'exe'`); otherwise it
- * stays a claim of the command line (`by: 'argv'`).
+ * Breadth-first over the pane's process and its descendants, nearest first. An agent is recognised by its
+ * command line or by the executable the kernel reports (/proc/PID/exe, ps' `comm`); `by: 'exe'` when the
+ * executable names it, otherwise it stays a claim of the command line (`by: 'argv'`).
  */
 function findAgent(source: ProcessSource, panePid: number, presets: readonly AgentPreset[]): {name: string; stat: ProcStat; by: 'exe' | 'argv'} | null {
   let level = [panePid]
@@ -361,12 +355,14 @@ function findAgent(source: ProcessSource, panePid: number, presets: readonly Age
     const next: number[] = []
     for (const pid of level) {
       const argv = source.argv(pid)
-      const name = argv ? recognizeAgent(argv, presets) : null
+      const byArgv = argv ? recognizeAgent(argv, presets) : null
+      // What the kernel says it runs counts too: `claude.exe` started under another argv[0] is still Claude.
+      const exe = source.exe(pid)
+      const byExe = exe === null ? null : recognizeAgent([exe.replace(/ \(deleted\)$/, '')], presets)
+      const name = byArgv ?? byExe
       if (name) {
         const stat = source.stat(pid)
-        const exe = source.exe(pid)
-        const byExe = exe !== null && recognizeAgent([exe.replace(/ \(deleted\)$/, '')], presets) === name
-        if (stat) return {name, stat, by: byExe ? 'exe' : 'argv'}
+        if (stat) return {name, stat, by: byExe === name ? 'exe' : 'argv'}
       }
       if (depth < MAX_DESCENT_DEPTH) next.push(...source.children(pid))
     }

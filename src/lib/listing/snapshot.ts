@@ -2,38 +2,18 @@ import {AgentPreset} from '../agents/presets.js'
 import {Context} from '../config/context.js'
 import {ProcessSource} from './pairing.js'
 import {PkError} from '../model/errors.js'
-import {ProcStat} from '../proc/parse.js'
-import {readChildren, readCmdline, readCwd, readExe, readStat, startTimeToDate} from '../proc/reader.js'
-import {View, ViewMeasurement, readView} from '../proc/view.js'
+import {View, ViewMeasurement} from '../proc/view.js'
+import {ProcessLook, processSource, readView} from '../proc/source.js'
 import {ReadTrust, readTrust} from '../registry/ownership.js'
 import {RecordCache} from '../registry/record-cache.js'
 import {StoredRecord, readRecords} from '../registry/records.js'
 import {Problem} from '../model/contract.js'
 import {Env, StateDir} from '../registry/state-dir.js'
-import {ServerListing, ServerScan} from '../tmux/servers.js'
+import {ServerListing, ServerScan, checkDeferred} from '../tmux/servers.js'
 import {mark} from '../cli/timings.js'
 
-/** A /proc-backed source that reads each fact at most once: one per snapshot, never shared between them. */
-export function procSource(): ProcessSource {
-  const memo = <T>(read: (pid: number) => T) => {
-    const cache = new Map<number, T>()
-    return (pid: number) => {
-      if (!cache.has(pid)) cache.set(pid, read(pid))
-      return cache.get(pid) as T
-    }
-  }
-  return {
-    stat: memo<ProcStat | null>(readStat),
-    argv: memo(readCmdline),
-    cwd: memo(readCwd),
-    exe: memo(readExe),
-    children: readChildren,
-    startedAt: (ticks) => startTimeToDate(ticks)?.toISOString() ?? null,
-  }
-}
-
-function measured(): {view: View; viewMeasurement: ViewMeasurement} {
-  const {view, measurement} = readView()
+function measured(look: ProcessLook): {view: View; viewMeasurement: ViewMeasurement} {
+  const {view, measurement} = readView(look)
   return {view, viewMeasurement: measurement}
 }
 
@@ -82,17 +62,20 @@ export interface SnapshotOptions {
 export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Promise<Snapshot> {
   const env = ctx.env
   const standing = opts.carried?.standing
-  const {view, viewMeasurement} = standing ?? measured()
+  const proc = processSource().look()
+  // The ps source's one table call, read while tmux lists and the records are read (nothing, for /proc).
+  const ahead = proc.ready?.()
   const state = opts.state === undefined ? ctx.readState() : opts.state
   // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
-  mark('view')
   const scan = opts.scan ?? new ServerScan(env, opts.deadlineMs, standing?.servers)
   mark('tmux-start') // a one-shot listing started its scan earlier: then this is nothing
   const records = opts.carried ? opts.carried.records.read(state) : readRecords(state)
   mark('records')
   for (const {record} of records.records) scan.add(record.tmux.socket)
+  await ahead
+  const {view, viewMeasurement} = standing ?? measured(proc)
+  mark('view')
   const trust = standing?.trust ?? readTrust(state, viewMeasurement)
-  const proc = procSource()
   // Still while tmux lists: each recorded process's start time, which a one-shot listing checks anyway.
   if (trust.trusted && !opts.carried) for (const {record} of records.records) if (record.identity.pidNs === view.pidNs) proc.stat(record.identity.pid)
   mark('proc')
@@ -100,9 +83,9 @@ export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Pr
   mark('config')
   const settled = await scan.settle()
   mark('tmux-wait')
+  const checked = settled.servers.some((s) => s.checkDeferred) ? await checkDeferred(settled.servers, proc, view.pidNs) : settled.servers
   // Without a view of its own pid namespace, no pid read here can be checked: nothing is verified.
-  const servers =
-    !trust.trusted && trust.code === 'no-view' ? settled.servers.map((s) => ({...s, verified: false, unverifiedReason: trust.reason})) : settled.servers
+  const servers = !trust.trusted && trust.code === 'no-view' ? checked.map((s) => ({...s, verified: false, unverifiedReason: trust.reason})) : checked
   const tmuxMissing = settled.tmuxMissing
   return {env, view, viewMeasurement, proc, state, records: records.records, recordProblems: records.problems, trust, servers, tmuxMissing, presets}
 }

@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 
 import {ProcStat} from './parse.js'
-import {readStat} from './reader.js'
+import {processSource} from './source.js'
 import {View} from './view.js'
 
 /**
@@ -65,7 +65,7 @@ export function judgeLiveness(view: Pick<View, 'bootId' | 'pidNs'>, identity: Pr
 /** Whether the identity was taken in this boot and pid namespace, so its pid can be checked here. */
 export const isLocal = (view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity) => identity.bootId === view.bootId && identity.pidNs === view.pidNs
 
-/** Is the process `identity` names alive right now? Reads /proc (or `stat`) only for a local identity. */
-export function checkLiveness(view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity, stat: (pid: number) => ProcStat | null = readStat): Liveness {
+/** Is the process `identity` names alive right now? Reads the process source (or `stat`) only for a local identity. */
+export function checkLiveness(view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity, stat: (pid: number) => ProcStat | null = (pid) => processSource().stat(pid)): Liveness {
   return judgeLiveness(view, identity, isLocal(view, identity) ? stat(identity.pid) : null)
 }

@@ -38,7 +38,8 @@ export function judgeView(facts: ViewFacts): ViewMeasurement {
   return {ok: true, view: {bootId: facts.bootId, pidNs: facts.pidNs, pid1StartTime: facts.pid1StartTime}}
 }
 
-export function measureView(): ViewMeasurement {
+/** The view as /proc shows it (the proc source's; see source.ts for the one pk uses). */
+export function measureProcView(): ViewMeasurement {
   let bootId: string | null
   try {
     bootId = readBootId()
@@ -55,12 +56,26 @@ export function measureView(): ViewMeasurement {
   })
 }
 
-export const isInitial = (view: View) => view.pidNs === INITIAL_PID_NS
+/**
+ * The ps source's pid namespace: `ps:INODE` where ps reads one (procps' `pidns`), `ps` on a system without
+ * pid namespaces. Never equal to a /proc one: identities of one source are not compared with the other's.
+ */
+export const PS_NO_NAMESPACES = 'ps'
+export const psNamespace = (inode: string | null) => (inode === null ? PS_NO_NAMESPACES : `ps:${inode}`)
+
+/** The host's view: the initial pid namespace, by either source, or a system that has no pid namespaces. */
+export const isInitial = (view: View) => view.pidNs === INITIAL_PID_NS || view.pidNs === psNamespace(INITIAL_PID_NS) || view.pidNs === PS_NO_NAMESPACES
+
+/** Pure: whether a pid namespace's name (as owner.json and records keep it) is one of the forms above. */
+export const isNamespaceName = (name: string) => /^(\d+|ps(:\d+)?)$/.test(name)
 
 export const sameView = (a: View, b: View) => a.bootId === b.bootId && a.pidNs === b.pidNs && a.pid1StartTime === b.pid1StartTime
 
 export function describeView(view: View): string {
-  return `pid namespace ${view.pidNs}${isInitial(view) ? ' (the initial one)' : ''}, boot ${view.bootId.slice(0, 8)}`
+  if (view.pidNs === PS_NO_NAMESPACES) return `a system without pid namespaces (processes from ps), boot ${view.bootId.slice(0, 20)}`
+  const ps = view.pidNs.startsWith('ps:')
+  const ns = ps ? view.pidNs.slice(3) : view.pidNs
+  return `pid namespace ${ns}${isInitial(view) ? ' (the initial one)' : ''}${ps ? ' (processes from ps)' : ''}, boot ${view.bootId.slice(0, 8)}`
 }
 
 /**
@@ -68,8 +83,8 @@ export function describeView(view: View): string {
  * says whether they can be trusted (when not, nothing read here is paired by pid). Throws only when even
  * the boot id or the namespace cannot be read.
  */
-export function readView(): {view: View; measurement: ViewMeasurement} {
-  const measurement = measureView()
+export function readProcView(): {view: View; measurement: ViewMeasurement} {
+  const measurement = measureProcView()
   if (measurement.ok) return {view: measurement.view, measurement}
   const bootId = readBootId()
   const pidNs = readPidNamespace('self')

@@ -5,8 +5,9 @@ import {join} from 'node:path'
 import {errnoCode, PkError} from '../model/errors.js'
 import {judgeLiveness} from '../proc/identity.js'
 import {ProcStat} from '../proc/parse.js'
-import {readStat} from '../proc/reader.js'
-import {View, measureView} from '../proc/view.js'
+import {processSource} from '../proc/source.js'
+import {View} from '../proc/view.js'
+import {measureView} from '../proc/source.js'
 import {StateDir} from './state-dir.js'
 
 /**
@@ -36,7 +37,7 @@ export interface LockEntry {
 
 /** Pure: an entry's name -> who it names, or null for a name that is not an entry (left alone). */
 export function parseLockEntry(name: string): LockEntry | null {
-  const match = /^([WH])_([0-9a-f-]+)_(\d+)_(\d+)_(\d+)_[0-9a-f]+$/.exec(name)
+  const match = /^([WH])_([0-9a-z.:-]+)_(\d+|ps|ps:\d+)_(\d+)_(\d+)_[0-9a-f]+$/.exec(name)
   if (!match) return null
   return {kind: match[1] as 'W' | 'H', bootId: match[2]!, pidNs: match[3]!, pid: Number(match[4]), startTime: Number(match[5])}
 }
@@ -81,7 +82,7 @@ let me: Me | null = null
 function whoAmI(): Me {
   if (me !== null) return me
   const measured = measureView()
-  const stat = readStat(process.pid)
+  const stat = processSource().stat(process.pid)
   if (!measured.ok || stat === null)
     throw new PkError(
       'no-view',
@@ -160,7 +161,7 @@ export async function withStateLock<T>(state: StateDir, fn: (lock: HeldLock) => 
 
 async function acquire(dir: string, opts: LockOptions): Promise<string> {
   const self = whoAmI()
-  const stat = opts.stat ?? readStat
+  const stat = opts.stat ?? ((pid: number) => processSource().stat(pid))
   const sleep = opts.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)))
   const waitMs = opts.waitMs ?? LOCK_WAIT_MS
   try {

@@ -1,7 +1,8 @@
 import {join} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
-import {View, ViewMeasurement, describeView, isInitial, measureView, sameView} from '../proc/view.js'
+import {View, ViewMeasurement, describeView, isInitial, isNamespaceName, sameView} from '../proc/view.js'
+import {measureView} from '../proc/source.js'
 import {writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, readRegularFile} from './files.js'
 import {HeldLock, withStateLock} from './lock.js'
@@ -60,7 +61,7 @@ export function parseOwner(text: string): OwnerRead {
   }
   const o = data as Record<string, unknown>
   if (typeof o !== 'object' || o === null || o.version !== OWNER_VERSION) return {ok: false, reason: 'owner.json has an unknown version'}
-  if (typeof o.bootId !== 'string' || typeof o.pidNs !== 'string' || !/^\d+$/.test(o.pidNs) || !Number.isSafeInteger(o.pid1StartTime)) {
+  if (typeof o.bootId !== 'string' || typeof o.pidNs !== 'string' || !isNamespaceName(o.pidNs) || !Number.isSafeInteger(o.pid1StartTime)) {
     return {ok: false, reason: 'owner.json is malformed'}
   }
   return {ok: true, owner: {bootId: o.bootId, pidNs: o.pidNs, pid1StartTime: o.pid1StartTime as number}}

@@ -3,7 +3,10 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
+import {run} from '../exec/run.js'
+import {isTmuxComm, systemTool} from '../proc/ps.js'
 import {PROC_ROOT, readExe, readPidNamespace} from '../proc/reader.js'
+import {ProcessLook, processSource} from '../proc/source.js'
 import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
 import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
 
@@ -183,6 +186,8 @@ export interface ServerListing {
   rejectedLines: number
   /** tmux's answer as it came: a watcher compares it with the last one to tell whether anything changed. */
   raw?: string
+  /** Listed by the ps source: checked later, against the snapshot's look (checkDeferred). */
+  checkDeferred?: boolean
 }
 
 /** Pure: listening unix sockets per path, from /proc/net/unix. */
@@ -284,6 +289,61 @@ export function verifyServer(
   return {verified: false, reason: `pid ${serverPid} here does not hold the listening socket ${socket}; the server lives in another pid namespace`}
 }
 
+/** Pure: the unix socket paths `lsof -F n` names (`n/tmp/x type=STREAM` on Linux, `n/tmp/x` on macOS). */
+export function parseLsofSocketPaths(text: string): Set<string> {
+  const paths = new Set<string>()
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('n/')) continue
+    paths.add(line.slice(1).replace(/ type=\w+$/, ''))
+  }
+  return paths
+}
+
+/**
+ * The ps source's check of a server (where /proc cannot be read): the pid it reports is a tmux process in
+ * the table, in this pid namespace where there are such, and `lsof` says it holds a unix socket at the
+ * path. Without lsof it cannot be told: unverified, never assumed.
+ */
+export async function verifyServerPs(socket: string, serverPid: number, look: ProcessLook, ownPidNs: string): Promise<{verified: boolean; reason: string | null}> {
+  const stat = look.stat(serverPid)
+  if (stat === null) return {verified: false, reason: `the server reports pid ${serverPid}, which ps does not list here`}
+  const exe = look.exe(serverPid)
+  if (exe === null || !isTmuxComm(exe)) return {verified: false, reason: `pid ${serverPid} here is not tmux (${exe ?? 'unnamed'})`}
+  const ns = (look as {row?: (pid: number) => {pidNs: string | null} | undefined}).row?.(serverPid)?.pidNs
+  if (ownPidNs.startsWith('ps:') && `ps:${ns}` !== ownPidNs) return {verified: false, reason: `pid ${serverPid} lives in pid namespace ${ns ?? 'unknown'}, not this one (${ownPidNs.slice(3)})`}
+  const ran = await run([systemTool('lsof'), '-w', '-a', '-p', String(serverPid), '-U', '-F', 'n'], {deadlineMs: 5000})
+  if (ran.error) return {verified: false, reason: `lsof cannot be run (${ran.error.code ?? ran.error.message}): pk cannot tell which process holds ${socket}`}
+  if (ran.timedOut) return {verified: false, reason: 'lsof did not answer in time'}
+  const paths = parseLsofSocketPaths(ran.stdout)
+  let real = socket
+  try {
+    real = realpathSync(socket)
+  } catch {
+    // gone meanwhile: the path as given
+  }
+  if (paths.has(socket) || paths.has(real)) return {verified: true, reason: null}
+  return {verified: false, reason: `pid ${serverPid} here does not hold the socket ${socket}; the server lives elsewhere`}
+}
+
+/** The check of a server, by the process source in use (proc: /proc's sockets and fds; ps: ps and lsof). */
+export async function checkServer(socket: string, serverPid: number, look?: ProcessLook, ownPidNs?: string): Promise<{verified: boolean; reason: string | null}> {
+  const source = processSource()
+  if (source.name === 'proc') return verifyServer(socket, serverPid)
+  const seen = look ?? source.look()
+  return verifyServerPs(socket, serverPid, seen, ownPidNs ?? (source.measureView(seen).ok ? (source.measureView(seen) as {view: {pidNs: string}}).view.pidNs : ''))
+}
+
+/** Servers listed by a ps-source scan, checked once the look's table is there (see ListOptions.deferCheck). */
+export async function checkDeferred(servers: ServerListing[], look: ProcessLook, ownPidNs: string): Promise<ServerListing[]> {
+  return Promise.all(
+    servers.map(async (s) => {
+      if (!s.checkDeferred || s.serverPid === null) return s
+      const check = await verifyServerPs(s.socket, s.serverPid, look, ownPidNs)
+      return {...s, checkDeferred: false, verified: check.verified, unverifiedReason: check.reason}
+    }),
+  )
+}
+
 export interface ListOptions {
   deadlineMs?: number
   listening?: ListeningSockets
@@ -321,6 +381,12 @@ export async function listServer(socket: string, opts: ListOptions = {}): Promis
   listing.serverPid = listing.panes[0]?.serverPid ?? null
   if (listing.serverPid === null) {
     listing.unverifiedReason = 'the server has no panes'
+    return listing
+  }
+  if (processSource().name === 'ps') {
+    // The ps source checks a server against a look's table, which the snapshot reads meanwhile.
+    listing.checkDeferred = true
+    listing.unverifiedReason = 'not checked yet'
     return listing
   }
   const check = verifyServer(socket, listing.serverPid, opts.listening)
@@ -382,7 +448,13 @@ export class ServerScan {
 /** Every process of `uid` that holds one of `wanted` (socket inodes), by inode. */
 export function socketHolders(uid: number, wanted: Set<string>): Map<string, number> {
   const holders = new Map<string, number>()
-  for (const name of readdirSync(PROC_ROOT)) {
+  let names: string[]
+  try {
+    names = readdirSync(PROC_ROOT)
+  } catch {
+    return holders // no /proc here: nobody is found (a socket's holder is then unknown, never guessed)
+  }
+  for (const name of names) {
     if (!/^\d+$/.test(name)) continue
     try {
       if (statSync(`${PROC_ROOT}/${name}`).uid !== uid) continue

@@ -8,15 +8,16 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {AgentPreset, BUILTIN_PRESETS, findPreset, launchCommand, presetNames, recognizeAgent} from '../agents/presets.js'
 import {errnoCode, PkError} from '../model/errors.js'
 import {ProcessIdentity, checkLiveness, identityFromStat, sessionIdOf} from '../proc/identity.js'
-import {View, readView} from '../proc/view.js'
+import {View} from '../proc/view.js'
+import {readView} from '../proc/source.js'
 import {catches} from '../proc/parse.js'
-import {readCaughtSignals, readStat, startTimeToDate} from '../proc/reader.js'
+import {processSource} from '../proc/source.js'
 import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from '../registry/records.js'
 import {Env} from '../registry/state-dir.js'
 import {exactEnv, fsPath} from '../model/bytes.js'
 
-import {checkSocketPath, ensureSocketDir, resolveSocket, verifyServer} from '../tmux/servers.js'
+import {checkSocketPath, ensureSocketDir, resolveSocket, checkServer} from '../tmux/servers.js'
 import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
 import {Context} from '../config/context.js'
 import {pkOwnDirectories} from '../config/config.js'
@@ -151,9 +152,15 @@ function findSleep(env: Env): string {
 async function openGate(view: View, identity: ProcessIdentity): Promise<boolean> {
   const usr1 = osConstants.signals.SIGUSR1
   const deadline = Date.now() + 5000
+  // A source that reads start times to the second (ps) cannot tell this process from one that takes its
+  // pid within the second it started: the gate holds the command until that second is over, so the
+  // recorded process outlives it and any later holder of the pid starts in another second.
+  const source = processSource()
+  const distinct = (source.startDate(identity.startTime)?.getTime() ?? 0) + source.startResolutionMs
+  while (Date.now() < distinct && Date.now() < deadline) await sleep(Math.min(50, distinct - Date.now()))
   while (Date.now() < deadline) {
     if (!checkLiveness(view, identity).alive) return false
-    const mask = readCaughtSignals(identity.pid)
+    const mask = source.caughtSignals(identity.pid)
     if (mask !== null && catches(mask, usr1)) {
       process.kill(identity.pid, 'SIGUSR1')
       return true
@@ -175,7 +182,7 @@ function newRecord(
     tmux,
     ...claims,
     createdAt: new Date().toISOString(),
-    startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
+    startedAt: processSource().startDate(identity.startTime)?.toISOString() ?? null,
     status: null,
   }
 }
@@ -223,14 +230,14 @@ export async function startSession(request: BgRequest): Promise<Started> {
     throw error
   }
 
-  const server = verifyServer(socket, created.serverPid)
+  const server = await checkServer(socket, created.serverPid)
   if (!server.verified) {
     return abandon(
       new PkError('unverified-server', `the tmux server at ${socket} cannot be verified from here (${server.reason}); refusing to record a session on it`),
     )
   }
   // The pane's process is the gate, a child of the verified server, waiting for its go.
-  const stat = readStat(created.panePid)
+  const stat = processSource().stat(created.panePid)
   if (stat === null || stat.ppid !== created.serverPid) {
     return abandon(new PkError('gate-lost', `the new pane's process (pid ${created.panePid}) ended or is not the tmux server's child; nothing was started`))
   }

@@ -11,8 +11,9 @@ import {describeError, PkError} from '../model/errors.js'
 import {eachWithProgress, NO_PROGRESS, Progress} from '../model/progress.js'
 import {noteAutostartRun} from './service.js'
 import {ProcessIdentity, checkLiveness, sessionIdOf} from '../proc/identity.js'
-import {readStat} from '../proc/reader.js'
-import {View, readView} from '../proc/view.js'
+import {processSource} from '../proc/source.js'
+import {View} from '../proc/view.js'
+import {readView} from '../proc/source.js'
 import {readRegularFile} from '../registry/files.js'
 import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
 import {SessionRecord, StoredRecord, isStored, parseRecordText, replaceRecord} from '../registry/records.js'
@@ -38,7 +39,7 @@ const readable: Check<PaneRow> = (row) => {
 
 /** The identity a live row's id was derived from, read again now: null when that process is gone. */
 function identityOf(view: View, row: {id: string; pid: number}): ProcessIdentity | null {
-  const stat = readStat(row.pid)
+  const stat = processSource().stat(row.pid)
   if (stat === null) return null
   const identity = {bootId: view.bootId, pidNs: view.pidNs, pid: row.pid, startTime: stat.startTime}
   return sessionIdOf(identity) === row.id ? identity : null

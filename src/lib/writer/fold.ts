@@ -7,7 +7,7 @@ import {SessionRow} from '../model/contract.js'
 import {Applied, Outcome, World, applyEvents, worldOf} from '../events/events.js'
 import {PkError} from '../model/errors.js'
 import {identityFromStat, sessionIdOf} from '../proc/identity.js'
-import {readCmdline, readCwd, readStat, readUptime, startTimeToDate} from '../proc/reader.js'
+import {processSource} from '../proc/source.js'
 import {appendRegularFile} from '../registry/files.js'
 import {releaseWriterMark} from '../events/writer-mark.js'
 import {HeldLock, LockBusyError} from '../registry/lock.js'
@@ -95,8 +95,8 @@ async function applyBatchLocked(ctx: Context, state: StateDir, dir: string, name
 
 /** A drained bucket of an earlier second goes (a hook of this second may still be about to write into it; it makes it again if not). */
 function dropBucket(dir: string, bucket: string): void {
-  const now = readUptime()
-  if (now === null || Number(bucket) >= Math.floor(now) - 1) return
+  const now = processSource().clock()
+  if (now === null || Number(bucket) >= Math.floor(now.seconds) - 1) return
   try {
     rmdirSync(join(dir, bucket))
   } catch {
@@ -258,19 +258,29 @@ function create(
   entry: Applied,
 ): string | null {
   const pid = entry.agentLink?.pid ?? row.pid
-  const stat = pid === null ? null : readStat(pid)
+  const look = processSource().look()
+  const stat = pid === null ? null : look.stat(pid)
   if (stat === null || row.tmux === null || serverPid === undefined || (entry.agentLink && stat.startTime !== entry.agentLink.startTime)) return null
+  // Not while the second it started in lasts, where start times are read to the second (ps): another
+  // process could still take its pid in that second and read alike. Once it is over, the process must
+  // still be there, or it is gone like any other (the writer runs in the background: the wait is its own).
+  const source = processSource()
+  const wait = (source.startDate(stat.startTime)?.getTime() ?? 0) + source.startResolutionMs - Date.now()
+  if (wait > 0) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait)
+    if (source.stat(stat.pid)?.startTime !== stat.startTime) return null
+  }
   const identity = identityFromStat(view, stat)
   const record: SessionRecord = {
     version: RECORD_VERSION,
     identity,
     tmux: {socket: row.tmux.socket, paneId: row.tmux.pane, sessionId: row.tmux.sessionId, serverPid},
-    cwd: readCwd(identity.pid) ?? '/',
-    argv: readCmdline(identity.pid) ?? [],
+    cwd: look.cwd(identity.pid) ?? '/',
+    argv: look.argv(identity.pid) ?? [],
     agent: entry.agent,
     label: null,
     createdAt: new Date().toISOString(),
-    startedAt: startTimeToDate(identity.startTime)?.toISOString() ?? null,
+    startedAt: processSource().startDate(identity.startTime)?.toISOString() ?? null,
     conversationId: entry.conversationId,
     status: entry.status,
     observed: entry.observed,

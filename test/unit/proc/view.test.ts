@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {INITIAL_PID_NS, describeView, isInitial, judgeView, measureView, readView, sameView} from '../../../src/lib/proc/view.js'
+import {INITIAL_PID_NS, describeView, isInitial, judgeView, sameView} from '../../../src/lib/proc/view.js'
+import {measureView, readView} from '../../../src/lib/proc/source.js'
 import {readBootId, readPidNamespace} from '../../../src/lib/proc/reader.js'
 
 const facts = {bootId: 'b-123456789', pidNs: '4026532000', nsPids: [7], pid1StartTime: 5}

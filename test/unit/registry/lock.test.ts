@@ -9,7 +9,7 @@ import {withWriteAccess} from '../../../src/lib/registry/ownership.js'
 import {createRecord, readRecords, replaceRecord} from '../../../src/lib/registry/records.js'
 import {stateLayout} from '../../../src/lib/registry/state-dir.js'
 import {readStat} from '../../../src/lib/proc/reader.js'
-import {readView} from '../../../src/lib/proc/view.js'
+import {readView} from '../../../src/lib/proc/source.js'
 import {sampleRecord} from '../../helpers/fixtures.js'
 import {ROOT} from '../../helpers/sandbox.js'
 

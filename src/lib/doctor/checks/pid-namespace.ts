@@ -1,4 +1,4 @@
-import {describeView, isInitial, sameView} from '../../proc/view.js'
+import {PS_NO_NAMESPACES, describeView, isInitial, sameView} from '../../proc/view.js'
 import {Check} from '../types.js'
 
 export const pidNamespaceCheck: Check = {
@@ -21,6 +21,9 @@ export const pidNamespaceCheck: Check = {
         fixable: false,
       }
     const owner = facts.owner.owner
+    // Where there are no pid namespaces, there is nothing to guard: said so, not passed in silence.
+    if (view.pidNs === PS_NO_NAMESPACES && (owner === null || sameView(owner, view)))
+      return {status: 'skip', message: 'not applicable: this system has no pid namespaces', fix: null, fixable: false}
     if (owner === null) return {status: 'pass', message: `no owner yet; the first writer enrols (this pk: ${describeView(view)})`, fix: null, fixable: false}
     if (sameView(owner, view)) return {status: 'pass', message: `this pk owns the state (${describeView(view)})`, fix: null, fixable: false}
     if (owner.bootId !== view.bootId) {
