@@ -143,7 +143,11 @@ if [ -n "$node" ] && [ -x "$node" ]; then
       mark=$dir/writer
       if [ -f "$mark" ] && [ ! -L "$mark" ] && read -r wpid wstart < "$mark" 2>/dev/null; then
         case $wpid:$wstart in *[!0-9:]* | :* | *:) wstart=x ;; esac
-        [ "$(start_of "$wpid")" = "$wstart" ] && exit 0
+        now=$(start_of "$wpid")
+        [ "$now" = "$wstart" ] && exit 0
+        # ps that printed nothing for a pid that is there could not tell: not taken for gone (the event
+        # waits in the spool for the next hook or reader).
+        [ -z "$now" ] && [ "$source" = ps ] && kill -0 "$wpid" 2>/dev/null && exit 0
         rm -f "$mark"
       fi
       # Made whole, then linked into place only where none is (ln fails if one is): of two hooks at once,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what pk needs from the system when it is missing: tmux. With --tests, also what only the
 # tests need: unshare (util-linux) for the namespace tests, ssh and sshd (openssh) for the host tests,
-# zsh and fish for the completion tests.
+# zsh and fish for the completion tests, lsof and procps for the tests run a second time with the ps process
+# source, strace to see which files pk opens, and xmllint to check a launchd agent against Apple's plist DTD.
 # Uses apt-get as root (or sudo); otherwise says what to install.
 set -euo pipefail
 
@@ -14,6 +15,10 @@ if [ "${1:-}" = --tests ]; then
   # the completion tests load pk's scripts in the shells they are for
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
   command -v fish >/dev/null 2>&1 || missing+=(fish)
+  command -v ps >/dev/null 2>&1 || missing+=(procps)
+  command -v lsof >/dev/null 2>&1 || missing+=(lsof)
+  command -v strace >/dev/null 2>&1 || missing+=(strace)
+  command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi

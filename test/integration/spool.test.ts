@@ -93,7 +93,7 @@ describe('the sh hook and its spool', () => {
     await sb.bgRow(['--', 'sleep', '100000'])
     const owner = join(sb.stateDir, 'owner.json')
     const real = readFileSync(owner, 'utf8')
-    writeFileSync(owner, real.replace(/"pidNs": "\d+"/, '"pidNs": "4026531000"'))
+    writeFileSync(owner, real.replace(/"pidNs": "(ps:)?\d+"/, '"pidNs": "$14026531000"'))
     expect(run(['claude']).status).toBe(0)
     expect(spooled()).toEqual([])
     writeFileSync(owner, real)

@@ -206,7 +206,11 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
     hooks,
     presets: snap.presets,
     view: snap.viewMeasurement,
-    processSource: {name: processSource().name, forced: (ctx.env.PK_PROCESS_SOURCE ?? '') !== '', lsof: processSource().name === 'ps' && systemTool('lsof') !== 'lsof'},
+    processSource: {
+      name: processSource().name,
+      forced: (ctx.env.PK_PROCESS_SOURCE ?? '') !== '',
+      lsof: processSource().name === 'ps' && systemTool('lsof') !== 'lsof',
+    },
   }
 }
 
@@ -237,4 +241,3 @@ export function agentsOnPath(
   }
   return found
 }
-

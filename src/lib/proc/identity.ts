@@ -66,6 +66,10 @@ export function judgeLiveness(view: Pick<View, 'bootId' | 'pidNs'>, identity: Pr
 export const isLocal = (view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity) => identity.bootId === view.bootId && identity.pidNs === view.pidNs
 
 /** Is the process `identity` names alive right now? Reads the process source (or `stat`) only for a local identity. */
-export function checkLiveness(view: Pick<View, 'bootId' | 'pidNs'>, identity: ProcessIdentity, stat: (pid: number) => ProcStat | null = (pid) => processSource().stat(pid)): Liveness {
+export function checkLiveness(
+  view: Pick<View, 'bootId' | 'pidNs'>,
+  identity: ProcessIdentity,
+  stat: (pid: number) => ProcStat | null = (pid) => processSource().stat(pid),
+): Liveness {
   return judgeLiveness(view, identity, isLocal(view, identity) ? stat(identity.pid) : null)
 }

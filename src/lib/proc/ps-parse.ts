@@ -46,8 +46,7 @@ const LSTART = new RegExp(`(?:${DAYS}) (${MONTHS.join('|')}) ([ \\d]\\d) (\\d\\d
 
 /** Pure: one `lstart` (read as UTC) -> seconds since the epoch, or null. */
 export function parseLstart(text: string): number | null {
-  LSTART.lastIndex = 0
-  const match = LSTART.exec(text.trim())
+  const match = new RegExp(LSTART.source).exec(text.trim())
   if (!match || match.index !== 0 || match[0].length !== text.trim().length) return null
   return lstartSeconds(match)
 }
@@ -80,7 +79,7 @@ export function parsePsLine(line: string, dialect: PsDialect): PsRow | null {
   // Past the fixed columns: `comm`, then the date, then the command line.
   let rest = line.trimStart()
   for (let i = 0; i < fixed; i++) rest = rest.replace(/^\S+\s+/, '')
-  const dates = [...rest.matchAll(LSTART)]
+  const dates = [...rest.matchAll(new RegExp(LSTART.source, 'g'))] // a fresh one: matchAll starts at a shared regex's lastIndex
   if (dates.length === 0 || (dialect === 'bsd' && dates.length > 1)) return null
   const date = dates[0]!
   if (dialect === 'procps' && date.index! > 16 * 4) return null // 15 bytes of `comm`, as wide as ps may print them

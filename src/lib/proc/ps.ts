@@ -48,7 +48,13 @@ export function systemTool(name: string): string {
 
 function runPsSync(pids?: readonly number[]): Map<number, PsRow> | null {
   const dialect = psDialect()
-  const ran = spawnSync(systemTool('ps'), psArgs(dialect, pids), {env: psEnv(), encoding: 'utf8', timeout: DEADLINE_MS, maxBuffer: MAX_OUTPUT, stdio: ['ignore', 'pipe', 'ignore']})
+  const ran = spawnSync(systemTool('ps'), psArgs(dialect, pids), {
+    env: psEnv(),
+    encoding: 'utf8',
+    timeout: DEADLINE_MS,
+    maxBuffer: MAX_OUTPUT,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   // ps exits 1 when none of the pids asked for exists: an empty table, not a failure.
   if (ran.error || ran.signal !== null || (ran.status !== 0 && ran.stdout.trim() !== '')) return null
   return parsePsTable(ran.stdout, dialect).rows
@@ -77,7 +83,6 @@ function runPsAsync(): Promise<Map<number, PsRow> | null> {
   })
 }
 
-
 let bootIdMemo: string | null | undefined
 /** This boot's name, from sysctl: Linux's boot id, or BSD's boot time to the microsecond. Read once per process. */
 export function sysctlBootId(): string | null {
@@ -98,7 +103,8 @@ export function judgePsView(
   if (facts.self === undefined) return {ok: false, reason: 'ps does not list this process'}
   // ps in a pid namespace whose processes it does not list (a procfs of an ancestor namespace) shows
   // another process under this pid, or none.
-  if (facts.self.ppid !== facts.ppid) return {ok: false, reason: `ps lists pid ${facts.self.pid} with another parent: it sees another pid namespace's processes`}
+  if (facts.self.ppid !== facts.ppid)
+    return {ok: false, reason: `ps lists pid ${facts.self.pid} with another parent: it sees another pid namespace's processes`}
   if (dialect === 'procps' && facts.self.pidNs === null) return {ok: false, reason: "ps cannot read this process's pid namespace"}
   if (facts.pid1 === undefined) return {ok: false, reason: 'ps does not list pid 1'}
   return {ok: true, view: {bootId: facts.bootId, pidNs: psNamespace(dialect === 'procps' ? facts.self.pidNs : null), pid1StartTime: facts.pid1.startTime}}
@@ -162,7 +168,12 @@ export function psSource(): ProcessSource {
     startDate: (seconds) => new Date(seconds * 1000),
     startResolutionMs: 1000,
     caughtSignals(pid) {
-      const ran = spawnSync(systemTool('ps'), ['-p', String(pid), '-o', 'caught='], {env: psEnv(), encoding: 'utf8', timeout: DEADLINE_MS, stdio: ['ignore', 'pipe', 'ignore']})
+      const ran = spawnSync(systemTool('ps'), ['-p', String(pid), '-o', 'caught='], {
+        env: psEnv(),
+        encoding: 'utf8',
+        timeout: DEADLINE_MS,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
       return ran.status === 0 ? parseCaught(ran.stdout) : null
     },
     clock: () => ({kind: 'epoch', seconds: Date.now() / 1000}),

@@ -2,8 +2,19 @@ import {constants, accessSync} from 'node:fs'
 
 import {PkError} from '../model/errors.js'
 import {ProcStat} from './parse.js'
-import {UNKNOWN_PS_VIEW, psSource} from './ps.js'
-import {PROC_ROOT, readCaughtSignals, readChildren, readCmdline, readCwd, readExe, readStat, readUptime, startTimeToDate, CLOCK_TICKS_PER_SECOND} from './reader.js'
+import {UNKNOWN_PS_VIEW, psSource, sysctlBootId} from './ps.js'
+import {
+  PROC_ROOT,
+  readCaughtSignals,
+  readChildren,
+  readCmdline,
+  readCwd,
+  readExe,
+  readStat,
+  readUptime,
+  startTimeToDate,
+  CLOCK_TICKS_PER_SECOND,
+} from './reader.js'
 import {View, ViewMeasurement, measureProcView, readProcView} from './view.js'
 
 /**
@@ -127,5 +138,7 @@ export function readView(look?: ProcessLook): {view: View; measurement: ViewMeas
   const source = processSource()
   if (source.name === 'proc') return readProcView()
   const measurement = source.measureView(look)
-  return {view: measurement.ok ? measurement.view : UNKNOWN_PS_VIEW, measurement}
+  // Without a coherent view nothing is paired; the boot, where sysctl names it, still tells this boot's
+  // records (unverified) from an earlier one's (exited).
+  return {view: measurement.ok ? measurement.view : {...UNKNOWN_PS_VIEW, bootId: sysctlBootId() ?? UNKNOWN_PS_VIEW.bootId}, measurement}
 }

@@ -304,13 +304,19 @@ export function parseLsofSocketPaths(text: string): Set<string> {
  * the table, in this pid namespace where there are such, and `lsof` says it holds a unix socket at the
  * path. Without lsof it cannot be told: unverified, never assumed.
  */
-export async function verifyServerPs(socket: string, serverPid: number, look: ProcessLook, ownPidNs: string): Promise<{verified: boolean; reason: string | null}> {
+export async function verifyServerPs(
+  socket: string,
+  serverPid: number,
+  look: ProcessLook,
+  ownPidNs: string,
+): Promise<{verified: boolean; reason: string | null}> {
   const stat = look.stat(serverPid)
   if (stat === null) return {verified: false, reason: `the server reports pid ${serverPid}, which ps does not list here`}
   const exe = look.exe(serverPid)
   if (exe === null || !isTmuxComm(exe)) return {verified: false, reason: `pid ${serverPid} here is not tmux (${exe ?? 'unnamed'})`}
   const ns = (look as {row?: (pid: number) => {pidNs: string | null} | undefined}).row?.(serverPid)?.pidNs
-  if (ownPidNs.startsWith('ps:') && `ps:${ns}` !== ownPidNs) return {verified: false, reason: `pid ${serverPid} lives in pid namespace ${ns ?? 'unknown'}, not this one (${ownPidNs.slice(3)})`}
+  if (ownPidNs.startsWith('ps:') && `ps:${ns}` !== ownPidNs)
+    return {verified: false, reason: `pid ${serverPid} lives in pid namespace ${ns ?? 'unknown'}, not this one (${ownPidNs.slice(3)})`}
   const ran = await run([systemTool('lsof'), '-w', '-a', '-p', String(serverPid), '-U', '-F', 'n'], {deadlineMs: 5000})
   if (ran.error) return {verified: false, reason: `lsof cannot be run (${ran.error.code ?? ran.error.message}): pk cannot tell which process holds ${socket}`}
   if (ran.timedOut) return {verified: false, reason: 'lsof did not answer in time'}
@@ -326,11 +332,21 @@ export async function verifyServerPs(socket: string, serverPid: number, look: Pr
 }
 
 /** The check of a server, by the process source in use (proc: /proc's sockets and fds; ps: ps and lsof). */
-export async function checkServer(socket: string, serverPid: number, look?: ProcessLook, ownPidNs?: string): Promise<{verified: boolean; reason: string | null}> {
+export async function checkServer(
+  socket: string,
+  serverPid: number,
+  look?: ProcessLook,
+  ownPidNs?: string,
+): Promise<{verified: boolean; reason: string | null}> {
   const source = processSource()
   if (source.name === 'proc') return verifyServer(socket, serverPid)
   const seen = look ?? source.look()
-  return verifyServerPs(socket, serverPid, seen, ownPidNs ?? (source.measureView(seen).ok ? (source.measureView(seen) as {view: {pidNs: string}}).view.pidNs : ''))
+  return verifyServerPs(
+    socket,
+    serverPid,
+    seen,
+    ownPidNs ?? (source.measureView(seen).ok ? (source.measureView(seen) as {view: {pidNs: string}}).view.pidNs : ''),
+  )
 }
 
 /** Servers listed by a ps-source scan, checked once the look's table is there (see ListOptions.deferCheck). */

@@ -88,6 +88,9 @@ describe('correlate', () => {
     // A process that only calls itself claude (process.title) is claude by its command line alone.
     const renamed = [...procs, {pid: 300, ppid: 100, startTime: 3000, argv: ['claude'], exe: '/usr/bin/python3'}]
     expect(run(renamed, panes, []).rows.find((r) => r.pid === 300)).toMatchObject({agent: 'claude', agentSource: 'argv'})
+    // What the kernel says it runs counts on its own: claude.exe started under another argv[0].
+    const disguised = [...procs, {pid: 300, ppid: 100, startTime: 3000, argv: ['worker', '--serve'], exe: '/opt/claude/claude.exe'}]
+    expect(run(disguised, panes, []).rows.find((r) => r.pid === 300)).toMatchObject({agent: 'claude', agentSource: 'exe'})
   })
 
   it('trusts neither of two records that claim one process', () => {
