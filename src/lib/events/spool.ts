@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync} from 'node:fs'
+import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
