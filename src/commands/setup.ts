@@ -15,7 +15,7 @@ export default class Setup extends PkCommand {
 gemini: hooks in ~/.gemini/settings.json. opencode: a plugin in ~/.config/opencode/plugins/pk.js that reports state
 and each answer's tokens and cost. pi: an extension in ~/.pi/agent/extensions/pk.js that reports state and adds /bg.
 Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-backup-TIME).
-autostart: what runs pk restore --yes once after a reboot, on the machine's own service manager: a systemd user
+autostart: what runs pk restore --yes once after a reboot, on the machine's own service manager (a launchd agent on macOS): a systemd user
 unit (pk-restore.service) where a user manager answers, else an @reboot crontab entry. --remove takes it away.`
   static override examples = [
     '<%= config.bin %> setup claude',

@@ -1,4 +1,5 @@
 import {markerName} from '../registry/markers.js'
+import {Platform, platformOf} from '../model/platform.js'
 import {run} from '../exec/run.js'
 import {accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
@@ -136,14 +137,23 @@ const onPath = (program: string, env: Env) =>
     }
   })
 
+/**
+ * Pure: the desktop notifier's argv. On macOS, osascript with a fixed script that takes the title and the
+ * text as its arguments (`on run argv`): what an agent names is never AppleScript source, so a quote or a
+ * backslash in it is only text.
+ */
+export function desktopArgv(platform: Platform, title: string, text: string): string[] {
+  if (platform === 'darwin')
+    return ['osascript', '-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title (item 1 of argv)', '-e', 'end run', title, text]
+  return ['notify-send', '--app-name=pk', title, text]
+}
+
 async function tellDesktop(e: NotifyEvent, env: Env): Promise<ChannelResult> {
-  if (!env.DISPLAY && !env.WAYLAND_DISPLAY) return {channel: 'desktop', ok: true, detail: 'no display (skipped)', delivered: false}
-  if (!onPath('notify-send', env)) return {channel: 'desktop', ok: true, detail: 'notify-send not installed (skipped)', delivered: false}
-  const result = await runNotifier(
-    ['notify-send', '--app-name=pk', `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e)],
-    env as NodeJS.ProcessEnv,
-    DEFAULT_COMMAND_SECONDS,
-  )
+  const platform = platformOf(env)
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) return {channel: 'desktop', ok: true, detail: 'no display (skipped)', delivered: false}
+  const argv = desktopArgv(platform, `pk: ${e.agent ?? 'session'} ${e.reason}`, eventText(e))
+  if (!onPath(argv[0]!, env)) return {channel: 'desktop', ok: true, detail: `${argv[0]} not installed (skipped)`, delivered: false}
+  const result = await runNotifier(argv, env as NodeJS.ProcessEnv, DEFAULT_COMMAND_SECONDS)
   return {channel: 'desktop', ...result, delivered: result.ok}
 }
 

@@ -63,7 +63,10 @@ export function autostartText(
 ): Output {
   if ('printed' in outcome) {
     const {manager, where, text} = outcome.printed
-    return {stdout: `# ${manager === 'systemd' ? where : 'a line for your crontab'}\n${text}${text.endsWith('\n') ? '' : '\n'}`, stderr: ''}
+    const body = `${text}${text.endsWith('\n') ? '' : '\n'}`
+    // A property list is XML, which allows nothing before its declaration: where it goes is said on stderr.
+    if (manager === 'launchd') return {stdout: body, stderr: `# ${where}\n`}
+    return {stdout: `# ${manager === 'systemd' ? where : 'a line for your crontab'}\n${body}`, stderr: ''}
   }
   if ('removed' in outcome)
     return {stdout: outcome.removed.length === 0 ? 'autostart: nothing installed\n' : outcome.removed.map((d) => `autostart: ${d}\n`).join(''), stderr: ''}

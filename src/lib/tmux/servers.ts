@@ -3,6 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
+import {Platform, platformOf} from '../model/platform.js'
 import {run} from '../exec/run.js'
 import {isTmuxComm, systemTool} from '../proc/ps.js'
 import {PROC_ROOT, readExe, readPidNamespace} from '../proc/reader.js'
@@ -12,9 +13,25 @@ import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
 
 export type Env = Record<string, string | undefined>
 
-/** `$TMUX_TMPDIR/tmux-<uid>` (tmux's own rule), the directory that holds this user's sockets. */
+/**
+ * `$TMUX_TMPDIR/tmux-<uid>`, else `/tmp/tmux-<uid>` (tmux's own rule: `TMUX_SOCK` is `"$TMUX_TMPDIR:" _PATH_TMP`;
+ * it never looks at $TMPDIR), the directory that holds this user's sockets. On macOS /tmp is a link to
+ * /private/tmp, and tmux names its sockets by the real path: so does pk, or its paths would not be tmux's.
+ */
 export function socketDir(env: Env): string {
-  return join(env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`)
+  return tmuxSocketDir(env, process.getuid!(), platformOf(env), (path) => {
+    try {
+      return realpathSync(path)
+    } catch {
+      return path
+    }
+  })
+}
+
+/** Pure: socketDir with the uid, the platform and the way to resolve links given. */
+export function tmuxSocketDir(env: Env, uid: number, platform: Platform, realpath: (path: string) => string): string {
+  const base = env.TMUX_TMPDIR || '/tmp'
+  return join(platform === 'darwin' ? realpath(base) : base, `tmux-${uid}`)
 }
 
 export const PK_SOCKET_NAME = 'pk'

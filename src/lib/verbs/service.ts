@@ -5,13 +5,14 @@ import {homedir, userInfo} from 'node:os'
 import {join} from 'node:path'
 
 import {PkError} from '../model/errors.js'
+import {platformOf} from '../model/platform.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {appendRegularFile, readRegularFile} from '../registry/files.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 
 /**
  * Sessions that outlive a logout and come back after a reboot, on the machine's own service manager:
- * systemd where a user manager is reachable, else cron. pk never changes how the machine is set up
+ * systemd where a user manager is reachable, else cron; on macOS a launchd agent. pk never changes how the machine is set up
  * (lingering, logind's KillUserProcesses): it says what they mean and the command that changes them.
  */
 
@@ -185,16 +186,63 @@ export function editCrontab(before: string, line: string | null): string {
   return kept.length === 0 ? '' : kept.join('\n') + '\n'
 }
 
+/** launchd's name for pk's agent, and where a user's agents live (loaded by launchd at each login). */
+export const LAUNCHD_LABEL = 'pk.restore'
+export const launchdPath = (env: Env) => join(env.HOME || homedir(), 'Library', 'LaunchAgents', `${LAUNCHD_LABEL}.plist`)
+
+/** Pure: text as XML character data (the five characters XML reserves, escaped). */
+const xml = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&apos;')
+
+/**
+ * Pure: the launchd agent (a property list, Apple's PropertyList-1.0 DTD) that runs `pk restore --yes` once
+ * when launchd loads it, at login after a reboot: RunAtLoad, nothing kept alive. Its arguments are an
+ * array, never a shell line; the same values as a unit's are carried and refused.
+ */
+export function launchdPlist(pk: string[], env: Env): string {
+  checkWritable(pk, env)
+  const vars = carriedEnv(env)
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
+    '<plist version="1.0">',
+    '<dict>',
+    '  <key>Label</key>',
+    `  <string>${LAUNCHD_LABEL}</string>`,
+    '  <key>ProgramArguments</key>',
+    '  <array>',
+    ...[...pk, 'restore', '--yes', '--autostart'].map((word) => `    <string>${xml(word)}</string>`),
+    '  </array>',
+    ...(vars.length === 0
+      ? []
+      : [
+          '  <key>EnvironmentVariables</key>',
+          '  <dict>',
+          ...vars.flatMap(([name, value]) => [`    <key>${name}</key>`, `    <string>${xml(value)}</string>`]),
+          '  </dict>',
+        ]),
+    '  <key>RunAtLoad</key>',
+    '  <true/>',
+    '  <key>StandardOutPath</key>',
+    '  <string>/dev/null</string>',
+    '  <key>StandardErrorPath</key>',
+    '  <string>/dev/null</string>',
+    '</dict>',
+    '</plist>',
+    '',
+  ].join('\n')
+}
+
 export const unitPath = (env: Env) => join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'systemd', 'user', UNIT_NAME)
 
 export interface AutostartPlan {
-  manager: 'systemd' | 'cron'
-  /** The file (unit) or crontab pk installs. */
+  manager: 'systemd' | 'cron' | 'launchd'
+  /** The file (unit, launchd agent) or crontab pk installs. */
   text: string
   where: string
 }
 
 export async function planAutostart(pk: string[], env: Env): Promise<AutostartPlan> {
+  if (platformOf(env) === 'darwin') return {manager: 'launchd', text: launchdPlist(pk, env), where: launchdPath(env)}
   if (await systemdUserManager(env)) return {manager: 'systemd', text: systemdUnit(pk, env), where: unitPath(env)}
   return {manager: 'cron', text: cronLine(pk, env), where: 'your crontab (crontab -l)'}
 }
@@ -219,6 +267,15 @@ async function systemctl(args: string[], env: Env): Promise<void> {
 
 /** Install what restores the sessions after a reboot; idempotent. Says what it did. */
 export async function installAutostart(plan: AutostartPlan, env: Env): Promise<string> {
+  if (plan.manager === 'launchd') {
+    // Written only: launchd loads a user's agents at login, and RunAtLoad then restores. Loading it now
+    // (launchctl bootstrap) would run a restore at once, which installing autostart never asks for.
+    const same = existsSync(plan.where) && readFileSync(plan.where, 'utf8') === plan.text
+    if (same) return `${LAUNCHD_LABEL} already installed (${plan.where})`
+    mkdirSync(join(plan.where, '..'), {recursive: true, mode: 0o755})
+    writeFileAtomic(plan.where, plan.text, 'replace')
+    return `installed ${plan.where}; launchd loads it at your next login`
+  }
   if (plan.manager === 'systemd') {
     const same = existsSync(plan.where) && readFileSync(plan.where, 'utf8') === plan.text
     if (!same) {
@@ -239,6 +296,13 @@ export async function installAutostart(plan: AutostartPlan, env: Env): Promise<s
 /** Take it away, wherever it is (a unit, a crontab entry, or both); idempotent. */
 export async function removeAutostart(env: Env): Promise<string[]> {
   const done: string[] = []
+  if (existsSync(launchdPath(env))) {
+    // Unloaded where it is loaded (launchctl bootout gui/UID/LABEL); a failure there only means it was not.
+    await run(['launchctl', 'bootout', `gui/${process.getuid!()}/${LAUNCHD_LABEL}`], {env, deadlineMs: 3000})
+    rmSync(launchdPath(env))
+    done.push(`removed ${launchdPath(env)}`)
+  }
+  if (platformOf(env) === 'darwin') return done
   if (existsSync(unitPath(env))) {
     await run(['systemctl', '--user', 'disable', UNIT_NAME], {env, deadlineMs: 3000})
     rmSync(unitPath(env))
@@ -260,8 +324,8 @@ export async function removeAutostart(env: Env): Promise<string[]> {
 export async function autostartStatus(
   env: Env,
   state: StateDir | null,
-): Promise<{installed: 'systemd' | 'cron' | null; last: {at: string; ok: boolean; summary: string} | null}> {
-  let installed: 'systemd' | 'cron' | null = existsSync(unitPath(env)) ? 'systemd' : null
+): Promise<{installed: 'systemd' | 'cron' | 'launchd' | null; last: {at: string; ok: boolean; summary: string} | null}> {
+  let installed: 'systemd' | 'cron' | 'launchd' | null = existsSync(unitPath(env)) ? 'systemd' : existsSync(launchdPath(env)) ? 'launchd' : null
   if (installed === null) {
     const ran = await run(['crontab', '-l'], {env, deadlineMs: 1500})
     if (ran.code === 0 && ran.stdout.split('\n').includes(CRON_MARK)) installed = 'cron'

@@ -34,7 +34,10 @@ export const surviveCheck: Check = {
       notes.push('nothing brings sessions back after a reboot')
       fixes.push('pk setup autostart')
       if (status === 'pass' && facts.restorable > 0) status = 'warn'
-    } else notes.push(`autostart is installed (${auto.installed === 'systemd' ? 'systemd user unit pk-restore.service' : '@reboot crontab entry'})`)
+    } else
+      notes.push(
+        `autostart is installed (${auto.installed === 'systemd' ? 'systemd user unit pk-restore.service' : auto.installed === 'launchd' ? 'launchd agent pk.restore' : '@reboot crontab entry'})`,
+      )
     if (auto.last) {
       notes.push(`its last run, ${auto.last.at}: ${auto.last.ok ? 'ok' : 'FAILED'} (${auto.last.summary})`)
       if (!auto.last.ok) {
