@@ -148,6 +148,10 @@ if [ -n "$node" ] && [ -x "$node" ]; then
         # ps that printed nothing for a pid that is there could not tell: not taken for gone (the event
         # waits in the spool for the next hook or reader).
         [ -z "$now" ] && [ "$source" = ps ] && kill -0 "$wpid" 2>/dev/null && exit 0
+        # The name read may be the hook's that started the writer, which has just put the writer's name
+        # in its place and gone: a name that changed meanwhile is not the dead one's, and stays.
+        read -r again < "$mark" 2>/dev/null || again=
+        [ "$again" = "$wpid $wstart" ] || [ "$wstart" = x ] || exit 0
         rm -f "$mark"
       fi
       # Made whole, then linked into place only where none is (ln fails if one is): of two hooks at once,
