@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|commands|hook|events|pressure|usage --strict --drain 100000]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|pressure|usage --strict --drain 100000]
 //        node bench/bench.mjs --world N: make a world of N sessions, print its environment, and leave it (for profiling).
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
@@ -19,7 +19,7 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
-/** One part only: ls, commands, hook, events, pressure or usage (default: all). */
+/** One part only: ls, ps, commands, hook, events, pressure or usage (default: all). */
 const ONLY = arg('only', '')
 const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
@@ -28,8 +28,8 @@ const BUDGET = {version: 1.1, ls: {10: 1.4, 100: 1.4, 1000: 1.8}, agentExtra: 0.
 const WATCH_SECONDS = Number(arg('watch-seconds', '20'))
 
 const {createRecord, RECORD_VERSION} = await import(join(ROOT, 'dist/lib/registry/records.js'))
-const {readView} = await import(join(ROOT, 'dist/lib/proc/view.js'))
-const {readStat} = await import(join(ROOT, 'dist/lib/proc/reader.js'))
+const {processSource, readView} = await import(join(ROOT, 'dist/lib/proc/source.js'))
+const readStat = (pid) => processSource().stat(pid)
 const {withWriteAccess} = await import(join(ROOT, 'dist/lib/registry/ownership.js'))
 
 const roots = []
@@ -332,6 +332,26 @@ for (const {n, agent} of cases) {
     await watchRow(w, n)
   }
   cleanup()
+}
+// The ps process source (PK_PROCESS_SOURCE=ps, issue 40): pk ls --json at 100 and 1000 sessions, its records
+// taken by ps like a Mac's. Its cost is one ps table, sysctl once and lsof per server; no budget of its own.
+if (part('ps')) {
+  for (const n of [100, 1000]) {
+    process.env.PK_PROCESS_SOURCE = 'ps'
+    const w = await world(n, false)
+    delete process.env.PK_PROCESS_SOURCE
+    const env = {...w.env, PK_PROCESS_SOURCE: 'ps'}
+    const [node, ps] = measure(
+      [
+        [process.execPath, '-e', '0'],
+        [process.execPath, PK, 'ls', '--json'],
+      ],
+      env,
+    )
+    const verified = JSON.parse(execFileSync(process.execPath, [PK, 'ls', '--json'], {env, encoding: 'utf8'})).sessions.filter((r) => r.verified).length
+    console.log(`pk ls --json with the ps source, ${n} sessions: ${ps.toFixed(1)} ms = ${(ps / node).toFixed(2)}x of node -e 0 (${verified} of ${n} verified)`)
+    cleanup()
+  }
 }
 // The hook an agent runs on each event: pk's sh hook (no node), against node -e 0 and pk hook (node).
 // The commands scripts call besides ls (issue 38), at 100 sessions, against node -e 0 in the same run; all

@@ -4,7 +4,6 @@ import {basename, join} from 'node:path'
 
 import {ProcStat} from './parse.js'
 import {PsDialect, PsRow, PS_ENV, bootIdFromSysctl, parseCaught, parsePsTable, psArgs} from './ps-parse.js'
-import type {ProcessLook, ProcessSource} from './source.js'
 import {View, ViewMeasurement, psNamespace} from './view.js'
 
 /**
@@ -111,7 +110,7 @@ export function judgePsView(
 }
 
 /** A look backed by one `ps` table, read when first needed (or ahead, with `ready`). */
-class PsLook implements ProcessLook {
+export class PsLook {
   private pending: Promise<void> | undefined
   private kids: Map<number, number[]> | undefined
 
@@ -150,34 +149,27 @@ class PsLook implements ProcessLook {
   startedAt = (seconds: number) => new Date(seconds * 1000).toISOString()
 }
 
-/** The ps source. */
-export function psSource(): ProcessSource {
-  const dialect = psDialect()
-  return {
-    name: 'ps',
-    namespaces: dialect === 'procps',
-    look: () => new PsLook(),
-    stat(pid) {
-      const rows = runPsSync([pid])
-      return rows === null ? null : new PsLook(rows).stat(pid)
-    },
-    measureView(look) {
-      const table = look instanceof PsLook ? look.table() : (runPsSync([process.pid, 1]) ?? new Map<number, PsRow>())
-      return judgePsView({bootId: sysctlBootId(), self: table.get(process.pid), pid1: table.get(1), ppid: process.ppid}, dialect)
-    },
-    startDate: (seconds) => new Date(seconds * 1000),
-    startResolutionMs: 1000,
-    caughtSignals(pid) {
-      const ran = spawnSync(systemTool('ps'), ['-p', String(pid), '-o', 'caught='], {
-        env: psEnv(),
-        encoding: 'utf8',
-        timeout: DEADLINE_MS,
-        stdio: ['ignore', 'pipe', 'ignore'],
-      })
-      return ran.status === 0 ? parseCaught(ran.stdout) : null
-    },
-    clock: () => ({kind: 'epoch', seconds: Date.now() / 1000}),
-  }
+/** One process as ps sees it now (a lock's holder, a pane's process just started): one call for one pid. */
+export function psStat(pid: number): ProcStat | null {
+  const rows = runPsSync([pid])
+  return rows === null ? null : new PsLook(rows).stat(pid)
+}
+
+/** The view from a look's table where one is given, else from one call for this process and pid 1. */
+export function psMeasureView(look?: unknown): ViewMeasurement {
+  const table = look instanceof PsLook ? look.table() : (runPsSync([process.pid, 1]) ?? new Map<number, PsRow>())
+  return judgePsView({bootId: sysctlBootId(), self: table.get(process.pid), pid1: table.get(1), ppid: process.ppid}, psDialect())
+}
+
+/** The signals `pid` has a handler for (`ps -o caught=`), or null. */
+export function psCaughtSignals(pid: number): bigint | null {
+  const ran = spawnSync(systemTool('ps'), ['-p', String(pid), '-o', 'caught='], {
+    env: psEnv(),
+    encoding: 'utf8',
+    timeout: DEADLINE_MS,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+  return ran.status === 0 ? parseCaught(ran.stdout) : null
 }
 
 /** Pure: whether a process's `comm` names a tmux server (`tmux: server` on Linux, the tmux binary elsewhere). */

@@ -2,7 +2,7 @@ import {constants, accessSync} from 'node:fs'
 
 import {PkError} from '../model/errors.js'
 import {ProcStat} from './parse.js'
-import {UNKNOWN_PS_VIEW, psSource, sysctlBootId} from './ps.js'
+import {PsLook, UNKNOWN_PS_VIEW, psCaughtSignals, psDialect, psMeasureView, psStat, sysctlBootId} from './ps.js'
 import {
   PROC_ROOT,
   readCaughtSignals,
@@ -97,6 +97,21 @@ export const procSource: ProcessSource = {
     const seconds = readUptime()
     return seconds === null ? null : {kind: 'uptime', seconds}
   },
+}
+
+/** The ps source (see ps.ts). */
+export function psSource(): ProcessSource {
+  return {
+    name: 'ps',
+    namespaces: psDialect() === 'procps',
+    look: () => new PsLook(),
+    stat: psStat,
+    measureView: (look) => psMeasureView(look),
+    startDate: (seconds) => new Date(seconds * 1000),
+    startResolutionMs: 1000,
+    caughtSignals: psCaughtSignals,
+    clock: () => ({kind: 'epoch', seconds: Date.now() / 1000}),
+  }
 }
 
 /** Pure: the source to use, from PK_PROCESS_SOURCE and whether /proc can be read here. */

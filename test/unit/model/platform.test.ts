@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
-import {platformOf} from '../../src/lib/model/platform.js'
-import {desktopArgv} from '../../src/lib/notify/notify.js'
-import {tmuxSocketDir} from '../../src/lib/tmux/servers.js'
-import {launchdPath, launchdPlist, planAutostart} from '../../src/lib/verbs/service.js'
+import {platformOf} from '../../../src/lib/model/platform.js'
+import {desktopArgv} from '../../../src/lib/notify/notify.js'
+import {tmuxSocketDir} from '../../../src/lib/tmux/servers.js'
+import {launchdPath, launchdPlist, planAutostart} from '../../../src/lib/verbs/service.js'
 
 describe('the platform pk acts for', () => {
   it("is the machine's, unless PK_PLATFORM says linux or darwin", () => {
