@@ -145,9 +145,11 @@ if [ -n "$node" ] && [ -x "$node" ]; then
         case $wpid:$wstart in *[!0-9:]* | :* | *:) wstart=x ;; esac
         now=$(start_of "$wpid")
         [ "$now" = "$wstart" ] && exit 0
-        # ps that printed nothing for a pid that is there could not tell: not taken for gone (the event
-        # waits in the spool for the next hook or reader).
-        [ -z "$now" ] && [ "$source" = ps ] && kill -0 "$wpid" 2>/dev/null && exit 0
+        # ps that printed no start for a pid it still lists alive (not a zombie) could not tell: not taken
+        # for gone (the event waits in the spool for the next hook or reader).
+        if [ -z "$now" ] && [ "$source" = ps ]; then
+          case $(ps -o stat= -p "$wpid" 2>/dev/null) in '' | *Z*) ;; *) exit 0 ;; esac
+        fi
         # The name read may be the hook's that started the writer, which has just put the writer's name
         # in its place and gone: a name that changed meanwhile is not the dead one's, and stays.
         read -r again < "$mark" 2>/dev/null || again=
@@ -162,7 +164,15 @@ if [ -n "$node" ] && [ -x "$node" ]; then
       here=$(dirname "$0")
       "$node" "$here/../bin/run.js" notify --fold > /dev/null 2>&1 < /dev/null &
       wpid=$!
-      printf '%s %s\n' "$wpid" "$(start_of "$wpid")" > "$mark.$$" 2>/dev/null && mv -f "$mark.$$" "$mark" 2>/dev/null
+      # Asked again while it comes back empty: a process in the middle of its exec can be missing from
+      # one look (ps reads several files of it), and a name without a start time would be taken for a dead one.
+      wstart=
+      tries=0
+      while [ -z "$wstart" ] && [ "$tries" -lt 5 ]; do
+        wstart=$(start_of "$wpid")
+        tries=$((tries + 1))
+      done
+      printf '%s %s\n' "$wpid" "$wstart" > "$mark.$$" 2>/dev/null && mv -f "$mark.$$" "$mark" 2>/dev/null
       ;;
   esac
 fi
