@@ -296,15 +296,18 @@ describe('a failed Codex turn', () => {
     const failed = readFileSync(join(ROOT, 'test', 'fixtures', 'panes', 'codex.idle.failed.txt'), 'utf8')
     writeFileSync(join(sb.root, 'failed.txt'), failed)
     // Codex 0.171's screens: a finished turn (reported by its notify), then a turn that fails after its
-    // retries: work on the screen, then the prompt under "high demand", and no notify at all.
+    // retries: work on the screen, then the prompt under "high demand", and no notify at all. Its working
+    // line counts the seconds, as Codex's does: a screen drawn once, within a second of the hook's report,
+    // could not be told newer than it (tmux dates a window's output to the second), and this test failed
+    // now and then for that.
     writeFileSync(
       join(bin, 'codex'),
       `#!/bin/sh
 printf '› Ask Codex to do anything\n  ? for shortcuts\n'
 '${HOOK}' codex '${process.execPath}' '{"type":"agent-turn-complete","thread-id":"0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee","cwd":"/nowhere"}'
 while [ ! -e "${go}" ]; do sleep 0.1; done
-clear; printf '• Working (3s • esc to interrupt)\n\n› create a file\n'
-while [ ! -e "${fail}" ]; do sleep 0.1; done
+n=0
+while [ ! -e "${fail}" ]; do clear; printf '• Working (%ss • esc to interrupt)\n\n› create a file\n' "$n"; n=$((n + 1)); sleep 0.5; done
 clear; cat "${join(sb.root, 'failed.txt')}"
 exec sleep 100000
 `,
