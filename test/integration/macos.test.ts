@@ -44,7 +44,7 @@ describe('autostart on macOS', () => {
     expect(readFileSync(where, 'utf8')).toContain('<string>pk.restore</string>')
     expect((await sb.pk(['setup', 'autostart'], {env: DARWIN})).stdout).toMatch(/already installed/)
     const doctor = JSON.parse((await sb.pk(['doctor', '--json'], {env: DARWIN})).stdout) as {checks: {id: string; message: string}[]}
-    expect(doctor.checks.find((c) => c.id === 'survive')!.message).toMatch(/launchd agent pk.restore/)
+    expect(doctor.checks.find((c) => c.id === 'survive')!.message).toMatch(/macOS: no logind .*launchd agent pk.restore/)
     const removed = await sb.pk(['setup', 'autostart', '--remove'], {env: DARWIN})
     expect(removed.stdout).toContain(`removed ${where}`)
     expect(existsSync(where)).toBe(false)

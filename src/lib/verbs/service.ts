@@ -59,6 +59,8 @@ export function parseKillUserProcesses(texts: string[]): boolean | null {
 }
 
 export interface LoginFacts {
+  /** macOS has no logind and no systemd: nothing ends a user's processes at logout. */
+  platform?: 'linux' | 'darwin'
   /** Whether a systemd user manager answers. */
   systemd: boolean
   /** logind ends a user's processes when their last session ends: true, false, or null (unknown; systemd's default is no). */
@@ -71,6 +73,7 @@ export interface LoginFacts {
 /** What logind will do with this user's processes, from its config and loginctl. */
 export async function loginFacts(env: Env, etc = '/etc'): Promise<LoginFacts> {
   const user = env.USER || userInfo().username
+  if (platformOf(env) === 'darwin') return {platform: 'darwin', systemd: false, killUserProcesses: null, linger: null, user}
   const systemd = await systemdUserManager(env)
   const files = [join(etc, 'systemd', 'logind.conf')]
   for (const dir of ['/usr/lib/systemd/logind.conf.d', join(etc, 'systemd', 'logind.conf.d')]) {

@@ -14,7 +14,8 @@ export const surviveCheck: Check = {
     const notes: string[] = []
     const fixes: string[] = []
     let status: 'pass' | 'warn' = 'pass'
-    if (login.systemd) notes.push('a systemd user manager answers: pk starts its tmux server in a scope of its own, which a logout does not end')
+    if (login.platform === 'darwin') notes.push('macOS: no logind ends your processes at logout; the tmux server lives until a reboot')
+    else if (login.systemd) notes.push('a systemd user manager answers: pk starts its tmux server in a scope of its own, which a logout does not end')
     else notes.push('no systemd user manager answers: the tmux server lives as long as nothing ends your processes')
     if (login.killUserProcesses === true) {
       notes.push(
