@@ -59,4 +59,4 @@ export abstract class PkCommand extends Command {
   }
 }
 
-export {JSON_SCHEMA_VERSION} from './lib/model/contract.js'
+export {JSON_SCHEMA_VERSION, schemaHead} from './lib/model/contract.js'

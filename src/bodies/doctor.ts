@@ -1,7 +1,7 @@
 import {Context} from '../lib/config/context.js'
 import {Diagnosis, diagnose, diagnoseAndFix, failed} from '../lib/doctor/index.js'
 import type {HostDiagnosis} from '../lib/fleet/fleet.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {schemaHead} from '../lib/model/contract.js'
 import {Outcome, terminalSafe} from '../lib/model/errors.js'
 import {doctorText} from '../lib/present/doctor.js'
 import {out, printJson} from '../output.js'
@@ -23,7 +23,7 @@ export async function doctor(ctx: Context, input: DoctorInput, more: DoctorMore 
   const [diagnosis, remote] = await Promise.all([input.fix ? diagnoseAndFix(ctx) : diagnose(ctx), more.remote ?? Promise.resolve([])])
   const ok = !failed(diagnosis) && remote.every((h) => h.ok)
   if (input.json) {
-    printJson({schema: JSON_SCHEMA_VERSION, ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(more.remote ? {hosts: remote} : {})})
+    printJson({...schemaHead('doctor'), ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(more.remote ? {hosts: remote} : {})})
   } else if (more.render) {
     await more.render(diagnosis)
   } else {

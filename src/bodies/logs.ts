@@ -1,5 +1,5 @@
 import {Context} from '../lib/config/context.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {schemaHead} from '../lib/model/contract.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {readLogs} from '../lib/verbs/lifecycle.js'
 import {out, printJson} from '../output.js'
@@ -33,5 +33,5 @@ export async function logs(ctx: Context, input: LogsInput): Promise<void> {
     emit,
     wanted: () => pipeHasReader(1) !== false,
   })
-  if (input.json && !input.follow) printJson({schema: JSON_SCHEMA_VERSION, id: result.id, dead: result.dead, lines: collected})
+  if (input.json && !input.follow) printJson({...schemaHead('logs'), id: result.id, dead: result.dead, lines: collected})
 }

@@ -1,7 +1,7 @@
 import {Context} from '../lib/config/context.js'
 import {spoolObservation} from '../lib/events/observe.js'
 import {collectSessions, tellable} from '../lib/listing/sessions.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {schemaHead} from '../lib/model/contract.js'
 import {Outcome} from '../lib/model/errors.js'
 import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
 import {notifyTestText} from '../lib/present/verbs.js'
@@ -30,7 +30,7 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
     const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: ctx.cwd, reason: 'testing its notifications'}
     const results = await deliver(sample, channels, env, state)
     const delivered = results.some((r) => r.delivered)
-    if (input.json) printJson({schema: JSON_SCHEMA_VERSION, delivered, results})
+    if (input.json) printJson({...schemaHead('notify'), delivered, results})
     else write(notifyTestText(results, channels.length))
     // Exit 1 only when a channel failed. A channel with nobody there (no client attached, no display) did
     // its part: the sample reaching nobody is said on stderr and in `delivered`, not as a failure.
@@ -44,6 +44,6 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
   const listing = await collectSessions(ctx)
   const rows = input.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === input.check)
   const told = await notifyRows(rows, channels, env, state)
-  if (input.json) printJson({schema: JSON_SCHEMA_VERSION, notified: told})
+  if (input.json) printJson({...schemaHead('notify'), notified: told})
   return 'ok'
 }

@@ -1,5 +1,5 @@
 import {Context} from '../lib/config/context.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {schemaHead} from '../lib/model/contract.js'
 import {PkError, terminalSafe} from '../lib/model/errors.js'
 import {Progress} from '../lib/model/progress.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
@@ -44,7 +44,7 @@ export async function prune(ctx: Context, input: PruneInput, terminal: PruneTerm
     },
   })
   if (input.json) {
-    printJson({schema: JSON_SCHEMA_VERSION, dryRun: input.dryRun, removed: run.removed, kept: run.kept, worktrees: run.worktrees, problems: run.problems})
+    printJson({...schemaHead('prune'), dryRun: input.dryRun, removed: run.removed, kept: run.kept, worktrees: run.worktrees, problems: run.problems})
     return
   }
   const text = pruneText(run.removed, run.kept, run.problems, input.dryRun)

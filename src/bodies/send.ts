@@ -1,5 +1,5 @@
 import {Context} from '../lib/config/context.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {schemaHead} from '../lib/model/contract.js'
 import {PkError} from '../lib/model/errors.js'
 import {sendText} from '../lib/verbs/send.js'
 import {printJson} from '../output.js'
@@ -36,5 +36,5 @@ export async function send(ctx: Context, input: SendInput): Promise<void> {
   // Enter alone confirms whatever is highlighted in a dialog: only when asked for by name.
   if (text === '' && !input.enterOnly) throw new PkError('bad-text', 'no text to send (pk send ID TEXT); --enter-only presses Enter alone')
   const sent = await sendText(input.id, ctx, text, {enter: input.enter || input.enterOnly, timeoutMs: input.timeout * 1000, whenIdle: input.whenIdle})
-  if (input.json) printJson({schema: JSON_SCHEMA_VERSION, ...sent})
+  if (input.json) printJson({...schemaHead('send'), ...sent})
 }

@@ -1,5 +1,5 @@
 import {Context} from '../lib/config/context.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {schemaHead} from '../lib/model/contract.js'
 import {describeError, Outcome, PkError} from '../lib/model/errors.js'
 import {stopFailedText, stoppedText} from '../lib/present/verbs.js'
 import {StopResult, stopSession} from '../lib/verbs/lifecycle.js'
@@ -49,7 +49,7 @@ export async function stop(ctx: Context, input: StopInput): Promise<Outcome> {
       firstFailure ??= error
     }
   }
-  if (input.json) printJson({schema: JSON_SCHEMA_VERSION, stopped, exited, failed})
+  if (input.json) printJson({...schemaHead('stop'), stopped, exited, failed})
   return firstFailure === null ? 'ok' : {firstFailure}
 }
 

@@ -1,5 +1,5 @@
 import {Context} from '../lib/config/context.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
+import {schemaHead} from '../lib/model/contract.js'
 import {PkError} from '../lib/model/errors.js'
 import {resolveId} from '../lib/listing/resolve.js'
 import {collectSessions} from '../lib/listing/sessions.js'
@@ -43,7 +43,7 @@ export async function usage(ctx: Context, input: UsageInput): Promise<void> {
       since,
     )[0] ?? null
   if (input.json) {
-    printJson({schema: JSON_SCHEMA_VERSION, by: input.by, since, lines, total})
+    printJson({...schemaHead('usage'), by: input.by, since, lines, total})
     return
   }
   write(usageText(lines, total))

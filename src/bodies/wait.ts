@@ -1,5 +1,5 @@
 import {Context} from '../lib/config/context.js'
-import {JSON_SCHEMA_VERSION, SessionRow} from '../lib/model/contract.js'
+import {schemaHead, SessionRow} from '../lib/model/contract.js'
 import {PkError} from '../lib/model/errors.js'
 import {waitForAnySession, waitForStates} from '../lib/listing/watch.js'
 import {out, printJson} from '../output.js'
@@ -34,7 +34,7 @@ export async function wait(ctx: Context, input: WaitInput): Promise<void> {
   const done = input.allSessions
     ? await waitForAnySession({...common, agent: input.agent ?? null})
     : await waitForStates({...common, idArgs: input.ids, mode: input.any ? 'any' : 'all', next: input.next})
-  if (input.json) printJson({schema: JSON_SCHEMA_VERSION, sessions: done.map(reachedBy)})
+  if (input.json) printJson({...schemaHead('wait'), sessions: done.map(reachedBy)})
   else if (input.allSessions || input.ids.length > 1) out(done.map((r) => r.id + '\n').join(''))
 }
 

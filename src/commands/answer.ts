@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {PkCommand} from '../command-base.js'
+import {PkCommand, schemaHead} from '../command-base.js'
 import {parseAnswer} from '../lib/agents/dialogs.js'
-import {JSON_SCHEMA_VERSION} from '../lib/model/contract.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
 import {answerDialog} from '../lib/verbs/answer.js'
 import {out, printJson} from '../output.js'
@@ -30,7 +29,7 @@ says), no refuses, N picks the dialog's choice N. Then it checks that the dialog
     const answer = parseAnswer(args.answer)
     if (answer === null) throw new PkError('bad-flags', `${JSON.stringify(args.answer)} is not an answer: yes, always, no, or a choice's number (1-9)`)
     const result = await answerDialog(args.id, this.ctx, answer)
-    if (flags.json) printJson({schema: JSON_SCHEMA_VERSION, ...result})
+    if (flags.json) printJson({...schemaHead('answer'), ...result})
     else out(`${result.id}: ${result.choice.label}\n`)
   }
 }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {Outcome, PkError} from '../lib/model/errors.js'
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {PkCommand, schemaHead} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {runAttach} from '../lib/verbs/attach-run.js'
 import {launch, worktreeWords} from '../lib/verbs/bg.js'
@@ -83,7 +83,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     process.stdout.once('error', () => say(`pk: session ${started.id} was started and recorded, but its id could not be printed\n`))
     if (flags.json) {
       const row = (await collectSessions(ctx)).rows.find((r) => r.id === started.id) ?? null
-      this.printJson({schema: JSON_SCHEMA_VERSION, session: row})
+      this.printJson({...schemaHead('bg'), session: row})
     } else {
       out(started.id + '\n')
     }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {PkCommand, schemaHead} from '../command-base.js'
 import {confirm} from '../prompt.js'
 import {taskList} from '../progress.js'
 import {PkError, Outcome} from '../lib/model/errors.js'
@@ -42,7 +42,7 @@ resumed are listed, not started. On a terminal it shows the plan and asks; witho
     await progress?.finished()
     if (flags.json) {
       const wouldRestore = dryRun ? plan.restore.map((r) => ({from: r.id, id: null})) : restored
-      this.printJson({schema: JSON_SCHEMA_VERSION, dryRun, restored: wouldRestore, skipped: plan.skip.map((s) => ({id: s.row.id, reason: s.reason})), failed})
+      this.printJson({...schemaHead('restore'), dryRun, restored: wouldRestore, skipped: plan.skip.map((s) => ({id: s.row.id, reason: s.reason})), failed})
     } else {
       write(restoreText(plan, {dryRun, restored, failed}))
     }

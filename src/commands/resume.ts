@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {Outcome, PkError} from '../lib/model/errors.js'
-import {JSON_SCHEMA_VERSION, PkCommand} from '../command-base.js'
+import {PkCommand, schemaHead} from '../command-base.js'
 import {runAttach} from '../lib/verbs/attach-run.js'
 import {resumeSession} from '../lib/verbs/lifecycle.js'
 import {collectSessions} from '../lib/listing/sessions.js'
@@ -29,7 +29,7 @@ no such session, 1 when there is nothing to resume (no conversation id was repor
     const resumed = await resumeSession(args.id, ctx)
     if (flags.json) {
       const row = (await collectSessions(ctx)).rows.find((r) => r.id === resumed.id) ?? null
-      this.printJson({schema: JSON_SCHEMA_VERSION, session: row, resumedFrom: resumed.resumedFrom})
+      this.printJson({...schemaHead('bg'), session: row, resumedFrom: resumed.resumedFrom})
     } else {
       out(resumed.id + '\n')
     }

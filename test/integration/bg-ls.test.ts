@@ -159,7 +159,7 @@ describe('pk bg and pk ls', () => {
 describe('tmux missing, not running, stale', () => {
   it('ls with no server running lists nothing and exits 0', async () => {
     const result = await sb.pkJson<LsJson>(['ls', '--all'])
-    expect(result).toEqual({schema: 1, sessions: [], problems: []})
+    expect(result).toEqual({$schema: 'urn:pk:ls', schema: 1, sessions: [], problems: []})
   })
 
   it('bg without tmux on PATH says so (exit 1); ls reports it as a problem', async () => {

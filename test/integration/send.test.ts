@@ -1,8 +1,11 @@
+import {Ajv} from 'ajv'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+
+const answerShape = new Ajv().compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'answer.schema.json'), 'utf8')))
 
 /** Issue #22: a script starts an agent and gives it work at once; pk send submits it, or says it did not. */
 let sb: Sandbox
@@ -200,7 +203,8 @@ describe('pk answer: a permission dialog answered from a script (issue 39)', () 
         const {id, taken} = await showing(agent, fixture)
         const result = await sb.pk(['answer', id, answer, '--json'])
         expect(result.code, result.stderr).toBe(0)
-        expect(JSON.parse(result.stdout)).toMatchObject({id, agent, choice: {n}, confirmed: true})
+        expect(JSON.parse(result.stdout)).toMatchObject({$schema: 'urn:pk:answer', id, agent, choice: {n}, confirmed: true})
+        expect(answerShape(JSON.parse(result.stdout)), JSON.stringify(answerShape.errors)).toBe(true)
         expect(taken()).toEqual([n])
         expect((await sb.pk(['stop', id])).code).toBe(0)
         rmSync(join(sb.root, `answered-${agent}`), {force: true})

@@ -1,7 +1,7 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {isListedByDefault, sortRows} from './pairing.js'
-import {JSON_SCHEMA_VERSION, SessionRow} from '../model/contract.js'
+import {JSON_SCHEMA_VERSION, schemaHead, SessionRow} from '../model/contract.js'
 import {ServerListing} from '../tmux/servers.js'
 import {resolveId} from './resolve.js'
 import {PkError} from '../model/errors.js'
@@ -13,7 +13,7 @@ import {Context} from '../config/context.js'
 import {TMUX_DEADLINE_MS} from '../tmux/exec.js'
 
 export type WatchEvent =
-  | {type: 'snapshot'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
+  | {type: 'snapshot'; $schema: 'urn:pk:watch-event'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
   | {type: 'added' | 'changed'; session: SessionRow}
   | {type: 'removed'; id: string}
   | {type: 'heartbeat'}
@@ -107,7 +107,7 @@ export async function watchSessions(opts: {
     all = slow.hold(all, listing.rows, listing.snapshot.servers, Date.now())
     const rows = all.filter(opts.filter)
     const events: WatchEvent[] =
-      previous === null ? [{type: 'snapshot', schema: JSON_SCHEMA_VERSION, sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
+      previous === null ? [{type: 'snapshot', ...schemaHead('watch-event'), sessions: rows, problems: listing.problems}] : diffRows(previous, rows)
     if (events.length === 0 && Date.now() - lastEmit >= HEARTBEAT_MS) events.push({type: 'heartbeat'})
     for (const event of events) opts.emit(event)
     if (events.length > 0) lastEmit = Date.now()

@@ -10,7 +10,16 @@ import {State} from './states.js'
 export type {State} from './states.js'
 
 /** Version of every --json shape (README, "pk ls --json"): adding fields keeps it, renaming or removing bumps it. */
-export const JSON_SCHEMA_VERSION = 1
+export const JSON_SCHEMA_VERSION = 1 as const
+
+/** The documents pk's --json output follows: each is `schemas/NAME.schema.json`, whose `$id` is `urn:pk:NAME`. */
+export type SchemaName = 'answer' | 'bg' | 'doctor' | 'logs' | 'ls' | 'notify' | 'prune' | 'restore' | 'send' | 'stop' | 'usage' | 'wait' | 'watch-event'
+
+/**
+ * The head of every --json document: which schema it follows (`$schema`, the `$id` of its file in schemas/)
+ * and the version of the shapes (`schema`), so a script, or a validator, can tell one output from another.
+ */
+export const schemaHead = <N extends SchemaName>(name: N) => ({$schema: `urn:pk:${name}` as `urn:pk:${N}`, schema: JSON_SCHEMA_VERSION})
 
 export type StateSource = 'hook' | 'pane' | 'process' | 'none'
 

@@ -2,7 +2,7 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {JSON_SCHEMA_VERSION, PROBLEM_CODES} from '../../../src/lib/model/contract.js'
+import {JSON_SCHEMA_VERSION, PROBLEM_CODES, SchemaName, schemaHead} from '../../../src/lib/model/contract.js'
 import {sessionRow} from '../../helpers/fixtures.js'
 
 const SCHEMAS = join(import.meta.dirname, '..', '..', '..', 'schemas')
@@ -16,6 +16,18 @@ describe('the contract the types and the schemas both state', () => {
       .filter((v) => v !== undefined)
     expect(versions.length).toBeGreaterThan(5)
     expect(new Set(versions)).toEqual(new Set([JSON_SCHEMA_VERSION]))
+  })
+  it("every document names the schema it follows: `$schema` is its file's `$id`, required, first", () => {
+    const names: SchemaName[] = ['answer', 'bg', 'doctor', 'logs', 'ls', 'notify', 'prune', 'restore', 'send', 'stop', 'usage', 'wait']
+    for (const name of names) {
+      const file = schema(`${name}.schema.json`)
+      expect(file.$id, name).toBe(`urn:pk:${name}`)
+      expect(file.properties.$schema, name).toMatchObject({const: file.$id})
+      expect(file.required.slice(0, 2), name).toEqual(['$schema', 'schema'])
+      expect(schemaHead(name)).toEqual({$schema: file.$id, schema: JSON_SCHEMA_VERSION})
+    }
+    // The watch stream: its snapshot line, the one that carries the version.
+    expect(schema('watch-event.schema.json').oneOf[0].properties.$schema).toEqual({const: 'urn:pk:watch-event'})
   })
   it('a session row has exactly the fields the session schema lists', () => {
     const {properties, required} = schema('session.schema.json')
