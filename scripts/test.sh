@@ -12,5 +12,5 @@ npm test
 # processes read by ps instead of /proc (PK_PROCESS_SOURCE=ps): the source macOS uses, proved here.
 PK_PROCESS_SOURCE=ps npx vitest run test/integration/bg-ls.test.ts test/integration/pid-reuse.test.ts test/integration/attach.test.ts \
   test/integration/lifecycle.test.ts test/integration/send.test.ts test/integration/doctor-prune.test.ts \
-  test/integration/spool.test.ts test/integration/process-source.test.ts
+  test/integration/events.test.ts test/integration/spool.test.ts test/integration/process-source.test.ts
 PK_STORM=1 npx vitest run test/storm

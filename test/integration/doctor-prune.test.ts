@@ -64,7 +64,7 @@ describe('pk doctor', () => {
     expect(json.checks.filter((c) => c.status !== 'pass')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(10)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(11)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
   })
 
