@@ -122,7 +122,11 @@ done
 # nothing when it is gone or a zombie.
 start_of() {
   if [ "$source" = ps ]; then
-    TZ=UTC0 LC_ALL=C ps -o stat= -o lstart= -p "$1" 2>/dev/null | awk "$EPOCH_AWK"'$1 !~ /^Z/ { printf "%.0f", lstart($3, $4, $5, $6) }'
+    # (procps' -q reads that one process, its -p every process; BSD's ps has no -q, and its -p is quick)
+    (
+      export TZ=UTC0 LC_ALL=C
+      ps -q "$1" -o stat= -o lstart= 2>/dev/null || ps -p "$1" -o stat= -o lstart= 2>/dev/null
+    ) | awk "$EPOCH_AWK"'$1 !~ /^Z/ { printf "%.0f", lstart($3, $4, $5, $6) }'
     return 0
   fi
   read -r s < "/proc/$1/stat" 2>/dev/null || return 0
@@ -148,7 +152,7 @@ if [ -n "$node" ] && [ -x "$node" ]; then
         # ps that printed no start for a pid it still lists alive (not a zombie) could not tell: not taken
         # for gone (the event waits in the spool for the next hook or reader).
         if [ -z "$now" ] && [ "$source" = ps ]; then
-          case $(ps -o stat= -p "$wpid" 2>/dev/null) in '' | *Z*) ;; *) exit 0 ;; esac
+          case $(ps -q "$wpid" -o stat= 2>/dev/null || ps -p "$wpid" -o stat= 2>/dev/null) in '' | *Z*) ;; *) exit 0 ;; esac
         fi
         # The name read may be the hook's that started the writer, which has just put the writer's name
         # in its place and gone: a name that changed meanwhile is not the dead one's, and stays.

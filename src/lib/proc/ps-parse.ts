@@ -12,8 +12,6 @@ import {ProcStat} from './parse.js'
 
 /** What one `ps` line says of a process. `startTime` is `lstart` in seconds since the epoch (UTC). */
 export interface PsRow extends ProcStat {
-  /** The pid namespace's inode (procps' `pidns`), or null where the system has none or ps could not read it. */
-  pidNs: string | null
   /** argv as `ps` prints it: joined with spaces, so an argument that holds a space reads as two. */
   argv: string[]
 }
@@ -24,15 +22,39 @@ export type PsDialect = 'procps' | 'bsd'
  * The columns asked for, in order, with empty headers. `comm` sits before `lstart` and the command line
  * last, so every column can be found: the fixed ones by whitespace, `comm` up to the date, the command
  * line after it. procps' `comm` is the kernel's name (at most 15 bytes); BSD's is the executable's path.
+ * The pid namespace is not a column of the table: procps reads every namespace link of every process for
+ * it (half the table's cost at a thousand processes); it is asked for the few pids that need it (psNsArgs).
  */
 export const PS_COLUMNS: Record<PsDialect, readonly string[]> = {
-  procps: ['pid', 'ppid', 'pgid', 'stat', 'pidns', 'comm', 'lstart', 'args'],
+  procps: ['pid', 'ppid', 'pgid', 'stat', 'comm', 'lstart', 'args'],
   bsd: ['pid', 'ppid', 'pgid', 'stat', 'comm', 'lstart', 'command'],
 }
 
+/** `ps` arguments for the pid namespaces of a few pids (procps' `pidns`; Linux only). */
+export const psNsArgs = (pids: readonly number[]) => [...selectPids('procps', pids), '-o', 'pid=', '-o', 'pidns=']
+
+/** `ps` arguments for the signals one process catches (`caught`: procps' name, and BSD's alias of `sigcatch`). */
+export const psCaughtArgs = (dialect: PsDialect, pid: number) => [...selectPids(dialect, [pid]), '-o', 'caught=']
+
+/** Pure: `ps -o pid=,pidns=` -> each pid's namespace inode, or null where ps could not read it (`-`). */
+export function parsePsNamespaces(text: string): Map<number, string | null> {
+  const out = new Map<number, string | null>()
+  for (const line of text.split('\n')) {
+    const match = /^\s*(\d+)\s+(\S+)\s*$/.exec(line)
+    if (match) out.set(Number(match[1]), WHOLE.test(match[2]!) ? match[2]! : null)
+  }
+  return out
+}
+
+/**
+ * How to ask for a few pids: procps' `-q` reads only those (its `-p` reads every process and filters, which
+ * costs as much as the whole table); BSD's `-p` asks the kernel for those alone.
+ */
+const selectPids = (dialect: PsDialect, pids: readonly number[]) => [dialect === 'procps' ? '-q' : '-p', pids.join(',')]
+
 /** `ps` arguments for the whole table (`-A`, unlimited width), or for the listed pids. */
 export function psArgs(dialect: PsDialect, pids?: readonly number[]): string[] {
-  const select = pids === undefined ? ['-A'] : ['-p', pids.join(',')]
+  const select = pids === undefined ? ['-A'] : selectPids(dialect, pids)
   return [...select, '-ww', ...PS_COLUMNS[dialect].flatMap((c) => ['-o', `${c}=`])]
 }
 
@@ -70,12 +92,11 @@ const WHOLE = /^\d+$/
  * for sure, so it is no row: that process cannot be checked, rather than misread.
  */
 export function parsePsLine(line: string, dialect: PsDialect): PsRow | null {
-  const fixed = dialect === 'procps' ? 5 : 4
+  const fixed = 4
   const head = line.trim().split(/\s+/, fixed)
   if (head.length < fixed) return null
   const [pid, ppid, pgrp, stat] = head
   if (!WHOLE.test(pid!) || !WHOLE.test(ppid!) || !WHOLE.test(pgrp!) || !/^[A-Za-z]/.test(stat!)) return null
-  const pidNs = dialect === 'procps' && WHOLE.test(head[4]!) ? head[4]! : null
   // Past the fixed columns: `comm`, then the date, then the command line.
   let rest = line.trimStart()
   for (let i = 0; i < fixed; i++) rest = rest.replace(/^\S+\s+/, '')
@@ -88,7 +109,7 @@ export function parsePsLine(line: string, dialect: PsDialect): PsRow | null {
   const comm = rest.slice(0, date.index).replace(/ +$/, '')
   const command = rest.slice(date.index! + date[0].length).replace(/^ /, '')
   const argv = command === '' ? [] : command.split(' ').filter((a) => a !== '')
-  return {pid: Number(pid), ppid: Number(ppid), pgrp: Number(pgrp), state: stat![0]!, startTime, comm, pidNs, argv}
+  return {pid: Number(pid), ppid: Number(ppid), pgrp: Number(pgrp), state: stat![0]!, startTime, comm, argv}
 }
 
 /** Pure: the whole table -> rows by pid, and how many lines could not be read. */

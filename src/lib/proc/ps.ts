@@ -3,7 +3,7 @@ import {accessSync, constants} from 'node:fs'
 import {basename, join} from 'node:path'
 
 import {ProcStat} from './parse.js'
-import {PsDialect, PsRow, PS_ENV, bootIdFromSysctl, parseCaught, parsePsTable, psArgs} from './ps-parse.js'
+import {PsDialect, PsRow, PS_ENV, bootIdFromSysctl, parseCaught, parsePsNamespaces, parsePsTable, psArgs, psCaughtArgs, psNsArgs} from './ps-parse.js'
 import {View, ViewMeasurement, psNamespace} from './view.js'
 
 /**
@@ -59,6 +59,11 @@ function runPsSync(pids?: readonly number[]): Map<number, PsRow> | null {
   return parsePsTable(ran.stdout, dialect).rows
 }
 
+function runPsNamespaces(pids: readonly number[]): Map<number, string | null> {
+  const ran = spawnSync(systemTool('ps'), psNsArgs(pids), {env: psEnv(), encoding: 'utf8', timeout: DEADLINE_MS, stdio: ['ignore', 'pipe', 'ignore']})
+  return ran.error || ran.signal !== null ? new Map() : parsePsNamespaces(ran.stdout)
+}
+
 function runPsAsync(): Promise<Map<number, PsRow> | null> {
   return new Promise((resolve) => {
     const dialect = psDialect()
@@ -95,7 +100,7 @@ export function sysctlBootId(): string | null {
 
 /** Pure: the view from the table's rows for this process and pid 1, or why there is none. */
 export function judgePsView(
-  facts: {bootId: string | null; self: PsRow | undefined; pid1: PsRow | undefined; ppid: number},
+  facts: {bootId: string | null; self: PsRow | undefined; selfNs: string | null; pid1: PsRow | undefined; ppid: number},
   dialect: PsDialect,
 ): ViewMeasurement {
   if (facts.bootId === null) return {ok: false, reason: 'cannot read the boot from sysctl'}
@@ -104,15 +109,16 @@ export function judgePsView(
   // another process under this pid, or none.
   if (facts.self.ppid !== facts.ppid)
     return {ok: false, reason: `ps lists pid ${facts.self.pid} with another parent: it sees another pid namespace's processes`}
-  if (dialect === 'procps' && facts.self.pidNs === null) return {ok: false, reason: "ps cannot read this process's pid namespace"}
+  if (dialect === 'procps' && facts.selfNs === null) return {ok: false, reason: "ps cannot read this process's pid namespace"}
   if (facts.pid1 === undefined) return {ok: false, reason: 'ps does not list pid 1'}
-  return {ok: true, view: {bootId: facts.bootId, pidNs: psNamespace(dialect === 'procps' ? facts.self.pidNs : null), pid1StartTime: facts.pid1.startTime}}
+  return {ok: true, view: {bootId: facts.bootId, pidNs: psNamespace(dialect === 'procps' ? facts.selfNs : null), pid1StartTime: facts.pid1.startTime}}
 }
 
 /** A look backed by one `ps` table, read when first needed (or ahead, with `ready`). */
 export class PsLook {
   private pending: Promise<void> | undefined
   private kids: Map<number, number[]> | undefined
+  private readonly ns = new Map<number, string | null>()
 
   constructor(private rows?: Map<number, PsRow> | null) {}
 
@@ -126,6 +132,16 @@ export class PsLook {
   table(): Map<number, PsRow> {
     if (this.rows === undefined) this.rows = runPsSync()
     return this.rows ?? new Map()
+  }
+
+  /** The pid namespaces of these pids (one call for those not asked before; none where ps has no `pidns`). */
+  namespaces(pids: readonly number[]): Map<number, string | null> {
+    const wanted = [...new Set(pids)].filter((pid) => !this.ns.has(pid))
+    if (wanted.length > 0) {
+      const found = psDialect() === 'procps' ? runPsNamespaces(wanted) : new Map<number, string | null>()
+      for (const pid of wanted) this.ns.set(pid, found.get(pid) ?? null)
+    }
+    return new Map(pids.map((pid) => [pid, this.ns.get(pid) ?? null]))
   }
 
   row = (pid: number) => this.table().get(pid)
@@ -157,13 +173,15 @@ export function psStat(pid: number): ProcStat | null {
 
 /** The view from a look's table where one is given, else from one call for this process and pid 1. */
 export function psMeasureView(look?: unknown): ViewMeasurement {
-  const table = look instanceof PsLook ? look.table() : (runPsSync([process.pid, 1]) ?? new Map<number, PsRow>())
-  return judgePsView({bootId: sysctlBootId(), self: table.get(process.pid), pid1: table.get(1), ppid: process.ppid}, psDialect())
+  const seen = look instanceof PsLook ? look : new PsLook(runPsSync([process.pid, 1]))
+  const table = seen.table()
+  const selfNs = psDialect() === 'procps' ? (seen.namespaces([process.pid]).get(process.pid) ?? null) : null
+  return judgePsView({bootId: sysctlBootId(), self: table.get(process.pid), selfNs, pid1: table.get(1), ppid: process.ppid}, psDialect())
 }
 
 /** The signals `pid` has a handler for (`ps -o caught=`), or null. */
 export function psCaughtSignals(pid: number): bigint | null {
-  const ran = spawnSync(systemTool('ps'), ['-p', String(pid), '-o', 'caught='], {
+  const ran = spawnSync(systemTool('ps'), psCaughtArgs(psDialect(), pid), {
     env: psEnv(),
     encoding: 'utf8',
     timeout: DEADLINE_MS,

@@ -40,6 +40,8 @@ export interface ProcessLook {
   exe(pid: number): string | null
   /** The look's table read ahead, so that pairing does not wait for it (the ps source's one call). */
   ready?(): Promise<void>
+  /** The pid namespaces of a few pids, where the source reads them apart from its table (ps). */
+  namespaces?(pids: readonly number[]): Map<number, string | null>
 }
 
 export type SourceName = 'proc' | 'ps'

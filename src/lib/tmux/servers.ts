@@ -321,20 +321,27 @@ export function parseLsofSocketPaths(text: string): Set<string> {
  * the table, in this pid namespace where there are such, and `lsof` says it holds a unix socket at the
  * path. Without lsof it cannot be told: unverified, never assumed.
  */
+/** `lsof`'s answer for the unix sockets `pid` holds (started as soon as the pid is known: lsof takes ~50 ms whatever it is asked). */
+const lsofSockets = (pid: number) => run([systemTool('lsof'), '-w', '-a', '-p', String(pid), '-U', '-F', 'n'], {deadlineMs: 5000})
+
+/** lsof started for a listing's server while the rest of the snapshot is read (ps source only). */
+const lsofAhead = new WeakMap<ServerListing, ReturnType<typeof lsofSockets>>()
+
 export async function verifyServerPs(
   socket: string,
   serverPid: number,
   look: ProcessLook,
   ownPidNs: string,
+  ahead?: ReturnType<typeof lsofSockets>,
 ): Promise<{verified: boolean; reason: string | null}> {
   const stat = look.stat(serverPid)
   if (stat === null) return {verified: false, reason: `the server reports pid ${serverPid}, which ps does not list here`}
   const exe = look.exe(serverPid)
   if (exe === null || !isTmuxComm(exe)) return {verified: false, reason: `pid ${serverPid} here is not tmux (${exe ?? 'unnamed'})`}
-  const ns = (look as {row?: (pid: number) => {pidNs: string | null} | undefined}).row?.(serverPid)?.pidNs
+  const ns = look.namespaces?.([serverPid]).get(serverPid) ?? null
   if (ownPidNs.startsWith('ps:') && `ps:${ns}` !== ownPidNs)
     return {verified: false, reason: `pid ${serverPid} lives in pid namespace ${ns ?? 'unknown'}, not this one (${ownPidNs.slice(3)})`}
-  const ran = await run([systemTool('lsof'), '-w', '-a', '-p', String(serverPid), '-U', '-F', 'n'], {deadlineMs: 5000})
+  const ran = await (ahead ?? lsofSockets(serverPid))
   if (ran.error) return {verified: false, reason: `lsof cannot be run (${ran.error.code ?? ran.error.message}): pk cannot tell which process holds ${socket}`}
   if (ran.timedOut) return {verified: false, reason: 'lsof did not answer in time'}
   const paths = parseLsofSocketPaths(ran.stdout)
@@ -368,10 +375,12 @@ export async function checkServer(
 
 /** Servers listed by a ps-source scan, checked once the look's table is there (see ListOptions.deferCheck). */
 export async function checkDeferred(servers: ServerListing[], look: ProcessLook, ownPidNs: string): Promise<ServerListing[]> {
+  // Every server's pid namespace in one call, before each is checked.
+  look.namespaces?.(servers.flatMap((s) => (s.checkDeferred && s.serverPid !== null ? [s.serverPid] : [])))
   return Promise.all(
     servers.map(async (s) => {
       if (!s.checkDeferred || s.serverPid === null) return s
-      const check = await verifyServerPs(s.socket, s.serverPid, look, ownPidNs)
+      const check = await verifyServerPs(s.socket, s.serverPid, look, ownPidNs, lsofAhead.get(s))
       return {...s, checkDeferred: false, verified: check.verified, unverifiedReason: check.reason}
     }),
   )
@@ -420,6 +429,9 @@ export async function listServer(socket: string, opts: ListOptions = {}): Promis
     // The ps source checks a server against a look's table, which the snapshot reads meanwhile.
     listing.checkDeferred = true
     listing.unverifiedReason = 'not checked yet'
+    const ahead = lsofSockets(listing.serverPid)
+    ahead.catch(() => {})
+    lsofAhead.set(listing, ahead)
     return listing
   }
   const check = verifyServer(socket, listing.serverPid, opts.listening)

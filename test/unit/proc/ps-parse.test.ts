@@ -2,7 +2,17 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {bootIdFromSysctl, parseCaught, parseKernBoottime, parseLstart, parsePsLine, parsePsTable, psArgs} from '../../../src/lib/proc/ps-parse.js'
+import {
+  bootIdFromSysctl,
+  parseCaught,
+  parseKernBoottime,
+  parseLstart,
+  parsePsLine,
+  parsePsNamespaces,
+  parsePsTable,
+  psArgs,
+  psNsArgs,
+} from '../../../src/lib/proc/ps-parse.js'
 import {isTmuxComm} from '../../../src/lib/proc/ps.js'
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../../fixtures/ps', name), 'utf8')
@@ -23,30 +33,40 @@ describe('lstart', () => {
 describe('the procps table (recorded on Debian)', () => {
   const {rows, rejected} = parsePsTable(fixture('procps-4.0.2.txt'), 'procps')
 
-  it('reads every line: pid, parent, group, state, namespace, name, start second, command line', () => {
+  it('reads every line: pid, parent, group, state, name, start second, command line', () => {
     expect(rejected).toBe(0)
-    expect(rows.get(28871)).toEqual({
-      pid: 28871,
-      ppid: 28864,
-      pgrp: 28871,
+    expect(rows.get(21777)).toEqual({
+      pid: 21777,
+      ppid: 21776,
+      pgrp: 21777,
       state: 'S',
-      pidNs: '4026531836',
       comm: 'sleep',
-      startTime: Date.UTC(2026, 11, 2, 8, 59, 12) / 1000,
+      startTime: Date.UTC(2026, 11, 2, 9, 47, 56) / 1000,
       argv: ['my', 'agent', '300'],
     })
     // The kernel's name, with its space: `comm` is found up to the date.
-    expect(rows.get(28864)).toMatchObject({comm: 'tmux: server', state: 'S', ppid: 1})
-    expect(isTmuxComm(rows.get(28864)!.comm)).toBe(true)
+    expect(rows.get(21776)).toMatchObject({comm: 'tmux: server', state: 'S', ppid: 1})
+    expect(isTmuxComm(rows.get(21776)!.comm)).toBe(true)
   })
 
-  it('keeps a namespace it could not read as unknown, and a zombie as a zombie', () => {
-    expect(rows.get(1)).toMatchObject({pidNs: null, comm: 'process_api'})
-    expect(rows.get(27440)).toMatchObject({state: 'Z', argv: ['[sleep]', '<defunct>']})
+  it('keeps a zombie as a zombie', () => {
+    expect(rows.get(1)).toMatchObject({comm: 'process_api'})
+    expect(rows.get(21787)).toMatchObject({state: 'Z', argv: ['[sleep]', '<defunct>']})
+  })
+
+  it('reads pid namespaces apart, for the few pids that need one; one ps could not read is unknown', () => {
+    expect(parsePsNamespaces(fixture('procps-4.0.2-pidns.txt'))).toEqual(
+      new Map([
+        [1, null],
+        [5541, '4026531836'],
+        [21776, '4026531836'],
+      ]),
+    )
+    expect(psNsArgs([1, 42])).toEqual(['-q', '1,42', '-o', 'pid=', '-o', 'pidns='])
   })
 
   it('takes the first date after the name: an argument shaped like a date is only an argument', () => {
-    const line = '  500     1   500 S    4026531836 echo            Wed Dec  2 08:59:12 2026 echo Mon Dec  1 22:07:15 2026'
+    const line = '  500     1   500 S    echo            Wed Dec  2 08:59:12 2026 echo Mon Dec  1 22:07:15 2026'
     expect(parsePsLine(line, 'procps')).toMatchObject({
       startTime: Date.UTC(2026, 11, 2, 8, 59, 12) / 1000,
       argv: ['echo', 'Mon', 'Dec', '1', '22:07:15', '2026'],
@@ -58,7 +78,7 @@ describe('the BSD table (macOS formats, from Apple ps source)', () => {
   const {rows, rejected} = parsePsTable(fixture('bsd-ps-macos.txt'), 'bsd')
 
   it('reads paths with spaces as the executable', () => {
-    expect(rows.get(1)).toMatchObject({comm: '/sbin/launchd', pidNs: null, startTime: Date.UTC(2026, 11, 1, 20, 27, 15) / 1000})
+    expect(rows.get(1)).toMatchObject({comm: '/sbin/launchd', startTime: Date.UTC(2026, 11, 1, 20, 27, 15) / 1000})
     expect(rows.get(7782)).toMatchObject({comm: '/Users/ana/.local/bin/claude', ppid: 7781, argv: ['claude', '--resume', '1f2e']})
     expect(rows.get(7790)!.comm).toBe('/Applications/Visual Studio Code.app/Contents/MacOS/Electron')
     expect(isTmuxComm(rows.get(7781)!.comm)).toBe(true)
@@ -72,8 +92,10 @@ describe('the BSD table (macOS formats, from Apple ps source)', () => {
 
   it('asks each ps for its own columns, the whole table or the pids given', () => {
     expect(psArgs('bsd')).toEqual(['-A', '-ww', '-o', 'pid=', '-o', 'ppid=', '-o', 'pgid=', '-o', 'stat=', '-o', 'comm=', '-o', 'lstart=', '-o', 'command='])
-    expect(psArgs('procps', [1, 42]).slice(0, 2)).toEqual(['-p', '1,42'])
-    expect(psArgs('procps')).toContain('pidns=')
+    // A few pids: procps' -q reads only those (its -p reads every process); BSD's -p asks for those alone.
+    expect(psArgs('procps', [1, 42]).slice(0, 2)).toEqual(['-q', '1,42'])
+    expect(psArgs('bsd', [1, 42]).slice(0, 2)).toEqual(['-p', '1,42'])
+    expect(psArgs('procps')).not.toContain('pidns=')
   })
 })
 
