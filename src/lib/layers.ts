@@ -7,7 +7,7 @@
 export const LAYERS: readonly (readonly string[])[] = [
   // The contract: ids, errors, states, the shapes pk's output promises (rows, problems, usage, checks).
   ['model'],
-  // Adapters to the machine: /proc, child processes, node's own loader and timings.
+  // Adapters to the machine: processes (/proc or ps), child processes, node's own loader and timings.
   ['proc', 'exec', 'cli'],
   // Adapters to what pk keeps and drives: the state directory, tmux, the agents' presets, git worktrees.
   ['registry', 'tmux', 'agents', 'worktree'],

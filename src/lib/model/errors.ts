@@ -65,7 +65,7 @@ export const ERRORS = {
   'no-such-host': {exit: ExitCode.noSuchSession, meaning: 'no such host in the config'},
   'no-such-session': {exit: ExitCode.noSuchSession, meaning: 'no session has that id'},
   'no-terminal': {exit: ExitCode.failure, meaning: 'pk attach needs a terminal: use --print for the tmux command'},
-  'no-view': {exit: ExitCode.refused, meaning: 'pk cannot see which processes are whose here (/proc, /proc/uptime): it refuses to write'},
+  'no-view': {exit: ExitCode.refused, meaning: 'pk cannot see which processes are whose here (/proc or ps, the boot, the clock): it refuses to write'},
   'not-a-file': {exit: ExitCode.failure, meaning: 'a FIFO, directory or link where a regular file should be: never read or written'},
   'not-a-repo': {exit: ExitCode.usage, meaning: '--worktree outside a git repository'},
   'not-a-socket': {exit: ExitCode.usage, meaning: 'the --socket path exists and is not a socket: left untouched'},
