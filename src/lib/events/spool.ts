@@ -271,11 +271,6 @@ export function tempMaker(name: string): number | null {
   return node ? Number(node[1]) : null
 }
 
-/**
- * Temporary files in the spool (and its folders) whose maker is gone: a hook or writer killed mid-write.
- * A file whose maker still runs (however long it is stopped) is its own; one that names no maker is left
- * to a person (pk doctor names it). Paths relative to the spool.
- */
 /** Whether any process has this pid now (a signal 0 asks the kernel, with or without /proc). */
 function pidExists(pid: number): boolean {
   try {
@@ -286,6 +281,11 @@ function pidExists(pid: number): boolean {
   }
 }
 
+/**
+ * Temporary files in the spool (and its folders) whose maker is gone: a hook or writer killed mid-write.
+ * A file whose maker still runs (however long it is stopped) is its own; one that names no maker is left
+ * to a person (pk doctor names it). Paths relative to the spool.
+ */
 export function orphanTemps(dir: string): string[] {
   const found: string[] = []
   const look = (sub: string) => {

@@ -2,11 +2,11 @@ import {unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {processSource} from '../proc/source.js'
-
-const readStat = (pid: number) => processSource().stat(pid)
 import {writeFileAtomic} from '../registry/atomic.js'
 import {readRegularFile} from '../registry/files.js'
 import {StateDir} from '../registry/state-dir.js'
+
+const readStat = (pid: number) => processSource().stat(pid)
 
 /**
  * The writer that pk's sh hook started names itself in `writer` (its pid and start time), so that hooks

@@ -316,17 +316,17 @@ export function parseLsofSocketPaths(text: string): Set<string> {
   return paths
 }
 
-/**
- * The ps source's check of a server (where /proc cannot be read): the pid it reports is a tmux process in
- * the table, in this pid namespace where there are such, and `lsof` says it holds a unix socket at the
- * path. Without lsof it cannot be told: unverified, never assumed.
- */
 /** `lsof`'s answer for the unix sockets `pid` holds (started as soon as the pid is known: lsof takes ~50 ms whatever it is asked). */
 const lsofSockets = (pid: number) => run([systemTool('lsof'), '-w', '-a', '-p', String(pid), '-U', '-F', 'n'], {deadlineMs: 5000})
 
 /** lsof started for a listing's server while the rest of the snapshot is read (ps source only). */
 const lsofAhead = new WeakMap<ServerListing, ReturnType<typeof lsofSockets>>()
 
+/**
+ * The ps source's check of a server (where /proc cannot be read): the pid it reports is a tmux process in
+ * the table, in this pid namespace where there are such, and `lsof` says it holds a unix socket at the
+ * path. Without lsof it cannot be told: unverified, never assumed.
+ */
 export async function verifyServerPs(
   socket: string,
   serverPid: number,
@@ -356,24 +356,15 @@ export async function verifyServerPs(
 }
 
 /** The check of a server, by the process source in use (proc: /proc's sockets and fds; ps: ps and lsof). */
-export async function checkServer(
-  socket: string,
-  serverPid: number,
-  look?: ProcessLook,
-  ownPidNs?: string,
-): Promise<{verified: boolean; reason: string | null}> {
+export async function checkServer(socket: string, serverPid: number): Promise<{verified: boolean; reason: string | null}> {
   const source = processSource()
   if (source.name === 'proc') return verifyServer(socket, serverPid)
-  const seen = look ?? source.look()
-  return verifyServerPs(
-    socket,
-    serverPid,
-    seen,
-    ownPidNs ?? (source.measureView(seen).ok ? (source.measureView(seen) as {view: {pidNs: string}}).view.pidNs : ''),
-  )
+  const look = source.look()
+  const measured = source.measureView(look)
+  return verifyServerPs(socket, serverPid, look, measured.ok ? measured.view.pidNs : '')
 }
 
-/** Servers listed by a ps-source scan, checked once the look's table is there (see ListOptions.deferCheck). */
+/** Servers listed by a ps-source scan, checked once the look's table is there (ServerListing.checkDeferred). */
 export async function checkDeferred(servers: ServerListing[], look: ProcessLook, ownPidNs: string): Promise<ServerListing[]> {
   // Every server's pid namespace in one call, before each is checked.
   look.namespaces?.(servers.flatMap((s) => (s.checkDeferred && s.serverPid !== null ? [s.serverPid] : [])))
