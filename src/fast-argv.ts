@@ -75,7 +75,7 @@ function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): str
  * The script commands the fast path serves besides ls, attach and the hook: their flags as the oclif
  * commands define them (a test holds them against oclif.manifest.json).
  */
-export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' | 'doctor' | 'prune', CommandSpec> = {
+export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' | 'doctor' | 'prune' | 'notify', CommandSpec> = {
   stop: {
     flags: {
       force: {type: 'boolean'},
@@ -132,6 +132,10 @@ export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' |
       'include-worktrees': {type: 'boolean'},
       'delete-branches': {type: 'boolean'},
     },
+    words: {min: 0, max: 0},
+  },
+  notify: {
+    flags: {test: {type: 'boolean'}, check: {type: 'string'}, fold: {type: 'boolean'}, observe: {type: 'string'}, json: {type: 'boolean'}},
     words: {min: 0, max: 0},
   },
 }

@@ -58,7 +58,7 @@ async function attach(args: string[]): Promise<boolean> {
   return true
 }
 
-/** stop, logs, usage, wait, send, doctor and prune in their plain forms (src/fast-argv.ts), by the bodies their oclif commands run. */
+/** stop, logs, usage, wait, send, doctor, prune and notify in their plain forms (src/fast-argv.ts), by the bodies their oclif commands run. */
 async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promise<boolean> {
   const parsed = parseSimple(args, FAST_COMMANDS[name])
   if (parsed === null) return false
@@ -88,6 +88,9 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
       ).send(ctx, {...input, whenIdle: f['when-idle'] === true, timeout: f.timeout as number, json: f.json === true})
     } else if (name === 'doctor') {
       outcome = await (await import('./bodies/doctor.js')).doctor(ctx, {json: f.json === true, fix: f.fix === true})
+    } else if (name === 'notify') {
+      const input = {test: f.test === true, check: f.check as string | undefined, fold: f.fold === true, observe: f.observe as string | undefined}
+      outcome = await (await import('./bodies/notify.js')).notify(ctx, {...input, json: f.json === true})
     } else if (name === 'prune') {
       const input = {dryRun: f['dry-run'] === true, yes: f.yes === true, json: f.json === true}
       const more = {

@@ -247,14 +247,15 @@ describe('stop, logs, usage, wait, send, doctor, prune and notify on the fast pa
       ['prune', '--dry-run', '--json'],
       ['prune', '--dry-run', '--include-resumable'],
       ['prune'],
+      ['notify', '--json'],
+      ['notify', '--test', '--json'],
+      ['notify', '--fold', '--check', 'ffffffff', '--json'],
     ])
     await toOclif([
       ['send', talker.id, '--', '-x'],
       ['send', talker.id, '--no-json', 'x'],
       ['doctor', '--json', '--host', 'nowhere'],
       ['doctor', '--fleet'],
-      // (notify stays on oclif: with it on the fast path, a test of a watcher's observation failed now and then)
-      ['notify', '--json'],
     ])
   }, 300_000)
 })
