@@ -18,6 +18,10 @@ export interface CommandSpec {
   words: {min: number; max: number}
   /** Flags that oclif refuses together. */
   exclusive?: readonly string[][]
+  /** The command's flags left to oclif: any of them sends the argv there (parseSimple does not know them). */
+  oclifOnly?: readonly string[]
+  /** The words after the first `--` are not pk's (bg's command): the caller parses only those before it. */
+  command?: true
 }
 
 export interface Parsed {
@@ -75,7 +79,15 @@ function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): str
  * The script commands the fast path serves besides ls, attach and the hook: their flags as the oclif
  * commands define them (a test holds them against oclif.manifest.json).
  */
-export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' | 'doctor' | 'prune' | 'notify', CommandSpec> = {
+export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' | 'doctor' | 'prune' | 'notify' | 'bg' | 'resume', CommandSpec> = {
+  // bg's words before its first `--` (after it, the command, untouched); --handoff and --worktree go to oclif.
+  bg: {
+    flags: {cwd: {type: 'string'}, name: {type: 'string'}, socket: {type: 'string'}, json: {type: 'boolean'}, attach: {type: 'boolean'}},
+    words: {min: 0, max: 1},
+    oclifOnly: ['handoff', 'conversation', 'agent-name', 'worktree', 'branch', 'from'],
+    command: true,
+  },
+  resume: {flags: {attach: {type: 'boolean'}, json: {type: 'boolean'}}, words: {min: 1, max: 1}},
   stop: {
     flags: {
       force: {type: 'boolean'},

@@ -58,9 +58,11 @@ async function attach(args: string[]): Promise<boolean> {
   return true
 }
 
-/** stop, logs, usage, wait, send, doctor, prune and notify in their plain forms (src/fast-argv.ts), by the bodies their oclif commands run. */
+/** stop, logs, usage, wait, send, doctor, prune, notify, bg and resume in their plain forms (src/fast-argv.ts), by the bodies their oclif commands run. */
 async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promise<boolean> {
-  const parsed = parseSimple(args, FAST_COMMANDS[name])
+  // bg: only the words before the first `--` are pk's; the rest is the command, byte for byte.
+  const split = FAST_COMMANDS[name].command ? args.indexOf('--') : -1
+  const parsed = parseSimple(split === -1 ? args : args.slice(0, split), FAST_COMMANDS[name])
   if (parsed === null) return false
   const {flags: f, words} = parsed
   // What only oclif's commands do: hosts over ssh, and a person at a terminal (task lists, questions).
@@ -86,6 +88,14 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
       outcome = await (
         await import('./bodies/send.js')
       ).send(ctx, {...input, whenIdle: f['when-idle'] === true, timeout: f.timeout as number, json: f.json === true})
+    } else if (name === 'bg') {
+      const {exactArgs, exactFlagValue} = await import('./lib/model/bytes.js')
+      const cwd = f.cwd === undefined ? undefined : exactFlagValue(args, '--cwd', f.cwd as string)
+      const extra = split === -1 ? [] : exactArgs(args).slice(split + 1)
+      const named = {agent: words[0], name: f.name as string | undefined, socket: f.socket as string | undefined}
+      outcome = await (await import('./bodies/bg.js')).bg(ctx, {...named, extra, cwd, worktree: null, json: f.json === true, attach: f.attach === true})
+    } else if (name === 'resume') {
+      outcome = await (await import('./bodies/bg.js')).resume(ctx, {id: words[0]!, json: f.json === true, attach: f.attach === true})
     } else if (name === 'doctor') {
       outcome = await (await import('./bodies/doctor.js')).doctor(ctx, {json: f.json === true, fix: f.fix === true})
     } else if (name === 'notify') {

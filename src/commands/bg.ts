@@ -1,13 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
 import {Outcome, PkError} from '../lib/model/errors.js'
-import {PkCommand, schemaHead} from '../command-base.js'
+import {PkCommand} from '../command-base.js'
+import {bg, needTerminal} from '../bodies/bg.js'
 import {presetNames} from '../lib/agents/presets.js'
-import {runAttach} from '../lib/verbs/attach-run.js'
-import {launch, worktreeWords} from '../lib/verbs/bg.js'
-import {exactArgs} from '../lib/model/bytes.js'
-import {collectSessions} from '../lib/listing/sessions.js'
-import {out, say} from '../output.js'
+import {worktreeWords} from '../lib/verbs/bg.js'
+import {exactArgs, exactFlagValue} from '../lib/model/bytes.js'
+import {out} from '../output.js'
 
 export default class Bg extends PkCommand {
   static override summary = 'Start an agent or any command in a new detached tmux session and print its id.'
@@ -59,9 +58,7 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
     const flags = {...parsed, cwd: parsed.cwd === undefined ? undefined : exactFlagValue(given, '--cwd', parsed.cwd)}
     if (argv.length > 1) throw new PkError('bad-flags', `unexpected arguments ${JSON.stringify(argv.slice(1))}; put the command after --`)
 
-    if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
-      throw new PkError('no-terminal', '--attach needs a terminal (or a tmux client); start without --attach and use pk attach --print')
-    }
+    needTerminal(Boolean(flags.attach), 'start without --attach')
     if (flags.handoff) {
       if (args.agent !== undefined || extra.length > 0) throw new PkError('bad-flags', '--handoff takes no agent or command: it resumes the calling agent')
       const {handoff} = await import('../lib/verbs/handoff.js')
@@ -69,34 +66,15 @@ The argv reaches the program exactly as given (no shell). The pane gets the call
       out(moved.id + '\n')
       return
     }
-    const started = await launch(ctx, {
+    return bg(ctx, {
       agent: args.agent,
       extra,
       cwd: flags.cwd,
       name: flags.name,
       socket: flags.socket,
       worktree: flags.worktree ? {branch: flags.branch, from: flags.from} : null,
-      setupOutput: process.stderr,
-      onWorktree: (worktree) => say(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`),
+      json: Boolean(flags.json),
+      attach: Boolean(flags.attach),
     })
-    // Should stdout fail (a full disk), the session still runs and is recorded: its id must not be lost.
-    process.stdout.once('error', () => say(`pk: session ${started.id} was started and recorded, but its id could not be printed\n`))
-    if (flags.json) {
-      const row = (await collectSessions(ctx)).rows.find((r) => r.id === started.id) ?? null
-      this.printJson({...schemaHead('bg'), session: row})
-    } else {
-      out(started.id + '\n')
-    }
-    if (flags.attach) return {childExit: await runAttach(started.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))}
   }
-}
-
-/** A flag's value as given, byte for byte, where node decoded it lossily (`--cwd DIR` or `--cwd=DIR`). */
-function exactFlagValue(argv: string[], flag: string, value: string): string {
-  if (!value.includes('\uFFFD')) return value
-  const exact = exactArgs(argv)
-  const at = argv.findIndex((a, i) => a === flag && argv[i + 1] === value)
-  if (at !== -1) return exact[at + 1]!
-  const joined = argv.indexOf(`${flag}=${value}`)
-  return joined === -1 ? value : exact[joined]!.slice(flag.length + 1)
 }

@@ -1,11 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {Outcome, PkError} from '../lib/model/errors.js'
-import {PkCommand, schemaHead} from '../command-base.js'
-import {runAttach} from '../lib/verbs/attach-run.js'
-import {resumeSession} from '../lib/verbs/lifecycle.js'
-import {collectSessions} from '../lib/listing/sessions.js'
-import {out} from '../output.js'
+import type {Outcome} from '../lib/model/errors.js'
+import {PkCommand} from '../command-base.js'
+import {resume} from '../bodies/bg.js'
 
 export default class Resume extends PkCommand {
   static override summary = "Start an exited session's conversation again, as a new session; print its id."
@@ -21,18 +18,7 @@ no such session, 1 when there is nothing to resume (no conversation id was repor
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
     const {args, flags} = await this.parse(Resume)
-    if (flags.attach && !process.env.TMUX && !(process.stdin.isTTY && process.stdout.isTTY)) {
-      throw new PkError('no-terminal', '--attach needs a terminal (or a tmux client); resume without --attach and use pk attach --print')
-    }
-    const resumed = await resumeSession(args.id, ctx)
-    if (flags.json) {
-      const row = (await collectSessions(ctx)).rows.find((r) => r.id === resumed.id) ?? null
-      this.printJson({...schemaHead('bg'), session: row, resumedFrom: resumed.resumedFrom})
-    } else {
-      out(resumed.id + '\n')
-    }
-    if (flags.attach) return {childExit: await runAttach(resumed.id, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))}
+    return resume(this.ctx, {id: args.id, json: Boolean(flags.json), attach: Boolean(flags.attach)})
   }
 }

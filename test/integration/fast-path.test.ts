@@ -166,7 +166,7 @@ describe('pk attach on the fast path', () => {
   })
 })
 
-describe('stop, logs, usage, wait, send, doctor, prune and notify on the fast path', () => {
+describe('stop, logs, usage, wait, send, doctor, prune, notify, bg and resume on the fast path', () => {
   /** Two sessions to point at (one talking, one stopped), and a run of pk that notes whether oclif loaded. */
   async function world() {
     const probe = join(sb.root, 'probe.cjs')
@@ -256,6 +256,34 @@ describe('stop, logs, usage, wait, send, doctor, prune and notify on the fast pa
       ['send', talker.id, '--no-json', 'x'],
       ['doctor', '--json', '--host', 'nowhere'],
       ['doctor', '--fleet'],
+    ])
+  }, 300_000)
+
+  it('bg and resume start, fail and exit as through oclif, without loading oclif; --handoff, --worktree and stray words go to oclif', async () => {
+    const {ended, run, same, toOclif} = await world()
+    await same([
+      ['bg', 'nosuchagent'],
+      ['bg', '--cwd', join(sb.root, 'nowhere'), '--', 'sleep', '1'],
+      ['resume', 'ffffffff'],
+      ['resume', ended.id, '--json'],
+    ])
+    // A session started either way: the same words (its id and times aside), and the command as given.
+    const [fast, viaOclif] = [
+      await run(['bg', '--json', '--name', 'a b', '--', 'sh', '-c', 'exec sleep 1004', 'x y'], true),
+      await run(['bg', '--json', '--name', 'a b', '--', 'sh', '-c', 'exec sleep 1004', 'x y'], false),
+    ]
+    expect([fast.code, viaOclif.code, fast.stderr]).toEqual([0, 0, ''])
+    const [mine, theirs] = [JSON.parse(fast.stdout).session, JSON.parse(viaOclif.stdout).session]
+    expect(mine.command).toEqual(['sh', '-c', 'exec sleep 1004', 'x y'])
+    const shape = (row: Record<string, unknown>) => ({...row, id: 'ID', pid: 0, startedAt: 'T', tmux: 'T', record: 'R'})
+    expect(shape(mine)).toEqual(shape(theirs))
+    const plain = await run(['bg', '--', 'sleep', '1005'], true)
+    expect([plain.code, plain.stderr, /^[0-9a-f]{8}\n$/.test(plain.stdout)]).toEqual([0, '', true])
+    await toOclif([
+      ['bg', '--handoff'],
+      ['bg', '--worktree', '--', 'sleep', '1'],
+      ['bg', 'claude', 'extra'],
+      ['resume', '--help'],
     ])
   }, 300_000)
 })

@@ -111,3 +111,13 @@ export function exactEnv(env: Record<string, string | undefined>): Record<string
   for (const [name, value] of Object.entries(env)) if (value?.includes('\uFFFD') && exact.has(name)) out[name] = exact.get(name)!
   return out
 }
+
+/** A flag's value as given, byte for byte, where node decoded it lossily (`--cwd DIR` or `--cwd=DIR`). */
+export function exactFlagValue(argv: string[], flag: string, value: string): string {
+  if (!value.includes('\uFFFD')) return value
+  const exact = exactArgs(argv)
+  const at = argv.findIndex((a, i) => a === flag && argv[i + 1] === value)
+  if (at !== -1) return exact[at + 1]!
+  const joined = argv.indexOf(`${flag}=${value}`)
+  return joined === -1 ? value : exact[joined]!.slice(flag.length + 1)
+}
