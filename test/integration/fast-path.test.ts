@@ -128,6 +128,19 @@ describe('scripts never see a stack trace', () => {
   })
 })
 
+describe('what a reader loads', () => {
+  it('pk ls and pk attach --print never load node:crypto (3 ms of every start); pk bg does, for its random names', async () => {
+    const live = await sb.bgRow(['--', 'sleep', '1000'])
+    const probe = join(sb.root, 'crypto-probe.cjs')
+    writeFileSync(probe, "process.on('exit', () => { if (process.moduleLoadList.includes('NativeModule crypto')) process.stderr.write('[crypto]') })\n")
+    const env = {NODE_OPTIONS: `--require ${probe}`}
+    for (const args of [['ls', '--json'], ['ls'], ['attach', live.id, '--print'], ['logs', live.id], ['wait', live.id, '--for', 'exited', '--timeout', '0']])
+      expect({args, crypto: (await sb.pk(args, {env})).stderr.includes('[crypto]')}).toEqual({args, crypto: false})
+    // (the probe works: a writer that names temporary files loads it)
+    expect((await sb.pk(['bg', '--', 'sleep', '1001'], {env})).stderr).toContain('[crypto]')
+  })
+})
+
 describe('pk attach on the fast path', () => {
   it('prints and fails exactly as the oclif command does, without loading oclif; anything else goes to oclif', async () => {
     const live = await sb.bgRow(['--', 'sleep', '1000'])

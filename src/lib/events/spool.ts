@@ -1,4 +1,4 @@
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 

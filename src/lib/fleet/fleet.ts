@@ -1,5 +1,5 @@
 import {Ran, run} from '../exec/run.js'
-import {createHash} from 'node:crypto'
+import {sha256Hex} from '../model/sha256.js'
 import {lstatSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -71,10 +71,7 @@ export function sshArgv(host: HostConfig, pkArgs: string[], opts: {tty: boolean;
   const remote = `${FLEET_GUARD}=1 ${host.pk ?? 'pk'} ${pkArgs.map(shellQuote).join(' ')}`
   // One master per host entry, not per ssh's %C: two entries for one user@host with other options
   // (another key, a jump host) must not share a connection.
-  const entry = createHash('sha256')
-    .update(JSON.stringify([host.destination, host.options ?? []]))
-    .digest('hex')
-    .slice(0, 12)
+  const entry = sha256Hex(JSON.stringify([host.destination, host.options ?? []])).slice(0, 12)
   return [
     ...(opts.tty ? ['-t'] : ['-T', '-o', 'BatchMode=yes']),
     '-o',

@@ -1,6 +1,6 @@
 import {Problem, SessionRow, State, TmuxLocation} from '../model/contract.js'
 import {PaneId} from '../model/ids.js'
-import {createHash} from 'node:crypto'
+import {sha256Hex} from '../model/sha256.js'
 
 import {AgentPreset, recognizeAgent, resumeArgv} from '../agents/presets.js'
 import {ProcStat} from '../proc/parse.js'
@@ -62,7 +62,7 @@ function location(ref: PaneRef): TmuxLocation {
 
 /** Rows with no process we can name (dead panes, panes of unverifiable servers) get an id from where they sit. */
 function placeId(socket: string, serverPid: number | null, paneId: PaneId): string {
-  return createHash('sha256').update(`pane/${socket}/${serverPid}/${paneId}`).digest('hex').slice(0, 8)
+  return sha256Hex(`pane/${socket}/${serverPid}/${paneId}`).slice(0, 8)
 }
 
 /** Every field of a row, defaulted: the one place a row is built. */

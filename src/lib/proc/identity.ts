@@ -1,5 +1,4 @@
-import {createHash} from 'node:crypto'
-
+import {sha256Hex} from '../model/sha256.js'
 import {ProcStat} from './parse.js'
 import {processSource} from './source.js'
 import {View} from './view.js'
@@ -29,7 +28,7 @@ export function sessionIdOf(identity: ProcessIdentity): string {
   const key = identityKey(identity)
   let id = idMemo.get(key)
   if (id === undefined) {
-    id = createHash('sha256').update(key).digest('hex').slice(0, ID_LENGTH)
+    id = sha256Hex(key).slice(0, ID_LENGTH)
     if (idMemo.size >= 10_000) idMemo.clear()
     idMemo.set(key, id)
   }

@@ -1,6 +1,6 @@
 import {closeSync, constants, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 
 import {errnoCode} from '../model/errors.js'
 

@@ -1,5 +1,5 @@
 import {mkdirSync, readdirSync, renameSync, unlinkSync, writeFileSync, lstatSync, existsSync} from 'node:fs'
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 import {join} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'

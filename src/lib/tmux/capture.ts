@@ -1,4 +1,4 @@
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 
 import {PaneId} from '../model/ids.js'
 import {TmuxCommandError, runTmux, tmuxArgv} from './exec.js'

@@ -1,5 +1,5 @@
 import {PaneId} from '../model/ids.js'
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 
 import {runTmux, tmuxArgv} from './exec.js'
 

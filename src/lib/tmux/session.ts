@@ -1,5 +1,5 @@
 import {PaneId, TmuxSessionId, isPaneId, isTmuxSessionId} from '../model/ids.js'
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 
 import {PkError} from '../model/errors.js'
 import {TmuxCommandError, runTmux, tmuxArgv, tmuxScript} from './exec.js'

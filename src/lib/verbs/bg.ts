@@ -22,7 +22,7 @@ import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} 
 import {Context} from '../config/context.js'
 import {pkOwnDirectories} from '../config/config.js'
 import type {Worktree} from '../worktree/worktree.js'
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 import type {Writable} from 'node:stream'
 import {serverScope} from './service.js'
 

@@ -1,5 +1,5 @@
 import {run} from '../exec/run.js'
-import {randomBytes} from 'node:crypto'
+import {randomBytes} from '../model/random.js'
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync} from 'node:fs'
 import {homedir, userInfo} from 'node:os'
 import {join} from 'node:path'
