@@ -1,7 +1,7 @@
 import {createHash, randomBytes} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
 
-import {sha256Hex} from '../../src/lib/model/sha256.js'
+import {sha256Hex} from '../../../src/lib/model/sha256.js'
 
 const nodeSha = (text: string) => createHash('sha256').update(text).digest('hex')
 
