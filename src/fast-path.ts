@@ -2,6 +2,8 @@ import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
 import {FAST_COMMANDS, parseSimple} from './fast-argv.js'
 import {checkLsOptions, parseLsArgv} from './lib/present/ls-options.js'
 import {createContext} from './context.js'
+import type {Context} from './lib/config/context.js'
+import type {ServerScan} from './lib/tmux/servers.js'
 import {mark} from './lib/cli/timings.js'
 import {out, say, terminal, write} from './output.js'
 import {readStdin} from './input.js'
@@ -48,7 +50,7 @@ async function attach(args: string[]): Promise<boolean> {
   const words = args.filter((a) => a !== '--print')
   if (words.length !== 1 || args.length > 2 || !/^[0-9a-fA-F]{1,8}$/.test(words[0]!)) return false
   try {
-    const ctx = createContext()
+    const ctx = await withScanAhead(createContext())
     const {attachCommand, runAttach} = await import('./lib/verbs/attach-run.js')
     if (args.includes('--print')) out((await attachCommand(words[0]!, ctx)) + '\n')
     else process.exitCode = await runAttach(words[0]!, ctx, Boolean(process.stdin.isTTY && process.stdout.isTTY))
@@ -70,7 +72,7 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
   if (name === 'doctor' && (f.fleet === true || f.host !== undefined || (tty && f.json !== true))) return false
   if (name === 'prune' && tty && Boolean(process.stdin.isTTY) && f.json !== true) return false
   try {
-    const ctx = createContext()
+    const ctx = LOOK_FIRST.has(name) ? await withScanAhead(createContext()) : createContext()
     let outcome: Outcome | void = undefined
     if (name === 'stop') {
       const filters = {state: f.state as string | undefined, attention: f.attention === true, agent: f.agent as string | undefined}
@@ -126,6 +128,34 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
     failed(error)
   }
   return true
+}
+
+/**
+ * The commands whose first act is a look that waits for tmux as long as a look does by default (bg, resume
+ * and notify change or fold first; send waits longer for a slow server).
+ */
+const LOOK_FIRST = new Set(['stop', 'logs', 'usage', 'wait', 'doctor', 'prune'])
+
+/**
+ * The context with tmux's servers already being listed, as `pk ls` starts them: list-panes runs while the
+ * command's code loads. A scan that cannot start here (an unsafe socket directory) is left to the look,
+ * which says why in its place.
+ */
+async function withScanAhead(ctx: Context): Promise<Context> {
+  let scan: ServerScan | undefined
+  try {
+    scan = new (await import('./lib/tmux/servers.js')).ServerScan(ctx.env)
+  } catch {
+    return ctx
+  }
+  return {
+    ...ctx,
+    scanAhead: () => {
+      const taken = scan
+      scan = undefined
+      return taken
+    },
+  }
 }
 
 /** A failure as the command base says it: one line on stderr, the exit from the catalog. */

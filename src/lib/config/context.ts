@@ -1,5 +1,6 @@
 import {LoadedConfig} from './config.js'
 import {Env, StateDir} from '../registry/state-dir.js'
+import type {ServerScan} from '../tmux/servers.js'
 
 /**
  * What one invocation of pk works with, built once where it starts (src/context.ts: the commands, the
@@ -19,4 +20,10 @@ export interface Context {
   readState(): StateDir | null
   /** The state directory to write: made (0700) when missing, refused when unsafe. */
   writeState(): StateDir
+  /**
+   * A scan of tmux's servers the fast path started as pk started, before loading the command's code, for
+   * the invocation's first look to take (once; later looks list anew). Only where looking is the
+   * command's first act, so that it sees tmux as a look started then would.
+   */
+  scanAhead?(): ServerScan | undefined
 }

@@ -107,7 +107,8 @@ async function worldFacts(ctx: Context, readable: StateDir | null): Promise<{sna
   })
   let scan: ServerScan
   try {
-    scan = new ServerScan(ctx.env)
+    // (the fast path's scan, started as pk started, when it could start one)
+    scan = ctx.scanAhead?.() ?? new ServerScan(ctx.env)
   } catch (error) {
     // An unsafe socket directory: pk connects to nothing there; the socket-dir check says why and how to fix it.
     if (!(error instanceof PkError && error.code === 'unsafe-socket-dir')) throw error

@@ -11,6 +11,7 @@ import {Problem} from '../model/contract.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 import {ServerListing, ServerScan, checkDeferred} from '../tmux/servers.js'
 import {mark} from '../cli/timings.js'
+import {TMUX_DEADLINE_MS} from '../tmux/exec.js'
 
 function measured(look: ProcessLook): {view: View; viewMeasurement: ViewMeasurement} {
   const {view, measurement} = readView(look)
@@ -67,7 +68,10 @@ export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Pr
   const ahead = proc.ready?.()
   const state = opts.state === undefined ? ctx.readState() : opts.state
   // tmux first: its list-panes runs while this process reads the records (a thousand files at scale).
-  const scan = opts.scan ?? new ServerScan(env, opts.deadlineMs, standing?.servers)
+  // (a scan started ahead waits for tmux as long as a look does by default: it serves a look that would wait no longer)
+  const waitsNoLonger = opts.deadlineMs === undefined || opts.deadlineMs <= TMUX_DEADLINE_MS
+  const started = opts.scan ?? (waitsNoLonger && standing === undefined ? ctx.scanAhead?.() : undefined)
+  const scan = started ?? new ServerScan(env, opts.deadlineMs, standing?.servers)
   mark('tmux-start') // a one-shot listing started its scan earlier: then this is nothing
   const records = opts.carried ? opts.carried.records.read(state) : readRecords(state)
   mark('records')

@@ -1,10 +1,26 @@
+import {createRequire} from 'node:module'
+
 /**
- * SHA-256 (FIPS 180-4) of a string's UTF-8 bytes, as lowercase hex. Written here rather than taken from
- * node:crypto for one reason: loading node:crypto costs every pk command about 3 ms (a tenth of what pk
- * adds to a bare node start), and all pk's hot path hashes are ids of a few dozen bytes, where this is as
- * fast as createHash. A unit test holds it equal to node:crypto on thousands of inputs. Not for secrets:
- * nothing here is constant-time.
+ * SHA-256 (FIPS 180-4) of a string's UTF-8 bytes, as lowercase hex: the first few of a run computed here,
+ * the rest by node:crypto. Loading node:crypto costs about 3 ms, a tenth of what pk adds to a bare node
+ * start, and most runs hash a handful of ids or none (a listing takes its records' ids from the record
+ * index); but this JavaScript runs in V8's interpreter until it has run a few hundred times, about 50 µs a
+ * hash, so a run that hashes many loads node:crypto after all. A unit test holds both equal to
+ * node:crypto. Not for secrets: nothing here is constant-time.
  */
+export function sha256Hex(text: string): string {
+  if (hashed < OWN_HASHES) {
+    hashed++
+    return ownSha256Hex(text)
+  }
+  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')
+  return crypto.createHash('sha256').update(text).digest('hex')
+}
+
+/** Where node:crypto's load costs less than hashing on in the interpreter. */
+const OWN_HASHES = 32
+let hashed = 0
+let crypto: typeof import('node:crypto') | undefined
 
 const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74,
@@ -13,38 +29,68 @@ const K = new Int32Array([
   0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5,
   0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ])
-const INITIAL = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
 const encoder = new TextEncoder()
 const W = new Int32Array(64)
+const H = new Int32Array(8)
+const HEX = Array.from({length: 256}, (_, i) => i.toString(16).padStart(2, '0'))
 
-export function sha256Hex(text: string): string {
-  const bytes = encoder.encode(text)
+/** The message's bytes: a string's own char codes where all are ASCII (ids are), else its UTF-8. */
+function bytesOf(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length)
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code > 0x7f) return encoder.encode(text)
+    bytes[i] = code
+  }
+  return bytes
+}
+
+/** SHA-256 written out: exported for the test that holds it equal to node:crypto's. */
+export function ownSha256Hex(text: string): string {
+  const bytes = bytesOf(text)
+  const length = bytes.length
   // The message, a 1 bit, zeros, and its length in bits (64-bit big-endian): a whole number of 64-byte blocks.
-  const blocks = Math.ceil((bytes.length + 9) / 64)
-  const padded = new Uint8Array(blocks * 64)
-  padded.set(bytes)
-  padded[bytes.length] = 0x80
-  const view = new DataView(padded.buffer)
-  const bits = bytes.length * 8
-  view.setUint32(padded.length - 8, Math.floor(bits / 0x100000000))
-  view.setUint32(padded.length - 4, bits >>> 0)
-  const h = Int32Array.from(INITIAL)
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let i = 0; i < 16; i++) W[i] = view.getInt32(offset + i * 4)
+  const total = Math.ceil((length + 9) / 64) * 64
+  const byteAt = (i: number) => (i < length ? bytes[i]! : i === length ? 0x80 : 0)
+  const bits = length * 8
+  H[0] = 0x6a09e667
+  H[1] = 0xbb67ae85 | 0
+  H[2] = 0x3c6ef372
+  H[3] = 0xa54ff53a | 0
+  H[4] = 0x510e527f
+  H[5] = 0x9b05688c | 0
+  H[6] = 0x1f83d9ab
+  H[7] = 0x5be0cd19
+  for (let offset = 0; offset < total; offset += 64) {
+    for (let i = 0; i < 16; i++) {
+      const at = offset + i * 4
+      W[i] = (byteAt(at) << 24) | (byteAt(at + 1) << 16) | (byteAt(at + 2) << 8) | byteAt(at + 3)
+    }
+    if (offset + 64 === total) {
+      W[14] = Math.floor(bits / 0x100000000)
+      W[15] = bits | 0
+    }
     for (let i = 16; i < 64; i++) {
-      const a = W[i - 15]!
-      const b = W[i - 2]!
-      const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3)
-      const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10)
+      const x = W[i - 15]!
+      const y = W[i - 2]!
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10)
       W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0
     }
-    let [a, b, c, d, e, f, g, hh] = h as unknown as [number, number, number, number, number, number, number, number]
+    let a: number = H[0]!
+    let b: number = H[1]!
+    let c: number = H[2]!
+    let d: number = H[3]!
+    let e: number = H[4]!
+    let f: number = H[5]!
+    let g: number = H[6]!
+    let h: number = H[7]!
     for (let i = 0; i < 64; i++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))
-      const t1 = (hh + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0
+      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))
       const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0
-      hh = g
+      h = g
       g = f
       f = e
       e = (d + t1) | 0
@@ -53,16 +99,19 @@ export function sha256Hex(text: string): string {
       b = a
       a = (t1 + t2) | 0
     }
-    h[0] = (h[0]! + a) | 0
-    h[1] = (h[1]! + b) | 0
-    h[2] = (h[2]! + c) | 0
-    h[3] = (h[3]! + d) | 0
-    h[4] = (h[4]! + e) | 0
-    h[5] = (h[5]! + f) | 0
-    h[6] = (h[6]! + g) | 0
-    h[7] = (h[7]! + hh) | 0
+    H[0] = (H[0]! + a) | 0
+    H[1] = (H[1]! + b) | 0
+    H[2] = (H[2]! + c) | 0
+    H[3] = (H[3]! + d) | 0
+    H[4] = (H[4]! + e) | 0
+    H[5] = (H[5]! + f) | 0
+    H[6] = (H[6]! + g) | 0
+    H[7] = (H[7]! + h) | 0
   }
   let hex = ''
-  for (const word of h) hex += (word >>> 0).toString(16).padStart(8, '0')
+  for (let i = 0; i < 8; i++) {
+    const word = H[i]!
+    hex += HEX[(word >>> 24) & 0xff]! + HEX[(word >>> 16) & 0xff]! + HEX[(word >>> 8) & 0xff]! + HEX[word & 0xff]!
+  }
   return hex
 }

@@ -38,6 +38,12 @@ export function sessionIdOf(identity: ProcessIdentity): string {
 /** A pure function's answers: a watcher hashes the same thousand identities every second otherwise. */
 const idMemo = new Map<string, string>()
 
+/** An id worked out before (the record index keeps its records' ids): not hashed again in this run. */
+export function rememberId(identity: ProcessIdentity, id: string): void {
+  if (idMemo.size >= 10_000) idMemo.clear()
+  idMemo.set(identityKey(identity), id)
+}
+
 export function sameIdentity(a: ProcessIdentity, b: ProcessIdentity): boolean {
   return a.bootId === b.bootId && a.pidNs === b.pidNs && a.pid === b.pid && a.startTime === b.startTime
 }

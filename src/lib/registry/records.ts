@@ -4,7 +4,7 @@ import {Dirent, constants, lstatSync, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode} from '../model/errors.js'
-import {ProcessIdentity, sameIdentity, sessionIdOf} from '../proc/identity.js'
+import {ProcessIdentity, rememberId, sameIdentity, sessionIdOf} from '../proc/identity.js'
 import {HookState} from '../model/states.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, isPrivateDir, readRegularFile} from './files.js'
@@ -207,11 +207,16 @@ export function readRecords(state: StateDir | null): RecordScan {
     return scan
   }
   const index = readIndex(state)
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (!entry.name.endsWith('.json') || entry.name.startsWith('.')) continue
-    const path = join(state.sessions, entry.name)
+  // Paths by concatenation: path.join costs more than a lstat, a thousand times (a directory entry's name
+  // has no slash, and these are never . or ..).
+  const dir = join(state.sessions)
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`
+  const names = entries.filter((e) => e.name.endsWith('.json') && !e.name.startsWith('.'))
+  for (const entry of names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = prefix + entry.name
     const indexed = entry.isFile() ? index.get(entry.name) : undefined
-    if (indexed !== undefined && sameFile(indexed, statOf(path))) {
+    if (indexed !== undefined && unchanged(indexed, path)) {
+      if (typeof indexed.id === 'string' && /^[0-9a-f]{8}$/.test(indexed.id)) rememberId(indexed.record.identity, indexed.id)
       scan.records.push({file: path, record: indexed.record})
       continue
     }
@@ -232,7 +237,8 @@ export function readRecords(state: StateDir | null): RecordScan {
  */
 export const recordIndexPath = (state: StateDir) => join(state.root, 'records.index')
 
-const INDEX_VERSION = 1
+// 2: entries carry the record's id, so that a listing hashes no identity the index has.
+const INDEX_VERSION = 2
 /**
  * A file changed this recently is not indexed: timestamps move in coarse ticks, so a file written in place
  * twice within one tick, keeping its size, would look unchanged (git's "racily clean" entries). pk's own
@@ -251,6 +257,8 @@ interface FileFacts {
 
 interface IndexEntry extends FileFacts {
   record: SessionRecord
+  /** sessionIdOf(record.identity), as the writer worked it out. */
+  id?: string
 }
 
 function statOf(path: string): FileFacts | null {
@@ -260,6 +268,26 @@ function statOf(path: string): FileFacts | null {
   } catch {
     return null
   }
+}
+
+const NO_THROW = {throwIfNoEntry: false} as const
+
+/** One lstat: the file is still the regular file the index saw (sameFile, without making its facts). */
+function unchanged(facts: FileFacts, path: string): boolean {
+  let stats
+  try {
+    stats = lstatSync(path, NO_THROW)
+  } catch {
+    return false
+  }
+  return (
+    stats !== undefined &&
+    stats.isFile() &&
+    stats.ino === facts.ino &&
+    stats.size === facts.size &&
+    stats.mtimeMs === facts.mtimeMs &&
+    stats.ctimeMs === facts.ctimeMs
+  )
 }
 
 const sameFile = (a: FileFacts, b: FileFacts | null) => b !== null && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
@@ -309,7 +337,7 @@ export function refreshRecordIndex(state: StateDir, now = Date.now()): void {
       if (before.ctimeMs > now - SETTLED_MS || before.mtimeMs > now - SETTLED_MS) continue
       const read = readPlainRecord(path)
       // Facts taken before and after the read: a file changed meanwhile is left to the next refresh.
-      if (read !== null && sameFile(before, statOf(path))) entries[name] = {...before, record: read.record}
+      if (read !== null && sameFile(before, statOf(path))) entries[name] = {...before, record: read.record, id: sessionIdOf(read.record.identity)}
     }
     if (!changed && old.size === Object.keys(entries).length) return
     writeFileAtomic(recordIndexPath(state), JSON.stringify({version: INDEX_VERSION, sessions: directoryIno(state.sessions), entries}), 'replace')

@@ -39,37 +39,56 @@ export async function prepareAttach(idArg: string, ctx: Context): Promise<{row: 
 }
 
 /**
- * Resolve an id, then verify again immediately before the caller acts: panes are listed again and /proc
- * read again. The id is derived from the process identity, so finding it again, in the same pane, means
- * the same process is still there. Every verb that acts on a session goes through here.
+ * A look at most this old when the caller acts is its verification: a second look would be as old by the
+ * time the caller acts (it takes as long), so it is made only after a first look that was slow (a tmux
+ * server that kept pk waiting) or that a caller made a while ago.
+ */
+export const FRESH_LOOK_MS = 1000
+
+/** A listing, and when the look that made it began (ctx.now()). */
+export interface Look {
+  rows: SessionRow[]
+  problems: {code: string}[]
+  startedAt: number
+}
+
+/**
+ * Resolve an id, verified right before the caller acts: by a look begun less than FRESH_LOOK_MS ago (the
+ * caller's own, or one made here), else by another one: panes listed again and /proc read again. The id is
+ * derived from the process identity, so finding it again, in the same pane, means the same process is
+ * still there. Every verb that acts on a session goes through here.
  */
 export async function resolveChecked<T extends PaneRow>(
   idArg: string,
   ctx: Context,
   check: (row: SessionRow) => asserts row is T,
-  opts: {waitMs?: number} = {},
+  opts: {waitMs?: number; first?: Look} = {},
 ): Promise<T> {
   // A caller with a deadline of its own waits within it for a tmux server that is slow to answer.
   const until = ctx.now() + (opts.waitMs ?? 0)
-  const look = async (pick: (rows: SessionRow[]) => SessionRow | undefined): Promise<{rows: SessionRow[]; problems: {code: string}[]}> => {
+  const look = async (pick: (rows: SessionRow[]) => SessionRow | undefined): Promise<Look> => {
+    const startedAt = ctx.now()
     for (;;) {
       const listing = await collectSessions(ctx, {deadlineMs: Math.max(TMUX_DEADLINE_MS, Math.min(until - ctx.now(), 3 * TMUX_DEADLINE_MS))})
-      if (pick(listing.rows)?.notVerifiedJustNow == null || ctx.now() >= until) return listing
+      if (pick(listing.rows)?.notVerifiedJustNow == null || ctx.now() >= until) return {rows: listing.rows, problems: listing.problems, startedAt}
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, until - ctx.now()))))
     }
   }
-  const listing = await look((rows) => {
-    try {
-      return resolveId(idArg, rows)
-    } catch {
-      return undefined
-    }
-  })
+  const listing =
+    opts.first ??
+    (await look((rows) => {
+      try {
+        return resolveId(idArg, rows)
+      } catch {
+        return undefined
+      }
+    }))
   // Without tmux nothing can be verified, and that is what to say.
   if (listing.problems.some((p) => p.code === 'tmux-missing')) throw tmuxMissing()
   const first = resolveId(idArg, listing.rows)
   check(first)
   const id = first.id
+  if (ctx.now() - listing.startedAt < FRESH_LOOK_MS) return first
   const again = (await look((rows) => rows.find((r) => r.id === id))).rows.find((r) => r.id === id)
   if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
   check(again)

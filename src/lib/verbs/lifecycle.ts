@@ -3,7 +3,7 @@ import {dirname} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {BUILTIN_PRESETS} from '../agents/presets.js'
-import {LiveRow, PaneRow, checkLive, resolveChecked} from './attach.js'
+import {FRESH_LOOK_MS, LiveRow, PaneRow, checkLive, resolveChecked} from './attach.js'
 import {resolveId} from '../listing/resolve.js'
 import {Started, startSession} from './bg.js'
 import {SessionRow} from '../model/contract.js'
@@ -98,8 +98,11 @@ function assertWritableRecord(file: string): void {
 async function resolveStoppable(idArg: string, ctx: Context): Promise<SessionRow & {pid: number}> {
   const paneless = (row: SessionRow): row is SessionRow & {pid: number} =>
     !row.conflict && row.state !== 'exited' && row.tmux === null && row.record !== null && row.pid !== null
-  const first = resolveId(idArg, (await collectSessions(ctx)).rows)
-  if (!paneless(first)) return resolveChecked(idArg, ctx, liveFor('stop'))
+  const startedAt = ctx.now()
+  const listing = await collectSessions(ctx)
+  const first = resolveId(idArg, listing.rows)
+  if (!paneless(first)) return resolveChecked(idArg, ctx, liveFor('stop'), {first: {...listing, startedAt}})
+  if (ctx.now() - startedAt < FRESH_LOOK_MS) return first
   const again = (await collectSessions(ctx)).rows.find((r) => r.id === first.id)
   if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
   if (!paneless(again)) checkLive(again, 'stop')

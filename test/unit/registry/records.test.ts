@@ -3,6 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
+import {ProcessIdentity, identityKey, sessionIdOf} from '../../../src/lib/proc/identity.js'
+import {sha256Hex} from '../../../src/lib/model/sha256.js'
 import {parseRecordText, readRecords, recordIndexPath, refreshRecordIndex, validateRecord} from '../../../src/lib/registry/records.js'
 import {waitFor} from '../../helpers/sandbox.js'
 import {sampleRecord} from '../../helpers/fixtures.js'
@@ -147,7 +149,8 @@ describe('the record index', () => {
       'garbage',
       good.slice(0, good.length / 2),
       JSON.stringify({...forged, sessions: 1}),
-      JSON.stringify({...forged, version: 2}),
+      JSON.stringify({...forged, version: 1}),
+      JSON.stringify({...forged, version: 3}),
       '[]',
       'null',
     ]) {
@@ -157,6 +160,21 @@ describe('the record index', () => {
     rmSync(recordIndexPath(state))
     mkdirSync(recordIndexPath(state))
     expect(labels(state)).toEqual(['s0', 's1', 's2'])
+  })
+
+  it("keeps each record's id, so a listing hashes no indexed identity; an id that is not one is not taken", () => {
+    const state = stateWith(2)
+    refreshRecordIndex(state, later())
+    const index = JSON.parse(readFileSync(recordIndexPath(state), 'utf8'))
+    const ids = Object.values(index.entries as Record<string, {id: string; record: {identity: ProcessIdentity}}>)
+    expect(ids.map((e) => e.id)).toEqual(ids.map((e) => sessionIdOf(e.record.identity)))
+    for (const entry of Object.values(index.entries) as {id: string; record: {identity: {pid: number}}}[]) {
+      entry.record.identity.pid += 7 // identities no run has hashed yet
+      entry.id = 'not an id'
+    }
+    writeFileSync(recordIndexPath(state), JSON.stringify(index))
+    const records = readRecords(state).records
+    expect(records.map((r) => sessionIdOf(r.record.identity))).toEqual(records.map((r) => sha256Hex(identityKey(r.record.identity)).slice(0, 8)))
   })
 
   it('does not index a file changed within the last seconds (its times could hide an edit in the same tick)', () => {
