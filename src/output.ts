@@ -1,10 +1,14 @@
 import {terminalSafe} from './lib/model/errors.js'
 import {Output, Terminal} from './lib/present/listing.js'
 import {wantColour} from './lib/present/table.js'
-import {measuring, timingsLine} from './lib/cli/timings.js'
+import {mark, measuring, timingsLine} from './lib/cli/timings.js'
 
 // `npm run bench`: where a listing's milliseconds went, as one line on stderr at exit.
-if (measuring) process.on('exit', () => process.stderr.write(timingsLine()!))
+if (measuring)
+  process.on('exit', () => {
+    mark('after') // what a command does once its look is done
+    process.stderr.write(timingsLine()!)
+  })
 
 /** The terminal pk writes to now. */
 export function terminal(env: Record<string, string | undefined> = process.env): Terminal {

@@ -44,10 +44,12 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     // The npm package installs a native binary named claude.exe (also on Linux).
     executables: ['claude', 'claude.exe'],
     resume: ['claude', '--resume', '{id}'],
+    // (characters past ASCII as \u escapes, which RegExp reads as the characters: so pk's bundle is ASCII,
+    // which node reads faster)
     paneRules: [
       {state: 'working', pattern: String.raw`esc to interrupt`},
-      {state: 'waiting', pattern: String.raw`Do you want to|Enter to confirm|Press Enter to continue|Syntax theme:|^\s*❯\s\d+\.\s`},
-      {state: 'idle', pattern: String.raw`^❯\s|\? for shortcuts`},
+      {state: 'waiting', pattern: String.raw`Do you want to|Enter to confirm|Press Enter to continue|Syntax theme:|^\s*\u276F\s\d+\.\s`},
+      {state: 'idle', pattern: String.raw`^\u276F\s|\? for shortcuts`},
     ],
     hooks:
       'hooks in ~/.claude/settings.json: UserPromptSubmit, PreToolUse, PostToolUse (working), Notification, PermissionRequest (waiting), Stop (idle), SessionEnd (exited)',
@@ -62,9 +64,9 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
       // First run: sign-in, API key and folder trust screens wait for the user.
       {
         state: 'waiting',
-        pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue · esc back`,
+        pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue \u00B7 esc back`,
       },
-      {state: 'idle', pattern: String.raw`⏎ send|send message|Ask Codex to do anything|\? for shortcuts`},
+      {state: 'idle', pattern: String.raw`\u23CE send|send message|Ask Codex to do anything|\? for shortcuts`},
     ],
     hooks: 'notify program in ~/.codex/config.toml (agent-turn-complete: idle)',
   },
@@ -78,7 +80,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
       // First run: folder trust, the choice of sign-in, the API key: dialogs taller than the usual 12 lines.
       {
         state: 'waiting',
-        pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit|A potential loop was detected|│\s*● 1\. `,
+        pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit|A potential loop was detected|\u2502\s*\u25CF 1\. `,
         lines: 24,
       },
       {state: 'idle', pattern: String.raw`Type your message`},
@@ -92,7 +94,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     resume: ['opencode', '--session', '{id}'],
     paneRules: [
       {state: 'working', pattern: String.raw`esc interrupt|esc to interrupt`},
-      {state: 'waiting', pattern: String.raw`Permission required|Allow once|△ Always allow`},
+      {state: 'waiting', pattern: String.raw`Permission required|Allow once|\u25B3 Always allow`},
       {state: 'idle', pattern: String.raw`ctrl\+p commands|enter send`},
     ],
     hooks:
