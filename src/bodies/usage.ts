@@ -6,6 +6,7 @@ import {collectSessions} from '../lib/listing/sessions.js'
 import {usageText} from '../lib/present/usage.js'
 import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage/usage.js'
 import {printJson, write} from '../output.js'
+import {compareText} from '../lib/listing/pairing.js'
 
 export interface UsageInput {
   id: string | undefined
@@ -25,7 +26,8 @@ export async function usage(ctx: Context, input: UsageInput): Promise<void> {
   const records = new Map(listing.snapshot.records.map((s) => [s.file, s.record]))
   // A resumed conversation goes on in the same transcript: each file is counted once, for its newest session.
   const seen = new Set<string>()
-  const newestFirst = [...rows].sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? ''))
+  // (ISO dates in code-unit order: localeCompare would load ICU's collation first, several ms)
+  const newestFirst = [...rows].sort((a, b) => compareText(b.startedAt ?? '', a.startedAt ?? ''))
   const items = newestFirst.flatMap((row) => {
     const record = row.record ? records.get(row.record) : undefined
     if (!record || record.agent === null || !USAGE_AGENTS.includes(record.agent)) return []

@@ -380,7 +380,7 @@ export const isListedByDefault = (row: SessionRow) => row.kind !== 'pane' && row
 const STATE_ORDER: Record<State, number> = {waiting: 0, working: 1, idle: 2, unknown: 3, exited: 4}
 
 /** Plain code-unit order: ISO dates and hex ids sort right without the cost of locale collation. */
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** Waiting on you first: attention, then by state, then newest first. */
 export function sortRows(rows: SessionRow[]): SessionRow[] {
@@ -388,7 +388,7 @@ export function sortRows(rows: SessionRow[]): SessionRow[] {
     (a, b) =>
       Number(b.attention) - Number(a.attention) ||
       STATE_ORDER[a.state] - STATE_ORDER[b.state] ||
-      compare(b.startedAt ?? '', a.startedAt ?? '') ||
-      compare(a.id, b.id),
+      compareText(b.startedAt ?? '', a.startedAt ?? '') ||
+      compareText(a.id, b.id),
   )
 }

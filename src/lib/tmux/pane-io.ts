@@ -1,5 +1,4 @@
 import {PaneId} from '../model/ids.js'
-import {randomBytes} from '../model/random.js'
 
 import {runTmux, tmuxArgv} from './exec.js'
 
@@ -26,7 +25,9 @@ export async function cursorAndScreen(socket: string, pane: PaneId): Promise<str
  * `enter`, Enter right after it in the same tmux call (what a plain command gets). No text: Enter alone.
  */
 export async function pasteText(socket: string, pane: PaneId, text: string, opts: {enter?: boolean} = {}): Promise<void> {
-  const buffer = `pk-send-${randomBytes(6).toString('hex')}`
+  // Unique among the buffers of live pks (a pid is one live process's), no random bytes needed: loading
+  // node:crypto for them would cost a send 3 ms.
+  const buffer = `pk-send-${process.pid}-${Date.now().toString(36)}-${++pastes}`
   const paste =
     text === ''
       ? []
@@ -36,6 +37,8 @@ export async function pasteText(socket: string, pane: PaneId, text: string, opts
         ]
   await runTmux(tmuxArgv(socket, [...paste, ...(opts.enter ? [['send-keys', '-t', pane, 'Enter']] : [])]), {input: text})
 }
+
+let pastes = 0
 
 /** A pane's visible screen, plain text. */
 export const capturePane = async (socket: string, pane: PaneId) => (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', '-t', pane]]))).stdout
