@@ -155,10 +155,16 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
   const uid = process.getuid!()
   const sockets = socketFacts(env)
   const {readable, ...state} = stateFacts(env, uid)
+  // What asks other programs and needs nothing of the world's look runs while pk looks.
+  const service = await import('../verbs/service.js')
+  const asked = Promise.all([
+    service.loginFacts(env),
+    service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null),
+  ])
   const [tmuxVersion, {snap, configError}] = await Promise.all([readTmuxVersion(), worldFacts(ctx, readable)])
   const {view, records} = snap
   const servers = snap.servers
-  const access = await accessFacts(servers)
+  const accessing = accessFacts(servers) // (tmux answers while the rest is worked out)
   const {alivePids, conflicts, earlierBoot} = recordFacts(view, records)
   const currentServerPids = new Map<string, number>()
   for (const s of servers) if (s.status === 'ok' && s.verified && s.serverPid !== null) currentServerPids.set(s.socket, s.serverPid)
@@ -179,11 +185,8 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
   const paneless = rows
     .filter((r) => r.kind === 'recorded' && r.state !== 'exited' && r.tmux === null && r.pid !== null && !r.conflict && r.record !== null)
     .map((r) => ({id: r.id, pid: r.pid!, agent: r.agent}))
-  const service = await import('../verbs/service.js')
-  const [login, autostart] = await Promise.all([
-    service.loginFacts(env),
-    service.autostartStatus(env, state.state.exists && state.state.verdict?.ok ? stateLayout(state.state.path) : null),
-  ])
+  const [login, autostart] = await asked
+  const access = await accessing
   const hooks = (await import('../setup/index.js')).installedHooks(env)
   return {
     env,

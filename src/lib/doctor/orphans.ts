@@ -55,15 +55,20 @@ export function findOrphans(opts: {
   const allInodes = new Set<string>()
   for (const [path, inodes] of listening) if (opts.isCandidatePath(path)) for (const i of inodes) allInodes.add(i)
   if (allInodes.size === 0) return []
-  const holders = socketHolders(opts.uid, allInodes)
+  // What the servers pk listed hold, from their own descriptors; every process's are read only when some
+  // listening socket is left that none of them holds.
+  const ours = socketHolders(opts.uid, allInodes, new Set(opts.currentServerPids.values()))
   const current = new Map<string, Set<string>>()
   for (const [path, pid] of opts.currentServerPids) {
     const inodes = new Set<string>()
-    for (const [inode, holder] of holders) if (holder === pid) inodes.add(inode)
+    for (const [inode, holder] of ours) if (holder === pid) inodes.add(inode)
     current.set(path, inodes)
   }
+  const candidates = orphanInodes(listening, opts.isCandidatePath, current, existsSync)
+  if (candidates.length === 0) return []
+  const holders = socketHolders(opts.uid, new Set(candidates.map((c) => c.inode)))
   const orphans: OrphanServer[] = []
-  for (const {path, inode, reason} of orphanInodes(listening, opts.isCandidatePath, current, existsSync)) {
+  for (const {path, inode, reason} of candidates) {
     const pid = holders.get(inode)
     if (pid === undefined) continue
     const panes = readChildren(pid)

@@ -74,7 +74,8 @@ export interface LoginFacts {
 export async function loginFacts(env: Env, etc = '/etc'): Promise<LoginFacts> {
   const user = env.USER || userInfo().username
   if (platformOf(env) === 'darwin') return {platform: 'darwin', systemd: false, killUserProcesses: null, linger: null, user}
-  const systemd = await systemdUserManager(env)
+  // (both asked at once: doctor waits for them)
+  const asked = [systemdUserManager(env), run(['loginctl', 'show-user', user, '--property=Linger', '--value'], {env, deadlineMs: 1500})] as const
   const files = [join(etc, 'systemd', 'logind.conf')]
   for (const dir of ['/usr/lib/systemd/logind.conf.d', join(etc, 'systemd', 'logind.conf.d')]) {
     try {
@@ -95,7 +96,7 @@ export async function loginFacts(env: Env, etc = '/etc'): Promise<LoginFacts> {
       return []
     }
   })
-  const linger = await run(['loginctl', 'show-user', user, '--property=Linger', '--value'], {env, deadlineMs: 1500})
+  const [systemd, linger] = await Promise.all(asked)
   return {systemd, killUserProcesses: parseKillUserProcesses(texts), linger: linger.code === 0 ? linger.stdout.trim() === 'yes' : null, user}
 }
 
