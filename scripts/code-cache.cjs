@@ -30,7 +30,7 @@ if (dynamicImport) {
 
 // A character past ASCII anywhere makes node read the whole bundle as a two-byte string, about 1.5 ms more
 // on every start. esbuild escapes them itself except in String.raw templates: write those as \u escapes.
-const wide = /[^\x00-\x7f]/.exec(readFileSync(file, 'utf8'))
+const wide = /[\u0080-\uffff]/.exec(readFileSync(file, 'utf8'))
 if (wide) {
   const line = readFileSync(file, 'utf8').slice(0, wide.index).split('\n').length
   process.stderr.write(`dist/fast-path.cjs:${line} has a character past ASCII (${JSON.stringify(wide[0])}): write it as a \\u escape\n`)
