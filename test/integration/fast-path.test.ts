@@ -42,6 +42,43 @@ describe('pk ls spawns one tmux per server, plus one capture call per server wit
     expect(calls.filter((c) => c.includes('capture-pane'))).toHaveLength(2)
     expect(calls).toHaveLength(4)
   })
+
+  it('a verb acting on one session looks once (a look begun a moment ago is its verification), on both paths', async () => {
+    const live = await sb.bgRow(['--', 'sh', '-c', 'echo hello; exec sleep 1000'])
+    const ended = await sb.bgRow(['--', 'sleep', '1001'])
+    expect((await sb.pk(['stop', ended.id])).code).toBe(0)
+    const {execFileSync} = await import('node:child_process')
+    const {mkdirSync, readFileSync} = await import('node:fs')
+    const real = execFileSync('sh', ['-c', 'command -v tmux'], {encoding: 'utf8'}).trim()
+    const shim = join(sb.root, 'shim')
+    mkdirSync(shim)
+    const log = join(sb.root, 'tmux-calls')
+    writeFileSync(join(shim, 'tmux'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
+    const env = {PATH: `${shim}:${process.env.PATH}`}
+    const listPanes = () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((c) => c.includes('list-panes')).length
+    // Until tmux has reaped the stopped one's process: before that, a look nudges the server and looks again.
+    await waitFor('the stopped session settled', async () => {
+      writeFileSync(log, '')
+      await sb.pk(['ls', '--all'], {env})
+      return listPanes() === 1 || null
+    })
+    for (const fast of [true, false]) {
+      for (const args of [
+        ['attach', live.id, '--print'],
+        ['stop', ended.id],
+        ['logs', live.id, '--lines', '1'],
+        ['wait', ended.id, '--for', 'exited'],
+      ]) {
+        writeFileSync(log, '')
+        const result = await sb.pk(args, {env: {...env, ...(fast ? {} : {PK_FAST_PATH: '0'})}})
+        expect({args, fast, code: result.code}).toEqual({args, fast, code: 0})
+        expect({args, fast, looks: listPanes()}).toEqual({args, fast, looks: 1})
+      }
+    }
+  })
 })
 
 describe('the fast path', () => {
