@@ -132,9 +132,9 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
 
 /**
  * The commands whose first act is a look that waits for tmux as long as a look does by default (bg, resume
- * and notify change or fold first; send waits longer for a slow server).
+ * and notify change or fold first).
  */
-const LOOK_FIRST = new Set(['stop', 'logs', 'usage', 'wait', 'doctor', 'prune'])
+const LOOK_FIRST = new Set(['stop', 'logs', 'usage', 'wait', 'send', 'doctor', 'prune'])
 
 /**
  * The context with tmux's servers already being listed, as `pk ls` starts them: list-panes runs while the

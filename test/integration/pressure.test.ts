@@ -73,6 +73,17 @@ describe('a tmux server stopped for 5 s', () => {
     await waitFor('the line in the pane', () => sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane).includes('after the stop'))
   })
 
+  it('pk send to a pane nobody recorded, started during a longer stop (7 s), waits for the server rather than saying there is no such session', async () => {
+    sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'cat')
+    const pane = (await sb.pkJson<LsJson>(['ls', '--all'])).sessions.find((s) => s.command.includes('cat') || s.kind === 'pane')!
+    // (longer than one look's longest wait, 6 s: the pane is missing from a whole look)
+    const resumed = stopFor(serverPid(sb.pkSocket), 7000)
+    const sent = await sb.pk(['send', pane.id, 'after the stop'])
+    await resumed
+    expect(sent.code, sent.stderr).toBe(0)
+    await waitFor('the line in the pane', () => sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', pane.tmux!.pane).includes('after the stop'))
+  })
+
   it('pk attach --print during it says "not just now", not that the session cannot be verified', async () => {
     const row = await sb.bgRow(['--', 'sleep', '100000'])
     const pid = serverPid(sb.pkSocket)

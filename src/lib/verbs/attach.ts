@@ -68,9 +68,15 @@ export async function resolveChecked<T extends PaneRow>(
   const until = ctx.now() + (opts.waitMs ?? 0)
   const look = async (pick: (rows: SessionRow[]) => SessionRow | undefined): Promise<Look> => {
     const startedAt = ctx.now()
-    for (;;) {
-      const listing = await collectSessions(ctx, {deadlineMs: Math.max(TMUX_DEADLINE_MS, Math.min(until - ctx.now(), 3 * TMUX_DEADLINE_MS))})
-      if (pick(listing.rows)?.notVerifiedJustNow == null || ctx.now() >= until) return {rows: listing.rows, problems: listing.problems, startedAt}
+    for (let tries = 0; ; tries++) {
+      // The first try waits for tmux as a plain look does (so it may take the scan the fast path started);
+      // a server slow to answer is asked again, longer, within the caller's deadline.
+      const deadlineMs = tries === 0 ? TMUX_DEADLINE_MS : Math.max(TMUX_DEADLINE_MS, Math.min(until - ctx.now(), 3 * TMUX_DEADLINE_MS))
+      const listing = await collectSessions(ctx, {deadlineMs})
+      const picked = pick(listing.rows)
+      // Slow is not absent: a session not found while a server did not answer may be on that server.
+      const slow = picked ? picked.notVerifiedJustNow != null : listing.problems.some((p) => p.code === 'server-unresponsive')
+      if (!slow || ctx.now() >= until) return {rows: listing.rows, problems: listing.problems, startedAt}
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, until - ctx.now()))))
     }
   }
