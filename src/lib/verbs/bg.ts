@@ -18,7 +18,7 @@ import {Env} from '../registry/state-dir.js'
 import {exactEnv, fsPath} from '../model/bytes.js'
 
 import {checkSocketPath, ensureSocketDir, resolveSocket, checkServer} from '../tmux/servers.js'
-import {inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
+import {GATE_NAME, inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
 import {Context} from '../config/context.js'
 import {pkOwnDirectories} from '../config/config.js'
 import type {Worktree} from '../worktree/worktree.js'
@@ -146,11 +146,21 @@ function findSleep(env: Env): string {
 }
 
 /**
- * Let the gate exec the command: once the gate has its SIGUSR1 handler in place (a kernel fact,
- * SigCgt in /proc/PID/status; before that the signal would kill it) and is still the recorded process.
+ * Pure: whether a process is pk's gate with its SIGUSR1 handler in place (`caught`, SigCgt): only then may
+ * it have its go. The pane's pid is first tmux's own forked child, which catches SIGUSR1 with tmux's
+ * handler until it resets its handlers and execs the gate, with the same pid and start time: a go sent
+ * then kills it (the pane dies of signal 10). So the process must also run the gate (its argv; the ps
+ * source splits argv at spaces, and the gate's name stays a word of its own).
+ */
+export function gateReady(argv: string[] | null, caught: bigint | null): boolean {
+  return argv !== null && argv[0] === '/bin/sh' && argv.includes(GATE_NAME) && caught !== null && catches(caught, osConstants.signals.SIGUSR1)
+}
+
+/**
+ * Let the gate exec the command: once it is the gate, with its SIGUSR1 handler in place (see gateReady),
+ * and is still the recorded process.
  */
 async function openGate(view: View, identity: ProcessIdentity): Promise<boolean> {
-  const usr1 = osConstants.signals.SIGUSR1
   const deadline = Date.now() + 5000
   // A source that reads start times to the second (ps) cannot tell this process from one that takes its
   // pid within the second it started: the gate holds the command until that second is over, so the
@@ -160,8 +170,10 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
   while (Date.now() < distinct && Date.now() < deadline) await sleep(Math.min(50, distinct - Date.now()))
   while (Date.now() < deadline) {
     if (!checkLiveness(view, identity).alive) return false
-    const mask = source.caughtSignals(identity.pid)
-    if (mask !== null && catches(mask, usr1)) {
+    // The argv first, then the mask: once a read shows the gate's argv, the exec is done, and a mask read
+    // after it is the gate's own (the other order could pair tmux's mask with the gate's argv).
+    const argv = source.look().argv(identity.pid)
+    if (gateReady(argv, source.caughtSignals(identity.pid))) {
       process.kill(identity.pid, 'SIGUSR1')
       return true
     }
