@@ -3,18 +3,12 @@ import {collectSessions} from '../lib/listing/sessions.js'
 import {schemaHead} from '../lib/model/contract.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
 import {runAttach} from '../lib/verbs/attach-run.js'
-import {launch} from '../lib/verbs/bg.js'
+import {LaunchRequest, launch} from '../lib/verbs/bg.js'
 import {resumeSession} from '../lib/verbs/lifecycle.js'
 import {out, printJson, say} from '../output.js'
 
-export interface BgInput {
-  agent: string | undefined
-  /** The words after `--`, byte for byte. */
-  extra: string[]
-  cwd: string | undefined
-  name: string | undefined
-  socket: string | undefined
-  worktree: {branch: string | undefined; from: string | undefined} | null
+/** What `pk bg` launches (the words after `--` byte for byte), and what it does with the new session. */
+export interface BgInput extends Pick<LaunchRequest, 'agent' | 'extra' | 'cwd' | 'name' | 'socket' | 'worktree'> {
   json: boolean
   attach: boolean
 }
