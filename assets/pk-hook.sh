@@ -80,7 +80,11 @@ else
   depth=0
   while [ "$pid" -gt 1 ] 2>/dev/null && [ "$depth" -lt 64 ]; do
     read -r stat < "/proc/$pid/stat" || break
-    rest=${stat##*) }
+    # After the last ') ' (a command name may hold one): everything before it cut from the end, then that
+    # cut from the front. (${stat##*) } says the same, but costs dash 0.2 ms a line: its longest match
+    # tries every prefix.)
+    rest=${stat%') '*}
+    rest=${stat#"$rest) "}
     # shellcheck disable=SC2086
     set -- $rest
     start=${20:-}
@@ -99,23 +103,53 @@ stamp=${up%.*}${up#*.}
 spool=$dir/spool
 [ -e "$spool" ] || [ -L "$spool" ] || mkdir "$spool" 2>/dev/null
 [ -d "$spool" ] && [ ! -L "$spool" ] && [ -O "$spool" ] || exit 0
-tmp=$spool/.tmp-$$-$stamp
 # At most 8 MiB of payload, and one byte more: pk reads a payload of that length as cut there, and takes
 # only what identifies the event from its beginning (a Claude Write of a huge file is still a permission
-# prompt of its session).
-{
-  printf 'pk-spool %s %s %s %s\n' "$version" "$agent" "$up" "$chain"
-  if [ -n "${payload+x}" ]; then printf '%s' "$payload"; else timeout 2 head -c 8388609; fi
-} > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
+# prompt of its session). From standard input: its first 64 KB in one read (what names the event is
+# there, in every agent's payload), and the rest copied only when there is more. The '.' keeps the
+# trailing newlines that $(...) strips; ${#...} counts bytes under LC_ALL=C in every sh (bash counts
+# characters otherwise). Standard input is read to its end, as every hook that reads it does (jq's
+# included): Claude Code and Gemini CLI close it after the payload. A terminal (the hook run by hand)
+# gives none.
+piped=
+if [ -z "${payload+x}" ]; then
+  [ -t 0 ] && exit 0
+  payload=$(head -c 65536 2>/dev/null; echo .)
+  payload=${payload%.}
+  piped=1
+fi
+locale=${LC_ALL-unset}
+LC_ALL=C
+length=${#payload}
+if [ "$locale" = unset ]; then unset LC_ALL; else LC_ALL=$locale; fi
+more=
+[ -z "$piped" ] || [ "$length" -lt 65536 ] || more=1
+
 # Named by when it was sent, in a folder per second of uptime, so the writer applies events in the order
 # the agent sent them and a reader lists only the newest folders. Every event stays until pk has applied
 # it: none is dropped for a newer one. The writer removes a drained folder of an earlier second: made
-# again and tried again if it went between the mkdir and the mv.
+# again and tried again if it went between the mkdir and the write.
+# A payload all in hand is written in place, its length in bytes ending the first line: a reader takes
+# the event once it is whole (until then its hook is still writing it; pk finds one that died before by
+# its pid and start time). Only a longer one is written aside whole and renamed into place (a process
+# more).
 bucket=$spool/${up%.*}
+name=$bucket/$stamp-$$
+if [ -n "$more" ]; then
+  tmp=$spool/.tmp-$$-$stamp
+  {
+    printf 'pk-spool %s %s %s %s\n%s' "$version" "$agent" "$up" "$chain" "$payload"
+    head -c 8323073
+  } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
+fi
 tries=0
-until { [ -d "$bucket" ] || mkdir "$bucket" 2>/dev/null; } && mv -f "$tmp" "$bucket/$stamp-$$" 2>/dev/null; do
+until { [ -d "$bucket" ] || mkdir "$bucket" 2>/dev/null; } && if [ -n "$more" ]; then
+  mv -f "$tmp" "$name" 2>/dev/null
+else
+  printf 'pk-spool %s %s %s %s %s\n%s' "$version" "$agent" "$up" "$chain" "$length" "$payload" > "$name" 2>/dev/null || { rm -f "$name"; false; }
+fi; do
   tries=$((tries + 1))
-  [ "$tries" -lt 3 ] || { rm -f "$tmp"; exit 0; }
+  [ "$tries" -lt 3 ] || { [ -z "$more" ] || rm -f "$tmp"; exit 0; }
 done
 
 # The kernel's start time of pid $1 (field 22 of its stat, or ps' `lstart` in seconds since the epoch), or
@@ -130,7 +164,8 @@ start_of() {
     return 0
   fi
   read -r s < "/proc/$1/stat" 2>/dev/null || return 0
-  s=${s##*) }
+  pre=${s%') '*}
+  s=${s#"$pre) "}
   # shellcheck disable=SC2086
   set -- $s
   [ "$1" = Z ] || printf '%s' "${20:-}"
@@ -142,7 +177,7 @@ start_of() {
 # of CPU; this check costs microseconds).
 if [ -n "$node" ] && [ -x "$node" ]; then
   # (what names the event comes first in every agent's payload: its beginning is enough)
-  case ${payload:-$(head -c 65536 "$bucket/$stamp-$$" 2>/dev/null)} in
+  case $payload in
     *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
       mark=$dir/writer
       if [ -f "$mark" ] && [ ! -L "$mark" ] && read -r wpid wstart < "$mark" 2>/dev/null; then

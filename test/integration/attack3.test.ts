@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {chmodSync, chownSync, rmSync, symlinkSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, openSync, rmSync, symlinkSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -196,5 +196,49 @@ describe('a hook event bigger than 64 KB', () => {
     expect(spooled(sb)).toEqual([])
     expect(record(a.id)).toMatchObject({conversationId: 'conv-five', status: {state: 'waiting', event: 'PermissionRequest'}})
     expect(record(b.id)).toMatchObject({conversationId: 'conv-nine', status: {state: 'waiting', event: 'PermissionRequest'}})
+  })
+})
+
+describe('a payload on standard input, at the edges of its first read', () => {
+  it('kept byte for byte around 64 KB (a newline at the cut, trailing newlines, characters of two bytes under bash in UTF-8); a terminal gives none', async () => {
+    await sb.bgRow(['--', 'sleep', '100000'])
+    const body = (size: number, fill: string, tail = '') => {
+      const head = `{"hook_event_name":"PreToolUse","session_id":"edge","pad":"`
+      const close = `"}${tail}`
+      const room = size - Buffer.byteLength(head) - Buffer.byteLength(close)
+      return head + fill.repeat(Math.floor(room / Buffer.byteLength(fill))) + close
+    }
+    const newlineAtCut = (() => {
+      // The 65536th byte a newline (whitespace after the JSON's first object... inside a JSON it can only be
+      // whitespace), then more: the first read ends on it, and what follows must still be copied.
+      const start = `{"hook_event_name":"PreToolUse","session_id":"edge","pad":"`
+      const pad = 'y'.repeat(65536 - start.length - 3)
+      return `${start}${pad}",\n\n"rest":"${'z'.repeat(1000)}"}`
+    })()
+    const cases: Array<[string, string, string[]]> = [
+      ['65535 bytes', body(65535, 'a'), ['sh']],
+      ['65536 bytes', body(65536, 'a'), ['sh']],
+      ['65537 bytes', body(65537, 'a'), ['sh']],
+      ['a newline at the cut, more after it', newlineAtCut, ['sh']],
+      ['trailing newlines', body(200, 'a', '\n\n\n'), ['sh']],
+      ['two-byte characters, 100 KB, under bash in UTF-8', body(100_000, '\u00e9'), ['bash']],
+    ]
+    for (const [label, payload, [shell]] of cases) {
+      const file = join(sb.root, 'payload')
+      writeFileSync(file, payload)
+      rmSync(join(sb.stateDir, 'spool'), {recursive: true, force: true})
+      const result = spawnSync(shell!, [HOOK, 'claude'], {env: {...sb.env, LC_ALL: 'C.UTF-8'}, stdio: [openSync(file, 'r'), 'pipe', 'pipe']})
+      expect(result.status, label).toBe(0)
+      const [name] = spooled(sb)
+      expect(name, label).toBeDefined()
+      const text = readFileSync(join(sb.stateDir, 'spool', name!))
+      expect(text.subarray(text.indexOf(10) + 1).equals(Buffer.from(payload)), label).toBe(true)
+    }
+    // Run by hand in a terminal (a tmux pane's), the hook takes no payload and does not wait for one.
+    rmSync(join(sb.stateDir, 'spool'), {recursive: true, force: true})
+    const done = join(sb.root, 'done')
+    await sb.bgRow(['--', 'sh', '-c', `'${HOOK}' claude; echo $? > '${done}'; exec sleep 100000`])
+    await waitFor('the hook ended', () => existsSync(done) && readFileSync(done, 'utf8') === '0\n', 15_000)
+    expect(spooled(sb)).toEqual([])
   })
 })

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {parseSpoolText} from '../../src/lib/events/spool.js'
+import {processSource} from '../../src/lib/proc/source.js'
 import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 import {spooled as spooledIn} from '../helpers/reporting-session.js'
 
@@ -84,6 +85,49 @@ describe('the sh hook and its spool', () => {
     // Not an event: kept for a person to look at, never deleted.
     expect(log).toMatch(/spool 101-1: not an event \(not a pk spool event \(its first line\)\); moved to quarantine\//)
     expect(readdirSync(join(sb.stateDir, 'quarantine')).map((n) => readFileSync(join(sb.stateDir, 'quarantine', n), 'utf8'))).toEqual(['garbage'])
+  })
+
+  it('an event its hook is still writing (stopped mid-write) is not read yet, by readers or the writer; taken once whole; quarantined when its hook died', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    const clock = processSource().clock()!
+    const pane = `${row.pid}:${processSource().stat(row.pid)!.startTime}`
+    // Two hooks that stopped in the middle of their write: one stays stopped, one is killed there.
+    const stopped = spawn('sleep', ['100000'], {stdio: 'ignore'})
+    const killed = spawn('sleep', ['100000'], {stdio: 'ignore'})
+    try {
+      await waitFor('both started', () => processSource().stat(stopped.pid!) !== null && processSource().stat(killed.pid!) !== null)
+      stopped.kill('SIGSTOP')
+      const now = processSource().clock()!.seconds
+      const stamp = Math.floor(now * 100)
+      const bucket = join(spool(), String(Math.floor(now)))
+      mkdirSync(bucket, {recursive: true, mode: 0o700})
+      const payload = claude('Notification', ',"notification_type":"permission_prompt"')
+      const whole = `pk-spool ${clock.kind === 'epoch' ? 3 : 2} claude ${(stamp / 100).toFixed(2)} ${pane} ${payload.length}\n${payload}`
+      const half = whole.slice(0, whole.length - 10)
+      writeFileSync(join(bucket, `${stamp}-${stopped.pid}`), half, {mode: 0o600})
+      writeFileSync(join(bucket, `${stamp}-${killed.pid}`), half, {mode: 0o600})
+      killed.kill('SIGKILL')
+      await waitFor('the killed one gone', () => processSource().stat(killed.pid!) === null || processSource().stat(killed.pid!)!.state.startsWith('Z'))
+      const listed = async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
+      expect(await listed()).not.toMatchObject({stateSource: 'hook'})
+      expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+      // The stopped one's file stays as it is, unread and unjudged; the dead one's is cut short: kept aside, with why.
+      expect(spooled()).toEqual([`${Math.floor(now)}/${stamp}-${stopped.pid}`])
+      const log = readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')
+      expect(log).toMatch(new RegExp(`spool ${Math.floor(now)}/${stamp}-${killed.pid}: not an event \\(cut short: \\d+ of its \\d+ bytes`))
+      expect(log).not.toMatch(new RegExp(`${stamp}-${stopped.pid}`))
+      expect(readdirSync(join(sb.stateDir, 'quarantine'))).toHaveLength(1)
+      // It goes on and finishes its write: an event like any other.
+      writeFileSync(join(bucket, `${stamp}-${stopped.pid}`), whole.slice(half.length), {flag: 'a'})
+      stopped.kill('SIGCONT')
+      expect(await listed()).toMatchObject({state: 'waiting', stateSource: 'hook'})
+      expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+      expect(spooled()).toEqual([])
+      expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'waiting'})
+    } finally {
+      stopped.kill('SIGKILL')
+      killed.kill('SIGKILL')
+    }
   })
 
   it('writes nothing, and exits 0, where it may not: no state directory, another namespace owns it, a bad agent name', async () => {

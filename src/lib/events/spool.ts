@@ -3,7 +3,8 @@ import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, unlin
 import {join} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
-import {readWhole} from '../proc/reader.js'
+import {ProcStat} from '../proc/parse.js'
+import {CLOCK_TICKS_PER_SECOND, readWholeBytes} from '../proc/reader.js'
 import {processSource} from '../proc/source.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {isPrivateDir} from '../registry/files.js'
@@ -16,12 +17,14 @@ import {StateDir} from '../registry/state-dir.js'
  * memory and change nothing here; the one writer (`fold.ts`) applies them to the records and only then
  * removes them. A file's first line says who sent it and when:
  *
- *   pk-spool 2 AGENT UPTIME PID:START,PID:START,...   the sender's ancestry, nearest first, up to pid 1
- *   pk-spool 3 AGENT EPOCH PID:START,...              the same where there is no /proc: seconds since the
- *                                                     epoch, and start times as the ps source reads them
- *   pk-spool 1 AGENT PID START UPTIME                 (earlier pk: the sender alone)
+ *   pk-spool 2 AGENT UPTIME PID:START,PID:START,... [LENGTH]   the sender's ancestry, nearest first, up to pid 1
+ *   pk-spool 3 AGENT EPOCH PID:START,... [LENGTH]              the same where there is no /proc: seconds since
+ *                                                              the epoch, and start times as the ps source reads them
+ *   pk-spool 1 AGENT PID START UPTIME                          (earlier pk: the sender alone)
  *
- * The rest is the agent's payload.
+ * The rest is the agent's payload. A file that ends its first line with the payload's LENGTH in bytes was
+ * written in place by the sh hook (no rename: a process less per event), and is an event only once it is
+ * whole; one without was written aside and renamed into place whole.
  */
 
 export interface Link {
@@ -42,6 +45,8 @@ export interface SpoolEvent {
   payload: string
   /** The agent's payload was longer than MAX_EVENT_BYTES and was cut there: only what identifies it is taken. */
   truncated?: boolean
+  /** The payload's length in bytes as its first line gives it (a file written in place), when it does. */
+  length?: number
 }
 
 const parseChain = (text: string): Link[] | null => {
@@ -59,11 +64,19 @@ export function parseSpoolText(name: string, text: string): SpoolEvent | null {
   const newline = text.indexOf('\n')
   const head = newline === -1 ? text : text.slice(0, newline)
   const payload = newline === -1 ? '' : text.slice(newline + 1)
-  const v2 = /^pk-spool ([23]) ([a-z0-9_-]+) (\d+(?:\.\d+)?) ([\d:,]+)$/.exec(head)
+  const v2 = /^pk-spool ([23]) ([a-z0-9_-]+) (\d+(?:\.\d+)?) ([\d:,]+)(?: (\d{1,9}))?$/.exec(head)
   if (v2) {
     const chain = parseChain(v2[4]!)
     if (chain === null) return null
-    return {name, agent: v2[2]!, uptime: Number(v2[3]), chain, payload, ...(v2[1] === '3' ? {clock: 'epoch' as const} : {})}
+    return {
+      name,
+      agent: v2[2]!,
+      uptime: Number(v2[3]),
+      chain,
+      payload,
+      ...(v2[1] === '3' ? {clock: 'epoch' as const} : {}),
+      ...(v2[5] === undefined ? {} : {length: Number(v2[5])}),
+    }
   }
   const v1 = /^pk-spool 1 ([a-z0-9_-]+) (\d+) (\d+) (\d+(?:\.\d+)?)$/.exec(head)
   if (v1) return {name, agent: v1[1]!, uptime: Number(v1[4]), chain: [{pid: Number(v1[2]), startTime: Number(v1[3])}], payload}
@@ -169,8 +182,39 @@ export interface Pending {
   complete: boolean
 }
 
-/** Why a spool file is not an event, or that it cannot be read now; null when it is gone (applied meanwhile). */
-type ReadOutcome = {event: SpoolEvent} | {rejected: string} | {deferred: string} | null
+/**
+ * Why a spool file is not an event, that it cannot be read now, or that its hook is still writing it; null
+ * when it is gone (applied meanwhile).
+ */
+type ReadOutcome = {event: SpoolEvent} | {rejected: string} | {deferred: string} | {writing: true} | null
+
+/** Pure: whether a file's bytes so far could be the start of a spool file's first line (one being written). */
+const mayBeHeadSoFar = (bytes: Buffer) => {
+  const start = bytes.subarray(0, SPOOL_MAGIC.length).toString('latin1')
+  return SPOOL_MAGIC.startsWith(start)
+}
+const SPOOL_MAGIC = 'pk-spool '
+
+/**
+ * Pure: whether the hook that made a spool file (its name's STAMP-PID) may still be writing it: a process
+ * of that pid runs (not a zombie) and had started by the stamp it put in the name, so it is not a process
+ * that was handed the pid later. `startSeconds` is the process' start on the stamp's clock (seconds after
+ * boot for /proc, after the epoch for ps, whose start times are whole seconds: `slack`).
+ */
+export function makerMayBeWriting(name: string, stat: ProcStat | null, startSeconds: (startTime: number) => number, slack: number): boolean {
+  const pid = senderPidOf(name)
+  if (pid <= 0 || stat === null || stat.pid !== pid || stat.state.startsWith('Z')) return false
+  return startSeconds(stat.startTime) <= stampOf(name.slice(name.lastIndexOf('/') + 1)) / 100 + slack
+}
+
+/** Whether a spool file's maker may still be writing it, asked of the kernel now (see makerMayBeWriting). */
+function stillWriting(name: string): boolean {
+  const source = processSource()
+  const pid = senderPidOf(name)
+  if (pid <= 0) return false
+  const proc = source.name === 'proc'
+  return makerMayBeWriting(name, source.stat(pid), (start) => (proc ? start / CLOCK_TICKS_PER_SECOND : start), proc ? 0.01 : 1)
+}
 
 /** One spool file, judged: an event; truly not one (with why); not readable now; or gone. */
 export function readSpoolFile(dir: string, name: string): ReadOutcome {
@@ -192,16 +236,27 @@ export function readSpoolFile(dir: string, name: string): ReadOutcome {
     // Another user's file in a spool they could write (a bad mode): never applied, whatever it says.
     if (stats.uid !== process.getuid!()) return {rejected: `owned by uid ${stats.uid}, not by you`}
     if (stats.size > MAX_EVENT_BYTES + 64 * 1024) return {rejected: `too large (${stats.size} bytes)`}
-    let text: string
+    let bytes: Buffer
     try {
-      text = readWhole(fd, path, MAX_EVENT_BYTES + 64 * 1024)
+      bytes = readWholeBytes(fd, path, MAX_EVENT_BYTES + 64 * 1024)
     } catch (error) {
       return error instanceof RangeError ? {rejected: 'too large'} : {deferred: errnoCode(error) ?? String(error)}
     }
-    const event = parseSpoolText(name, text)
+    // A file written in place (the sh hook's) is an event once it is whole: until then its hook is still
+    // writing it, or died before it was done.
+    const headBytes = bytes.indexOf(10) + 1
+    if (headBytes === 0 && mayBeHeadSoFar(bytes))
+      return stillWriting(name) ? {writing: true} : {rejected: 'cut short in its first line (its hook ended before it was written whole)'}
+    const event = parseSpoolText(name, bytes.toString('utf8'))
     if (event === null) return {rejected: 'not a pk spool event (its first line)'}
-    const headBytes = Buffer.byteLength(text.slice(0, text.indexOf('\n') + 1))
-    return {event: stats.size - headBytes > MAX_EVENT_BYTES ? {...event, truncated: true} : event}
+    const payloadBytes = bytes.length - headBytes
+    if (event.length !== undefined && payloadBytes !== event.length) {
+      if (payloadBytes > event.length) return {rejected: `longer than its first line says (${payloadBytes} bytes, not ${event.length})`}
+      return stillWriting(name)
+        ? {writing: true}
+        : {rejected: `cut short: ${payloadBytes} of its ${event.length} bytes (its hook ended before it was written whole)`}
+    }
+    return {event: payloadBytes > MAX_EVENT_BYTES ? {...event, truncated: true} : event}
   } finally {
     closeSync(fd)
   }
@@ -214,7 +269,7 @@ export function readSpoolFiles(dir: string, names: string[]): Omit<Pending, 'com
   const deferred: Pending['deferred'] = []
   for (const name of names) {
     const outcome = readSpoolFile(dir, name)
-    if (outcome === null) continue // applied and removed meanwhile: its effect is in the records
+    if (outcome === null || 'writing' in outcome) continue // applied and removed meanwhile, or not yet whole
     if ('event' in outcome) events.push(outcome.event)
     else if ('rejected' in outcome) rejected.push({name, reason: outcome.rejected})
     else deferred.push({name, reason: outcome.deferred})

@@ -15,6 +15,11 @@ let shared = Buffer.alloc(64 * 1024)
  * Files larger than `limit` bytes throw RangeError. Closes nothing: the caller owns the fd.
  */
 export function readWhole(fd: number, path: string, limit = 1024 * 1024): string {
+  return readWholeBytes(fd, path, limit).toString('utf8')
+}
+
+/** readWhole's bytes: valid until the next read (they are the reader's shared buffer). */
+export function readWholeBytes(fd: number, path: string, limit = 1024 * 1024): Buffer {
   let length = 0
   for (;;) {
     if (length === shared.length) {
@@ -33,7 +38,7 @@ export function readWhole(fd: number, path: string, limit = 1024 * 1024): string
     if (n < wanted) break
   }
   if (length > limit) throw new RangeError(`${path} is larger than ${limit} bytes`)
-  return shared.toString('utf8', 0, length)
+  return shared.subarray(0, length)
 }
 
 /** Open, read whole (see readWhole), close. */

@@ -11,6 +11,7 @@ import {
   bucketFiles,
   readPending,
   hasPending,
+  makerMayBeWriting,
   parseSpoolText,
   pendingNames,
   readSpoolFile,
@@ -19,6 +20,7 @@ import {
   spoolLayout,
   stampOf,
 } from '../../../src/lib/events/spool.js'
+import {processSource} from '../../../src/lib/proc/source.js'
 import {stateLayout} from '../../../src/lib/registry/state-dir.js'
 import {link} from '../../helpers/fixtures.js'
 
@@ -48,6 +50,8 @@ describe('the spool format', () => {
       ],
       payload: '{"a":1}',
     })
+    expect(parseSpoolText('n', 'pk-spool 2 claude 12.34 99:5 7\n{"a":1}')).toMatchObject({chain: [{pid: 99, startTime: 5}], length: 7, payload: '{"a":1}'})
+    expect(parseSpoolText('n', 'pk-spool 3 claude 12.34 99:5 0\n')).toMatchObject({clock: 'epoch', length: 0, payload: ''})
     expect(parseSpoolText('n', 'pk-spool 1 pi 42 4200 7.5\n{}')).toMatchObject({agent: 'pi', uptime: 7.5, chain: [{pid: 42, startTime: 4200}]})
     expect(parseSpoolText('n', 'pk-spool 2 claude 1 99:x\n')).toBeNull()
     expect(parseSpoolText('n', 'pk-spool 2 ../x 1 99:1\n')).toBeNull()
@@ -126,6 +130,49 @@ describe('the spool on disk: buckets, and what a file that is not an event is', 
     expect(all.events).toHaveLength(1)
     expect(all.rejected.map((r) => r.name)).toEqual(['1/101-1', '1/102-1'])
     expect(all.deferred).toEqual([])
+  })
+
+  it('a file written in place is an event once whole; until then its hook is writing it, or it was cut short when the hook is gone', () => {
+    // The stamp in a name is when its hook ran: now, on the source's clock (this process started before).
+    const now = Math.floor(processSource().clock()!.seconds * 100)
+    const head = (length: number) => `pk-spool 2 claude ${now / 100} 99:5 ${length}\n`
+    const mine = `1/${now}-${process.pid}`
+    const child = spawnSync('true')
+    const gone = `1/${now}-${child.pid}`
+    put(mine, head(7) + '{"a":1}')
+    expect(readSpoolFile(dir, mine)).toMatchObject({event: {payload: '{"a":1}', length: 7}})
+    // Bytes, not characters: an e with its accent is two.
+    put(mine, head(4) + '"\u00e9"')
+    expect(readSpoolFile(dir, mine)).toMatchObject({event: {payload: '"\u00e9"'}})
+    for (const partial of ['', 'pk-sp', `pk-spool 2 claude ${now / 100} 99:5 7`, head(7) + '{"a"']) {
+      put(mine, partial)
+      expect(readSpoolFile(dir, mine), partial).toEqual({writing: true})
+      put(gone, partial)
+      expect(readSpoolFile(dir, gone), partial).toMatchObject({rejected: expect.stringMatching(/^cut short/)})
+    }
+    put(gone, head(7) + '{"a"')
+    expect(readSpoolFile(dir, gone)).toEqual({rejected: 'cut short: 4 of its 7 bytes (its hook ended before it was written whole)'})
+    put(mine, head(3) + '{"a":1}')
+    expect(readSpoolFile(dir, mine)).toEqual({rejected: 'longer than its first line says (7 bytes, not 3)'})
+    // A pid handed to a process that started after the stamp is not the maker's.
+    const early = `1/${now - 100 * 3600 * 24 * 365}-${process.pid}`
+    put(early, head(7) + '{"a"')
+    expect(readSpoolFile(dir, early)).toMatchObject({rejected: expect.stringMatching(/^cut short/)})
+    // Readers and the writer pass over one being written: not an event yet, and nothing to say about it.
+    put(mine, head(7) + '{"a"')
+    expect(readSpoolFiles(dir, [mine])).toEqual({events: [], rejected: [], deferred: []})
+  })
+
+  it('whose maker may still write a file: a live process of its pid, no zombie, started by the stamp', () => {
+    const stat = (state: string, startTime: number) => ({pid: 42, comm: 'sh', state, ppid: 1, pgrp: 42, startTime})
+    const seconds = (ticks: number) => ticks / 100
+    expect(makerMayBeWriting('7/700-42', stat('S', 690), seconds, 0.01)).toBe(true)
+    expect(makerMayBeWriting('7/700-42', stat('T', 700), seconds, 0.01)).toBe(true)
+    expect(makerMayBeWriting('7/700-42', stat('S', 720), seconds, 0.01)).toBe(false)
+    expect(makerMayBeWriting('7/700-42', stat('Z', 690), seconds, 0.01)).toBe(false)
+    expect(makerMayBeWriting('7/700-42', null, seconds, 0.01)).toBe(false)
+    expect(makerMayBeWriting('7/700-43', stat('S', 690), seconds, 0.01)).toBe(false)
+    expect(makerMayBeWriting('700-42', stat('S', 7), (s) => s, 1)).toBe(true)
   })
 
   it("a bucket that is a link, or not a folder, is nobody's events", () => {
