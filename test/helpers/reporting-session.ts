@@ -2,16 +2,26 @@ import {existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import type {SessionRow} from '../../src/lib/model/contract.js'
-import {pendingNames} from '../../src/lib/events/spool.js'
+import {pendingNames, readSpoolFile} from '../../src/lib/events/spool.js'
 import {ROOT, Sandbox, waitFor} from './sandbox.js'
 
 /** Claude Code's hook payload for one event, as it sends it on stdin. */
 export const claudePayload = (event: string, extra = '') => `{"hook_event_name":"${event}","session_id":"conv-s"${extra}}`
 
-/** The events pk's sh hook left in the spool (pending, not yet applied). */
-export const spooled = (sb: Sandbox) => {
+/**
+ * The events pk's sh hook left in the spool (pending, not yet applied), as pk sees them: a file its hook is
+ * still writing in place is not one yet (so a test that waits for N events reads N whole ones); `all`
+ * lists those too.
+ */
+export const spooled = (sb: Sandbox, opts: {all?: boolean} = {}) => {
   const dir = join(sb.stateDir, 'spool')
-  return existsSync(dir) ? pendingNames(dir) : []
+  if (!existsSync(dir)) return []
+  const names = pendingNames(dir)
+  if (opts.all) return names
+  return names.filter((name) => {
+    const outcome = readSpoolFile(dir, name)
+    return outcome !== null && !('writing' in outcome)
+  })
 }
 
 /**
