@@ -51,106 +51,166 @@ case $owner in
     [ "$ns" = "$want" ] || exit 0
     ;;
   '' | *[!0-9]*) exit 0 ;;
-  *)
-    source=proc
-    ns=$(readlink /proc/self/ns/pid) || exit 0
-    ns=${ns#*[}; ns=${ns%]}
-    [ "$owner" = "$ns" ] || exit 0
-    ;;
+  *) source=proc ;;
 esac
 
-# The sender's whole ancestry, noted now: `pid:starttime` from the hook's parent up to pid 1 (the start
-# time is field 22 of /proc/PID/stat, counted after the command name). A shell between the agent and
-# this hook (`sh -c "CMD"`) may be gone by the time pk reads the event; the agent above it is named here.
-chain=
-if [ "$source" = ps ]; then
-  # One ps call for the whole table, walked in awk: no /proc here, and still no node.
-  chain=$(TZ=UTC0 LC_ALL=C ps -A -o pid= -o ppid= -o lstart= 2>/dev/null | awk -v pid="$PPID" "$EPOCH_AWK"'
-    { parent[$1] = $2; start[$1] = sprintf("%.0f", lstart($4, $5, $6, $7)) }
-    END { n = 0; out = ""; while (pid > 1 && n < 64 && (pid in parent)) { out = out (out == "" ? "" : ",") pid ":" start[pid]; pid = parent[pid]; n++ }; print out }')
-  up=$(date +%s.%N 2>/dev/null)
-  case $up in
-    *.[0-9][0-9]*) frac=${up#*.}; frac=${frac%"${frac#??}"}; up=${up%%.*}.$frac ;;
-    *) up=$(date +%s).00 ;;
-  esac
-  version=3
-  export PK_PROCESS_SOURCE=ps
-else
-  pid=$PPID
-  depth=0
-  while [ "$pid" -gt 1 ] 2>/dev/null && [ "$depth" -lt 64 ]; do
-    read -r stat < "/proc/$pid/stat" || break
-    # After the last ') ' (a command name may hold one): everything before it cut from the end, then that
-    # cut from the front. (${stat##*) } says the same, but costs dash 0.2 ms a line: its longest match
-    # tries every prefix.)
-    rest=${stat%') '*}
-    rest=${stat#"$rest) "}
-    # shellcheck disable=SC2086
-    set -- $rest
-    start=${20:-}
-    case $start in '' | *[!0-9]*) break ;; esac
-    chain=$chain${chain:+,}$pid:$start
-    pid=$2
-    depth=$((depth + 1))
+# Everything from here runs beside readlink where pk reads /proc: the namespace is read while the hook
+# reads its ancestry and its payload (2 ms less per event), and compared before anything is written. The
+# hook's standard input is fd 3 here; fd 0 is readlink's answer.
+main() {
+  # The process that writes the event, named in the spool file's name (readers judge a file being written
+  # by its maker's pid and start time): this subshell under /proc (its pid from /proc/self), the hook
+  # itself under ps.
+  me=$$
+  if [ "$source" = proc ]; then
+    read -r me _ < /proc/self/stat || exit 0
+  fi
+  # The sender's whole ancestry, noted now: `pid:starttime` from the hook's parent up to pid 1 (the start
+  # time is field 22 of /proc/PID/stat, counted after the command name). A shell between the agent and
+  # this hook (`sh -c "CMD"`) may be gone by the time pk reads the event; the agent above it is named here.
+  chain=
+  if [ "$source" = ps ]; then
+    # One ps call for the whole table, walked in awk: no /proc here, and still no node.
+    chain=$(TZ=UTC0 LC_ALL=C ps -A -o pid= -o ppid= -o lstart= 2>/dev/null | awk -v pid="$PPID" "$EPOCH_AWK"'
+      { parent[$1] = $2; start[$1] = sprintf("%.0f", lstart($4, $5, $6, $7)) }
+      END { n = 0; out = ""; while (pid > 1 && n < 64 && (pid in parent)) { out = out (out == "" ? "" : ",") pid ":" start[pid]; pid = parent[pid]; n++ }; print out }')
+    up=$(date +%s.%N 2>/dev/null)
+    case $up in
+      *.[0-9][0-9]*) frac=${up#*.}; frac=${frac%"${frac#??}"}; up=${up%%.*}.$frac ;;
+      *) up=$(date +%s).00 ;;
+    esac
+    version=3
+    export PK_PROCESS_SOURCE=ps
+  else
+    pid=$PPID
+    depth=0
+    while [ "$pid" -gt 1 ] 2>/dev/null && [ "$depth" -lt 64 ]; do
+      read -r stat < "/proc/$pid/stat" || break
+      # After the last ') ' (a command name may hold one): everything before it cut from the end, then that
+      # cut from the front. (${stat##*) } says the same, but costs dash 0.2 ms a line: its longest match
+      # tries every prefix.)
+      rest=${stat%') '*}
+      rest=${stat#"$rest) "}
+      # shellcheck disable=SC2086
+      set -- $rest
+      start=${20:-}
+      case $start in '' | *[!0-9]*) break ;; esac
+      chain=$chain${chain:+,}$pid:$start
+      pid=$2
+      depth=$((depth + 1))
+    done
+    read -r up _ < /proc/uptime || exit 0
+    version=2
+  fi
+  case $chain in '' | *[!0-9:,]*) exit 0 ;; esac
+  case $up in '' | *[!0-9.]*) exit 0 ;; esac
+  stamp=${up%.*}${up#*.}
+
+  # At most 8 MiB of payload, and one byte more: pk reads a payload of that length as cut there, and takes
+  # only what identifies the event from its beginning (a Claude Write of a huge file is still a permission
+  # prompt of its session). From standard input: its first 64 KB in one read (what names the event is
+  # there, in every agent's payload), and the rest copied only when there is more. The '.' keeps the
+  # trailing newlines that $(...) strips; ${#...} counts bytes under LC_ALL=C in every sh (bash counts
+  # characters otherwise). Standard input is read to its end, as every hook that reads it does (jq's
+  # included): Claude Code and Gemini CLI close it after the payload. A terminal (the hook run by hand)
+  # gives none.
+  piped=
+  if [ -z "${payload+x}" ]; then
+    [ -t 3 ] && exit 0
+    payload=$(head -c 65536 <&3 2>/dev/null; echo .)
+    payload=${payload%.}
+    piped=1
+  fi
+  locale=${LC_ALL-unset}
+  LC_ALL=C
+  length=${#payload}
+  if [ "$locale" = unset ]; then unset LC_ALL; else LC_ALL=$locale; fi
+  more=
+  [ -z "$piped" ] || [ "$length" -lt 65536 ] || more=1
+
+  # This pid namespace's, read by readlink beside the ancestry and the payload (see above), and compared
+  # before anything is written.
+  if [ "$source" = proc ]; then
+    IFS= read -r ns || exit 0
+    ns=${ns#*[}; ns=${ns%]}
+    [ "$owner" = "$ns" ] || exit 0
+  fi
+
+  spool=$dir/spool
+  [ -e "$spool" ] || [ -L "$spool" ] || mkdir "$spool" 2>/dev/null
+  [ -d "$spool" ] && [ ! -L "$spool" ] && [ -O "$spool" ] || exit 0
+  # Named by when it was sent, in a folder per second of uptime, so the writer applies events in the order
+  # the agent sent them and a reader lists only the newest folders. Every event stays until pk has applied
+  # it: none is dropped for a newer one. The writer removes a drained folder of an earlier second: made
+  # again and tried again if it went between the mkdir and the write.
+  # A payload all in hand is written in place, its length in bytes ending the first line: a reader takes
+  # the event once it is whole (until then its hook is still writing it; pk finds one that died before by
+  # its pid and start time). Only a longer one is written aside whole and renamed into place (a process
+  # more).
+  bucket=$spool/${up%.*}
+  name=$bucket/$stamp-$me
+  if [ -n "$more" ]; then
+    tmp=$spool/.tmp-$me-$stamp
+    {
+      printf 'pk-spool %s %s %s %s\n%s' "$version" "$agent" "$up" "$chain" "$payload"
+      head -c 8323073 <&3
+    } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
+  fi
+  tries=0
+  until { [ -d "$bucket" ] || mkdir "$bucket" 2>/dev/null; } && if [ -n "$more" ]; then
+    mv -f "$tmp" "$name" 2>/dev/null
+  else
+    printf 'pk-spool %s %s %s %s %s\n%s' "$version" "$agent" "$up" "$chain" "$length" "$payload" > "$name" 2>/dev/null || { rm -f "$name"; false; }
+  fi; do
+    tries=$((tries + 1))
+    [ "$tries" -lt 3 ] || { [ -z "$more" ] || rm -f "$tmp"; exit 0; }
   done
-  read -r up _ < /proc/uptime || exit 0
-  version=2
-fi
-case $chain in '' | *[!0-9:,]*) exit 0 ;; esac
-case $up in '' | *[!0-9.]*) exit 0 ;; esac
-stamp=${up%.*}${up#*.}
 
-spool=$dir/spool
-[ -e "$spool" ] || [ -L "$spool" ] || mkdir "$spool" 2>/dev/null
-[ -d "$spool" ] && [ ! -L "$spool" ] && [ -O "$spool" ] || exit 0
-# At most 8 MiB of payload, and one byte more: pk reads a payload of that length as cut there, and takes
-# only what identifies the event from its beginning (a Claude Write of a huge file is still a permission
-# prompt of its session). From standard input: its first 64 KB in one read (what names the event is
-# there, in every agent's payload), and the rest copied only when there is more. The '.' keeps the
-# trailing newlines that $(...) strips; ${#...} counts bytes under LC_ALL=C in every sh (bash counts
-# characters otherwise). Standard input is read to its end, as every hook that reads it does (jq's
-# included): Claude Code and Gemini CLI close it after the payload. A terminal (the hook run by hand)
-# gives none.
-piped=
-if [ -z "${payload+x}" ]; then
-  [ -t 0 ] && exit 0
-  payload=$(head -c 65536 2>/dev/null; echo .)
-  payload=${payload%.}
-  piped=1
-fi
-locale=${LC_ALL-unset}
-LC_ALL=C
-length=${#payload}
-if [ "$locale" = unset ]; then unset LC_ALL; else LC_ALL=$locale; fi
-more=
-[ -z "$piped" ] || [ "$length" -lt 65536 ] || more=1
-
-# Named by when it was sent, in a folder per second of uptime, so the writer applies events in the order
-# the agent sent them and a reader lists only the newest folders. Every event stays until pk has applied
-# it: none is dropped for a newer one. The writer removes a drained folder of an earlier second: made
-# again and tried again if it went between the mkdir and the write.
-# A payload all in hand is written in place, its length in bytes ending the first line: a reader takes
-# the event once it is whole (until then its hook is still writing it; pk finds one that died before by
-# its pid and start time). Only a longer one is written aside whole and renamed into place (a process
-# more).
-bucket=$spool/${up%.*}
-name=$bucket/$stamp-$$
-if [ -n "$more" ]; then
-  tmp=$spool/.tmp-$$-$stamp
-  {
-    printf 'pk-spool %s %s %s %s\n%s' "$version" "$agent" "$up" "$chain" "$payload"
-    head -c 8323073
-  } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
-fi
-tries=0
-until { [ -d "$bucket" ] || mkdir "$bucket" 2>/dev/null; } && if [ -n "$more" ]; then
-  mv -f "$tmp" "$name" 2>/dev/null
-else
-  printf 'pk-spool %s %s %s %s %s\n%s' "$version" "$agent" "$up" "$chain" "$length" "$payload" > "$name" 2>/dev/null || { rm -f "$name"; false; }
-fi; do
-  tries=$((tries + 1))
-  [ "$tries" -lt 3 ] || { [ -z "$more" ] || rm -f "$tmp"; exit 0; }
-done
+  # Events that may need the user: have pk's writer apply them now, in the background. One writer at a time:
+  # the running one is named in $dir/writer (pid and start time) and looks at the spool once more after it
+  # takes its name away, so it sees this event; only when none runs does this start one (node costs 100 ms
+  # of CPU; this check costs microseconds).
+  if [ -n "$node" ] && [ -x "$node" ]; then
+    # (what names the event comes first in every agent's payload: its beginning is enough)
+    case $payload in
+      *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
+        mark=$dir/writer
+        if [ -f "$mark" ] && [ ! -L "$mark" ] && read -r wpid wstart < "$mark" 2>/dev/null; then
+          case $wpid:$wstart in *[!0-9:]* | :* | *:) wstart=x ;; esac
+          now=$(start_of "$wpid")
+          [ "$now" = "$wstart" ] && exit 0
+          # ps that printed no start for a pid it still lists alive (not a zombie) could not tell: not taken
+          # for gone (the event waits in the spool for the next hook or reader).
+          if [ -z "$now" ] && [ "$source" = ps ]; then
+            case $(ps -q "$wpid" -o stat= 2>/dev/null || ps -p "$wpid" -o stat= 2>/dev/null) in '' | *Z*) ;; *) exit 0 ;; esac
+          fi
+          # The name read may be the hook's that started the writer, which has just put the writer's name
+          # in its place and gone: a name that changed meanwhile is not the dead one's, and stays.
+          read -r again < "$mark" 2>/dev/null || again=
+          [ "$again" = "$wpid $wstart" ] || [ "$wstart" = x ] || exit 0
+          rm -f "$mark"
+        fi
+        # Made whole, then linked into place only where none is (ln fails if one is): of two hooks at once,
+        # one starts the writer, and no hook ever reads a name half written.
+        printf '%s %s\n' "$me" "$(start_of $me)" > "$mark.$me" 2>/dev/null || exit 0
+        ln "$mark.$me" "$mark" 2>/dev/null || { rm -f "$mark.$me"; exit 0; }
+        rm -f "$mark.$me"
+        here=$(dirname "$0")
+        "$node" "$here/../bin/run.js" notify --fold > /dev/null 2>&1 < /dev/null &
+        wpid=$!
+        # Asked again while it comes back empty: a process in the middle of its exec can be missing from
+        # one look (ps reads several files of it), and a name without a start time would be taken for a dead one.
+        wstart=
+        tries=0
+        while [ -z "$wstart" ] && [ "$tries" -lt 5 ]; do
+          wstart=$(start_of "$wpid")
+          tries=$((tries + 1))
+        done
+        printf '%s %s\n' "$wpid" "$wstart" > "$mark.$me" 2>/dev/null && mv -f "$mark.$me" "$mark" 2>/dev/null
+        ;;
+    esac
+  fi
+}
 
 # The kernel's start time of pid $1 (field 22 of its stat, or ps' `lstart` in seconds since the epoch), or
 # nothing when it is gone or a zombie.
@@ -171,48 +231,10 @@ start_of() {
   [ "$1" = Z ] || printf '%s' "${20:-}"
 }
 
-# Events that may need the user: have pk's writer apply them now, in the background. One writer at a time:
-# the running one is named in $dir/writer (pid and start time) and looks at the spool once more after it
-# takes its name away, so it sees this event; only when none runs does this start one (node costs 100 ms
-# of CPU; this check costs microseconds).
-if [ -n "$node" ] && [ -x "$node" ]; then
-  # (what names the event comes first in every agent's payload: its beginning is enough)
-  case $payload in
-    *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
-      mark=$dir/writer
-      if [ -f "$mark" ] && [ ! -L "$mark" ] && read -r wpid wstart < "$mark" 2>/dev/null; then
-        case $wpid:$wstart in *[!0-9:]* | :* | *:) wstart=x ;; esac
-        now=$(start_of "$wpid")
-        [ "$now" = "$wstart" ] && exit 0
-        # ps that printed no start for a pid it still lists alive (not a zombie) could not tell: not taken
-        # for gone (the event waits in the spool for the next hook or reader).
-        if [ -z "$now" ] && [ "$source" = ps ]; then
-          case $(ps -q "$wpid" -o stat= 2>/dev/null || ps -p "$wpid" -o stat= 2>/dev/null) in '' | *Z*) ;; *) exit 0 ;; esac
-        fi
-        # The name read may be the hook's that started the writer, which has just put the writer's name
-        # in its place and gone: a name that changed meanwhile is not the dead one's, and stays.
-        read -r again < "$mark" 2>/dev/null || again=
-        [ "$again" = "$wpid $wstart" ] || [ "$wstart" = x ] || exit 0
-        rm -f "$mark"
-      fi
-      # Made whole, then linked into place only where none is (ln fails if one is): of two hooks at once,
-      # one starts the writer, and no hook ever reads a name half written.
-      printf '%s %s\n' "$$" "$(start_of $$)" > "$mark.$$" 2>/dev/null || exit 0
-      ln "$mark.$$" "$mark" 2>/dev/null || { rm -f "$mark.$$"; exit 0; }
-      rm -f "$mark.$$"
-      here=$(dirname "$0")
-      "$node" "$here/../bin/run.js" notify --fold > /dev/null 2>&1 < /dev/null &
-      wpid=$!
-      # Asked again while it comes back empty: a process in the middle of its exec can be missing from
-      # one look (ps reads several files of it), and a name without a start time would be taken for a dead one.
-      wstart=
-      tries=0
-      while [ -z "$wstart" ] && [ "$tries" -lt 5 ]; do
-        wstart=$(start_of "$wpid")
-        tries=$((tries + 1))
-      done
-      printf '%s %s\n' "$wpid" "$wstart" > "$mark.$$" 2>/dev/null && mv -f "$mark.$$" "$mark" 2>/dev/null
-      ;;
-  esac
+exec 3<&0
+if [ "$source" = proc ]; then
+  readlink /proc/self/ns/pid 2>/dev/null | main
+else
+  main
 fi
 exit 0
