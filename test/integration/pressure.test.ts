@@ -1,4 +1,5 @@
 import {ChildProcess, spawn} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {LsJson, PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
@@ -96,6 +97,25 @@ describe('a tmux server stopped for 5 s', () => {
       expect(attach.stderr).toMatch(/cannot be checked just now: its tmux server .* did not answer in time; nothing was done, try again/)
     }
   })
+
+  it('pk logs --follow goes on through the stop: the lines written meanwhile are printed after it, and it ends with the session', async () => {
+    const go = `${sb.root}/go`
+    const row = await sb.bgRow(['--', 'sh', '-c', `echo 'line 1'; while [ ! -e '${go}' ]; do sleep 0.1; done; echo 'line 2'; sleep 1; echo 'line 3'; exit 4`])
+    const follow = spawn(process.execPath, [PK_BIN, 'logs', row.id, '--follow'], {env: sb.env, stdio: ['ignore', 'pipe', 'pipe']})
+    children.push(follow)
+    let out = ''
+    let err = ''
+    follow.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')))
+    follow.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')))
+    const exited = new Promise<number | null>((resolve) => follow.on('exit', (code) => resolve(code)))
+    await waitFor('the first line', () => out.includes('line 1'), 15_000)
+    // Stopped past pk's deadline for a tmux answer, while the session writes its next line.
+    const resumed = stopFor(serverPid(sb.pkSocket), 5000)
+    writeFileSync(go, '')
+    await resumed
+    expect(await exited, err).toBe(0)
+    expect(out.match(/line \d/g)).toEqual(['line 1', 'line 2', 'line 3'])
+  }, 60_000)
 
   it('a running pk ls --watch --json emits no change that flips a session to unknown, nor removes one', async () => {
     const rows = await Promise.all([sb.bgRow(['--', 'sleep', '100000']), sb.bgRow(['--', 'sleep', '100001'])])

@@ -1,6 +1,6 @@
 import {PaneId} from '../model/ids.js'
 
-import {runTmux, tmuxArgv} from './exec.js'
+import {TmuxCommandError, runTmux, tmuxArgv} from './exec.js'
 
 /**
  * The tmux adapter for what verbs do to one pane or server beyond listing and starting: read a pane's
@@ -70,6 +70,18 @@ export function parseView(line: string | undefined): PaneView | null {
 export async function paneView(socket: string, pane: PaneId): Promise<PaneView | null> {
   const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT]])).catch(() => null)
   return out ? parseView(out.stdout) : null
+}
+
+/** Whether a tmux call failed because the server did not answer in time: slow, which is not gone. */
+export const unanswered = (error: unknown) => error instanceof TmuxCommandError && error.kind === 'unresponsive'
+
+/** paneView, but a server that did not answer in time is 'unanswered', not a pane that is gone. */
+export async function paneViewUnlessSlow(socket: string, pane: PaneId): Promise<PaneView | null | 'unanswered'> {
+  try {
+    return parseView((await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT]]))).stdout)
+  } catch (error) {
+    return unanswered(error) ? 'unanswered' : null
+  }
 }
 
 const captureArgs = (pane: PaneId, from: number, to: number | '-', color: boolean) => [

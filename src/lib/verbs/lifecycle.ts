@@ -21,7 +21,7 @@ import {StateDir} from '../registry/state-dir.js'
 import {Listing, collectSessions} from '../listing/sessions.js'
 import {setRemainOnExit} from '../tmux/session.js'
 import {ServerListing} from '../tmux/servers.js'
-import {captureRange, paneView, viewAndCapture} from '../tmux/pane-io.js'
+import {captureRange, paneViewUnlessSlow, unanswered, viewAndCapture} from '../tmux/pane-io.js'
 import {Context} from '../config/context.js'
 
 /** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
@@ -336,15 +336,26 @@ export async function readLogs(
     await sleep(500, undefined, {signal: opts.signal}).catch(() => {})
     // Nobody reads any more (`| head -1`, with a quiet pane that would never make us write): done.
     if (opts.wanted && poll % 4 === 0 && !opts.wanted()) return {id: row.id, dead: false}
-    const now = await paneView(socket, pane)
-    const end = now === null || now.dead || opts.signal?.aborted
-    const complete = now === null ? printed : now.historySize + now.cursorY + (end ? 1 : 0)
-    if (now !== null && complete > printed) {
-      const text = await captureRange(socket, pane, printed - now.historySize, complete - now.historySize - 1, opts.color).catch(() => '')
+    // Slow is not absent: a server that did not answer in time (a busy machine, a stopped server) is asked
+    // again at the next poll, and what it has not shown yet stays to be printed; only a pane tmux says is
+    // gone ends the follow.
+    const now = await paneViewUnlessSlow(socket, pane)
+    if (now === 'unanswered' && !opts.signal?.aborted) continue
+    const view = now === 'unanswered' ? null : now
+    const end = view === null || view.dead || opts.signal?.aborted
+    const complete = view === null ? printed : view.historySize + view.cursorY + (end ? 1 : 0)
+    if (view !== null && complete > printed) {
+      let text: string
+      try {
+        text = await captureRange(socket, pane, printed - view.historySize, complete - view.historySize - 1, opts.color)
+      } catch (error) {
+        if (unanswered(error) && !opts.signal?.aborted) continue
+        text = ''
+      }
       const lines = text.replace(/\n$/, '').split('\n')
-      opts.emit(end ? lastLines(text, lines.length, now.dead) : lines)
+      opts.emit(end ? lastLines(text, lines.length, view.dead) : lines)
       printed = complete
     }
-    if (end) return {id: row.id, dead: now?.dead ?? true}
+    if (end) return {id: row.id, dead: view?.dead ?? true}
   }
 }

@@ -7,6 +7,7 @@ import {
   killPaneIfDead,
   listClients,
   paneView,
+  paneViewUnlessSlow,
   parseView,
   pasteText,
   pressEnter,
@@ -48,6 +49,20 @@ describe('the tmux adapter for one pane (a real server)', () => {
     expect(parseView('1 12 3')).toEqual({dead: true, historySize: 12, cursorY: 3})
     expect(parseView('garbage')).toBeNull()
   })
+  it('tells a server that did not answer in time from a pane that is gone', async () => {
+    expect(await paneViewUnlessSlow(socket, pane)).toEqual({dead: false, historySize: 0, cursorY: 0})
+    expect(await paneViewUnlessSlow(socket, '%999')).toBeNull()
+    expect(await paneViewUnlessSlow(sb.socket('none'), pane)).toBeNull()
+    const server = Number(sb.tmux(socket, 'display-message', '-p', '#{pid}').trim())
+    process.kill(server, 'SIGSTOP')
+    try {
+      expect(await paneViewUnlessSlow(socket, pane)).toBe('unanswered')
+      expect(await paneView(socket, pane)).toBeNull() // (what callers that need no more than "a view or not" get)
+    } finally {
+      process.kill(server, 'SIGCONT')
+    }
+    expect(await paneViewUnlessSlow(socket, pane)).toEqual({dead: false, historySize: 0, cursorY: 0})
+  }, 30_000)
   it('kills a pane only once it is dead', async () => {
     sb.tmux(socket, 'set-option', '-g', 'remain-on-exit', 'on')
     const second = sb.tmux(socket, 'split-window', '-d', '-P', '-F', '#{pane_id}', '-t', pane, 'exit 3').trim() as PaneId
