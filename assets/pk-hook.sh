@@ -55,8 +55,8 @@ case $owner in
 esac
 
 # Everything from here runs beside readlink where pk reads /proc: the namespace is read while the hook
-# reads its ancestry and its payload (2 ms less per event), and compared before anything is written. The
-# hook's standard input is fd 3 here; fd 0 is readlink's answer.
+# reads its ancestry and its payload (2 ms less per event), and compared before anything is written.
+# readlink's answer comes on fd 4.
 main() {
   # The process that writes the event, named in the spool file's name (readers judge a file being written
   # by its maker's pid and start time): this subshell under /proc (its pid from /proc/self), the hook
@@ -116,8 +116,8 @@ main() {
   # gives none.
   piped=
   if [ -z "${payload+x}" ]; then
-    [ -t 3 ] && exit 0
-    payload=$(head -c 65536 <&3 2>/dev/null; echo .)
+    [ -t 0 ] && exit 0
+    payload=$(head -c 65536 2>/dev/null; echo .)
     payload=${payload%.}
     piped=1
   fi
@@ -131,7 +131,7 @@ main() {
   # This pid namespace's, read by readlink beside the ancestry and the payload (see above), and compared
   # before anything is written.
   if [ "$source" = proc ]; then
-    IFS= read -r ns || exit 0
+    IFS= read -r ns <&4 || exit 0
     ns=${ns#*[}; ns=${ns%]}
     [ "$owner" = "$ns" ] || exit 0
   fi
@@ -153,7 +153,7 @@ main() {
     tmp=$spool/.tmp-$me-$stamp
     {
       printf 'pk-spool %s %s %s %s\n%s' "$version" "$agent" "$up" "$chain" "$payload"
-      head -c 8323073 <&3
+      head -c 8323073
     } > "$tmp" 2>/dev/null || { rm -f "$tmp"; exit 0; }
   fi
   tries=0
@@ -231,10 +231,13 @@ start_of() {
   [ "$1" = Z ] || printf '%s' "${20:-}"
 }
 
-exec 3<&0
-if [ "$source" = proc ]; then
-  readlink /proc/self/ns/pid 2>/dev/null | main
-else
+if [ "$source" = ps ]; then
   main
+elif [ -n "${payload+x}" ]; then
+  readlink /proc/self/ns/pid 2>/dev/null | main 4<&0 0</dev/null
+else
+  # readlink's answer on fd 4, the hook's standard input on fd 0 again (a closed one makes the 3<&0 fail:
+  # then nothing runs, as there is nothing to read).
+  { readlink /proc/self/ns/pid 2>/dev/null | main 4<&0 0<&3 3<&-; } 2>/dev/null 3<&0
 fi
 exit 0

@@ -200,7 +200,7 @@ describe('a hook event bigger than 64 KB', () => {
 })
 
 describe('a payload on standard input, at the edges of its first read', () => {
-  it('kept byte for byte around 64 KB (a newline at the cut, trailing newlines, characters of two bytes under bash in UTF-8); a terminal gives none', async () => {
+  it('kept byte for byte around 64 KB (a newline at the cut, trailing newlines, characters of two bytes under bash in UTF-8); a terminal or a closed standard input gives none', async () => {
     await sb.bgRow(['--', 'sleep', '100000'])
     const body = (size: number, fill: string, tail = '') => {
       const head = `{"hook_event_name":"PreToolUse","session_id":"edge","pad":"`
@@ -233,6 +233,18 @@ describe('a payload on standard input, at the edges of its first read', () => {
       expect(name, label).toBeDefined()
       const text = readFileSync(join(sb.stateDir, 'spool', name!))
       expect(text.subarray(text.indexOf(10) + 1).equals(Buffer.from(payload)), label).toBe(true)
+    }
+    // Standard input closed: a payload given as the last argument is still taken; none given, nothing is
+    // written. Either way exit 0, and not a word on stderr (the agent may show it).
+    rmSync(join(sb.stateDir, 'spool'), {recursive: true, force: true})
+    for (const shell of ['sh', 'bash']) {
+      const closed = (args: string[]) => spawnSync('sh', ['-c', `exec ${shell} "$@" <&-`, 'sh', HOOK, ...args], {env: sb.env, encoding: 'utf8'})
+      const noPayload = closed(['claude'])
+      expect([noPayload.status, noPayload.stderr, spooled(sb)]).toEqual([0, '', []])
+      const withPayload = closed(['codex', '', '{"type":"agent-turn-complete"}'])
+      expect([withPayload.status, withPayload.stderr]).toEqual([0, ''])
+      expect(spooled(sb)).toHaveLength(1)
+      rmSync(join(sb.stateDir, 'spool'), {recursive: true, force: true})
     }
     // Run by hand in a terminal (a tmux pane's), the hook takes no payload and does not wait for one.
     rmSync(join(sb.stateDir, 'spool'), {recursive: true, force: true})
