@@ -68,8 +68,8 @@ export function parseView(line: string | undefined): PaneView | null {
 }
 
 export async function paneView(socket: string, pane: PaneId): Promise<PaneView | null> {
-  const out = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT]])).catch(() => null)
-  return out ? parseView(out.stdout) : null
+  const view = await paneViewUnlessSlow(socket, pane)
+  return view === 'unanswered' ? null : view
 }
 
 /** Whether a tmux call failed because the server did not answer in time: slow, which is not gone. */
