@@ -66,10 +66,11 @@ function placeId(socket: string, serverPid: number | null, paneId: PaneId): stri
 }
 
 /** Every field of a row, defaulted: the one place a row is built. */
-function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): SessionRow {
-  return {
-    id,
-    kind,
+function row(fields: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): SessionRow {
+  // id and kind lead (the JSON's key order); the fields given then replace defaults in place: one copy.
+  const defaults: SessionRow = {
+    id: fields.id,
+    kind: fields.kind,
     agent: null,
     label: null,
     state: 'unknown',
@@ -93,8 +94,8 @@ function row({id, kind, ...fields}: Pick<SessionRow, 'id' | 'kind'> & Partial<Se
     worktree: null,
     usage: null,
     notVerifiedJustNow: null,
-    ...fields,
   }
+  return Object.assign(defaults, fields)
 }
 
 /**
@@ -171,15 +172,39 @@ function indexPanes(servers: ServerListing[], source: ProcessSource): PaneIndex 
   return index
 }
 
+/**
+ * Records grouped by the process they claim, in the order each process is first claimed. Grouped by pid
+ * first: a key string per record is built only where two records name one pid (rare), not a thousand times.
+ */
+function byIdentity(records: StoredRecord[]): StoredRecord[][] {
+  const byPid = new Map<number, StoredRecord[]>()
+  for (const stored of records) {
+    const same = byPid.get(stored.record.identity.pid)
+    if (same === undefined) byPid.set(stored.record.identity.pid, [stored])
+    else same.push(stored)
+  }
+  const groups: StoredRecord[][] = []
+  for (const same of byPid.values()) {
+    if (same.length === 1) {
+      groups.push(same)
+      continue
+    }
+    const byKey = new Map<string, StoredRecord[]>()
+    for (const stored of same) {
+      const key = identityKey(stored.record.identity)
+      const group = byKey.get(key)
+      if (group === undefined) byKey.set(key, [stored])
+      else group.push(stored)
+    }
+    groups.push(...byKey.values())
+  }
+  return groups
+}
+
 /** Phase 2: records, grouped by the process they claim, paired with the pane that process runs in. */
 function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[], problems: Problem[]): void {
   const {view, source} = input
-  const groups = new Map<string, StoredRecord[]>()
-  for (const stored of input.records) {
-    const key = identityKey(stored.record.identity)
-    groups.set(key, [...(groups.get(key) ?? []), stored])
-  }
-  for (const group of groups.values()) {
+  for (const group of byIdentity(input.records)) {
     const {record, file} = group[0]!
     const identity = record.identity
     const id = sessionIdOf(identity)

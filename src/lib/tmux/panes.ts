@@ -56,36 +56,29 @@ const intOrNull = (s: string) => (/^\d+$/.test(s) ? Number(s) : null)
 export function parsePaneLine(line: string): Pane | null {
   const f = line.split(FIELD_SEPARATOR)
   if (f.length !== FIELDS.length) return null
-  const [paneId, panePid, dead, deadStatus, sessionId, attached, windowId, activity, lastAttached, lastDetached, serverPid, sessionName] = f as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ]
+  // By index, not by destructuring: in a one-shot listing this runs interpreted, where destructuring an
+  // array steps an iterator (an object per field, twelve thousand at a thousand panes).
+  const paneId = f[0]!
+  const dead = f[2]!
+  const sessionId = f[4]!
+  const windowId = f[6]!
+  const sessionName = f[11]!
   if (!isPaneId(paneId) || !isTmuxSessionId(sessionId) || !isWindowId(windowId)) return null
-  const pid = intOrNull(panePid)
-  const server = intOrNull(serverPid)
-  const clients = intOrNull(attached)
+  const pid = intOrNull(f[1]!)
+  const server = intOrNull(f[10]!)
+  const clients = intOrNull(f[5]!)
   if (pid === null || server === null || clients === null || (dead !== '0' && dead !== '1')) return null
   return {
     paneId,
     panePid: pid,
     dead: dead === '1',
-    deadStatus: intOrNull(deadStatus),
+    deadStatus: intOrNull(f[3]!),
     sessionId,
     attachedClients: clients,
     windowId,
-    windowActivity: intOrNull(activity),
-    lastAttached: intOrNull(lastAttached),
-    lastDetached: intOrNull(lastDetached),
+    windowActivity: intOrNull(f[7]!),
+    lastAttached: intOrNull(f[8]!),
+    lastDetached: intOrNull(f[9]!),
     serverPid: server,
     sessionName,
   }

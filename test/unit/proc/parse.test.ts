@@ -31,6 +31,14 @@ describe('parseStat', () => {
     expect(parseStat(real)).toMatchObject({pid: 1, comm: 'systemd', ppid: 0, startTime: 24})
   })
 
+  it('reads a line that ends at the start time, and rejects one a field short of it', () => {
+    // Fields 3 to 22 exactly (the start time last, with the kernel's newline), then one fewer.
+    const fields = ['S', '7', ...tail.slice(0, 17), '4242']
+    expect(parseStat(`5 (sh) ${fields.join(' ')}\n`)).toEqual({pid: 5, comm: 'sh', state: 'S', ppid: 7, pgrp: 1, startTime: 4242})
+    expect(parseStat(`5 (sh) ${fields.slice(0, -1).join(' ')}\n`)).toBeNull()
+    expect(parseStat(`5 (sh) ${fields.slice(0, -1).join(' ')} `)).toBeNull()
+  })
+
   it.each([
     ['', 'empty'],
     ['42 bash S 1', 'no parens'],
