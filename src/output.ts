@@ -1,3 +1,4 @@
+import {jsonDocument} from './lib/model/contract.js'
 import {terminalSafe} from './lib/model/errors.js'
 import {Output, Terminal} from './lib/present/listing.js'
 import {wantColour} from './lib/present/table.js'
@@ -35,5 +36,5 @@ export const out = (text: string) => write({stdout: text, stderr: ''})
 /** Words for the user on standard error: a note, a warning, an error's line. */
 export const say = (text: string) => write({stdout: '', stderr: text})
 
-/** A command's JSON document on standard output, indented as every pk document is. */
-export const printJson = (value: unknown) => out(JSON.stringify(value, null, 2) + '\n')
+/** A command's JSON document on standard output (indented on a terminal, one line elsewhere: jsonDocument). */
+export const printJson = (value: unknown) => out(jsonDocument(value, Boolean(process.stdout.isTTY)))

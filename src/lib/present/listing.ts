@@ -1,4 +1,4 @@
-import {schemaHead, SessionRow, State} from '../model/contract.js'
+import {jsonDocument, schemaHead, SessionRow, State} from '../model/contract.js'
 import {Problem} from '../model/contract.js'
 import {renderTable} from './table.js'
 
@@ -125,7 +125,7 @@ export function shortSummary(rows: SessionRow[], tmuxColours = false): string {
 export function presentListing(all: SessionRow[], problems: Problem[], opts: LsOptions, term: Terminal): Output {
   const rows = filterRows(all, opts)
   if (opts.format === 'short') return {stdout: shortSummary(rows, opts.color) + '\n', stderr: ''}
-  if (opts.json) return {stdout: JSON.stringify({...schemaHead('ls'), sessions: rows, problems}, null, 2) + '\n', stderr: ''}
+  if (opts.json) return {stdout: jsonDocument({...schemaHead('ls'), sessions: rows, problems}, term.tty), stderr: ''}
   const problemLines = problems.map((p) => `pk: ${p.code}: ${p.message}\n`).join('')
   if (opts.ids) return {stdout: rows.map((r) => r.id + '\n').join(''), stderr: problemLines}
   if (opts.count) return {stdout: countText(rows), stderr: problemLines}
