@@ -45,8 +45,6 @@ interface PaneRef {
   pane: Pane
 }
 
-const paneKey = (ref: PaneRef) => `${ref.server.socket}\0${ref.pane.paneId}`
-
 function location(ref: PaneRef): TmuxLocation {
   return {
     socket: ref.server.socket,
@@ -146,8 +144,9 @@ interface PaneIndex {
   /** Dead panes of verified servers, by `socket, server pid, pane id`: where an exited session may have left its last screen. */
   dead: Map<string, PaneRef>
   /** Panes whose process the kernel says is not their server's child. */
-  strangers: Set<string>
-  claimed: Set<string>
+  strangers: Set<Pane>
+  /** By the pane's own object: one per line of one server's listing, so no key string is built per pane. */
+  claimed: Set<Pane>
 }
 
 /**
@@ -166,7 +165,7 @@ function indexPanes(servers: ServerListing[], source: ProcessSource): PaneIndex 
       }
       const stat = source.stat(pane.panePid)
       if (stat !== null && stat.ppid === server.serverPid) index.byPid.set(pane.panePid, {server, pane})
-      else if (stat !== null) index.strangers.add(paneKey({server, pane}))
+      else if (stat !== null) index.strangers.add(pane)
     }
   }
   return index
@@ -242,7 +241,7 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       // pane, and tmux still names the recorded pid as the pane's process.
       const dead = index.dead.get(`${record.tmux.socket}\0${record.tmux.serverPid}\0${record.tmux.paneId}`)
       const left = dead && dead.pane.panePid === identity.pid && reason !== null ? dead : null
-      if (left) index.claimed.add(paneKey(left))
+      if (left) index.claimed.add(left.pane)
       rows.push(
         fileRow(record, {
           ...claims,
@@ -253,7 +252,7 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       continue
     }
     const ref = findUp(identity.pid, source.stat, (pid) => index.byPid.get(pid))
-    if (ref) index.claimed.add(paneKey(ref))
+    if (ref) index.claimed.add(ref.pane)
     if (conflict) {
       rows.push(liveRow(source, identity, ref, {...claims, label: null, record: null, resume: null, verified: false}))
       continue
@@ -282,9 +281,9 @@ function unclaimedPanes(input: CorrelateInput, index: PaneIndex, rows: SessionRo
       })
     }
     for (const pane of server.panes) {
+      if (index.claimed.has(pane)) continue
       const ref = {server, pane}
-      if (index.claimed.has(paneKey(ref))) continue
-      const stranger = index.strangers.has(paneKey(ref))
+      const stranger = index.strangers.has(pane)
       if (stranger) {
         problems.push({
           code: 'foreign-pane',

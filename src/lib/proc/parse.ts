@@ -21,25 +21,14 @@ export function parseStat(text: string): ProcStat | null {
   const close = text.lastIndexOf(')')
   if (open < 1 || close < open) return null
   const pid = Number(text.slice(0, open).trim())
-  // Fields 3 to 22, found by their spaces: a split would make some fifty strings a process, fifty thousand
-  // for a listing of a thousand sessions, and the garbage collector's time with them.
-  let state = ''
-  let ppid = -1
-  let pgrp = -1
-  let startTime = -1
-  const stop = text.endsWith('\n') ? text.length - 1 : text.length
-  let at = close + 2
-  for (let field = 3; field <= 22; field++) {
-    if (at >= stop) return null // fewer fields than a stat line has
-    let end = text.indexOf(' ', at)
-    if (end === -1 || end > stop) end = stop
-    if (end === at) return null // an empty field: not what the kernel writes
-    if (field === 3) state = text.slice(at, end)
-    else if (field === 4) ppid = Number(text.slice(at, end))
-    else if (field === 5) pgrp = Number(text.slice(at, end))
-    else if (field === 22) startTime = Number(text.slice(at, end))
-    at = end + 1
-  }
+  // Fields 3 to 22 only: the split stops there (a whole line is some fifty fields, fifty thousand strings
+  // for a listing of a thousand sessions). rest[0] is field 3 (state), so field N is rest[N - 3].
+  const rest = text.slice(close + 2).split(' ', 20)
+  if (rest.length < 20 || rest[19]!.trim() === '') return null
+  const state = rest[0]!
+  const ppid = Number(rest[1])
+  const pgrp = Number(rest[2])
+  const startTime = Number(rest[19])
   if (!isWholeNumber(pid) || !isWholeNumber(ppid) || !isWholeNumber(pgrp) || !isWholeNumber(startTime) || !/^[A-Za-z]$/.test(state)) return null
   return {pid, comm: text.slice(open + 1, close), state, ppid, pgrp, startTime}
 }
