@@ -56,6 +56,13 @@ describe('ls filters (issue #23)', () => {
       'aaaa0004',
     ])
   })
+  it('print --json on one line into a pipe and indented on a terminal, the same document either way', () => {
+    const piped = presentListing(rows, [], {...LS_DEFAULTS, json: true}, term).stdout
+    const shown = presentListing(rows, [], {...LS_DEFAULTS, json: true}, {...term, tty: true, columns: 80}).stdout
+    expect(piped.split('\n')).toEqual([expect.stringMatching(/^\{"\$schema":"urn:pk:ls","schema":1,"sessions":\[\{"id":"aaaa0001",/), ''])
+    expect(shown).toMatch(/^\{\n {2}"\$schema": "urn:pk:ls",\n {2}"schema": 1,\n/)
+    expect(JSON.parse(shown)).toEqual(JSON.parse(piped))
+  })
 })
 
 describe('the short format', () => {
