@@ -101,6 +101,20 @@ describe('correlate', () => {
     expect(rows.filter((r) => r.tmux?.pane === '%1')).toHaveLength(1)
   })
 
+  it('groups claims by the whole identity where records share a pid: a conflict stays one, a stale claim is its own', () => {
+    // a.json and b.json claim the live process; old.json an earlier one with the same pid, between them.
+    const {rows, problems} = run(procs, panes, [stored('a.json', 100, 1000), stored('old.json', 100, 900), stored('b.json', 100, 1000)])
+    expect(problems).toEqual([expect.objectContaining({code: 'conflict', files: ['a.json', 'b.json']})])
+    expect(rows.find((r) => r.id === sessionIdOf(ident(100, 1000)))).toMatchObject({conflict: true, verified: false, record: null})
+    expect(rows.find((r) => r.record === 'old.json')).toMatchObject({
+      id: sessionIdOf(ident(100, 900)),
+      state: 'exited',
+      exitReason: 'pid-reused',
+      conflict: false,
+    })
+    expect(rows.filter((r) => r.tmux?.pane === '%1')).toHaveLength(1)
+  })
+
   it('never pairs a record with a new process that reuses its pid', () => {
     const {rows} = run(procs, panes, [stored('old.json', 200, 1500)])
     const old = rows.find((r) => r.record === 'old.json')!
