@@ -2,10 +2,26 @@
 // CommonJS on purpose (bin/package.json says so): node starts a CommonJS entry several milliseconds
 // sooner than an ES module one, and `pk ls` is started over and over by scripts and status bars.
 'use strict'
-const {readFileSync, statSync} = require('node:fs')
+const {readFileSync, statSync, writeSync} = require('node:fs')
 const {join} = require('node:path')
 
 const args = process.argv.slice(2)
+
+// `pk --version` (and `-v`) as oclif prints it, without loading anything else: not even node's stream for
+// standard output (a line written to fd 1), with the same endings as below on a closed pipe or a full disk.
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
+  try {
+    // The package's name, as pk --help (oclif) prints it: one name for one thing.
+    writeSync(1, `${pkg.name}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
+  } catch (error) {
+    if (error.code !== 'EPIPE') {
+      process.exitCode = 1
+      process.stderr.write(`pk: cannot write to standard output (${error.code ?? error.message})\n`)
+    }
+  }
+  process.exit()
+}
 
 // Output into a closed pipe (`pk ls --json | head -c 100`) ends quietly, like other command-line tools:
 // no stack trace, exit 0, whatever was still to be written is dropped.
@@ -27,13 +43,6 @@ if (args[0] === 'hook' && !args.includes('--json')) setTimeout(() => process.exi
 
 // `pk -h` and `pk -v` are what people type for help and version.
 if (args.length === 1 && args[0] === '-h') process.argv[2] = '--help'
-// `pk --version` as oclif prints it, without loading anything else.
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'))
-  // The package's name, as pk --help (oclif) prints it: one name for one thing.
-  process.stdout.write(`${pkg.name}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
-  process.exit(0)
-}
 
 // Bare `pk` on a terminal opens the dashboard; elsewhere it prints help as usual.
 if (args.length === 0 && process.stdin.isTTY && process.stdout.isTTY) process.argv.push('ui')

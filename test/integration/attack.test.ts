@@ -205,6 +205,13 @@ describe('say what is true, destroy nothing, bound everything (the low ones)', (
     expect(run.stderr).toMatch(/cannot write to standard output \(ENOSPC\)/)
     expect(run.stderr).toMatch(/session [0-9a-f]{8} was started and recorded/)
     expect(run.stderr).not.toMatch(/\n\s+at /)
+    // --version writes its line itself (no stream of node's): the same endings, on a full device and a closed pipe.
+    const cp = await import('node:child_process')
+    const pk = `"${process.execPath}" "${join(ROOT, 'bin', 'run.js')}"`
+    const full = cp.spawnSync('sh', ['-c', `${pk} --version > /dev/full`], {env: sb.env, encoding: 'utf8'})
+    expect([full.status, full.stderr]).toEqual([1, 'pk: cannot write to standard output (ENOSPC)\n'])
+    const closed = cp.spawnSync('sh', ['-c', `exec 3>&1; { ${pk} --version; echo "exit $?" >&3; } | :`], {env: sb.env, encoding: 'utf8'})
+    expect([closed.stdout, closed.stderr]).toEqual(['exit 0\n', ''])
   })
 
   it('logs --follow and the watch stream end soon after their reader went away, though the pane is quiet', async () => {
