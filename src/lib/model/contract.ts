@@ -19,14 +19,14 @@ export type SchemaName = 'answer' | 'bg' | 'doctor' | 'logs' | 'ls' | 'notify' |
  * The head of every --json document: which schema it follows (`$schema`, the `$id` of its file in schemas/)
  * and the version of the shapes (`schema`), so a script, or a validator, can tell one output from another.
  */
+export const schemaHead = <N extends SchemaName>(name: N) => ({$schema: `urn:pk:${name}` as `urn:pk:${N}`, schema: JSON_SCHEMA_VERSION})
+
 /**
  * A --json document as pk prints it: indented for a person at a terminal, one line for a pipe or a file,
  * where scripts read it (as gh does). A thousand sessions are a third fewer bytes that way, and V8 writes
  * them about twice as fast. The shape is the same either way; whitespace is not part of the contract.
  */
 export const jsonDocument = (value: unknown, forTerminal: boolean) => JSON.stringify(value, null, forTerminal ? 2 : undefined) + '\n'
-
-export const schemaHead = <N extends SchemaName>(name: N) => ({$schema: `urn:pk:${name}` as `urn:pk:${N}`, schema: JSON_SCHEMA_VERSION})
 
 export type StateSource = 'hook' | 'pane' | 'process' | 'none'
 
