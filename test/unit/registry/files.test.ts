@@ -1,4 +1,4 @@
-import {mkdirSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -27,5 +27,16 @@ describe('state files are regular files or nothing', () => {
     mkdirSync(join(dir, 'sub'))
     expect(() => readRegularFile(join(dir, 'sub'))).toThrow(/a directory/)
     expect(() => readRegularFile(file, 2)).toThrow(RangeError)
+  })
+
+  it('reads a large file whole, as it reads a small one, and refuses one over the limit', () => {
+    const file = join(dir, 'large')
+    // Past the size read through the reused buffer, with characters of two and four bytes across its edges.
+    const text = 'é🙂x'.repeat(40_000)
+    writeFileSync(file, text)
+    expect(readRegularFile(file)).toBe(text)
+    expect(() => readRegularFile(file, 100_000)).toThrow(RangeError)
+    writeFileSync(file, text.slice(0, 3))
+    expect(readRegularFile(file)).toBe(text.slice(0, 3))
   })
 })

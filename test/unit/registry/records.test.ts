@@ -110,7 +110,7 @@ describe('the record index', () => {
     expect(existsSync(recordIndexPath(state))).toBe(false)
     refreshRecordIndex(state, later())
     const index = JSON.parse(readFileSync(recordIndexPath(state), 'utf8'))
-    expect(Object.keys(index.entries).sort()).toEqual(['r0.json', 'r1.json', 'r2.json', 'r3.json', 'r4.json'])
+    expect(index.entries.map((e: {name: string}) => e.name)).toEqual(['r0.json', 'r1.json', 'r2.json', 'r3.json', 'r4.json'])
     expect(readRecords(state)).toEqual(plain)
     // A reader never writes it.
     const before = statSync(recordIndexPath(state)).mtimeMs
@@ -144,13 +144,18 @@ describe('the record index', () => {
     refreshRecordIndex(state, later())
     const good = readFileSync(recordIndexPath(state), 'utf8')
     const forged = JSON.parse(good)
-    for (const entry of Object.values(forged.entries) as {record: {label: string}}[]) entry.record.label = 'forged'
+    for (const entry of forged.entries as {record: {label: string}}[]) entry.record.label = 'forged'
     for (const text of [
       'garbage',
       good.slice(0, good.length / 2),
       JSON.stringify({...forged, sessions: 1}),
       JSON.stringify({...forged, version: 1}),
-      JSON.stringify({...forged, version: 3}),
+      JSON.stringify({...forged, version: 2}),
+      JSON.stringify({...forged, version: 4}),
+      JSON.stringify({...forged, entries: Object.fromEntries(forged.entries.map((e: {name: string}) => [e.name, e]))}),
+      JSON.stringify({...forged, entries: forged.entries.map((e: {name: string}) => ({...e, name: undefined}))}),
+      JSON.stringify({...forged, entries: forged.entries.map((e: {ino: number}) => ({...e, ino: undefined}))}),
+      JSON.stringify({...forged, entries: [null, 1, 'x']}),
       '[]',
       'null',
     ]) {
@@ -166,9 +171,9 @@ describe('the record index', () => {
     const state = stateWith(2)
     refreshRecordIndex(state, later())
     const index = JSON.parse(readFileSync(recordIndexPath(state), 'utf8'))
-    const ids = Object.values(index.entries as Record<string, {id: string; record: {identity: ProcessIdentity}}>)
+    const ids = index.entries as {id: string; record: {identity: ProcessIdentity}}[]
     expect(ids.map((e) => e.id)).toEqual(ids.map((e) => sessionIdOf(e.record.identity)))
-    for (const entry of Object.values(index.entries) as {id: string; record: {identity: {pid: number}}}[]) {
+    for (const entry of index.entries as {id: string; record: {identity: {pid: number}}}[]) {
       entry.record.identity.pid += 7 // identities no run has hashed yet
       entry.id = 'not an id'
     }
@@ -180,7 +185,7 @@ describe('the record index', () => {
   it('does not index a file changed within the last seconds (its times could hide an edit in the same tick)', () => {
     const state = stateWith(2)
     refreshRecordIndex(state)
-    expect(JSON.parse(readFileSync(recordIndexPath(state), 'utf8')).entries).toEqual({})
+    expect(JSON.parse(readFileSync(recordIndexPath(state), 'utf8')).entries).toEqual([])
     expect(labels(state)).toEqual(['s0', 's1'])
   })
 })
