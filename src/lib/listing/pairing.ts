@@ -99,7 +99,9 @@ function row(fields: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): Ses
 /**
  * A row for a live process in a pane (verified) or in none. Where and what it runs: what pk started
  * (`started`, from its record: a thousand sessions are a thousand fewer /proc reads, and it is right
- * while pk's gate still waits to exec the command), else what the kernel says.
+ * while pk's gate still waits to exec the command), else what the kernel says. So is when it started:
+ * the record's date was worked out from the very start time the kernel has just confirmed (the identity
+ * matched), when pk started it; working it out again costs a Date a row, a few ms at a thousand.
  */
 function liveRow(source: ProcessSource, identity: ProcessIdentity, ref: PaneRef | null, fields: Partial<SessionRow> = {}, started?: SessionRecord): SessionRow {
   return row({
@@ -109,7 +111,7 @@ function liveRow(source: ProcessSource, identity: ProcessIdentity, ref: PaneRef 
     pid: identity.pid,
     cwd: started ? started.cwd : source.cwd(identity.pid),
     command: started ? started.argv : (source.argv(identity.pid) ?? []),
-    startedAt: source.startedAt(identity.startTime),
+    startedAt: started?.startedAt ?? source.startedAt(identity.startTime),
     attached: ref !== null && ref.pane.attachedClients > 0,
     tmux: ref === null ? null : location(ref),
     ...fields,

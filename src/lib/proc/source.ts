@@ -74,11 +74,13 @@ export const procSource: ProcessSource = {
   name: 'proc',
   namespaces: true,
   look() {
+    // Each reader says "gone" with null, never undefined: one lookup a call (pairing asks several times a row).
     const memo = <T>(read: (pid: number) => T) => {
       const cache = new Map<number, T>()
       return (pid: number) => {
-        if (!cache.has(pid)) cache.set(pid, read(pid))
-        return cache.get(pid) as T
+        let fact = cache.get(pid)
+        if (fact === undefined) cache.set(pid, (fact = read(pid)))
+        return fact
       }
     }
     return {

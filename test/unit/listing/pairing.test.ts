@@ -31,6 +31,15 @@ describe('correlate', () => {
     expect(rows.find((r) => r.kind === 'pane')).toMatchObject({id: sessionIdOf(ident(200, 2000)), tmux: {pane: '%2'}})
   })
 
+  it("dates a paired record's session by the record, worked out when pk started it; where the record has no date, by the kernel's start time", () => {
+    const dated = run(procs, panes, [stored('a.json', 100, 1000, {startedAt: '2026-11-30T10:00:00.000Z'})]).rows.find((r) => r.kind === 'recorded')!
+    expect(dated.startedAt).toBe('2026-11-30T10:00:00.000Z')
+    const undated = run(procs, panes, [stored('a.json', 100, 1000)]).rows.find((r) => r.kind === 'recorded')!
+    expect(undated.startedAt).toBe(new Date(1000 * 10).toISOString())
+    // A pane no record claims: the kernel's start time.
+    expect(run(procs, panes, []).rows.find((r) => r.pid === 200)!.startedAt).toBe(new Date(2000 * 10).toISOString())
+  })
+
   it('ignores names: swapped session names and a record claiming the other pane change nothing', () => {
     const swapped = [pane({paneId: '%1', panePid: 100, sessionName: 'B'}), pane({paneId: '%2', panePid: 200, sessionName: 'A'})]
     const lying = stored('a.json', 100, 1000, {tmux: {socket: SOCK, paneId: '%2', sessionId: '$9', serverPid: 5}, label: 'B'})
