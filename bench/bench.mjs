@@ -91,7 +91,8 @@ async function world(n, agent, script = null) {
         agent: agent ? 'claude' : null,
         label: null,
         createdAt: new Date().toISOString(),
-        startedAt: null,
+        // As pk bg writes it: when the process started, from its start time.
+        startedAt: processSource().startDate(stat.startTime)?.toISOString() ?? null,
         conversationId: null,
         status: null,
       },
