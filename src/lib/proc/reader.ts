@@ -1,4 +1,4 @@
-import {closeSync, constants, openSync, readSync, readdirSync, readlinkSync, statSync} from 'node:fs'
+import {closeSync, constants, openSync, readFileSync, readSync, readdirSync, readlinkSync, statSync} from 'node:fs'
 
 import {errnoCode, PkError} from '../model/errors.js'
 import {ProcStat, parseBootTime, parseCaughtSignals, parseChildren, parseCmdline, parseNamespaceLink, parseStat} from './parse.js'
@@ -69,7 +69,10 @@ export const readOrNull = (path: string): string | null => orNull(() => readSmal
 const readlinkOrNull = (path: string): string | null => orNull(() => readlinkSync(path))
 
 export function readStat(pid: number): ProcStat | null {
-  const text = readOrNull(`${PROC_ROOT}/${pid}/stat`)
+  // Through readFileSync's own path for UTF-8, which opens, reads and closes in C++: about a fifth less
+  // than readSmallFile's steps from JS, which counts at a thousand processes per listing. (The file is
+  // one short line; its reads are the kernel's, whatever the size.)
+  const text = orNull(() => readFileSync(`${PROC_ROOT}/${pid}/stat`, 'utf8'))
   return text === null ? null : parseStat(text)
 }
 

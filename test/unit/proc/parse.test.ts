@@ -39,6 +39,18 @@ describe('parseStat', () => {
     expect(parseStat(`5 (sh) ${fields.slice(0, -1).join(' ')} `)).toBeNull()
   })
 
+  it('rejects a line whose fields are not what the kernel writes', () => {
+    const fields = ['S', '7', ...tail.slice(0, 17), '4242']
+    const with_ = (i: number, value: string) => `5 (sh) ${fields.map((f, j) => (j === i ? value : f)).join(' ')}\n`
+    expect(parseStat(with_(0, 'SS'))).toBeNull()
+    expect(parseStat(with_(1, 'x'))).toBeNull()
+    expect(parseStat(with_(2, '-1'))).toBeNull()
+    expect(parseStat(with_(19, '42.5'))).toBeNull()
+    expect(parseStat(with_(19, '4242 more fields'))).toEqual({pid: 5, comm: 'sh', state: 'S', ppid: 7, pgrp: 1, startTime: 4242})
+    expect(parseStat('5 (sh)')).toBeNull()
+    expect(parseStat('5 (sh) S')).toBeNull()
+  })
+
   it.each([
     ['', 'empty'],
     ['42 bash S 1', 'no parens'],
