@@ -1,5 +1,6 @@
 import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
-import {FAST_COMMANDS, parseSimple} from './fast-argv.js'
+import {FAST_COMMANDS} from './fast-argv.js'
+import {parseSimple} from './lib/cli/simple-argv.js'
 import {checkLsOptions, parseLsArgv} from './lib/present/ls-options.js'
 import {createContext} from './context.js'
 import type {Context} from './lib/config/context.js'

@@ -2,62 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {CommandSpec, FAST_COMMANDS, parseSimple} from '../../src/fast-argv.js'
-
-const spec: CommandSpec = {
-  flags: {
-    n: {type: 'integer', char: 'n', min: 1, default: 200},
-    json: {type: 'boolean'},
-    by: {type: 'option', options: ['a', 'b'], default: 'a'},
-    since: {type: 'string'},
-  },
-  words: {min: 1, max: 1},
-}
-
-describe('parseSimple: the plain forms, or null for oclif', () => {
-  it('takes long and short flags, with a value after a space or an =, and fills the defaults', () => {
-    expect(parseSimple(['ab12'], spec)).toEqual({flags: {n: 200, json: false, by: 'a', since: undefined}, words: ['ab12']})
-    expect(parseSimple(['--json', 'ab12', '-n', '5', '--by=b', '--since', '3d'], spec)).toEqual({
-      flags: {n: 5, json: true, by: 'b', since: '3d'},
-      words: ['ab12'],
-    })
-    expect(parseSimple(['ab12', '--n=007', '--since=-3d'], spec)?.flags).toMatchObject({n: 7, since: '-3d'})
-  })
-  it.each([
-    [['ab12', '--help']],
-    [['ab12', '-h']],
-    [['--', 'ab12']],
-    [['ab12', '--nope']],
-    [['ab12', '-x']],
-    [['ab12', '-n5']],
-    [['ab12', '--json', '--json']],
-    [['ab12', '--json=true']],
-    [['ab12', '-n', '0']],
-    [['ab12', '-n', '-1']],
-    [['ab12', '-n', '1.5']],
-    [['ab12', '-n']],
-    [['ab12', '--by', 'c']],
-    [['ab12', '--since', '']],
-    [['ab12', '--since', '-3d']],
-    [[]],
-    [['ab12', 'cd34']],
-    [['-5']],
-    [['ab12', '--constructor']],
-  ])('%j goes to oclif', (argv) => {
-    expect(parseSimple(argv, spec)).toBeNull()
-  })
-  it('takes --no-NAME only for a flag that allows it', () => {
-    expect(parseSimple(['ab12', 'hi', '--no-enter'], FAST_COMMANDS.send)?.flags.enter).toBe(false)
-    expect(parseSimple(['ab12', 'hi'], FAST_COMMANDS.send)?.flags.enter).toBe(true)
-    expect(parseSimple(['ab12', 'hi', '--no-enter', '--enter'], FAST_COMMANDS.send)).toBeNull()
-    expect(parseSimple(['ab12', 'hi', '--no-json'], FAST_COMMANDS.send)).toBeNull()
-    expect(parseSimple(['ab12', 'hi', '--no-enter=x'], FAST_COMMANDS.send)).toBeNull()
-  })
-  it('refuses flags oclif refuses together', () => {
-    expect(parseSimple(['ab12', '--all', '--any'], FAST_COMMANDS.wait)).toBeNull()
-    expect(parseSimple(['ab12', '--any'], FAST_COMMANDS.wait)?.flags.any).toBe(true)
-  })
-})
+import {FAST_COMMANDS} from '../../src/fast-argv.js'
 
 describe("the fast path's specs say what the oclif commands say", () => {
   const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'oclif.manifest.json'), 'utf8')) as {

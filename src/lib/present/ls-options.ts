@@ -1,5 +1,4 @@
-import {parseArgs} from 'node:util'
-
+import {CommandSpec, FlagSpec, parseSimple} from '../cli/simple-argv.js'
 import {PkError} from '../model/errors.js'
 
 import {COLUMNS, Column, LsOptions} from './listing.js'
@@ -28,8 +27,6 @@ export const LS_FLAGS = {
 } as const
 
 export const STATES = ['working', 'waiting', 'idle', 'exited', 'unknown'] as const
-
-const FORMATS: readonly string[] = LS_FLAGS.format.options
 
 /** Pure: refuse combinations that mean nothing, rather than ignore a flag silently (exit 2). */
 export function checkLsOptions(
@@ -84,55 +81,44 @@ export function parseColumns(value: string | undefined): Column[] | null {
   return names as Column[]
 }
 
-/** Pure: the options of an argv the fast path can serve, or null to let oclif parse it. */
+/** LS_FLAGS as parseSimple takes them. */
+const LS_SPEC: CommandSpec = {
+  flags: Object.fromEntries(
+    Object.entries(LS_FLAGS).map(([name, flag]): [string, FlagSpec] => {
+      const char = 'short' in flag ? {char: flag.short} : {}
+      if (flag.type === 'boolean') return [name, {type: 'boolean', ...char}]
+      if ('options' in flag) return [name, {type: 'option', options: flag.options, default: flag.default}]
+      return [name, {type: 'string', ...char}]
+    }),
+  ),
+  words: {min: 0, max: 0},
+}
+
+/**
+ * Pure: the options of an argv the fast path can serve, or null to let oclif parse it. By parseSimple, as
+ * the fast path's other commands: node's util.parseArgs costs a millisecond of every `pk ls` to load.
+ */
 export function parseLsArgv(args: string[]): LsOptions | null {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      tokens: true,
-      options: {
-        json: {type: 'boolean'},
-        all: {type: 'boolean', short: 'a'},
-        format: {type: 'string'},
-        color: {type: 'boolean'},
-        state: {type: 'string'},
-        attention: {type: 'boolean'},
-        agent: {type: 'string'},
-        ids: {type: 'boolean', short: 'q'},
-        'no-headers': {type: 'boolean'},
-        count: {type: 'boolean'},
-        output: {type: 'string', short: 'o'},
-      },
-    })
-  } catch {
-    return null
-  }
-  // A flag given twice is oclif's to judge (it refuses), not this parser's to settle.
-  const names = parsed.tokens.flatMap((t) => (t.kind === 'option' ? [t.name] : []))
-  if (new Set(names).size !== names.length) return null
-  const {values} = parsed
-  const format = values.format ?? LS_FLAGS.format.default
-  if (!FORMATS.includes(format)) return null
+  const parsed = parseSimple(args, LS_SPEC)
+  if (parsed === null) return null
+  const values = parsed.flags as Record<string, string | boolean | undefined>
   let columns: Column[] | null
   try {
-    columns = parseColumns(values.output)
+    columns = parseColumns(values.output as string | undefined)
   } catch {
     return null // oclif's command says what is wrong with it, in the same words
   }
   return {
-    json: values.json ?? false,
-    all: values.all ?? false,
-    format: format as LsOptions['format'],
-    color: values.color ?? false,
-    states: parseStates(values.state),
-    attention: values.attention ?? false,
-    agent: values.agent ?? null,
-    ids: values.ids ?? false,
-    headers: !(values['no-headers'] ?? false),
-    count: values.count ?? false,
+    json: values.json === true,
+    all: values.all === true,
+    format: values.format as LsOptions['format'],
+    color: values.color === true,
+    states: parseStates(values.state as string | undefined),
+    attention: values.attention === true,
+    agent: (values.agent as string | undefined) ?? null,
+    ids: values.ids === true,
+    headers: values['no-headers'] !== true,
+    count: values.count === true,
     columns,
   }
 }

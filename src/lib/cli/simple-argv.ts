@@ -1,0 +1,76 @@
+/**
+ * The words of a command the fast path serves, parsed without oclif: only the plain forms (`--flag`,
+ * `--flag VALUE`, `--flag=VALUE`, `-c`, `-c VALUE`, and words that do not start with `-`), each flag at
+ * most once, every value as oclif would take it. Anything else (`--`, `--help`, an unknown or repeated flag,
+ * a value oclif would refuse, the wrong number of words) is null: the argv goes to oclif, which says what is
+ * wrong in its own words. So the fast path never accepts what oclif refuses, nor says it differently.
+ */
+
+export type FlagSpec =
+  | {type: 'boolean'; char?: string; default?: boolean; allowNo?: true}
+  | {type: 'integer'; char?: string; min: number; default?: number}
+  | {type: 'option'; options: readonly string[]; default?: string}
+  | {type: 'string'}
+
+export interface CommandSpec {
+  flags: Record<string, FlagSpec>
+  /** How many words besides the flags. */
+  words: {min: number; max: number}
+  /** Flags that oclif refuses together. */
+  exclusive?: readonly string[][]
+  /** The command's flags left to oclif: any of them sends the argv there (parseSimple does not know them). */
+  oclifOnly?: readonly string[]
+  /** The words after the first `--` are not pk's (bg's command): the caller parses only those before it. */
+  command?: true
+}
+
+export interface Parsed {
+  flags: Record<string, string | number | boolean | undefined>
+  words: string[]
+}
+
+/** Pure: the argv (after the command's name) by the spec, or null where only oclif may answer. */
+export function parseSimple(argv: readonly string[], spec: CommandSpec): Parsed | null {
+  const flags: Parsed['flags'] = {}
+  const words: string[] = []
+  const byChar = new Map(Object.entries(spec.flags).flatMap(([name, f]) => ('char' in f && f.char ? [[f.char, name] as const] : [])))
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    if (!token.startsWith('-')) {
+      words.push(token)
+      continue
+    }
+    const long = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(token)
+    // `--no-NAME` for a flag that allows it (oclif's allowNo): NAME false.
+    const negated = long !== null && long[2] === undefined && long[1]!.startsWith('no-') && !Object.hasOwn(spec.flags, long[1]!)
+    const name = long ? (negated ? long[1]!.slice(3) : long[1]!) : /^-[a-zA-Z]$/.test(token) ? byChar.get(token[1]!) : undefined
+    const flag = name === undefined || !Object.hasOwn(spec.flags, name) ? undefined : spec.flags[name]
+    if (name === undefined || flag === undefined || name in flags) return null
+    if (negated && !(flag.type === 'boolean' && flag.allowNo)) return null
+    if (flag.type === 'boolean') {
+      if (long?.[2] !== undefined) return null
+      flags[name] = !negated
+      continue
+    }
+    const value = long?.[2] ?? argv[++i]
+    if (value === undefined || value === '' || (long?.[2] === undefined && value.startsWith('-'))) return null
+    const taken = valueOf(flag, value)
+    if (taken === null) return null
+    flags[name] = taken
+  }
+  if (words.length < spec.words.min || words.length > spec.words.max) return null
+  if (spec.exclusive?.some((group) => group.filter((f) => f in flags).length > 1)) return null
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    if (name in flags) continue
+    flags[name] = 'default' in flag ? flag.default : flag.type === 'boolean' ? false : undefined
+  }
+  return {flags, words}
+}
+
+function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): string | number | null {
+  if (flag.type === 'string') return value
+  if (flag.type === 'option') return flag.options.includes(value) ? value : null
+  if (!/^\d{1,15}$/.test(value)) return null
+  const n = Number(value)
+  return n >= flag.min ? n : null
+}
