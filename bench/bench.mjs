@@ -33,7 +33,17 @@ const readStat = (pid) => processSource().stat(pid)
 const {withWriteAccess} = await import(join(ROOT, 'dist/lib/registry/ownership.js'))
 
 const roots = []
+// Processes a measurement started in their own group (a watcher and its poller): an interrupted run ends them too.
+const groups = new Set()
 function cleanup() {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGTERM')
+    } catch {
+      // ended already
+    }
+  }
+  groups.clear()
   for (const root of roots.splice(0)) {
     spawnSync('tmux', ['-S', join(root, 'tmux', `tmux-${process.getuid()}`, 'pk'), 'kill-server'], {stdio: 'ignore'})
     rmSync(root, {recursive: true, force: true})
@@ -221,6 +231,7 @@ function breakdown(env, runs = 7) {
  */
 async function cpuShare(argv, env, seconds, warmup = 6) {
   const child = spawn(argv[0], argv.slice(1), {env, stdio: 'ignore', detached: true})
+  groups.add(child.pid)
   const runTime = () =>
     readdirSync(`/proc/${child.pid}/task`).reduce(
       (sum, task) => sum + Number(readFileSync(`/proc/${child.pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]),
@@ -240,6 +251,7 @@ async function cpuShare(argv, env, seconds, warmup = 6) {
     const wall = Number(t1 - t0)
     return {self: ((run1 - run0) / wall) * 100, children: ((ticks1 - ticks0) / 100 / (wall / 1e9)) * 100}
   } finally {
+    groups.delete(child.pid)
     process.kill(-child.pid, 'SIGTERM')
   }
 }
