@@ -10,7 +10,7 @@ export type FlagSpec =
   | {type: 'boolean'; char?: string; default?: boolean; allowNo?: true}
   | {type: 'integer'; char?: string; min: number; default?: number}
   | {type: 'option'; options: readonly string[]; default?: string}
-  | {type: 'string'}
+  | {type: 'string'; char?: string}
 
 export interface CommandSpec {
   flags: Record<string, FlagSpec>
