@@ -12,15 +12,18 @@ export default class Answer extends PkCommand {
 permission dialog pk knows (Claude Code's "Do you want to proceed?", Codex's "Would you like to run the
 following command?", Gemini CLI's "Allow execution of ...?", opencode's "Permission required") types the keys
 that agent takes for the answer: yes allows once, always allows from now on (or for the session, as the dialog
-says), no refuses, N picks the dialog's choice N. Then it checks that the dialog left the screen. Exit 0 then;
-1 when the screen shows no such dialog (nothing typed); 2 when the dialog has no such choice (nothing typed);
-6 when the keys went in but the dialog stayed (not typed again).`
+says), no refuses, N picks the dialog's choice N. Then it checks that the dialog left the screen. A tmux server
+slow to answer is waited for, up to --timeout. Exit 0 then; 1 when the screen shows no such dialog (nothing
+typed); 2 when the dialog has no such choice (nothing typed); 124 when tmux did not answer within --timeout
+before anything was typed (pk could not look: safe to try again); 6 when the keys went in but pk could not
+see the dialog leave (not typed again: look before answering again).`
   static override examples = ['<%= config.bin %> answer 3f9a yes', '<%= config.bin %> answer 3f9a no', '<%= config.bin %> answer 3f9a 2 --json']
   static override args = {
     id: Args.string({description: 'session id or unique prefix', required: true}),
     answer: Args.string({description: 'yes, always, no, or the number of a choice', required: true}),
   }
   static override flags = {
+    timeout: Flags.integer({description: 'seconds to wait for a slow tmux server (default 30)', default: 30, min: 0}),
     json: Flags.boolean({description: 'print {schema, id, agent, question, choice: {n, label}, confirmed} as JSON'}),
   }
 
@@ -28,7 +31,7 @@ says), no refuses, N picks the dialog's choice N. Then it checks that the dialog
     const {args, flags} = await this.parse(Answer)
     const answer = parseAnswer(args.answer)
     if (answer === null) throw new PkError('bad-flags', `${JSON.stringify(args.answer)} is not an answer: yes, always, no, or a choice's number (1-9)`)
-    const result = await answerDialog(args.id, this.ctx, answer)
+    const result = await answerDialog(args.id, this.ctx, answer, {timeoutMs: flags.timeout * 1000})
     if (flags.json) printJson({...schemaHead('answer'), ...result})
     else out(`${result.id}: ${result.choice.label}\n`)
   }

@@ -13,9 +13,10 @@ other than newline and tab are refused (exit 2). Refuses an exited session (exit
 First it waits (up to --timeout) until the agent is ready for input: its prompt on the screen or its hook's
 report; an agent waiting on a dialog is refused (exit 1), since the text would answer it. --when-idle also
 waits for a running turn to end. After the paste shows, Enter; the screen must change (the prompt left the
-input box). When it does not and the text is still to be seen in the input, Enter once more, else exit 1: the
-text is typed but not submitted. When the text is not to be seen there, exit 6 (not confirmed): pk cannot tell,
-and never presses twice. To a plain command (no agent) the text and one Enter go at once: nothing says whether
+input box). When it does not and the text is still to be seen in the input, Enter once more, else exit 6: the
+text waits in the input. When the text is not to be seen there, exit 6 too (not confirmed): pk cannot tell,
+and never presses twice. Every tmux call waits within --timeout for a slow server: before the paste, one that
+did not answer in time is exit 124 (nothing typed, safe to retry); from the paste on, exit 6, never exit 1. To a plain command (no agent) the text and one Enter go at once: nothing says whether
 it took the line, so --json says "submitted": null. Text on --stdin must be UTF-8. No text is a usage error
 (exit 2): --enter-only presses Enter alone.`
   static override examples = [

@@ -7,7 +7,8 @@
 // STANDIN_WORKING_MS starts with a turn already running (STANDIN_WORKING_UNTIL: until that file exists).
 // STANDIN_HIDE_INPUT shows a paste collapsed (`[Pasted text]`, as Claude Code does with long ones), not its
 // text; STANDIN_ENTERS appends a line to that file for every Enter that arrives; STANDIN_TURN_MS is how long
-// a turn works (1 s).
+// a turn works (1 s). STANDIN_PASTES appends a line to that file for every paste that ends; STANDIN_REDRAW_MS
+// is how long after an Enter it takes the screen shows the turn (0).
 const fs = require('node:fs')
 const env = process.env
 const readyMs = Number(env.STANDIN_READY_MS ?? 1500)
@@ -36,6 +37,7 @@ process.stdin.on('data', (chunk) => {
       pasting = false
       pasteEnd = Date.now()
       text = text.slice(6)
+      if (env.STANDIN_PASTES) fs.appendFileSync(env.STANDIN_PASTES, 'paste\n')
       idle()
       continue
     }
@@ -50,8 +52,12 @@ process.stdin.on('data', (chunk) => {
       if (env.STANDIN_NEVER_SUBMIT || Date.now() - pasteEnd < swallowMs) continue // still taking the paste
       if (env.STANDIN_SUBMITTED) fs.appendFileSync(env.STANDIN_SUBMITTED, JSON.stringify(input) + '\n')
       input = ''
-      draw('✻ Working… (esc to interrupt)')
-      setTimeout(idle, Number(env.STANDIN_TURN_MS ?? 1000))
+      const work = () => {
+        draw('✻ Working… (esc to interrupt)')
+        setTimeout(idle, Number(env.STANDIN_TURN_MS ?? 1000))
+      }
+      if (env.STANDIN_REDRAW_MS) setTimeout(work, Number(env.STANDIN_REDRAW_MS))
+      else work()
       continue
     }
     input += ch

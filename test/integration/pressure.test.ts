@@ -1,8 +1,9 @@
 import {ChildProcess, spawn} from 'node:child_process'
-import {writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /**
  * Issue 35: slow is not absent. A tmux server that answers late (a busy machine; here, stopped with
@@ -139,5 +140,125 @@ describe('a tmux server stopped for 5 s', () => {
     const flips = events.filter((e) => (e.type === 'changed' && (e.session!.state === 'unknown' || !e.session!.verified)) || e.type === 'removed')
     expect(flips).toEqual([])
     expect(rows.every((r) => events[0]!.type === 'snapshot' && JSON.stringify(events[0]).includes(r.id))).toBe(true)
+  }, 60_000)
+})
+
+/**
+ * Within the caller's deadline, slow is waiting: the server stopped for 4 s at each step of pk send and of
+ * pk answer. Each ends with exit 0 (the step waited), the text in the agent exactly once; a deadline shorter
+ * than the stop is exit 124 with nothing typed. Never exit 1 after typing.
+ */
+describe('a tmux server stopped at each step of pk send and pk answer', () => {
+  const tui = (extra: NodeJS.ProcessEnv = {}) => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin, {recursive: true})
+    copyFileSync(join(ROOT, 'test', 'helpers', 'tui-standin.cjs'), join(bin, 'claude'))
+    chmodSync(join(bin, 'claude'), 0o755)
+    const files = {submitted: join(sb.root, 'submitted'), pastes: join(sb.root, 'pastes'), enters: join(sb.root, 'enters')}
+    const env = {
+      PATH: `${bin}:${process.env.PATH}`,
+      STANDIN_SUBMITTED: files.submitted,
+      STANDIN_PASTES: files.pastes,
+      STANDIN_ENTERS: files.enters,
+      STANDIN_READY_MS: '0',
+      STANDIN_REDRAW_MS: '1000',
+      ...extra,
+    }
+    const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [])
+    return {env, submitted: () => read(files.submitted).map((l) => JSON.parse(l) as string), seen: (what: 'pastes' | 'enters') => read(files[what]).length > 0}
+  }
+  const started = async (env: NodeJS.ProcessEnv) => {
+    const id = (await sb.pk(['bg', 'claude'], {env})).stdout.trim()
+    await waitFor('its prompt', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)?.state === 'idle' ? true : null), 15_000)
+    return id
+  }
+
+  it.each([
+    ['before the paste', null],
+    ['between the paste and Enter', 'pastes'],
+    ['during the confirm', 'enters'],
+  ] as const)(
+    'pk send, stopped %s: exit 0, submitted once',
+    async (_step, marker) => {
+      const agent = tui()
+      const id = await started(agent.env)
+      const pid = serverPid(sb.pkSocket)
+      let resumed: Promise<void> | null = marker === null ? stopFor(pid, 4000) : null
+      const send = sb.pk(['send', id, 'slow but once', '--json', '--timeout', '30'])
+      if (marker !== null) {
+        await waitFor(`the ${marker} marker`, () => agent.seen(marker), 20_000)
+        resumed = stopFor(pid, 4000)
+      }
+      const sent = await send
+      await resumed
+      expect(sent.code, sent.stderr).toBe(0)
+      expect(JSON.parse(sent.stdout)).toMatchObject({id, submitted: true, enters: 1})
+      expect(agent.submitted()).toEqual(['slow but once'])
+    },
+    60_000,
+  )
+
+  it('pk send with a deadline shorter than the stop, before the paste: exit 124, nothing typed', async () => {
+    const agent = tui()
+    const id = await started(agent.env)
+    const resumed = stopFor(serverPid(sb.pkSocket), 5000)
+    const sent = await sb.pk(['send', id, 'never typed', '--timeout', '1'])
+    await resumed
+    expect([sent.code, sent.stderr]).toEqual([124, expect.stringMatching(/did not answer .*nothing was (typed|done), try again/)])
+    expect(agent.seen('pastes')).toBe(false)
+    expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!.tmux!.pane)).not.toContain(
+      'never typed',
+    )
+  }, 60_000)
+
+  const dialog = async () => {
+    const bin = join(sb.root, 'bin-codex')
+    mkdirSync(bin, {recursive: true})
+    copyFileSync(join(ROOT, 'test', 'helpers', 'dialog-standin.cjs'), join(bin, 'codex'))
+    chmodSync(join(bin, 'codex'), 0o755)
+    const answered = join(sb.root, 'answered')
+    const env = {
+      PATH: `${bin}:${process.env.PATH}`,
+      STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', 'codex.waiting.permission.txt'),
+      STANDIN_KEYS: 'codex',
+      STANDIN_ANSWERED: answered,
+    }
+    const id = (await sb.pk(['bg', 'codex', '--', '--x'], {env})).stdout.trim()
+    const row = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!
+    sb.tmux(sb.pkSocket, 'resize-window', '-t', row.tmux!.pane, '-x', '120', '-y', '35')
+    await waitFor('waiting', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)?.state === 'waiting' ? true : null), 15_000)
+    return {id, taken: () => (existsSync(answered) ? readFileSync(answered, 'utf8').trim().split('\n').map(Number) : [])}
+  }
+
+  it.each([
+    ['before the keys', false],
+    ['during the confirm', true],
+  ] as const)(
+    'pk answer, stopped %s: exit 0, answered once',
+    async (_step, afterKeys) => {
+      const {id, taken} = await dialog()
+      const pid = serverPid(sb.pkSocket)
+      let resumed: Promise<void> | null = afterKeys ? null : stopFor(pid, 4000)
+      const answer = sb.pk(['answer', id, 'yes', '--json'])
+      if (afterKeys) {
+        await waitFor('the keys', () => taken().length > 0, 20_000)
+        resumed = stopFor(pid, 4000)
+      }
+      const result = await answer
+      await resumed
+      expect(result.code, result.stderr).toBe(0)
+      expect(JSON.parse(result.stdout)).toMatchObject({id, choice: {n: 1}, confirmed: true})
+      expect(taken()).toEqual([1])
+    },
+    60_000,
+  )
+
+  it('pk answer with a deadline shorter than the stop: exit 124 (could not look), not 1 (no dialog); nothing typed', async () => {
+    const {id, taken} = await dialog()
+    const resumed = stopFor(serverPid(sb.pkSocket), 5000)
+    const result = await sb.pk(['answer', id, 'yes', '--timeout', '1'])
+    await resumed
+    expect([result.code, result.stderr]).toEqual([124, expect.stringMatching(/did not answer .*nothing was (typed|done), try again/)])
+    expect(taken()).toEqual([])
   }, 60_000)
 })

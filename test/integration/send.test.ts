@@ -53,11 +53,11 @@ describe('pk send to an agent', () => {
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('yes please')
   })
 
-  it('exits 1 when the agent never takes the Enter, and says the text is typed but not submitted', async () => {
+  it('exits 6 (never 1 after typing) when the agent never takes the Enter, and says the text is typed but not submitted', async () => {
     const enters = join(sb.root, 'enters')
     const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_NEVER_SUBMIT: '1', STANDIN_READY_MS: '0', STANDIN_ENTERS: enters}})).stdout.trim()
     const sent = await sb.pk(['send', id, 'stuck'], {env})
-    expect(sent.code).toBe(1)
+    expect(sent.code).toBe(6)
     expect(sent.stderr).toMatch(/did not take the Enter \(its screen did not change after 2 tries\)/)
     expect(lines()).toEqual([])
     // The text was to be seen in the input both times: the second Enter was safe.

@@ -6,7 +6,7 @@ export const ExitCode = {
   noSuchSession: 3,
   ambiguous: 4,
   refused: 5,
-  /** pk did what was asked but cannot tell whether it took effect (pk send: the screen did not say). */
+  /** pk typed what was asked but cannot say it took effect (pk send, pk answer): a script must look before it types again. */
   unconfirmed: 6,
   /** `pk wait` ran out of time (the convention of timeout(1)). */
   timeout: 124,
@@ -69,15 +69,24 @@ export const ERRORS = {
   'not-a-file': {exit: ExitCode.failure, meaning: 'a FIFO, directory or link where a regular file should be: never read or written'},
   'not-a-repo': {exit: ExitCode.usage, meaning: '--worktree outside a git repository'},
   'not-a-socket': {exit: ExitCode.usage, meaning: 'the --socket path exists and is not a socket: left untouched'},
-  'not-confirmed': {exit: ExitCode.unconfirmed, meaning: 'Enter was pressed but the screen did not say whether the agent took it: not pressed again'},
+  'not-confirmed': {
+    exit: ExitCode.unconfirmed,
+    meaning: 'the text or keys went in, but pk could not see the agent take them (its screen, or a tmux server slow past the deadline): not typed again',
+  },
   'not-ready': {exit: ExitCode.failure, meaning: 'the agent shows a dialog, not its prompt: nothing was typed'},
-  'not-submitted': {exit: ExitCode.failure, meaning: 'the text was typed but the agent did not take the Enter'},
+  'not-submitted': {
+    exit: ExitCode.unconfirmed,
+    meaning: 'the text was typed but the agent did not take the Enter: it waits in the input (never exit 1 after typing)',
+  },
   'notify-taken': {exit: ExitCode.failure, meaning: "Codex's config has a notify program of yours: pk never replaces it"},
   'quarantine-blocked': {exit: ExitCode.failure, meaning: 'the quarantine directory is not a directory: move it away'},
   'setup-failed': {exit: ExitCode.failure, meaning: 'worktrees.setup failed: the worktree stays'},
   'state-locked': {exit: ExitCode.failure, meaning: 'another pk holds the state lock for too long: try again'},
   'still-alive': {exit: ExitCode.failure, meaning: 'the process is still alive after SIGKILL'},
-  timeout: {exit: ExitCode.timeout, meaning: 'the deadline passed (pk wait, pk send --timeout)'},
+  timeout: {
+    exit: ExitCode.timeout,
+    meaning: 'the deadline passed before anything was done (pk wait, pk send/answer --timeout: a slow tmux server or an agent not ready): safe to try again',
+  },
   'tmux-access-denied': {exit: ExitCode.failure, meaning: 'tmux refused the connection (permissions)'},
   'tmux-error': {exit: ExitCode.failure, meaning: 'tmux failed: its message follows'},
   'tmux-failed': {exit: ExitCode.failure, meaning: 'tmux did not start the session'},

@@ -9,13 +9,14 @@ import {TmuxCommandError, runTmux, tmuxArgv} from './exec.js'
  */
 
 /** Where a pane's cursor is and how much has scrolled, and what it shows: a shell's Enter only moves the cursor. */
-export async function cursorAndScreen(socket: string, pane: PaneId): Promise<string> {
+export async function cursorAndScreen(socket: string, pane: PaneId, deadlineMs?: number): Promise<string> {
   return (
     await runTmux(
       tmuxArgv(socket, [
         ['display-message', '-p', '-t', pane, '#{cursor_x} #{cursor_y} #{history_size}'],
         ['capture-pane', '-p', '-t', pane],
       ]),
+      {deadlineMs},
     )
   ).stdout
 }
@@ -24,7 +25,7 @@ export async function cursorAndScreen(socket: string, pane: PaneId): Promise<str
  * Paste text as it is (bracketed, through a buffer of its own that is deleted after), never as keys; with
  * `enter`, Enter right after it in the same tmux call (what a plain command gets). No text: Enter alone.
  */
-export async function pasteText(socket: string, pane: PaneId, text: string, opts: {enter?: boolean} = {}): Promise<void> {
+export async function pasteText(socket: string, pane: PaneId, text: string, opts: {enter?: boolean; deadlineMs?: number} = {}): Promise<void> {
   // Unique among the buffers of live pks (a pid is one live process's), no random bytes needed: loading
   // node:crypto for them would cost a send 3 ms.
   const buffer = `pk-send-${process.pid}-${Date.now().toString(36)}-${++pastes}`
@@ -35,22 +36,21 @@ export async function pasteText(socket: string, pane: PaneId, text: string, opts
           ['load-buffer', '-b', buffer, '-'],
           ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane],
         ]
-  await runTmux(tmuxArgv(socket, [...paste, ...(opts.enter ? [['send-keys', '-t', pane, 'Enter']] : [])]), {input: text})
+  await runTmux(tmuxArgv(socket, [...paste, ...(opts.enter ? [['send-keys', '-t', pane, 'Enter']] : [])]), {input: text, deadlineMs: opts.deadlineMs})
 }
 
 let pastes = 0
 
 /** A pane's visible screen, plain text. */
-export const capturePane = async (socket: string, pane: PaneId) => (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', '-t', pane]]))).stdout
+export const capturePane = async (socket: string, pane: PaneId, deadlineMs?: number) =>
+  (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', '-t', pane]]), {deadlineMs})).stdout
 
 /** Keys by tmux's names (`y`, `1`, `Escape`, `Left`, `Enter`), one send-keys call, in order. */
-export async function sendKeys(socket: string, pane: PaneId, keys: readonly string[]): Promise<void> {
-  await runTmux(tmuxArgv(socket, [['send-keys', '-t', pane, ...keys]]))
+export async function sendKeys(socket: string, pane: PaneId, keys: readonly string[], deadlineMs?: number): Promise<void> {
+  await runTmux(tmuxArgv(socket, [['send-keys', '-t', pane, ...keys]]), {deadlineMs})
 }
 
-export async function pressEnter(socket: string, pane: PaneId): Promise<void> {
-  await runTmux(tmuxArgv(socket, [['send-keys', '-t', pane, 'Enter']]))
-}
+export const pressEnter = (socket: string, pane: PaneId, deadlineMs?: number) => sendKeys(socket, pane, ['Enter'], deadlineMs)
 
 export interface PaneView {
   dead: boolean
@@ -101,12 +101,27 @@ const captureArgs = (pane: PaneId, from: number, to: number | '-', color: boolea
 export const captureRange = async (socket: string, pane: PaneId, from: number, to: number | '-', color: boolean) =>
   (await runTmux(tmuxArgv(socket, [captureArgs(pane, from, to, color)]))).stdout
 
-/** The view and a capture in one tmux call, so no output lands between them (it would be printed twice). */
-export async function viewAndCapture(socket: string, pane: PaneId, lines: number, color: boolean): Promise<{view: PaneView | null; text: string}> {
-  const {stdout} = await runTmux(tmuxArgv(socket, [['display-message', '-p', '-t', pane, VIEW_FORMAT], captureArgs(pane, -lines, '-', color)]))
+/**
+ * The view and a capture of lines `from` to `to` (as captureRange counts them; none when `range` is null)
+ * in one tmux call: the server runs a call's commands one after the other, taking no pane output between
+ * them, so what the view says is what the capture saw.
+ */
+export async function viewAndRange(
+  socket: string,
+  pane: PaneId,
+  range: {from: number; to: number | '-'} | null,
+  color: boolean,
+  deadlineMs?: number,
+): Promise<{view: PaneView | null; text: string}> {
+  const commands = [['display-message', '-p', '-t', pane, VIEW_FORMAT], ...(range === null ? [] : [captureArgs(pane, range.from, range.to, color)])]
+  const {stdout} = await runTmux(tmuxArgv(socket, commands), {deadlineMs})
   const newline = stdout.indexOf('\n')
-  return {view: parseView(stdout.slice(0, newline)), text: stdout.slice(newline + 1)}
+  return {view: parseView(stdout.slice(0, newline === -1 ? undefined : newline)), text: newline === -1 ? '' : stdout.slice(newline + 1)}
 }
+
+/** The view and the last `lines` lines in one tmux call, so no output lands between them (it would be printed twice). */
+export const viewAndCapture = (socket: string, pane: PaneId, lines: number, color: boolean, deadlineMs?: number) =>
+  viewAndRange(socket, pane, {from: -lines, to: '-'}, color, deadlineMs)
 
 /** Kill a pane only if it is (still) dead: if-shell -F is evaluated inside the server. Whether tmux did it. */
 export async function killPaneIfDead(socket: string, paneId: PaneId): Promise<boolean> {

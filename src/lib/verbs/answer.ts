@@ -1,9 +1,8 @@
-import {setTimeout as sleep} from 'node:timers/promises'
-
 import {Answer, choose, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
-import {PkError} from '../model/errors.js'
-import {capturePane, sendKeys} from '../tmux/pane-io.js'
+import {describeError, PkError} from '../model/errors.js'
+import {capturePane, sendKeys, unanswered} from '../tmux/pane-io.js'
+import {beforeTyping, Deadline, watchScreen} from './deadline.js'
 import {LiveRow, checkLive, resolveChecked} from './attach.js'
 
 export interface AnswerResult {
@@ -17,6 +16,8 @@ export interface AnswerResult {
 
 /** How long the dialog has to leave the screen once answered. */
 export const ANSWER_CONFIRM_MS = 3000
+/** How long pk answer waits, by default, for a tmux server slow to answer (--timeout). */
+export const ANSWER_TIMEOUT_MS = 30_000
 
 const liveToAnswer: (row: Parameters<typeof checkLive>[0]) => asserts row is LiveRow = (row) => checkLive(row, 'answer')
 
@@ -25,10 +26,18 @@ const liveToAnswer: (row: Parameters<typeof checkLive>[0]) => asserts row is Liv
  * takes (read from its screen: the dialog must be on it, and the answer one of its choices), then check
  * that the dialog went away. A screen that shows no dialog pk knows gets nothing typed.
  */
-export async function answerDialog(idArg: string, ctx: Context, answer: Answer): Promise<AnswerResult> {
-  const row = await resolveChecked(idArg, ctx, liveToAnswer)
+export async function answerDialog(
+  idArg: string,
+  ctx: Context,
+  answer: Answer,
+  opts: {timeoutMs: number} = {timeoutMs: ANSWER_TIMEOUT_MS},
+): Promise<AnswerResult> {
+  const deadline = new Deadline(opts.timeoutMs)
+  const row = await resolveChecked(idArg, ctx, liveToAnswer, {waitMs: deadline.left()})
   const {socket, pane} = row.tmux
-  const dialog = row.agent === null ? null : readDialog(row.agent, await capturePane(socket, pane))
+  const screen =
+    row.agent === null ? '' : await beforeTyping(capturePane(socket, pane, deadline.callMs()), deadline, `session ${row.id}'s screen cannot be read`)
+  const dialog = row.agent === null ? null : readDialog(row.agent, screen)
   if (dialog === null)
     throw new PkError(
       'no-dialog',
@@ -36,36 +45,44 @@ export async function answerDialog(idArg: string, ctx: Context, answer: Answer):
     )
   const picked = choose(dialog, answer)
   if ('refuse' in picked) throw new PkError('no-such-choice', `${picked.refuse}; nothing was typed`)
-  await sendKeys(socket, pane, picked.keys)
-  const confirmed = await dialogGone(socket, pane, row.agent!, dialog.question)
-  const result = {id: row.id, agent: row.agent!, question: dialog.question, choice: {n: picked.n, label: picked.label}, confirmed}
-  if (!confirmed)
-    throw Object.assign(
-      new PkError(
-        'not-confirmed',
-        `answered "${picked.label}" in session ${row.id}, but ${row.agent}'s dialog was still on its screen after ${ANSWER_CONFIRM_MS / 1000} s (not typed again); see it with pk attach ${row.id}`,
-      ),
-      {result},
+  const result = {id: row.id, agent: row.agent!, question: dialog.question, choice: {n: picked.n, label: picked.label}, confirmed: false}
+  const unconfirmed = (why: string) =>
+    Object.assign(
+      new PkError('not-confirmed', `answered "${picked.label}" in session ${row.id}, but ${why} (not typed again); see it with pk attach ${row.id}`),
+      {
+        result,
+      },
     )
-  return result
+  // From the keys on, they may be in the agent: never exit 1, never typed twice.
+  let confirmed: boolean
+  try {
+    await sendKeys(socket, pane, picked.keys, deadline.callMs())
+    confirmed = await dialogGone(socket, pane, row.agent!, dialog.question, deadline)
+  } catch (error) {
+    throw unconfirmed(unanswered(error) ? `its tmux server did not answer within ${deadline}` : describeError(error).message)
+  }
+  if (!confirmed) throw unconfirmed(`${row.agent}'s dialog was still on its screen after ${ANSWER_CONFIRM_MS / 1000} s`)
+  return {...result, confirmed}
 }
 
 /**
  * Whether the dialog asked left the screen. An agent that asks once more after the answer ("allow always:
  * confirm?", opencode) is confirmed too, once: the person asked for it already.
  */
-async function dialogGone(socket: string, pane: LiveRow['tmux']['pane'], agent: string, question: string): Promise<boolean> {
-  const deadline = Date.now() + ANSWER_CONFIRM_MS
+async function dialogGone(socket: string, pane: LiveRow['tmux']['pane'], agent: string, question: string, deadline: Deadline): Promise<boolean> {
   let confirmedAgain = false
-  for (;;) {
-    const screen = await capturePane(socket, pane).catch(() => null)
-    const now = screen === null ? null : readDialog(agent, screen)
-    if (now?.confirms && !confirmedAgain) {
-      const yes = choose(now, 'yes')
-      if ('keys' in yes) await sendKeys(socket, pane, yes.keys)
-      confirmedAgain = true
-    } else if (now === null || (now.question !== question && !now.confirms)) return true
-    if (Date.now() >= deadline) return false
-    await sleep(100)
-  }
+  return watchScreen(
+    async () => {
+      const now = readDialog(agent, await capturePane(socket, pane, deadline.callMs()))
+      if (now?.confirms && !confirmedAgain) {
+        const yes = choose(now, 'yes')
+        if ('keys' in yes) await sendKeys(socket, pane, yes.keys, deadline.callMs())
+        confirmedAgain = true
+        return false
+      }
+      return now === null || (now.question !== question && !now.confirms)
+    },
+    ANSWER_CONFIRM_MS,
+    deadline,
+  )
 }

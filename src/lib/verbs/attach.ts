@@ -91,13 +91,39 @@ export async function resolveChecked<T extends PaneRow>(
     }))
   // Without tmux nothing can be verified, and that is what to say.
   if (listing.problems.some((p) => p.code === 'tmux-missing')) throw tmuxMissing()
-  const first = resolveId(idArg, listing.rows)
-  check(first)
+  // A caller with a deadline of its own that passed while tmux was slow could not look: that is its
+  // timeout (nothing was done, exit 124), not a refusal and not "no such session".
+  const waited = `waited ${Math.round((opts.waitMs ?? 0) / 100) / 10} s`
+  const checked = (look: Look, pick: () => SessionRow): T => {
+    try {
+      const row = pick()
+      check(row)
+      return row
+    } catch (error) {
+      const slow = look.problems.some((p) => p.code === 'server-unresponsive')
+      if (opts.waitMs === undefined || !(error instanceof PkError)) throw error
+      if (error.code === 'tmux-unresponsive')
+        throw Object.assign(new PkError('timeout', error.message.replace(/; nothing was done, try again$/, ` (${waited}); nothing was done, try again`)), {
+          sessionId: (error as {sessionId?: string}).sessionId,
+        })
+      if (error.code === 'no-such-session' && slow)
+        throw new PkError(
+          'timeout',
+          `${error.message.replace(/; pk ls --all lists them$/, '')}, but a tmux server did not answer (${waited}): it may be there; nothing was done, try again`,
+        )
+      throw error
+    }
+  }
+  const first = checked(listing, () => resolveId(idArg, listing.rows))
   const id = first.id
   if (ctx.now() - listing.startedAt < FRESH_LOOK_MS) return first
-  const again = (await look((rows) => rows.find((r) => r.id === id))).rows.find((r) => r.id === id)
-  if (!again) throw new PkError('gone', `session ${first.id} ended just now`)
-  check(again)
+  const second = await look((rows) => rows.find((r) => r.id === id))
+  const again = checked(second, () => {
+    const found = second.rows.find((r) => r.id === id)
+    if (found) return found
+    if (second.problems.some((p) => p.code === 'server-unresponsive')) throw new PkError('no-such-session', `session ${id} is not to be seen just now`)
+    throw new PkError('gone', `session ${first.id} ended just now`)
+  })
   if (again.tmux.socket !== first.tmux.socket || again.tmux.pane !== first.tmux.pane) {
     throw new PkError('moved', `session ${first.id} moved between checks; try again`)
   }

@@ -21,7 +21,8 @@ import {StateDir} from '../registry/state-dir.js'
 import {Listing, collectSessions} from '../listing/sessions.js'
 import {setRemainOnExit} from '../tmux/session.js'
 import {ServerListing} from '../tmux/servers.js'
-import {captureRange, paneViewUnlessSlow, unanswered, viewAndCapture} from '../tmux/pane-io.js'
+import {PaneView, unanswered, viewAndCapture, viewAndRange} from '../tmux/pane-io.js'
+import {beforeTyping, Deadline} from './deadline.js'
 import {Context} from '../config/context.js'
 
 /** A session's whole life from a script: stop, resume, restore, send, logs. Each acts on a verified process. */
@@ -315,6 +316,9 @@ export function lastLines(captured: string, n: number, dead = false): string[] {
   return n === 0 ? [] : lines.slice(-n)
 }
 
+/** How long pk logs waits, in all, for a tmux server slow to answer before it says it could not look (exit 124). */
+export const LOGS_WAIT_MS = 30_000
+
 /**
  * What a session's pane shows and its scrollback: the last `lines` lines, also of the dead pane an exited
  * session left. With `follow`, then every new line as it is written, until the session ends (or `signal`
@@ -325,37 +329,69 @@ export async function readLogs(
   ctx: Context,
   opts: {lines: number; color: boolean; follow: boolean; signal?: AbortSignal; emit: (lines: string[]) => void; wanted?: () => boolean},
 ): Promise<{id: string; dead: boolean}> {
-  const row = await resolveChecked(idArg, ctx, readable)
+  const deadline = new Deadline(LOGS_WAIT_MS)
+  const row = await resolveChecked(idArg, ctx, readable, {waitMs: deadline.left()})
   const {socket, pane} = row.tmux
-  const {view: first, text} = await viewAndCapture(socket, pane, opts.lines, opts.color)
+  const {view: first, text} = await beforeTyping(
+    viewAndCapture(socket, pane, opts.lines, opts.color, deadline.callMs()),
+    deadline,
+    `session ${row.id}'s pane cannot be read`,
+    'nothing was printed',
+  )
   opts.emit(lastLines(text, opts.lines, first?.dead ?? false))
   if (!opts.follow || first === null || first.dead) return {id: row.id, dead: first?.dead ?? true}
-  // Lines are counted from the top of the history: all lines above the cursor are complete.
+  // Lines are counted from the top of the history: all lines above the cursor are complete. `known` is the
+  // last view: each look asks, in the same tmux call as a new view, for the lines that were complete at
+  // the last one, counted from where the history then began. They are those lines exactly when nothing
+  // scrolled into the history in between (the history is as long as it was); else the look is made again
+  // from the new view. A view and a capture in two calls let output land between them: lines printed
+  // twice, or never.
+  let known: PaneView = first
   let printed = first.historySize + first.cursorY
   for (let poll = 1; ; poll++) {
     await sleep(500, undefined, {signal: opts.signal}).catch(() => {})
     // Nobody reads any more (`| head -1`, with a quiet pane that would never make us write): done.
     if (opts.wanted && poll % 4 === 0 && !opts.wanted()) return {id: row.id, dead: false}
+    let end = opts.signal?.aborted ?? false
     // Slow is not absent: a server that did not answer in time (a busy machine, a stopped server) is asked
-    // again at the next poll, and what it has not shown yet stays to be printed; only a pane tmux says is
-    // gone ends the follow.
-    const now = await paneViewUnlessSlow(socket, pane)
-    if (now === 'unanswered' && !opts.signal?.aborted) continue
-    const view = now === 'unanswered' ? null : now
-    const end = view === null || view.dead || opts.signal?.aborted
-    const complete = view === null ? printed : view.historySize + view.cursorY + (end ? 1 : 0)
-    if (view !== null && complete > printed) {
-      let text: string
+    // again at the next poll, and what it has not shown yet stays to be printed.
+    for (let tries = 0; tries < 10 && !end; tries++) {
+      const complete = known.historySize + known.cursorY
+      const range = complete > printed ? {from: printed - known.historySize, to: known.cursorY - 1} : null
+      let look: {view: PaneView | null; text: string}
       try {
-        text = await captureRange(socket, pane, printed - view.historySize, complete - view.historySize - 1, opts.color)
+        look = await viewAndRange(socket, pane, range, opts.color)
       } catch (error) {
-        if (unanswered(error) && !opts.signal?.aborted) continue
-        text = ''
+        if (unanswered(error)) break
+        look = {view: null, text: ''}
       }
-      const lines = text.replace(/\n$/, '').split('\n')
-      opts.emit(end ? lastLines(text, lines.length, view.dead) : lines)
-      printed = complete
+      // Only a pane tmux says is gone (or dead) ends the follow.
+      if (look.view === null || look.view.dead) {
+        end = true
+        if (look.view !== null) known = look.view
+        break
+      }
+      if (look.view.historySize !== known.historySize) {
+        known = look.view
+        continue
+      }
+      if (range !== null) {
+        opts.emit(look.text.replace(/\n$/, '').split('\n'))
+        printed = complete
+      }
+      known = look.view
+      break
     }
-    if (end) return {id: row.id, dead: view?.dead ?? true}
+    if (!end) continue
+    // The last lines: up to and with the cursor's line, from the last view (a pane that has ended writes nothing more).
+    let rest = ''
+    try {
+      const last = await viewAndRange(socket, pane, {from: printed - known.historySize, to: '-'}, opts.color)
+      if (last.view !== null && last.view.historySize === known.historySize) rest = last.text
+    } catch {
+      // gone, or not answering as it ends: what was printed stands
+    }
+    if (rest !== '') opts.emit(lastLines(rest, rest.split('\n').length, known.dead))
+    return {id: row.id, dead: known.dead || !(opts.signal?.aborted ?? false)}
   }
 }

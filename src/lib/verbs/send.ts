@@ -2,11 +2,13 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {LiveRow, checkLive, resolveChecked} from './attach.js'
 import {SessionRow} from '../model/contract.js'
-import {PkError} from '../model/errors.js'
+import {describeError, PkError} from '../model/errors.js'
 import {checkSendText} from './lifecycle.js'
+import {beforeTyping, Deadline, watchScreen} from './deadline.js'
+import {lookDeadline} from '../listing/watch.js'
 
 import {collectSessions} from '../listing/sessions.js'
-import {cursorAndScreen, pasteText, pressEnter} from '../tmux/pane-io.js'
+import {cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -20,7 +22,6 @@ import {Context} from '../config/context.js'
 export const PASTE_SETTLE_MS = 500
 /** How long the screen has to change after Enter (a submitted prompt leaves the input box). */
 export const CONFIRM_MS = 2500
-const POLL_MS = 100
 
 export interface SendOptions {
   enter: boolean
@@ -56,36 +57,25 @@ export function readiness(row: SessionRow, whenIdle: boolean): 'go' | 'wait' | {
 }
 
 /** What the pane shows, with where its cursor is and how much has scrolled: a shell's Enter only moves the cursor. */
-const screen = (row: LiveRow) => cursorAndScreen(row.tmux.socket, row.tmux.pane)
-
-/** Poll until `test` holds or `ms` pass; whether it held. */
-async function until(test: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    if (await test()) return true
-    if (Date.now() >= deadline) return false
-    await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())))
-  }
-}
+const screen = (row: LiveRow, deadline: Deadline) => cursorAndScreen(row.tmux.socket, row.tmux.pane, deadline.callMs())
 
 const liveToSend: (row: SessionRow) => asserts row is LiveRow = (row) => checkLive(row, 'send to')
 
-/** Wait until the session is ready for input (bounded), verified again just before typing. */
-async function ready(idArg: string, ctx: Context, opts: SendOptions): Promise<LiveRow> {
-  const deadline = Date.now() + opts.timeoutMs
-  let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend, {waitMs: opts.timeoutMs})
+/** Wait until the session is ready for input (within the deadline), verified again just before typing. */
+async function ready(idArg: string, ctx: Context, opts: SendOptions, deadline: Deadline): Promise<LiveRow> {
+  let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend, {waitMs: deadline.left()})
   for (;;) {
     const verdict = readiness(row, opts.whenIdle)
     if (verdict === 'go') return row
     if (verdict !== 'wait') throw new PkError('not-ready', verdict.refuse)
-    if (Date.now() >= deadline) {
+    if (deadline.passed()) {
       throw new PkError(
         'timeout',
-        `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${opts.timeoutMs / 1000} s; nothing was typed (pk send --timeout SECONDS waits longer)`,
+        `${row.agent} in session ${row.id} is still ${row.state === 'working' ? 'working' : 'not ready for input (its prompt is not on the screen)'} after ${deadline}; nothing was typed (pk send --timeout SECONDS waits longer)`,
       )
     }
-    await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
-    const again = (await collectSessions(ctx)).rows.find((r) => r.id === row.id)
+    await sleep(Math.min(250, deadline.left()))
+    const again = (await collectSessions(ctx, {deadlineMs: lookDeadline(deadline.left())})).rows.find((r) => r.id === row.id)
     if (!again) throw new PkError('gone', `session ${row.id} ended before it was ready for input`)
     // Its server slow for this look: still within our deadline, look again.
     if (again.notVerifiedJustNow !== null && again.state !== 'exited') continue
@@ -111,36 +101,79 @@ export function stillInInput(text: string, beforePaste: string, now: string): bo
   return now.includes(last) && !beforePaste.includes(last)
 }
 
+/** Pure: the first characters of a text, for a message that says what was typed. */
+const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)
+
+/**
+ * `pk send`. Every step waits within the caller's --timeout for a slow tmux server; when the deadline passes
+ * (or tmux fails) what happens is named by the step: before anything was typed, nothing was done (exit 124
+ * when it was the deadline); from the paste on, the text may be in the agent, so it is never exit 1: exit 6,
+ * "typed, not confirmed", with what was typed. A script that retries only on 124 never sends twice.
+ */
 export async function sendText(idArg: string, ctx: Context, text: string, opts: SendOptions): Promise<SendResult> {
   const clean = checkSendText(text)
-  const row = await ready(idArg, ctx, opts)
+  const deadline = new Deadline(opts.timeoutMs)
+  const row = await ready(idArg, ctx, opts, deadline)
   const state = row.state
   const bytes = Buffer.byteLength(clean)
+  const {socket, pane} = row.tmux
+  let enters = 0
+  const typed = (why: string, error?: unknown) => {
+    const reason = error === undefined ? '' : `: ${unanswered(error) ? `its tmux server did not answer within ${deadline}` : describeError(error).message}`
+    const what = clean === '' ? 'Enter' : `the text ${quoted(clean)}${enters > 0 ? ' and Enter' : ''}`
+    return Object.assign(
+      new PkError(
+        'not-confirmed',
+        `${what} went to session ${row.id}, but ${why}${reason}; pk cannot tell whether ${row.agent ?? 'it'} took it (not typed again); see it with pk attach ${row.id}`,
+      ),
+      {result: {id: row.id, bytes, enter: opts.enter, submitted: null, enters, state}},
+    )
+  }
   // A plain command: nothing on its screen says whether it took a line (it may not echo), so the text
   // and one Enter go in one tmux call, and pk claims nothing about it (submitted: null). Never twice.
   if (row.agent === null) {
-    if (clean !== '' || opts.enter) await pasteText(row.tmux.socket, row.tmux.pane, clean, {enter: opts.enter})
+    if (clean !== '' || opts.enter) {
+      try {
+        await pasteText(socket, pane, clean, {enter: opts.enter, deadlineMs: deadline.callMs()})
+      } catch (error) {
+        if (!unanswered(error)) throw error // tmux refused the call: nothing went in
+        enters = opts.enter ? 1 : 0
+        throw typed('pk could not see it arrive', error)
+      }
+    }
     return {id: row.id, bytes, enter: opts.enter, submitted: null, enters: opts.enter ? 1 : 0, state}
   }
-  const beforePaste = await screen(row)
+  const beforePaste = await beforeTyping(screen(row, deadline), deadline, `session ${row.id}`)
   if (clean !== '') {
-    await pasteText(row.tmux.socket, row.tmux.pane, clean)
-    // Until the paste shows (an agent may hide its input: then a second at most), then a moment more.
-    await until(async () => (await screen(row)) !== beforePaste, 1000)
+    try {
+      await pasteText(socket, pane, clean, {deadlineMs: deadline.callMs()})
+    } catch (error) {
+      if (!unanswered(error)) throw error // tmux refused the call: nothing went in
+      throw typed('pk could not see it arrive', error)
+    }
+    try {
+      // Until the paste shows (an agent may hide its input: then a second at most), then a moment more.
+      await watchScreen(async () => (await screen(row, deadline)) !== beforePaste, 1000, deadline)
+    } catch (error) {
+      throw typed('Enter was not pressed', error)
+    }
     if (opts.enter) await sleep(PASTE_SETTLE_MS)
   }
   if (!opts.enter) return {id: row.id, bytes, enter: false, submitted: null, enters: 0, state}
-  let enters = 0
   let submitted = false
   let waiting = true
   // A swallowed Enter leaves the screen as it was, the text still in the box: then once more, no more,
   // and only when the text is seen still waiting there (else a late redraw would get the line twice).
-  while (!submitted && waiting && enters < 2) {
-    const before = await screen(row)
-    await pressEnter(row.tmux.socket, row.tmux.pane)
-    enters++
-    submitted = await until(async () => (await screen(row)) !== before, CONFIRM_MS)
-    waiting = clean !== '' && stillInInput(clean, beforePaste, await screen(row))
+  try {
+    while (!submitted && waiting && enters < 2) {
+      const before = await screen(row, deadline)
+      enters++
+      await pressEnter(socket, pane, deadline.callMs())
+      submitted = await watchScreen(async () => (await screen(row, deadline)) !== before, CONFIRM_MS, deadline)
+      waiting = !submitted && clean !== '' && stillInInput(clean, beforePaste, await screen(row, deadline))
+    }
+  } catch (error) {
+    throw typed(enters === 0 ? 'Enter was not pressed' : "pk could not see the agent's screen after Enter", error)
   }
   const result = {id: row.id, bytes, enter: true, submitted, enters, state}
   if (submitted) return result

@@ -1,0 +1,63 @@
+import {describe, expect, it} from 'vitest'
+
+import {PkError} from '../../../src/lib/model/errors.js'
+import {TmuxCommandError, TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
+import {beforeTyping, Deadline, watchScreen} from '../../../src/lib/verbs/deadline.js'
+
+const slowServer = () => new TmuxCommandError('unresponsive', '', 'did not answer')
+
+describe('a command deadline', () => {
+  it('gives each tmux call what is left of it, never less than tmux own default', () => {
+    let now = 1000
+    const deadline = new Deadline(30_000, () => now)
+    expect(deadline.callMs()).toBe(30_000)
+    now += 29_500
+    expect([deadline.left(), deadline.callMs(), deadline.passed()]).toEqual([500, TMUX_DEADLINE_MS, false])
+    now += 1000
+    expect([deadline.left(), deadline.passed(), String(deadline)]).toEqual([0, true, '30 s'])
+  })
+
+  it('before anything is typed, a server that did not answer is a timeout (exit 124) that says nothing was typed; other errors stay', async () => {
+    const deadline = new Deadline(1500)
+    const error = await beforeTyping(Promise.reject(slowServer()), deadline, 'session abc').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PkError)
+    expect([(error as PkError).code, (error as PkError).exitCode, (error as PkError).message]).toEqual([
+      'timeout',
+      124,
+      'session abc: its tmux server did not answer within 1.5 s (stopped or very busy); nothing was typed, try again',
+    ])
+    const other = new TmuxCommandError('error', "can't find pane", "can't find pane")
+    expect(await beforeTyping(Promise.reject(other), deadline, 'x').catch((e: unknown) => e)).toBe(other)
+    expect(await beforeTyping(Promise.resolve(7), deadline, 'x')).toBe(7)
+  })
+})
+
+describe('watching a screen for a change', () => {
+  it('ends false when nothing changes within the window of answered looks', async () => {
+    const started = Date.now()
+    expect(await watchScreen(async () => false, 300, new Deadline(10_000))).toBe(false)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290)
+  })
+
+  it('goes on after a look tmux was slow to answer: the change it shows late still counts', async () => {
+    let looks = 0
+    // The first look takes longer than the whole window (a stopped server); the screen changed by the third.
+    const test = async () => {
+      looks++
+      if (looks === 1) await new Promise((resolve) => setTimeout(resolve, 1200))
+      return looks >= 3
+    }
+    expect(await watchScreen(test, 300, new Deadline(10_000))).toBe(true)
+  })
+
+  it('never goes on past the caller deadline', async () => {
+    let looks = 0
+    const test = async () => {
+      looks++
+      if (looks === 1) await new Promise((resolve) => setTimeout(resolve, 1200))
+      return looks >= 3
+    }
+    expect(await watchScreen(test, 300, new Deadline(0))).toBe(false)
+    expect(looks).toBe(1)
+  })
+})
