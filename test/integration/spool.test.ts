@@ -210,3 +210,42 @@ describe('the sh hook and its spool', () => {
     expect(await new Promise((r) => child.on('exit', r))).toBe(0)
   })
 })
+
+describe('a reader beside a huge backlog', () => {
+  /** An event file as a hook of an earlier pk left it (loose, in the spool itself) or as hooks now do (in its second's bucket). */
+  const event = (stamp: number, body = '{"hook_event_name":"PostToolUse","session_id":"conv-x"}') =>
+    `pk-spool 2 claude ${(stamp / 100).toFixed(2)} 99:5\n${body}`
+
+  it('200,000 loose files of an earlier pk and 200,000 in buckets: pk ls --json answers (no list spread into a call), says a backlog waits; the writer drains them all', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    mkdirSync(spool(), {recursive: true, mode: 0o700})
+    const uptime = Math.floor(processSource().clock()!.seconds)
+    for (let i = 0; i < 200_000; i++) writeFileSync(join(spool(), `${(uptime - 5000) * 100 + i}-${1000 + (i % 50)}`), event((uptime - 5000) * 100 + i))
+    for (let b = 0; b < 100; b++) {
+      const bucket = uptime - 200 + b
+      mkdirSync(join(spool(), String(bucket)), {mode: 0o700})
+      for (let i = 0; i < 2000; i++) writeFileSync(join(spool(), String(bucket), `${bucket * 100 + (i % 100)}-${2000 + i}`), event(bucket * 100 + (i % 100)))
+    }
+    const listed = await sb.pkJson<LsJson>(['ls'])
+    expect(listed.sessions.map((s) => s.id)).toContain(row.id)
+    expect(listed.problems.map((p) => p.code)).toContain('events-pending')
+    const fold = await sb.pk(['notify', '--fold'])
+    expect(fold.code, fold.stderr).toBe(0)
+    expect(readdirSync(spool())).toEqual([])
+    // Drained, the folder is made small again (ext4 never shrinks one): readers list it again, and all is said.
+    expect((await sb.pkJson<LsJson>(['ls'])).problems.map((p) => p.code)).not.toContain('events-pending')
+  }, 300_000)
+
+  it('reads of each pending payload only what identifies the event: 8 MiB tool outputs are not read by a reader', async () => {
+    const row = await sb.bgRow(['--', 'sleep', '100000'])
+    mkdirSync(spool(), {recursive: true, mode: 0o700})
+    const uptime = Math.floor(processSource().clock()!.seconds)
+    mkdirSync(join(spool(), String(uptime)), {mode: 0o700})
+    const big = `{"hook_event_name":"PostToolUse","session_id":"conv-big","tool_response":"${'x'.repeat(8 * 1024 * 1024 - 100)}"}`
+    for (let i = 0; i < 32; i++) writeFileSync(join(spool(), String(uptime), `${uptime * 100 + i}-${3000 + i}`), event(uptime * 100 + i, big))
+    // Memory: with a heap of 64 MB a reader that kept each payload (32 x 8 MiB) could not list at all.
+    const listed = spawnSync(process.execPath, ['--max-old-space-size=64', join(ROOT, 'bin', 'run.js'), 'ls', '--json'], {env: sb.env, encoding: 'utf8'})
+    expect(listed.status, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).sessions.map((s: {id: string}) => s.id)).toContain(row.id)
+  }, 120_000)
+})

@@ -1,5 +1,5 @@
 import {randomBytes} from '../model/random.js'
-import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync} from 'node:fs'
+import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmdirSync, statSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode, PkError} from '../model/errors.js'
@@ -135,7 +135,16 @@ export function spoolLayout(dir: string): {buckets: string[]; loose: string[]} {
   return {buckets, loose: sortByStamp(loose)}
 }
 
-const sortByStamp = (names: string[]) => names.sort((a, b) => stampOf(a) - stampOf(b) || senderPidOf(a) - senderPidOf(b) || (a < b ? -1 : a > b ? 1 : 0))
+/**
+ * Pure: names in the order their events were sent (stamp, then the sender's pid, then the name). Each
+ * name's keys are worked out once, not at each comparison: a backlog of an earlier pk can hold 200,000.
+ */
+export function sortByStamp(names: string[]): string[] {
+  const keyed = names.map((name) => ({name, stamp: stampOf(name), pid: senderPidOf(name)}))
+  keyed.sort((a, b) => a.stamp - b.stamp || a.pid - b.pid || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  for (let i = 0; i < keyed.length; i++) names[i] = keyed[i]!.name
+  return names
+}
 
 /** One bucket's files, as paths relative to the spool, oldest first; none when it is not a folder of this user's. */
 export function bucketFiles(dir: string, bucket: string): string[] {
@@ -216,8 +225,18 @@ function stillWriting(name: string): boolean {
   return makerMayBeWriting(name, source.stat(pid), (start) => (proc ? start / CLOCK_TICKS_PER_SECOND : start), proc ? 0.01 : 1)
 }
 
-/** One spool file, judged: an event; truly not one (with why); not readable now; or gone. */
-export function readSpoolFile(dir: string, name: string): ReadOutcome {
+/**
+ * How much of an event's payload a reader reads: what identifies an event (its kind, its session, its
+ * date) comes first in every agent's payload, and a reader needs no more (salvage takes it from there).
+ * A tool's 8 MiB output is the writer's to read once, never every reader's at every look.
+ */
+export const READER_BODY_BYTES = 64 * 1024
+
+/**
+ * One spool file, judged: an event; truly not one (with why); not readable now; or gone. With `bodyBytes`
+ * (a reader), no more of its payload than that is read: a longer one is an event cut there (`truncated`).
+ */
+export function readSpoolFile(dir: string, name: string, opts: {bodyBytes?: number} = {}): ReadOutcome {
   const path = join(dir, name)
   let fd: number
   try {
@@ -236,9 +255,11 @@ export function readSpoolFile(dir: string, name: string): ReadOutcome {
     // Another user's file in a spool they could write (a bad mode): never applied, whatever it says.
     if (stats.uid !== process.getuid!()) return {rejected: `owned by uid ${stats.uid}, not by you`}
     if (stats.size > MAX_EVENT_BYTES + 64 * 1024) return {rejected: `too large (${stats.size} bytes)`}
+    // A first line is short (an ancestry of a few dozen links): 64 KiB more than the body leaves room for it.
+    const cap = opts.bodyBytes === undefined ? MAX_EVENT_BYTES + 64 * 1024 : opts.bodyBytes + 64 * 1024
     let bytes: Buffer
     try {
-      bytes = readWholeBytes(fd, path, MAX_EVENT_BYTES + 64 * 1024)
+      bytes = stats.size > cap ? readPrefix(fd, cap) : readWholeBytes(fd, path, MAX_EVENT_BYTES + 64 * 1024)
     } catch (error) {
       return error instanceof RangeError ? {rejected: 'too large'} : {deferred: errnoCode(error) ?? String(error)}
     }
@@ -247,28 +268,42 @@ export function readSpoolFile(dir: string, name: string): ReadOutcome {
     const headBytes = bytes.indexOf(10) + 1
     if (headBytes === 0 && mayBeHeadSoFar(bytes))
       return stillWriting(name) ? {writing: true} : {rejected: 'cut short in its first line (its hook ended before it was written whole)'}
-    const event = parseSpoolText(name, bytes.toString('utf8'))
+    const read = opts.bodyBytes === undefined ? bytes : bytes.subarray(0, headBytes + opts.bodyBytes)
+    const event = parseSpoolText(name, read.toString('utf8'))
     if (event === null) return {rejected: 'not a pk spool event (its first line)'}
-    const payloadBytes = bytes.length - headBytes
+    // (the file's size, not what was read: a reader reads only the start of a long payload)
+    const payloadBytes = Math.max(bytes.length, stats.size) - headBytes
     if (event.length !== undefined && payloadBytes !== event.length) {
       if (payloadBytes > event.length) return {rejected: `longer than its first line says (${payloadBytes} bytes, not ${event.length})`}
       return stillWriting(name)
         ? {writing: true}
         : {rejected: `cut short: ${payloadBytes} of its ${event.length} bytes (its hook ended before it was written whole)`}
     }
-    return {event: payloadBytes > MAX_EVENT_BYTES ? {...event, truncated: true} : event}
+    const cut = payloadBytes > MAX_EVENT_BYTES || read.length < headBytes + payloadBytes
+    return {event: cut ? {...event, truncated: true} : event}
   } finally {
     closeSync(fd)
   }
 }
 
+/** The first `bytes` bytes of an open file (fewer when it is shorter). */
+function readPrefix(fd: number, bytes: number): Buffer {
+  const buffer = Buffer.alloc(bytes)
+  let length = 0
+  for (;;) {
+    const n = readSync(fd, buffer, length, bytes - length, length)
+    length += n
+    if (n === 0 || length === bytes) return buffer.subarray(0, length)
+  }
+}
+
 /** Read the named files (relative to the spool), in the order they were sent. Reads only. */
-export function readSpoolFiles(dir: string, names: string[]): Omit<Pending, 'complete'> {
+export function readSpoolFiles(dir: string, names: string[], opts: {bodyBytes?: number} = {}): Omit<Pending, 'complete'> {
   const events: SpoolEvent[] = []
   const rejected: Pending['rejected'] = []
   const deferred: Pending['deferred'] = []
   for (const name of names) {
-    const outcome = readSpoolFile(dir, name)
+    const outcome = readSpoolFile(dir, name, opts)
     if (outcome === null || 'writing' in outcome) continue // applied and removed meanwhile, or not yet whole
     if ('event' in outcome) events.push(outcome.event)
     else if ('rejected' in outcome) rejected.push({name, reason: outcome.rejected})
@@ -278,25 +313,78 @@ export function readSpoolFiles(dir: string, names: string[]): Omit<Pending, 'com
 }
 
 /**
+ * A spool folder this large (its size as the file system reports it: about 20 bytes a name on tmpfs, more
+ * on ext4, xfs and btrfs) holds thousands of names: loose files of an earlier pk, or buckets of hours
+ * without a writer. A reader does not list it (200,000 names cost more than the whole listing).
+ */
+export const LARGE_SPOOL_BYTES = 512 * 1024
+/** How many seconds back from the spool's last change a reader of a large spool looks for buckets. */
+export const LARGE_SPOOL_SECONDS = 3600
+
+/**
  * A reader's pending events: the newest `limit`, in the order they were sent, listing only the newest
- * buckets it needs. Reads only; `complete` says whether that was all of them.
+ * buckets it needs. Reads only, and of each payload only what identifies the event (READER_BODY_BYTES);
+ * `complete` says whether that was all of them.
  */
 export function readPending(state: StateDir | null, limit = READER_PENDING_LIMIT): Pending {
   const dir = state === null ? null : checkedSpool(state)
   if (dir === null) return {events: [], rejected: [], deferred: [], complete: true}
-  const {buckets, loose} = spoolLayout(dir)
-  const names: string[] = []
-  let complete = true
-  for (let i = buckets.length - 1; i >= 0; i--) {
-    if (names.length >= limit) {
-      complete = false
-      break
-    }
-    names.unshift(...bucketFiles(dir, buckets[i]!))
+  const large = largeSpool(dir)
+  const {buckets, loose} = large === null ? spoolLayout(dir) : {buckets: large, loose: []}
+  // Newest bucket first, then the loose files of an earlier pk (older than any bucket). No list is ever
+  // spread into a call's arguments: a backlog of 200,000 names overflows the stack.
+  const newestFirst: string[][] = []
+  let count = 0
+  let i = buckets.length - 1
+  for (; i >= 0 && count < limit; i--) {
+    const files = bucketFiles(dir, buckets[i]!)
+    newestFirst.push(files)
+    count += files.length
   }
-  if (complete) names.unshift(...loose)
-  if (names.length > limit) complete = false
-  return {...readSpoolFiles(dir, names.slice(Math.max(0, names.length - limit))), complete}
+  // (a large spool was not listed: what is older than the buckets found may be there)
+  const complete = large === null && i < 0 && count + loose.length <= limit
+  if (i < 0 && count < limit) newestFirst.push(loose.slice(Math.max(0, loose.length - (limit - count))))
+  const names = newestFirst.reverse().flat()
+  return {...readSpoolFiles(dir, names.slice(Math.max(0, names.length - limit)), {bodyBytes: READER_BODY_BYTES}), complete}
+}
+
+/**
+ * The buckets of a spool too large to list (LARGE_SPOOL_BYTES), oldest first, found by their names: the
+ * seconds on the spool's clock, back from when the folder last changed (a bucket made then changed it),
+ * LARGE_SPOOL_SECONDS of them. Null for a spool of ordinary size: it is listed.
+ */
+function largeSpool(dir: string): string[] | null {
+  const stats = statSync(dir, {throwIfNoEntry: false})
+  if (stats === undefined || stats.size < LARGE_SPOOL_BYTES) return null
+  const clock = processSource().clock()
+  if (clock === null) return null
+  const changed = Math.floor(clock.seconds - (Date.now() - stats.mtimeMs) / 1000) + 2
+  const found: string[] = []
+  for (let second = Math.min(changed, Math.floor(clock.seconds) + 2); second >= 0 && second > changed - LARGE_SPOOL_SECONDS; second--) {
+    if (statSync(join(dir, String(second)), {throwIfNoEntry: false})?.isDirectory()) found.push(String(second))
+  }
+  return found.reverse()
+}
+
+/**
+ * A drained spool folder the file system keeps large (ext4 never shrinks a folder) would keep readers from
+ * listing it: an empty one takes its place. rename(2) replaces a folder only when it is empty, so one a hook
+ * wrote into meanwhile (a bucket, a file being written) stays as it is, and the next writer tries again.
+ */
+export function compactSpool(dir: string): void {
+  const stats = statSync(dir, {throwIfNoEntry: false})
+  if (stats === undefined || stats.size < LARGE_SPOOL_BYTES) return
+  const fresh = `${dir}.fresh-${process.pid}`
+  try {
+    mkdirSync(fresh, {mode: 0o700})
+    renameSync(fresh, dir)
+  } catch {
+    try {
+      rmdirSync(fresh)
+    } catch {
+      // not made, or gone
+    }
+  }
 }
 
 /**

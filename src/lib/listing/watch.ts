@@ -118,8 +118,15 @@ export async function watchSessions(opts: {
 
 export type WaitTarget = 'waiting' | 'idle' | 'exited' | 'attention'
 
-/** Pure: whether a row has reached what `pk wait` waits for; `attention`: it needs the user (the default). */
-export const reached = (row: SessionRow, target: WaitTarget) => (target === 'attention' ? row.attention : row.state === target)
+/**
+ * Pure: whether a row has reached what `pk wait` waits for; `attention`: it needs the user (the default).
+ * A row whose tmux server did not answer just now shows what its agent last reported, not what its screen
+ * shows now (a permission dialog may be there): it reaches nothing but `exited`, which the kernel tells.
+ */
+export const reached = (row: SessionRow, target: WaitTarget) => {
+  if (row.notVerifiedJustNow !== null && row.state !== 'exited') return false
+  return target === 'attention' ? row.attention : row.state === target
+}
 
 export interface WaitOptions {
   ctx: Context

@@ -17,7 +17,7 @@ import {UsageRules, readCache, readOn, transcriptOf, writeCache} from '../usage/
 import {Env, StateDir} from '../registry/state-dir.js'
 import {bootMs, usageRules} from '../listing/sessions.js'
 import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
-import {bucketFiles, checkedSpool, hasPending, readSpoolFiles, spoolLayout, strayNames, sweepTemps} from '../events/spool.js'
+import {bucketFiles, checkedSpool, compactSpool, hasPending, readSpoolFiles, spoolLayout, strayNames, sweepTemps} from '../events/spool.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -71,6 +71,7 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
   }
   // What killed hooks and writers left half written is nobody's now; a name that is not UTF-8 was no hook's.
   sweepTemps(dir)
+  compactSpool(dir)
   const strays = strayNames(dir)
   if (strays.length > 0)
     writeLog(

@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -18,7 +18,10 @@ import {
   readSpoolFiles,
   spoolDir,
   spoolLayout,
+  sortByStamp,
   stampOf,
+  compactSpool,
+  READER_BODY_BYTES,
 } from '../../../src/lib/events/spool.js'
 import {processSource} from '../../../src/lib/proc/source.js'
 import {stateLayout} from '../../../src/lib/registry/state-dir.js'
@@ -180,5 +183,60 @@ describe('the spool on disk: buckets, and what a file that is not an event is', 
     writeFileSync(join(dir, 'elsewhere', '100-1'), 'pk-spool 2 claude 1 99:5\n{}')
     symlinkSync(join(dir, 'elsewhere'), join(dir, '5'))
     expect(bucketFiles(dir, '5')).toEqual([])
+  })
+})
+
+describe('what a reader reads of the spool', () => {
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pk-spool-reader-'))
+  })
+  afterEach(() => rmSync(dir, {recursive: true, force: true}))
+
+  it('of a long payload only its start: the event, cut there, still says its kind and session; the writer reads it whole', () => {
+    const payload = `{"hook_event_name":"Stop","session_id":"conv-long","last_assistant_message":"${'y'.repeat(1024 * 1024)}"}`
+    writeFileSync(join(dir, '100-1'), `pk-spool 2 claude 1.00 99:5\n${payload}`)
+    const cut = readSpoolFile(dir, '100-1', {bodyBytes: READER_BODY_BYTES})
+    expect(cut).toMatchObject({event: {truncated: true}})
+    const event = (cut as {event: SpoolEvent}).event
+    expect(event.payload.length).toBeLessThanOrEqual(READER_BODY_BYTES)
+    expect(report(event)).toMatchObject({conversationId: 'conv-long'})
+    const whole = readSpoolFile(dir, '100-1') as {event: SpoolEvent}
+    expect([whole.event.truncated, whole.event.payload]).toEqual([undefined, payload])
+    // A short one is read whole either way.
+    writeFileSync(join(dir, '101-1'), 'pk-spool 2 claude 1.01 99:5\n{"hook_event_name":"Stop"}')
+    expect(readSpoolFile(dir, '101-1', {bodyBytes: READER_BODY_BYTES})).toEqual(readSpoolFile(dir, '101-1'))
+  })
+
+  it('of a file the sh hook still writes in place (its length says more), nothing yet; of one longer than it says, a rejection', () => {
+    const body = '{"hook_event_name":"Stop","pad":"' + 'z'.repeat(200 * 1024) + '"}'
+    writeFileSync(join(dir, `100-${process.pid}`), `pk-spool 2 claude 0.00 99:5 ${Buffer.byteLength(body) + 10}\n${body}`)
+    expect(readSpoolFile(dir, `100-${process.pid}`, {bodyBytes: READER_BODY_BYTES})).toMatchObject({rejected: expect.stringMatching(/cut short/)})
+    writeFileSync(join(dir, '102-1'), `pk-spool 2 claude 1.02 99:5 10\n${body}`)
+    expect(readSpoolFile(dir, '102-1', {bodyBytes: READER_BODY_BYTES})).toMatchObject({rejected: expect.stringMatching(/longer than its first line says/)})
+  })
+
+  it('orders 200,000 names by their stamps without working them out at each comparison', () => {
+    const names = Array.from({length: 200_000}, (_, i) => `${(200_000 - i) * 3}-${i % 7}`)
+    const sorted = sortByStamp([...names])
+    expect(sorted[0]).toBe(names.at(-1))
+    expect(sorted.at(-1)).toBe(names[0])
+  })
+
+  it('a drained spool folder grown large is replaced by an empty one; one with anything in it stays', () => {
+    const spool = join(dir, 'spool')
+    mkdirSync(spool, {mode: 0o700})
+    for (let i = 0; i < 40_000; i++) writeFileSync(join(spool, `${i}-1`), '')
+    const grown = statSync(spool).size
+    for (const name of readdirSync(spool).slice(1)) rmSync(join(spool, name))
+    compactSpool(spool)
+    // One file left: nothing replaced (ext4 keeps the size; tmpfs shrinks it by itself).
+    expect(readdirSync(spool)).toHaveLength(1)
+    rmSync(join(spool, readdirSync(spool)[0]!))
+    compactSpool(spool)
+    expect(readdirSync(spool)).toEqual([])
+    expect(statSync(spool).size).toBeLessThanOrEqual(grown)
+    expect(statSync(spool).mode & 0o777).toBe(0o700)
+    expect(existsSync(`${spool}.fresh-${process.pid}`)).toBe(false)
   })
 })

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/contract.js'
-import {LOOK_FLOOR_MS, diffRows, lookDeadline, waitForAnySession, waitForStates} from '../../../src/lib/listing/watch.js'
+import {LOOK_FLOOR_MS, diffRows, lookDeadline, reached, waitForAnySession, waitForStates} from '../../../src/lib/listing/watch.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
 
@@ -191,5 +191,37 @@ describe('pk wait --next: what comes after the wait began (issue 39)', () => {
       code: 'timeout',
       message: expect.stringMatching(/still idle from before \(nothing new got there\)/),
     })
+  })
+})
+
+describe('pk wait while a tmux server does not answer', () => {
+  it('never takes the last hook report for the state now: it waits for the server, within its deadline', async () => {
+    let clock = 0
+    let n = 0
+    // The hook said idle before a permission dialog came up; the server is silent for two looks.
+    const silent = row('3f9a0000', {state: 'idle', stateSource: 'hook', verified: false, notVerifiedJustNow: 'its tmux server (/s) did not answer in time'})
+    const dialog = row('3f9a0000', {state: 'waiting', stateSource: 'pane'})
+    const idleAgain = row('3f9a0000', {state: 'idle'})
+    const wait = (looks: SessionRow[][], timeoutMs: number) =>
+      waitForStates({
+        ctx: clockContext(() => clock),
+        idArgs: ['3f9a'],
+        target: 'idle',
+        mode: 'all',
+        timeoutMs,
+        intervalMs: 500,
+        look: async () => looks[Math.min(n++, looks.length - 1)]!,
+        sleep: async (ms) => {
+          clock += ms
+        },
+      })
+    await expect(wait([[silent], [silent], [dialog]], 3000)).rejects.toMatchObject({code: 'timeout'})
+    n = 0
+    clock = 0
+    expect((await wait([[silent], [silent], [dialog], [idleAgain]], 10_000)).map((r) => r.state)).toEqual(['idle'])
+    // Exited is the kernel's word, whatever tmux says.
+    const gone = row('3f9a0000', {state: 'exited', stateSource: 'process', verified: false, notVerifiedJustNow: 'its tmux server (/s) did not answer in time'})
+    expect(reached(gone, 'exited')).toBe(true)
+    expect(reached(silent, 'idle')).toBe(false)
   })
 })
