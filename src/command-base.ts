@@ -1,9 +1,19 @@
 import {Command} from '@oclif/core'
+import type {Interfaces} from '@oclif/core'
+
+// (oclif's own, which it does not export)
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type FlagOutput = {[name: string]: any}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ArgOutput = {[name: string]: any}
+type Input<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput> = Interfaces.Input<F, B, A>
+type ParserOutput<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput> = Interfaces.ParserOutput<F, B, A>
 
 import {Context} from './lib/config/context.js'
 import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
 import {createContext} from './context.js'
 import {usageLine} from './lib/cli/suggest.js'
+import {booleanGivenValue} from './lib/cli/simple-argv.js'
 import {printJson, say} from './output.js'
 
 /**
@@ -21,6 +31,22 @@ export abstract class PkCommand extends Command {
     const code = exitOf((await this.execute()) ?? 'ok')
     // Success leaves the exit alone: standard output that failed meanwhile (a full disk) has made it 1.
     if (code !== 0) process.exitCode = code
+  }
+
+  /** oclif's parse, but a boolean flag given a value (`--force=false`) is a usage error before anything is done. */
+  protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options?: Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<ParserOutput<F, B, A>> {
+    const booleans = Object.entries(options?.flags ?? {}).flatMap(([name, flag]) =>
+      (flag as {type?: string}).type === 'boolean' ? [{name, char: (flag as {char?: string}).char, allowNo: (flag as {allowNo?: boolean}).allowNo}] : [],
+    )
+    const bad = booleanGivenValue(argv, booleans)
+    if (bad !== null) {
+      const no = booleans.find((b) => b.name === bad.name)?.allowNo ? `--no-${bad.name} says no` : `leave it out to say no`
+      throw new PkError('bad-flags', `${bad.token}: --${bad.name} takes no value (${no}); nothing was done`)
+    }
+    return super.parse(options, argv)
   }
 
   /** One more line for a usage error, where the command has something to say (bg: the agent's words go after --). */

@@ -74,3 +74,22 @@ function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): str
   const n = Number(value)
   return n >= flag.min ? n : null
 }
+
+/**
+ * Pure: the first word of `argv` (before a `--`) that gives a boolean flag a value (`--enter=false`,
+ * `-f=0`), with the flag's name; null when there is none. A boolean flag takes no value: oclif took
+ * `--force=false` for `--force` and the word `false`, so "false" meant true. `--no-NAME` says no.
+ */
+export function booleanGivenValue(argv: readonly string[], booleans: readonly {name: string; char?: string}[]): {token: string; name: string} | null {
+  for (const token of argv) {
+    if (token === '--') return null
+    const long = /^--([a-z][a-z0-9-]*)=/s.exec(token)?.[1]
+    const short = /^-([a-zA-Z])=/.exec(token)?.[1]
+    const found =
+      long !== undefined
+        ? (booleans.find((b) => b.name === long) ?? booleans.find((b) => long.startsWith('no-') && b.name === long.slice(3)))
+        : booleans.find((b) => b.char !== undefined && b.char === short)
+    if (found) return {token, name: found.name}
+  }
+  return null
+}

@@ -1,7 +1,10 @@
 import {describe, expect, it} from 'vitest'
 
 import {FAST_COMMANDS} from '../../../src/fast-argv.js'
-import {CommandSpec, parseSimple} from '../../../src/lib/cli/simple-argv.js'
+import {booleanGivenValue, CommandSpec, parseSimple} from '../../../src/lib/cli/simple-argv.js'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {ROOT} from '../../helpers/sandbox.js'
 
 const spec: CommandSpec = {
   flags: {
@@ -55,5 +58,32 @@ describe('parseSimple: the plain forms, or null for oclif', () => {
   it('refuses flags oclif refuses together', () => {
     expect(parseSimple(['ab12', '--all', '--any'], FAST_COMMANDS.wait)).toBeNull()
     expect(parseSimple(['ab12', '--any'], FAST_COMMANDS.wait)?.flags.any).toBe(true)
+  })
+})
+
+describe('booleanGivenValue: a boolean flag given a value is found before anything is done', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+    commands: Record<string, {flags: Record<string, {type: string; char?: string}>}>
+  }
+  it('every boolean flag of every command, with =false, =true, =0 and =no, long and short', () => {
+    let checked = 0
+    for (const spec of Object.values(manifest.commands)) {
+      const booleans = Object.entries(spec.flags).flatMap(([name, f]) => (f.type === 'boolean' ? [{name, char: f.char}] : []))
+      for (const {name, char} of booleans)
+        for (const value of ['false', 'true', '0', 'no']) {
+          expect(booleanGivenValue(['x', `--${name}=${value}`], booleans)).toEqual({token: `--${name}=${value}`, name})
+          if (char) expect(booleanGivenValue([`-${char}=${value}`], booleans)).toEqual({token: `-${char}=${value}`, name})
+          checked++
+        }
+    }
+    expect(checked).toBeGreaterThan(150)
+  })
+
+  it('--no-NAME=..., a flag named no-NAME, and nothing after --', () => {
+    const booleans = [{name: 'enter'}, {name: 'no-headers'}, {name: 'force', char: 'f'}]
+    expect(booleanGivenValue(['--no-enter=1'], booleans)).toEqual({token: '--no-enter=1', name: 'enter'})
+    expect(booleanGivenValue(['--no-headers=false'], booleans)).toEqual({token: '--no-headers=false', name: 'no-headers'})
+    expect(booleanGivenValue(['--', '--force=false'], booleans)).toBeNull()
+    expect(booleanGivenValue(['--force', 'false', '--timeout=3', '--cwd=/x'], booleans)).toBeNull()
   })
 })
