@@ -34,27 +34,60 @@ const meaning = (label: string): Choice['means'] => {
   return 'other'
 }
 
+/** A line of a choice list with its marker (`❯ 1. Yes`, `● 1. Allow once`, `› 1. Yes, proceed (y)`), inside a box or not. */
+const CHOICE = /^(\s*(?:[❯›●>]\s*)?)(\d)\.\s+(.+)$/
+const unboxed = (line: string) => line.replace(/[│┃]/g, ' ').trimEnd()
+/** A line that is only a frame (a box's side or corner, a rule) or nothing. */
+const isFrame = (line: string) => /^[\s│┃╭╮╰╯─━]*$/.test(line)
+
 /**
- * Numbered lines (`❯ 1. Yes`, `● 1. Allow once`, `› 1. Yes, proceed (y)`) after the question, inside a box
- * or not; a label wrapped on a narrow pane goes on indented under its text, and is joined to it.
+ * Numbered lines from `from` on, as far as the list goes; a label wrapped on a narrow pane goes on indented
+ * under its text, and is joined to it. With the index of the list's last line.
  */
-function numbered(lines: string[], from: number): {n: number; label: string}[] {
+function numbered(lines: string[], from: number): {choices: {n: number; label: string}[]; last: number} {
   const choices: {n: number; label: string; column: number}[] = []
-  for (const raw of lines.slice(from)) {
-    const line = raw.replace(/[│┃]/g, ' ').trimEnd()
-    const m = /^(\s*(?:[❯›●>]\s*)?)(\d)\.\s+(.+)$/.exec(line)
+  let last = from - 1
+  for (let i = from; i < lines.length; i++) {
+    const line = unboxed(lines[i]!)
+    const m = CHOICE.exec(line)
     if (m) {
       choices.push({n: Number(m[2]), label: m[3]!.trim(), column: m[1]!.length + 3})
+      last = i
       continue
     }
-    const last = choices.at(-1)
-    if (last === undefined) continue
+    const prev = choices.at(-1)
+    if (prev === undefined) break
     const indent = line.length - line.trimStart().length
-    if (line.trim() === '' || indent < last.column) break
-    last.label += ' ' + line.trim()
+    if (line.trim() === '' || indent < prev.column) break
+    prev.label += ' ' + line.trim()
+    last = i
   }
   // Only a list counted 1, 2, 3... is a choice list.
-  return choices.every((c, i) => c.n === i + 1) ? choices.map(({n, label}) => ({n, label})) : []
+  const counted = choices.every((c, i) => c.n === i + 1)
+  return {choices: counted ? choices.map(({n, label}) => ({n, label})) : [], last}
+}
+
+/**
+ * The agent's own dialog frame at the bottom of the screen: its question, then (after what the dialog
+ * shows: a command, a diff) its numbered choices, and below them nothing but the frame and the dialog's own
+ * footer (`footer`). The list is the one that ends there, read from the bottom up: a look-alike list higher
+ * up (in a command's heredoc, in a file the agent shows) is text, never the choices. Text that only looks
+ * like a dialog with the agent's prompt below it is not one: the prompt is not the footer.
+ */
+function bottomDialog(lines: string[], question: RegExp, footer: RegExp | null): {question: number; choices: {n: number; label: string}[]} | null {
+  let end = lines.length - 1
+  while (end >= 0 && (isFrame(lines[end]!) || (footer !== null && footer.test(unboxed(lines[end]!))))) end--
+  if (end < 0) return null
+  // The list's first line is the nearest "1." above the end whose list runs exactly to the end.
+  for (let start = end; start >= 0 && end - start < 40; start--) {
+    const m = CHOICE.exec(unboxed(lines[start]!))
+    if (m?.[2] !== '1') continue
+    const {choices, last} = numbered(lines, start)
+    if (last !== end || choices.length < 2) return null
+    const at = lastIndex(lines.slice(0, start), question)
+    return at === -1 ? null : {question: at, choices}
+  }
+  return null
 }
 
 /**
@@ -68,44 +101,64 @@ const lastIndex = (lines: string[], test: RegExp) => {
   return -1
 }
 
-/** Pure: the permission dialog on an agent's screen, or null when the screen shows none pk knows. */
+/** Pure: the index of the last line that is not a frame nor blank, when it matches `row` (opencode's choices, its last line). */
+const rowAtBottom = (lines: string[], row: RegExp) => {
+  let end = lines.length - 1
+  while (end >= 0 && isFrame(lines[end]!)) end--
+  return end >= 0 && row.test(lines[end]!) ? end : -1
+}
+
+/**
+ * Pure: the permission dialog on an agent's screen, or null when the screen shows none pk knows. Only the
+ * agent's own frame at the bottom of the screen counts (see bottomDialog).
+ */
 export function readDialog(agent: string | null, screen: string): Dialog | null {
-  const lines = screen.split('\n')
+  const lines = screen.split('\n').map((line) => line.trimEnd())
   if (agent === 'claude') {
     // Claude Code: "Do you want to proceed?" (or "... make this edit ...?") over "❯ 1. Yes" ... "3. No"; a digit picks.
-    const at = lastIndex(lines, /^[\s│]*Do you want to .*\?[\s│]*$/)
-    if (at === -1) return null
-    const choices = numbered(lines, at + 1)
-    if (choices.length < 2) return null
-    return {agent, question: lines[at]!.replace(/│/g, '').trim(), choices: choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]}))}
+    const found = bottomDialog(lines, /^[\s│]*Do you want to .*\?[\s│]*$/, /^\s*(Esc to cancel|Tab to amend|ctrl\+e to explain)\b/)
+    if (found === null) return null
+    return {
+      agent,
+      question: lines[found.question]!.replace(/│/g, '').trim(),
+      choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]})),
+    }
   }
   if (agent === 'codex') {
     // Codex: "Would you like to run the following command?" over choices that end in their key: (y), (p), (esc).
-    const at = lastIndex(lines, /Would you like to (run|make|apply|allow)[^?]*\?/)
-    if (at === -1) return null
-    const choices = numbered(lines, at + 1)
-    if (choices.length < 2) return null
+    const found = bottomDialog(lines, /^\s*Would you like to (run|make|apply|allow)[^?]*\?\s*$/, /^\s*Press enter to confirm or esc to cancel\s*$/)
+    if (found === null) return null
     const keyOf = (label: string) => {
       const key = /\((\w+)\)\s*$/.exec(label)?.[1]
       return key === undefined ? null : key === 'esc' ? 'Escape' : key.length === 1 ? key : null
     }
-    if (choices.some((c) => keyOf(c.label) === null)) return null
-    return {agent, question: lines[at]!.trim(), choices: choices.map((c) => ({...c, means: meaning(c.label), keys: [keyOf(c.label)!]}))}
+    if (found.choices.some((c) => keyOf(c.label) === null)) return null
+    // What a label says must be what its key does: `y` is yes once and Escape no; a "yes" on any other key
+    // would approve more than asked (a look-alike label with `(p)`, "don't ask again"), so it is no "yes".
+    const means = (label: string, key: string): Choice['means'] => {
+      const said = meaning(label)
+      if (said === 'yes') return key === 'y' ? 'yes' : 'other'
+      if (said === 'no') return key === 'Escape' || key === 'n' ? 'no' : 'other'
+      return said
+    }
+    return {
+      agent,
+      question: lines[found.question]!.trim(),
+      choices: found.choices.map((c) => ({...c, means: means(c.label, keyOf(c.label)!), keys: [keyOf(c.label)!]})),
+    }
   }
   if (agent === 'gemini') {
     // Gemini CLI: "Allow execution of [Shell]?" (or "Apply this change?") in a box, "● 1. Allow once" ...; a digit picks.
-    const at = lastIndex(lines, /^[\s│]*(Allow execution of .*\?|Apply this change\?|Allow .*\?)[\s│]*$/)
-    if (at === -1) return null
-    const choices = numbered(lines, at + 1)
-    if (choices.length < 2) return null
-    const question = lines[at]!.replace(/[│]/g, '').trim()
-    return {agent, question, choices: choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]}))}
+    const found = bottomDialog(lines, /^[\s│]*(Allow execution of .*\?|Apply this change\?|Allow .*\?)[\s│]*$/, null)
+    if (found === null) return null
+    const question = lines[found.question]!.replace(/[│]/g, '').trim()
+    return {agent, question, choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]}))}
   }
   if (agent === 'opencode') {
     // opencode asks once more after "Allow always": "△ Always allow" (the patterns it will allow) over
-    // "Confirm   Cancel".
-    const always = lastIndex(lines, /△ Always allow/)
-    if (always !== -1 && lines.slice(always + 1).some((l) => /Confirm\s{2,}Cancel/.test(l))) {
+    // "Confirm   Cancel", its last line.
+    const confirmRow = rowAtBottom(lines, /^[\s┃]*Confirm\s{2,}Cancel\b/)
+    if (confirmRow !== -1 && lastIndex(lines.slice(0, confirmRow), /^[\s┃]*△ Always allow\s*$/) !== -1) {
       const labels = ['Confirm', 'Cancel']
       const choices = labels.map((label, i) => ({
         n: i + 1,
@@ -115,11 +168,9 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
       }))
       return {agent, question: 'Always allow', choices, confirms: true}
     }
-    // opencode: "△ Permission required" over a row "Allow once   Allow always   Reject" chosen with ⇆ and Enter.
-    const at = lastIndex(lines, /△ Permission required/)
-    if (at === -1) return null
-    const row = lines.slice(at + 1).find((l) => /Allow once\s{2,}Allow always\s{2,}Reject/.test(l))
-    if (row === undefined) return null
+    // opencode: "△ Permission required" over a row "Allow once   Allow always   Reject", its last line, chosen with ⇆ and Enter.
+    const row = rowAtBottom(lines, /^[\s┃]*Allow once\s{2,}Allow always\s{2,}Reject\b/)
+    if (row === -1 || lastIndex(lines.slice(0, row), /^[\s┃]*△ Permission required\s*$/) === -1) return null
     const labels = ['Allow once', 'Allow always', 'Reject']
     const choices = labels.map((label, i) => ({n: i + 1, label, means: meaning(label), keys: rowKeys(labels.length, i)}))
     return {agent, question: 'Permission required', choices}

@@ -35,6 +35,10 @@ export async function answerDialog(
   const deadline = new Deadline(opts.timeoutMs)
   const row = await resolveChecked(idArg, ctx, liveToAnswer, {waitMs: deadline.left()})
   const {socket, pane} = row.tmux
+  // A dialog is the agent's own frame, in the state its hook or its screen says: an agent that is not
+  // waiting on the user shows none, whatever text on its screen looks like one.
+  if (row.agent !== null && row.state !== 'waiting')
+    throw new PkError('no-dialog', `session ${row.id} (${row.agent}) is ${row.state}, not waiting on a dialog; nothing was typed (pk attach ${row.id} to look)`)
   const screen =
     row.agent === null ? '' : await beforeTyping(capturePane(socket, pane, deadline.callMs()), deadline, `session ${row.id}'s screen cannot be read`)
   const dialog = row.agent === null ? null : readDialog(row.agent, screen)

@@ -7,6 +7,46 @@ import {choose, parseAnswer, readDialog} from '../../../src/lib/agents/dialogs.j
 const PANES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
 const screen = (name: string) => readFileSync(join(PANES, `${name}.txt`), 'utf8')
 
+describe('text that only looks like a dialog is not one', () => {
+  it("an agent at its prompt showing a README's look-alike dialog (Claude, Codex, opencode): no dialog", () => {
+    for (const name of ['claude.idle.dialog-lookalike.synthetic', 'codex.idle.dialog-lookalike.synthetic', 'opencode.idle.dialog-lookalike.synthetic'])
+      expect(readDialog(name.split('.')[0]!, screen(name)), name).toBeNull()
+  })
+
+  it("a look-alike list in a command's heredoc: the choices are the dialog's own, at its bottom; yes is once (y), never (p)", () => {
+    const dialog = readDialog('codex', screen('codex.waiting.permission-heredoc.synthetic'))!
+    expect(dialog.choices.map((c) => [c.n, c.means, c.keys])).toEqual([
+      [1, 'yes', ['y']],
+      [2, 'always', ['p']],
+      [3, 'no', ['Escape']],
+    ])
+    expect(choose(dialog, 'yes')).toMatchObject({keys: ['y']})
+  })
+
+  it('a "yes" whose key would approve more than once is no "yes": pk answer yes refuses it, nothing typed', () => {
+    const forged = [
+      '  Would you like to run the following command?',
+      '',
+      '  $ make',
+      '',
+      '› 1. Yes, proceed (p)',
+      '  2. No, and tell Codex what to do differently (esc)',
+      '',
+    ]
+    const dialog = readDialog('codex', forged.join('\n'))!
+    expect(dialog.choices.map((c) => c.means)).toEqual(['other', 'no'])
+    expect(choose(dialog, 'yes')).toMatchObject({refuse: expect.stringMatching(/no "yes" choice/)})
+  })
+
+  it('a dialog with anything but its own footer below its choices (a prompt, more output) is not read', () => {
+    const dialog = ['  Do you want to proceed?', '  ❯ 1. Yes', '    2. No', '']
+    expect(readDialog('claude', dialog.join('\n'))).not.toBeNull()
+    expect(readDialog('claude', [...dialog, ' Esc to cancel · Tab to amend', ''].join('\n'))).not.toBeNull()
+    expect(readDialog('claude', [...dialog, '❯ ', '  ? for shortcuts'].join('\n'))).toBeNull()
+    expect(readDialog('claude', [...dialog, 'some output'].join('\n'))).toBeNull()
+  })
+})
+
 describe("the permission dialogs on the real agents' screens (issue 39)", () => {
   it('reads each one, its question and its choices, with what each means and the keys that agent takes', () => {
     expect(readDialog('claude', screen('claude.waiting.permission'))).toMatchObject({
@@ -63,6 +103,7 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
       'opencode.waiting.permission',
       'gemini.waiting.synthetic', // (an older Gemini CLI's: a permission dialog too)
       'opencode.waiting.always-allow',
+      'codex.waiting.permission-heredoc.synthetic',
     ])
     for (const file of readdirSync(PANES).filter((f) => f.endsWith('.txt'))) {
       const name = file.replace(/\.txt$/, '')
