@@ -70,6 +70,8 @@ export interface UsageCache {
   acc: Accumulated
   /** The thresholds the alerts were found with: other thresholds read the file again from its start. */
   rules?: string
+  /** `offset` is inside a line longer than one read (MAX_READ): what is left of it is passed over, not read. */
+  skipping?: true
 }
 
 /** Per-model prices in your config (`usage.rates`): dollars per million tokens. */
@@ -363,21 +365,35 @@ const readHead = (file: string, bytes: number) =>
   })
 
 /** The most of a transcript read in one go: more waits for the next look (a reader never stalls on one file). */
-const MAX_READ = 64 * 1024 * 1024
+export const MAX_READ = 64 * 1024 * 1024
+/** The most a listing reads of a transcript at one look past what the writer read: the rest is the writer's. */
+export const LOOK_MAX_READ = 4 * 1024 * 1024
 
 /**
  * Read a transcript from where the cache stopped (from the start when it is another file or shorter now):
  * whole lines only, never through a link's surprise (a FIFO, a device): a regular file, opened without blocking.
+ * A line longer than a whole read holds no usage pk could parse: the offset moves past it (`skipping` until
+ * its end), so no later look reads it again (a 5 GB transcript with no line end was read at every look).
  */
-export function readOn(agent: string, file: string, cache: UsageCache | null, rules: UsageRules = NO_RULES): UsageCache | null {
+export function readOn(agent: string, file: string, cache: UsageCache | null, rules: UsageRules = NO_RULES, maxRead: number = MAX_READ): UsageCache | null {
   return withRegularFile(file, (fd, stats) => {
     const key = rulesKey(rules)
     const same = cache !== null && cache.file === file && cache.ino === stats.ino && cache.offset <= stats.size && (cache.rules ?? '') === key
     const start = same ? cache.offset : 0
     const acc: Accumulated = same ? structuredClone(cache.acc) : emptyAcc()
-    const length = Math.min(stats.size - start, MAX_READ)
+    const length = Math.min(stats.size - start, maxRead)
     const kept = key === '' ? {} : {rules: key}
-    if (length <= 0) return {version: USAGE_CACHE_VERSION, file, ino: stats.ino, offset: start, acc, ...kept}
+    const skipping = same && cache.skipping === true
+    const at = (offset: number, stillSkipping: boolean): UsageCache => ({
+      version: USAGE_CACHE_VERSION,
+      file,
+      ino: stats.ino,
+      offset,
+      acc,
+      ...kept,
+      ...(stillSkipping ? {skipping: true as const} : {}),
+    })
+    if (length <= 0) return at(start, skipping)
     const buffer = Buffer.alloc(length)
     let got = 0
     while (got < length) {
@@ -385,10 +401,15 @@ export function readOn(agent: string, file: string, cache: UsageCache | null, ru
       if (n === 0) break
       got += n
     }
+    // The rest of a line too long to read passes over, up to its end.
+    const from = skipping ? buffer.indexOf(0x0a) + 1 : 0
+    if (skipping && from === 0) return at(start + got, true)
     // Up to the last whole line: a line still being written is read next time.
     const end = buffer.lastIndexOf(0x0a, got - 1) + 1
-    accumulate(agent, acc, buffer.subarray(0, end).toString('utf8'), rules)
-    return {version: USAGE_CACHE_VERSION, file, ino: stats.ino, offset: start + end, acc, ...kept}
+    // A whole read with no line end in it: a line longer than any read, passed over from here.
+    if (end <= from && got === maxRead) return at(start + got, true)
+    if (end > from) accumulate(agent, acc, buffer.subarray(from, end).toString('utf8'), rules)
+    return at(start + Math.max(end, from), false)
   })
 }
 
@@ -503,7 +524,7 @@ export function writeCache(state: StateDir, id: string, cache: UsageCache): void
 export function sessionUsage(id: string, record: SessionRecord, state: StateDir | null, env: Env, rules: UsageRules): {usage: Usage; cache: UsageCache} | null {
   const file = transcriptOf(record, env)
   if (file === null) return null
-  const cache = readOn(record.agent!, file, readCache(state, id), rules)
+  const cache = readOn(record.agent!, file, readCache(state, id), rules, LOOK_MAX_READ)
   return cache === null ? null : {usage: usageOf(cache.acc, file, rules), cache}
 }
 

@@ -159,6 +159,29 @@ describe('reading on from where it stopped', () => {
   })
 })
 
+describe('a transcript with a line longer than any read', () => {
+  it('is passed over once: the offset moves past it, later lines count, and no look reads it again', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pk-usage-'))
+    dirs.push(dir)
+    const file = join(dir, 't.jsonl')
+    const lines = readFileSync(join(FIXTURES, 'codex-0.171.jsonl'), 'utf8').trim().split('\n')
+    const chunk = 1024 * 1024
+    // A line of 2.5 reads (here a read is 1 MiB), then the rest of the transcript.
+    writeFileSync(file, lines.slice(0, 3).join('\n') + '\n' + 'x'.repeat(2.5 * chunk) + '\n' + lines.slice(3).join('\n') + '\n')
+    const first = readOn('codex', file, null, NO_RULES, chunk)!
+    expect(first.skipping).toBeUndefined()
+    const second = readOn('codex', file, first, NO_RULES, chunk)!
+    expect([second.skipping, second.offset - first.offset]).toEqual([true, chunk])
+    const third = readOn('codex', file, second, NO_RULES, chunk)!
+    expect([third.skipping, third.offset - second.offset]).toEqual([true, chunk])
+    let last = third
+    for (let i = 0; i < 3 && (last.skipping || last.offset < readFileSync(file).length); i++) last = readOn('codex', file, last, NO_RULES, chunk)!
+    expect([last.skipping, last.offset]).toEqual([undefined, readFileSync(file).length])
+    // Everything but the long line counted.
+    expect(last.acc.total).toEqual(accumulate('codex', emptyAcc(), lines.join('\n') + '\n').total)
+  })
+})
+
 describe('pk usage totals', () => {
   it('by session, agent or day, since a day; a cost only where every part is known', () => {
     const a = accumulate(
