@@ -1,5 +1,5 @@
 import {jsonDocument} from './lib/model/contract.js'
-import {terminalSafe} from './lib/model/errors.js'
+import {terminalSafe, terminalSafeColour} from './lib/model/errors.js'
 import {Output, Terminal} from './lib/present/listing.js'
 import {wantColour} from './lib/present/table.js'
 import {mark, measuring, timingsLine} from './lib/cli/timings.js'
@@ -24,10 +24,11 @@ export function terminal(env: Record<string, string | undefined> = process.env):
 
 /**
  * Only commands (and the fast path) write: what a presenter made goes out here. What goes to stderr is
- * words for a person, names included: no escape sequence reaches the terminal raw.
+ * words for a person, names included: no escape sequence reaches the terminal raw; on stdout, colours only.
  */
 export function write(output: Output): void {
-  if (output.stdout) process.stdout.write(output.stdout)
+  // (into a pipe or a file the text goes as it is: it acts on no terminal there, and a script reads it)
+  if (output.stdout) process.stdout.write(process.stdout.isTTY ? terminalSafeColour(output.stdout) : output.stdout)
   if (output.stderr) process.stderr.write(terminalSafe(output.stderr))
 }
 

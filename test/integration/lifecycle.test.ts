@@ -1,10 +1,11 @@
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/model/contract.js'
 import {shellQuote} from '../../src/lib/model/shell.js'
-import {LsJson, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox
 let bin: string
@@ -139,6 +140,23 @@ describe('pk resume', () => {
 })
 
 describe('pk restore', () => {
+  it('--dry-run on a terminal prints a recorded working directory holding an OSC 52 clipboard write as text, its ESC replaced', async () => {
+    const osc = '\u001b]52;c;cGsgd2FzIGhlcmU=\u0007'
+    const cwd = join(sb.root, `dir${osc}x`)
+    mkdirSync(cwd)
+    const row = await sb.bgRow(['echoer', '--cwd', cwd], {env: {...env, CONV: 'conv-osc'}})
+    await waitFor('conversation reported', async () => (await rowOf(row.id))?.resume !== null)
+    sb.tmux(sb.pkSocket, 'kill-server')
+    await waitFor('server gone', () => sb.tmuxTry(sb.pkSocket, 'list-sessions').code !== 0)
+    // On a terminal (script(1) gives pk one), where an escape sequence would act.
+    const command = [process.execPath, join(ROOT, 'bin', 'run.js'), 'restore', '--dry-run'].map((w) => `'${w}'`).join(' ')
+    const shown = spawnSync('script', ['-qec', command, '/dev/null'], {env: {...sb.env, ...env}, encoding: 'utf8'})
+    expect(shown.status, shown.stderr).toBe(0)
+    expect(shown.stdout).toContain(row.id)
+    expect(shown.stdout).toContain('?]52;c;cGsgd2FzIGhlcmU=')
+    expect(shown.stdout).not.toContain('\u001b]52')
+  })
+
   it('after a server dies, and after a reboot: resumes what was live, once; lists what cannot be resumed', async () => {
     const a = await echoer('conv-a')
     const b = await echoer('conv-b')

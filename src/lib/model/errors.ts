@@ -155,6 +155,17 @@ export function terminalSafe(text: string): string {
 }
 
 /**
+ * Pure: text safe to print on a terminal that may keep its colours: like terminalSafe, but a colour
+ * sequence (SGR: ESC [ digits m) stays. Every other escape (a clipboard write, OSC 52; a title; a cursor
+ * move) loses its ESC, so text pk did not write (a recorded cwd, a label, a pane's line) cannot act on the
+ * terminal, whichever presenter printed it.
+ */
+export function terminalSafeColour(text: string): string {
+  // eslint-disable-next-line no-control-regex -- these are exactly what is replaced
+  return text.replaceAll(/\u001B(?!\[[0-9;:]*m)|[\u0000-\u0008\u000B-\u001A\u001C-\u001F\u007F-\u009F]/g, '?')
+}
+
+/**
  * How a command ended when it did not throw: `ok`; `not-all-ok` (doctor found problems, a notification
  * was not delivered, some sessions were not restored: exit 1); `firstFailure` (of several ids, some failed:
  * the first failure's exit, by the catalog); `childExit` (pk handed the terminal to tmux or ssh: their status).

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {ERRORS, ERROR_CODES, ExitCode, PkError, describeError, errnoCode, terminalSafe} from '../../../src/lib/model/errors.js'
+import {ERRORS, ERROR_CODES, ExitCode, PkError, describeError, errnoCode, terminalSafe, terminalSafeColour} from '../../../src/lib/model/errors.js'
 
 describe('the error catalog', () => {
   it('gives every code one documented exit and a meaning, and a thrown error takes its exit from there', () => {
@@ -21,6 +21,9 @@ describe('the error catalog', () => {
   })
   it('never lets a name print escape sequences on a terminal', () => {
     expect(terminalSafe('a\u001B[2Jb\tc\nd\u009Be')).toBe('a?[2Jb\tc\nd?e')
+    // Standard output keeps colours (SGR) and nothing else: no clipboard write, title, cursor move or C1 CSI.
+    expect(terminalSafeColour('\u001B[1;31mred\u001B[0m \u001B[38:5:2mx\u001B[m')).toBe('\u001B[1;31mred\u001B[0m \u001B[38:5:2mx\u001B[m')
+    expect(terminalSafeColour('a\u001B]52;c;eA==\u0007b\u001B]0;t\u001B\\c\u001B[2J\u009B2Jd\te\n')).toBe('a?]52;c;eA==?b?]0;t?\\c?[2J?2Jd\te\n')
     expect(describeError(new PkError('no-such-session', 'no session \u001B]0;x\u0007')).message).toBe('no session ?]0;x?')
   })
 })
