@@ -178,7 +178,34 @@ export function attribute(event: SpoolEvent, report: HookReport, world: World): 
 export function nextEpisode(previous: ScreenEpisode | null | undefined, observed: ScreenObservation): ScreenEpisode | null {
   const sameEpisode = previous && previous.state === observed.state && (observed.lastOther === null || observed.lastOther < Date.parse(previous.since))
   if (sameEpisode) return null
-  return {state: observed.state, since: new Date(observed.firstSeen).toISOString(), turnEnded: observed.state === 'waiting' || observed.from === 'working'}
+  return {
+    state: observed.state,
+    since: new Date(observed.firstSeen).toISOString(),
+    turnEnded: observed.state === 'waiting' || observed.from === 'working',
+    ...(observed.lastOther === null ? {} : {lastOther: new Date(observed.lastOther).toISOString()}),
+  }
+}
+
+/**
+ * How far apart a screen's sighting of a turn end and a hook's report of one may be and still be one turn
+ * end, for an agent whose hooks do not say when work starts (Codex's notify): seen on loaded machines, the
+ * hook came 1-15 s after the screen. Where the hook reported the work, no such bound is needed.
+ */
+export const SAME_TURN_MS = 15_000
+
+/**
+ * Pure: a hook's report of a turn end (or a wait) that an observer saw on the screen first is the same
+ * event: its date is the episode's, so it is told once with one PK_SINCE. The same turn: the episode shows
+ * the state reported, and began after the report before this one and not after this one; where that
+ * report was the work this one ends (`working`), that is certain; else only when the two are close.
+ */
+export function sameTurnEnd(status: HookStatus, previous: HookStatus | null, episode: ScreenEpisode | null | undefined): HookStatus {
+  if (!episode || !episode.turnEnded || episode.state !== status.state || (status.state === 'idle' && !status.turnEnded)) return status
+  const since = Date.parse(episode.since)
+  const at = Date.parse(status.at)
+  if (since > at || (previous !== null && since < Date.parse(previous.at))) return status
+  if (previous?.state !== 'working' && at - since > SAME_TURN_MS) return status
+  return {...status, since: episode.since}
 }
 
 /** What pending events leave on one session: its status, its conversation, its screen episode. */
@@ -263,7 +290,8 @@ export function applyEvents(
       continue
     }
     const entry = current(target.row)
-    const status = nextStatus(entry.status, parsed.report)
+    const next = nextStatus(entry.status, parsed.report)
+    const status = next === null ? null : sameTurnEnd(next, entry.status, entry.observed)
     // A thread found by directory alone names the conversation only where none is known yet.
     const conversationId = parsed.report.conversationId ?? entry.conversationId
     const transcript = parsed.report.transcript ?? entry.transcript

@@ -71,8 +71,14 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     // reads the same but an observer saw a turn end on it after the report (Codex's failed turn: work on
     // the screen, then its prompt again, and no hook event since the last turn's).
     const episode = known?.observed
+    // (an episode whose observer saw no work after the report is the report's own turn end, seen late)
     const newerTurnEnd =
-      hook !== null && fromPane !== null && episode?.state === fromPane && episode.turnEnded && Date.parse(episode.since) > Date.parse(hook.at)
+      hook !== null &&
+      fromPane !== null &&
+      episode?.state === fromPane &&
+      episode.turnEnded &&
+      Date.parse(episode.since) > Date.parse(hook.at) &&
+      (episode.lastOther === undefined || Date.parse(episode.lastOther) > Date.parse(hook.at))
     if (hook && fromPane && (fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) {
       state = fromPane
       stateSource = 'pane'
@@ -85,7 +91,7 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     } else if (hook) {
       state = hook.state
       stateSource = 'hook'
-      since = Date.parse(hook.at)
+      since = Date.parse(hook.since ?? hook.at)
       turnEnded = hook.turnEnded
     } else if (fromPane) {
       state = fromPane

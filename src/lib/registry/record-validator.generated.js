@@ -3,7 +3,7 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"}}}]}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): when what the status reports began, where an observer saw the same turn end first"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"},"lastOther":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): the observer's last look before the episode that saw another state"}}}]}}};
 const pattern0 = new RegExp(".", "u");
 const pattern1 = new RegExp("^([0-9]+|ps(:[0-9]+)?)$", "u");
 const pattern2 = new RegExp("^/", "u");
@@ -489,19 +489,38 @@ var valid5 = _errs51 === errors;
 else {
 var valid5 = true;
 }
-}
-}
-}
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(valid5){
+if(data19.since !== undefined){
+const _errs53 = errors;
+if(typeof data19.since !== "string"){
+const err7 = {instancePath:instancePath+"/status/since",schemaPath:"#/properties/status/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+var valid5 = _errs53 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -518,12 +537,12 @@ passing0 = 1;
 }
 }
 if(!valid4){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 validate10.errors = vErrors;
@@ -547,33 +566,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.stopped !== undefined){
-let data25 = data.stopped;
-const _errs53 = errors;
-const _errs54 = errors;
+let data26 = data.stopped;
+const _errs55 = errors;
+const _errs56 = errors;
 let valid6 = false;
 let passing1 = null;
-const _errs55 = errors;
-if(data25 !== null){
-const err9 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-var _valid1 = _errs55 === errors;
-if(_valid1){
-valid6 = true;
-passing1 = 0;
-}
 const _errs57 = errors;
-if(errors === _errs57){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-let missing4;
-if(((data25.at === undefined) && (missing4 = "at")) || ((data25.signal === undefined) && (missing4 = "signal"))){
-const err10 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(data26 !== null){
+const err10 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -582,11 +582,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-else {
-if(data25.at !== undefined){
+var _valid1 = _errs57 === errors;
+if(_valid1){
+valid6 = true;
+passing1 = 0;
+}
 const _errs59 = errors;
-if(typeof data25.at !== "string"){
-const err11 = {instancePath:instancePath+"/stopped/at",schemaPath:"#/properties/stopped/oneOf/1/properties/at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(errors === _errs59){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+let missing4;
+if(((data26.at === undefined) && (missing4 = "at")) || ((data26.signal === undefined) && (missing4 = "signal"))){
+const err11 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -595,16 +601,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-var valid7 = _errs59 === errors;
-}
 else {
-var valid7 = true;
-}
-if(valid7){
-if(data25.signal !== undefined){
+if(data26.at !== undefined){
 const _errs61 = errors;
-if(typeof data25.signal !== "string"){
-const err12 = {instancePath:instancePath+"/stopped/signal",schemaPath:"#/properties/stopped/oneOf/1/properties/signal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data26.at !== "string"){
+const err12 = {instancePath:instancePath+"/stopped/at",schemaPath:"#/properties/stopped/oneOf/1/properties/at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -618,11 +619,11 @@ var valid7 = _errs61 === errors;
 else {
 var valid7 = true;
 }
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(valid7){
+if(data26.signal !== undefined){
+const _errs63 = errors;
+if(typeof data26.signal !== "string"){
+const err13 = {instancePath:instancePath+"/stopped/signal",schemaPath:"#/properties/stopped/oneOf/1/properties/signal/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -631,8 +632,26 @@ vErrors.push(err13);
 }
 errors++;
 }
+var valid7 = _errs63 === errors;
 }
-var _valid1 = _errs57 === errors;
+else {
+var valid7 = true;
+}
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+var _valid1 = _errs59 === errors;
 if(_valid1 && valid6){
 valid6 = false;
 passing1 = [passing1, 1];
@@ -644,43 +663,7 @@ passing1 = 1;
 }
 }
 if(!valid6){
-const err14 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs54;
-if(vErrors !== null){
-if(_errs54){
-vErrors.length = _errs54;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs53 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.resumedFrom !== undefined){
-let data28 = data.resumedFrom;
-const _errs63 = errors;
-const _errs64 = errors;
-let valid8 = false;
-let passing2 = null;
-const _errs65 = errors;
-if(data28 !== null){
-const err15 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err15 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -688,17 +671,35 @@ else {
 vErrors.push(err15);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid2 = _errs65 === errors;
-if(_valid2){
-valid8 = true;
-passing2 = 0;
+else {
+errors = _errs56;
+if(vErrors !== null){
+if(_errs56){
+vErrors.length = _errs56;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs55 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resumedFrom !== undefined){
+let data29 = data.resumedFrom;
+const _errs65 = errors;
+const _errs66 = errors;
+let valid8 = false;
+let passing2 = null;
 const _errs67 = errors;
-if(errors === _errs67){
-if(typeof data28 === "string"){
-if(!pattern5.test(data28)){
-const err16 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
+if(data29 !== null){
+const err16 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -707,9 +708,16 @@ vErrors.push(err16);
 }
 errors++;
 }
+var _valid2 = _errs67 === errors;
+if(_valid2){
+valid8 = true;
+passing2 = 0;
 }
-else {
-const err17 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs69 = errors;
+if(errors === _errs69){
+if(typeof data29 === "string"){
+if(!pattern5.test(data29)){
+const err17 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -719,7 +727,18 @@ vErrors.push(err17);
 errors++;
 }
 }
-var _valid2 = _errs67 === errors;
+else {
+const err18 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+var _valid2 = _errs69 === errors;
 if(_valid2 && valid8){
 valid8 = false;
 passing2 = [passing2, 1];
@@ -731,43 +750,7 @@ passing2 = 1;
 }
 }
 if(!valid8){
-const err18 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs64;
-if(vErrors !== null){
-if(_errs64){
-vErrors.length = _errs64;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs63 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.resumedBy !== undefined){
-let data29 = data.resumedBy;
-const _errs69 = errors;
-const _errs70 = errors;
-let valid9 = false;
-let passing3 = null;
-const _errs71 = errors;
-if(data29 !== null){
-const err19 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err19 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -775,17 +758,35 @@ else {
 vErrors.push(err19);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid3 = _errs71 === errors;
-if(_valid3){
-valid9 = true;
-passing3 = 0;
+else {
+errors = _errs66;
+if(vErrors !== null){
+if(_errs66){
+vErrors.length = _errs66;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs65 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resumedBy !== undefined){
+let data30 = data.resumedBy;
+const _errs71 = errors;
+const _errs72 = errors;
+let valid9 = false;
+let passing3 = null;
 const _errs73 = errors;
-if(errors === _errs73){
-if(typeof data29 === "string"){
-if(!pattern5.test(data29)){
-const err20 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
+if(data30 !== null){
+const err20 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -794,9 +795,16 @@ vErrors.push(err20);
 }
 errors++;
 }
+var _valid3 = _errs73 === errors;
+if(_valid3){
+valid9 = true;
+passing3 = 0;
 }
-else {
-const err21 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs75 = errors;
+if(errors === _errs75){
+if(typeof data30 === "string"){
+if(!pattern5.test(data30)){
+const err21 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -806,7 +814,18 @@ vErrors.push(err21);
 errors++;
 }
 }
-var _valid3 = _errs73 === errors;
+else {
+const err22 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+var _valid3 = _errs75 === errors;
 if(_valid3 && valid9){
 valid9 = false;
 passing3 = [passing3, 1];
@@ -818,43 +837,7 @@ passing3 = 1;
 }
 }
 if(!valid9){
-const err22 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf",keyword:"oneOf",params:{passingSchemas: passing3},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs70;
-if(vErrors !== null){
-if(_errs70){
-vErrors.length = _errs70;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs69 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.worktree !== undefined){
-let data30 = data.worktree;
-const _errs75 = errors;
-const _errs76 = errors;
-let valid10 = false;
-let passing4 = null;
-const _errs77 = errors;
-if(data30 !== null){
-const err23 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err23 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf",keyword:"oneOf",params:{passingSchemas: passing3},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -862,18 +845,35 @@ else {
 vErrors.push(err23);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid4 = _errs77 === errors;
-if(_valid4){
-valid10 = true;
-passing4 = 0;
+else {
+errors = _errs72;
+if(vErrors !== null){
+if(_errs72){
+vErrors.length = _errs72;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs71 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.worktree !== undefined){
+let data31 = data.worktree;
+const _errs77 = errors;
+const _errs78 = errors;
+let valid10 = false;
+let passing4 = null;
 const _errs79 = errors;
-if(errors === _errs79){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-let missing5;
-if((((data30.path === undefined) && (missing5 = "path")) || ((data30.branch === undefined) && (missing5 = "branch"))) || ((data30.repo === undefined) && (missing5 = "repo"))){
-const err24 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+if(data31 !== null){
+const err24 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -882,14 +882,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-else {
-if(data30.path !== undefined){
-let data31 = data30.path;
+var _valid4 = _errs79 === errors;
+if(_valid4){
+valid10 = true;
+passing4 = 0;
+}
 const _errs81 = errors;
 if(errors === _errs81){
-if(typeof data31 === "string"){
-if(!pattern2.test(data31)){
-const err25 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+let missing5;
+if((((data31.path === undefined) && (missing5 = "path")) || ((data31.branch === undefined) && (missing5 = "branch"))) || ((data31.repo === undefined) && (missing5 = "repo"))){
+const err25 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -898,9 +901,14 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
 else {
-const err26 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.path !== undefined){
+let data32 = data31.path;
+const _errs83 = errors;
+if(errors === _errs83){
+if(typeof data32 === "string"){
+if(!pattern2.test(data32)){
+const err26 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -910,16 +918,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-var valid11 = _errs81 === errors;
-}
 else {
-var valid11 = true;
-}
-if(valid11){
-if(data30.branch !== undefined){
-const _errs83 = errors;
-if(typeof data30.branch !== "string"){
-const err27 = {instancePath:instancePath+"/worktree/branch",schemaPath:"#/properties/worktree/oneOf/1/properties/branch/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err27 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -928,19 +928,17 @@ vErrors.push(err27);
 }
 errors++;
 }
+}
 var valid11 = _errs83 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data30.repo !== undefined){
-let data33 = data30.repo;
+if(data31.branch !== undefined){
 const _errs85 = errors;
-if(errors === _errs85){
-if(typeof data33 === "string"){
-if(!pattern2.test(data33)){
-const err28 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(typeof data31.branch !== "string"){
+const err28 = {instancePath:instancePath+"/worktree/branch",schemaPath:"#/properties/worktree/oneOf/1/properties/branch/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -949,9 +947,19 @@ vErrors.push(err28);
 }
 errors++;
 }
+var valid11 = _errs85 === errors;
 }
 else {
-const err29 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid11 = true;
+}
+if(valid11){
+if(data31.repo !== undefined){
+let data34 = data31.repo;
+const _errs87 = errors;
+if(errors === _errs87){
+if(typeof data34 === "string"){
+if(!pattern2.test(data34)){
+const err29 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -961,17 +969,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-var valid11 = _errs85 === errors;
-}
 else {
-var valid11 = true;
-}
-}
-}
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err30 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -981,7 +980,27 @@ vErrors.push(err30);
 errors++;
 }
 }
-var _valid4 = _errs79 === errors;
+var valid11 = _errs87 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+var _valid4 = _errs81 === errors;
 if(_valid4 && valid10){
 valid10 = false;
 passing4 = [passing4, 1];
@@ -993,43 +1012,7 @@ passing4 = 1;
 }
 }
 if(!valid10){
-const err31 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs76;
-if(vErrors !== null){
-if(_errs76){
-vErrors.length = _errs76;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs75 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript !== undefined){
-let data34 = data.transcript;
-const _errs87 = errors;
-const _errs88 = errors;
-let valid12 = false;
-let passing5 = null;
-const _errs89 = errors;
-if(data34 !== null){
-const err32 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err32 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1037,17 +1020,35 @@ else {
 vErrors.push(err32);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid5 = _errs89 === errors;
-if(_valid5){
-valid12 = true;
-passing5 = 0;
+else {
+errors = _errs78;
+if(vErrors !== null){
+if(_errs78){
+vErrors.length = _errs78;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs77 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript !== undefined){
+let data35 = data.transcript;
+const _errs89 = errors;
+const _errs90 = errors;
+let valid12 = false;
+let passing5 = null;
 const _errs91 = errors;
-if(errors === _errs91){
-if(typeof data34 === "string"){
-if(!pattern2.test(data34)){
-const err33 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(data35 !== null){
+const err33 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1056,9 +1057,16 @@ vErrors.push(err33);
 }
 errors++;
 }
+var _valid5 = _errs91 === errors;
+if(_valid5){
+valid12 = true;
+passing5 = 0;
 }
-else {
-const err34 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs93 = errors;
+if(errors === _errs93){
+if(typeof data35 === "string"){
+if(!pattern2.test(data35)){
+const err34 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1068,7 +1076,18 @@ vErrors.push(err34);
 errors++;
 }
 }
-var _valid5 = _errs91 === errors;
+else {
+const err35 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+var _valid5 = _errs93 === errors;
 if(_valid5 && valid12){
 valid12 = false;
 passing5 = [passing5, 1];
@@ -1080,43 +1099,7 @@ passing5 = 1;
 }
 }
 if(!valid12){
-const err35 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs88;
-if(vErrors !== null){
-if(_errs88){
-vErrors.length = _errs88;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs87 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.agentArgs !== undefined){
-let data35 = data.agentArgs;
-const _errs93 = errors;
-const _errs94 = errors;
-let valid13 = false;
-let passing6 = null;
-const _errs95 = errors;
-if(data35 !== null){
-const err36 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err36 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1124,21 +1107,35 @@ else {
 vErrors.push(err36);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid6 = _errs95 === errors;
-if(_valid6){
-valid13 = true;
-passing6 = 0;
+else {
+errors = _errs90;
+if(vErrors !== null){
+if(_errs90){
+vErrors.length = _errs90;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs89 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.agentArgs !== undefined){
+let data36 = data.agentArgs;
+const _errs95 = errors;
+const _errs96 = errors;
+let valid13 = false;
+let passing6 = null;
 const _errs97 = errors;
-if(errors === _errs97){
-if(Array.isArray(data35)){
-var valid14 = true;
-const len1 = data35.length;
-for(let i1=0; i1<len1; i1++){
-const _errs99 = errors;
-if(typeof data35[i1] !== "string"){
-const err37 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36 !== null){
+const err37 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1147,14 +1144,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-var valid14 = _errs99 === errors;
-if(!valid14){
-break;
+var _valid6 = _errs97 === errors;
+if(_valid6){
+valid13 = true;
+passing6 = 0;
 }
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const _errs99 = errors;
+if(errors === _errs99){
+if(Array.isArray(data36)){
+var valid14 = true;
+const len1 = data36.length;
+for(let i1=0; i1<len1; i1++){
+const _errs101 = errors;
+if(typeof data36[i1] !== "string"){
+const err38 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1163,8 +1166,24 @@ vErrors.push(err38);
 }
 errors++;
 }
+var valid14 = _errs101 === errors;
+if(!valid14){
+break;
 }
-var _valid6 = _errs97 === errors;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+var _valid6 = _errs99 === errors;
 if(_valid6 && valid13){
 valid13 = false;
 passing6 = [passing6, 1];
@@ -1176,43 +1195,7 @@ passing6 = 1;
 }
 }
 if(!valid13){
-const err39 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs94;
-if(vErrors !== null){
-if(_errs94){
-vErrors.length = _errs94;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs93 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.observed !== undefined){
-let data37 = data.observed;
-const _errs101 = errors;
-const _errs102 = errors;
-let valid15 = false;
-let passing7 = null;
-const _errs103 = errors;
-if(data37 !== null){
-const err40 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err40 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1220,18 +1203,35 @@ else {
 vErrors.push(err40);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid7 = _errs103 === errors;
-if(_valid7){
-valid15 = true;
-passing7 = 0;
+else {
+errors = _errs96;
+if(vErrors !== null){
+if(_errs96){
+vErrors.length = _errs96;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs95 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.observed !== undefined){
+let data38 = data.observed;
+const _errs103 = errors;
+const _errs104 = errors;
+let valid15 = false;
+let passing7 = null;
 const _errs105 = errors;
-if(errors === _errs105){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-let missing6;
-if((((data37.state === undefined) && (missing6 = "state")) || ((data37.since === undefined) && (missing6 = "since"))) || ((data37.turnEnded === undefined) && (missing6 = "turnEnded"))){
-const err41 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(data38 !== null){
+const err41 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1240,12 +1240,17 @@ vErrors.push(err41);
 }
 errors++;
 }
-else {
-if(data37.state !== undefined){
-let data38 = data37.state;
+var _valid7 = _errs105 === errors;
+if(_valid7){
+valid15 = true;
+passing7 = 0;
+}
 const _errs107 = errors;
-if(!((data38 === "idle") || (data38 === "waiting"))){
-const err42 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
+if(errors === _errs107){
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+let missing6;
+if((((data38.state === undefined) && (missing6 = "state")) || ((data38.since === undefined) && (missing6 = "since"))) || ((data38.turnEnded === undefined) && (missing6 = "turnEnded"))){
+const err42 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1254,16 +1259,12 @@ vErrors.push(err42);
 }
 errors++;
 }
-var valid16 = _errs107 === errors;
-}
 else {
-var valid16 = true;
-}
-if(valid16){
-if(data37.since !== undefined){
-const _errs108 = errors;
-if(typeof data37.since !== "string"){
-const err43 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.state !== undefined){
+let data39 = data38.state;
+const _errs109 = errors;
+if(!((data39 === "idle") || (data39 === "waiting"))){
+const err43 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1272,16 +1273,16 @@ vErrors.push(err43);
 }
 errors++;
 }
-var valid16 = _errs108 === errors;
+var valid16 = _errs109 === errors;
 }
 else {
 var valid16 = true;
 }
 if(valid16){
-if(data37.turnEnded !== undefined){
+if(data38.since !== undefined){
 const _errs110 = errors;
-if(typeof data37.turnEnded !== "boolean"){
-const err44 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data38.since !== "string"){
+const err44 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1295,12 +1296,11 @@ var valid16 = _errs110 === errors;
 else {
 var valid16 = true;
 }
-}
-}
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(valid16){
+if(data38.turnEnded !== undefined){
+const _errs112 = errors;
+if(typeof data38.turnEnded !== "boolean"){
+const err45 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1309,8 +1309,46 @@ vErrors.push(err45);
 }
 errors++;
 }
+var valid16 = _errs112 === errors;
 }
-var _valid7 = _errs105 === errors;
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data38.lastOther !== undefined){
+const _errs114 = errors;
+if(typeof data38.lastOther !== "string"){
+const err46 = {instancePath:instancePath+"/observed/lastOther",schemaPath:"#/properties/observed/oneOf/1/properties/lastOther/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+var valid16 = _errs114 === errors;
+}
+else {
+var valid16 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+var _valid7 = _errs107 === errors;
 if(_valid7 && valid15){
 valid15 = false;
 passing7 = [passing7, 1];
@@ -1322,29 +1360,29 @@ passing7 = 1;
 }
 }
 if(!valid15){
-const err46 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
+const err48 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err48];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err48);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs102;
+errors = _errs104;
 if(vErrors !== null){
-if(_errs102){
-vErrors.length = _errs102;
+if(_errs104){
+vErrors.length = _errs104;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs101 === errors;
+var valid0 = _errs103 === errors;
 }
 else {
 var valid0 = true;

@@ -53,6 +53,8 @@ export interface ScreenEpisode {
   state: 'idle' | 'waiting'
   since: string
   turnEnded: boolean
+  /** The observer's last look before `since` that saw another state (work): what the episode followed. */
+  lastOther?: string
 }
 
 /** The last state an agent's own hook reported, with when and which event. */
@@ -64,6 +66,11 @@ export interface HookStatus {
   turnEnded: boolean
   /** When the agent says it sent the report (ms since the epoch), where it does: orders reports. */
   sentAt?: number
+  /**
+   * When what it reports began, where an observer saw this very turn end on the screen before the hook said
+   * it (one turn end is one event, with one date, whichever the writer applied first); else `at`.
+   */
+  since?: string
 }
 
 export interface StoredRecord {
@@ -85,7 +92,7 @@ function fieldOf(error: SchemaError): string {
   return path.join('.') || '(record)'
 }
 
-const DATES = ['createdAt', 'status.at', 'stopped.at', 'observed.since'] as const
+const DATES = ['createdAt', 'status.at', 'status.since', 'stopped.at', 'observed.since', 'observed.lastOther'] as const
 const at = (data: Record<string, unknown>, path: string): unknown => path.split('.').reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), data)
 
 /**
@@ -124,6 +131,7 @@ export function validateRecord(data: unknown): Validation {
           event: valid.status.event,
           turnEnded: valid.status.turnEnded,
           ...(typeof valid.status.sentAt === 'number' ? {sentAt: valid.status.sentAt} : {}),
+          ...(typeof valid.status.since === 'string' ? {since: valid.status.since} : {}),
         }
       : null,
   }
@@ -134,7 +142,13 @@ export function validateRecord(data: unknown): Validation {
   if (valid.worktree) record.worktree = {path: valid.worktree.path, branch: valid.worktree.branch, repo: valid.worktree.repo}
   if (valid.transcript) record.transcript = valid.transcript
   if (valid.agentArgs) record.agentArgs = [...valid.agentArgs]
-  if (valid.observed) record.observed = {state: valid.observed.state, since: valid.observed.since, turnEnded: valid.observed.turnEnded}
+  if (valid.observed)
+    record.observed = {
+      state: valid.observed.state,
+      since: valid.observed.since,
+      turnEnded: valid.observed.turnEnded,
+      ...(typeof valid.observed.lastOther === 'string' ? {lastOther: valid.observed.lastOther} : {}),
+    }
   return {ok: true, record}
 }
 

@@ -3,7 +3,17 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/contract.js'
-import {SCREEN_EVENT, World, applyEvents, attribute, nextEpisode, parseEvent, servesSessions} from '../../../src/lib/events/events.js'
+import {
+  SAME_TURN_MS,
+  SCREEN_EVENT,
+  World,
+  applyEvents,
+  attribute,
+  nextEpisode,
+  parseEvent,
+  sameTurnEnd,
+  servesSessions,
+} from '../../../src/lib/events/events.js'
 import {HookReport, parseHookPayload} from '../../../src/lib/events/hook.js'
 import {sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {SessionRecord} from '../../../src/lib/registry/records.js'
@@ -197,6 +207,7 @@ describe('applying events', () => {
       state: 'idle',
       since: new Date(1000).toISOString(),
       turnEnded: true,
+      lastOther: new Date(900).toISOString(),
     })
     const episode = {state: 'idle' as const, since: new Date(1000).toISOString(), turnEnded: true}
     // A second watcher saw the same change a little later: it last saw work before the first one's sighting.
@@ -206,6 +217,37 @@ describe('applying events', () => {
     // Waiting always needs the user; idle first seen without work before it is no turn end.
     expect(nextEpisode(null, {state: 'waiting', from: null, firstSeen: 5, lastOther: null})?.turnEnded).toBe(true)
     expect(nextEpisode(null, {state: 'idle', from: null, firstSeen: 5, lastOther: null})?.turnEnded).toBe(false)
+  })
+})
+
+describe('one turn end, one event', () => {
+  const iso = (ms: number) => new Date(ms).toISOString()
+  const T = Date.parse('2026-12-04T10:00:00Z')
+  const working = {state: 'working' as const, at: iso(T), event: 'PreToolUse', turnEnded: false}
+  const stop = (at: number) => ({state: 'idle' as const, at: iso(at), event: 'Stop', turnEnded: true})
+  const seen = (since: number, lastOther?: number) => ({
+    state: 'idle' as const,
+    since: iso(since),
+    turnEnded: true,
+    ...(lastOther ? {lastOther: iso(lastOther)} : {}),
+  })
+
+  it("a hook's report of the turn end an observer saw first takes the observer's date", () => {
+    // The screen showed the prompt at T+20 s (the watcher handed it in); the Stop hook ran at T+32 s.
+    expect(sameTurnEnd(stop(T + 32_000), working, seen(T + 20_000, T + 19_500)).since).toBe(iso(T + 20_000))
+    // Without the work reported (Codex's notify says only the end), only when they are close.
+    const idleBefore = {...stop(T - 60_000)}
+    expect(sameTurnEnd(stop(T + 30_000), idleBefore, seen(T + 20_000, T + 19_000)).since).toBe(iso(T + 20_000))
+    expect(sameTurnEnd(stop(T + 20_000 + SAME_TURN_MS + 1), idleBefore, seen(T + 20_000, T + 19_000)).since).toBeUndefined()
+  })
+
+  it('an episode of an earlier turn, or one after the report, or of another state, is another event', () => {
+    // The episode began before the work this report ends.
+    expect(sameTurnEnd(stop(T + 30_000), working, seen(T - 5_000)).since).toBeUndefined()
+    // Seen after the report: the report's own date stands (status.ts: it is the report's turn seen late).
+    expect(sameTurnEnd(stop(T + 30_000), working, seen(T + 31_000)).since).toBeUndefined()
+    expect(sameTurnEnd({...stop(T + 30_000), state: 'waiting', turnEnded: false}, working, seen(T + 20_000)).since).toBeUndefined()
+    expect(sameTurnEnd(stop(T + 30_000), working, null).since).toBeUndefined()
   })
 })
 

@@ -116,6 +116,32 @@ describe('status', () => {
     expect(applyStatus({rows: [quiet], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'idle', stateSource: 'hook'})
   })
 
+  it('one turn end is one event: dated once, whether the screen or the hook was applied first', () => {
+    const screenAt = now - 30_000
+    const hookAt = now - 20_000
+    const idleScreen = new Map([['/s\0%1', '? for shortcuts']])
+    const active = row({tmux: {...row().tmux!, activity: (screenAt + 500) / 1000}})
+    // The hook's report took the observer's date (events.ts, sameTurnEnd): told as that one event.
+    const merged = {
+      status: {...hook('idle', 20_000, true), since: new Date(screenAt).toISOString()},
+      observed: {state: 'idle' as const, since: new Date(screenAt).toISOString(), turnEnded: true},
+    }
+    const [a] = applyStatus({rows: [active], known: new Map([['a', merged]]), captures: idleScreen, presets: BUILTIN_PRESETS, now})
+    expect(a).toMatchObject({state: 'idle', stateSource: 'hook', attentionSince: new Date(screenAt).toISOString()})
+    // The hook first, then an observer that saw no work after it (its last look at work was before the report): the hook's date.
+    const late = {
+      status: hook('idle', 20_000, true),
+      observed: {state: 'idle' as const, since: new Date(hookAt + 3_000).toISOString(), turnEnded: true, lastOther: new Date(hookAt - 1_000).toISOString()},
+    }
+    const screenLater = row({tmux: {...row().tmux!, activity: (hookAt + 4_000) / 1000}})
+    const [b] = applyStatus({rows: [screenLater], known: new Map([['a', late]]), captures: idleScreen, presets: BUILTIN_PRESETS, now})
+    expect(b!.attentionSince).toBe(new Date(hookAt).toISOString())
+    // Work seen after the report (Codex's failed turn): another turn end, with its own date.
+    const newer = {...late, observed: {...late.observed, lastOther: new Date(hookAt + 1_000).toISOString()}}
+    const [c] = applyStatus({rows: [screenLater], known: new Map([['a', newer]]), captures: idleScreen, presets: BUILTIN_PRESETS, now})
+    expect(c).toMatchObject({stateSource: 'pane', attentionSince: new Date(hookAt + 3_000).toISOString()})
+  })
+
   it("believes a hook's exited only when the process is gone", () => {
     const records = new Map([['a', {status: {...hook('idle', 1000), state: 'exited' as const}, observed: null}]])
     const alive = applyStatus({rows: [row()], known: records, captures: new Map([['/s\0%1', '? for shortcuts']]), presets: BUILTIN_PRESETS, now})[0]!
