@@ -25,8 +25,6 @@ export const ID_LENGTH = 8
  * same id, whichever record claims it and however often pk restarts.
  */
 export function sessionIdOf(identity: ProcessIdentity): string {
-  const known = idOfObject.get(identity)
-  if (known !== undefined) return known
   const key = identityKey(identity)
   let id = idMemo.get(key)
   if (id === undefined) {
@@ -39,18 +37,6 @@ export function sessionIdOf(identity: ProcessIdentity): string {
 
 /** A pure function's answers: a watcher hashes the same thousand identities every second otherwise. */
 const idMemo = new Map<string, string>()
-/**
- * The ids the record index handed over, by the identity object they came with: a listing asks for each
- * record's id more than once, and this answers without building its key. (Identities are data, never
- * changed in place.)
- */
-const idOfObject = new WeakMap<ProcessIdentity, string>()
-
-/** An id worked out before (the record index keeps its records' ids): not hashed again in this run. */
-export function rememberId(identity: ProcessIdentity, id: string): void {
-  idOfObject.set(identity, id)
-}
-
 export function sameIdentity(a: ProcessIdentity, b: ProcessIdentity): boolean {
   return a.bootId === b.bootId && a.pidNs === b.pidNs && a.pid === b.pid && a.startTime === b.startTime
 }

@@ -4,7 +4,7 @@ import {Dirent, constants, lstatSync, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {errnoCode} from '../model/errors.js'
-import {ProcessIdentity, rememberId, sameIdentity, sessionIdOf} from '../proc/identity.js'
+import {ProcessIdentity, sameIdentity, sessionIdOf} from '../proc/identity.js'
 import {HookState} from '../model/states.js'
 import {unlinkQuietly, writeFileAtomic} from './atomic.js'
 import {NotRegularFileError, isPrivateDir, readRegularFile} from './files.js'
@@ -233,7 +233,6 @@ export function readRecords(state: StateDir | null): RecordScan {
     const path = prefix + entry.name
     const indexed = entry.isFile() ? index.get(entry.name) : undefined
     if (indexed !== undefined && unchanged(indexed, path)) {
-      if (typeof indexed.id === 'string' && /^[0-9a-f]{8}$/.test(indexed.id)) rememberId(indexed.record.identity, indexed.id)
       scan.records.push({file: path, record: indexed.record})
       continue
     }
@@ -254,7 +253,8 @@ export function readRecords(state: StateDir | null): RecordScan {
  */
 export const recordIndexPath = (state: StateDir) => join(state.root, 'records.index')
 
-// 2: entries carry the record's id, so that a listing hashes no identity the index has.
+// 2: entries carry the record's id (no longer read: an id is worked out from the identity, never taken
+//    from a file anyone of the user's could edit; an edited index swapped two sessions' ids).
 // 3: entries are an array, each with its file's name: JSON.parse builds a thousand objects of one shape
 //    faster than one object with a thousand keys, and a reader walks them without copying them into a Map.
 const INDEX_VERSION = 3

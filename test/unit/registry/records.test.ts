@@ -167,19 +167,18 @@ describe('the record index', () => {
     expect(labels(state)).toEqual(['s0', 's1', 's2'])
   })
 
-  it("keeps each record's id, so a listing hashes no indexed identity; an id that is not one is not taken", () => {
+  it('never takes an id from the index: an id is worked out from the identity (an edited index swapped two sessions)', () => {
     const state = stateWith(2)
     refreshRecordIndex(state, later())
     const index = JSON.parse(readFileSync(recordIndexPath(state), 'utf8'))
-    const ids = index.entries as {id: string; record: {identity: ProcessIdentity}}[]
-    expect(ids.map((e) => e.id)).toEqual(ids.map((e) => sessionIdOf(e.record.identity)))
-    for (const entry of index.entries as {id: string; record: {identity: {pid: number}}}[]) {
-      entry.record.identity.pid += 7 // identities no run has hashed yet
-      entry.id = 'not an id'
-    }
+    const entries = index.entries as {id: string; record: {identity: ProcessIdentity}}[]
+    const [first, second] = [entries[0]!.id, entries[1]!.id]
+    entries[0]!.id = second
+    entries[1]!.id = first
     writeFileSync(recordIndexPath(state), JSON.stringify(index))
     const records = readRecords(state).records
     expect(records.map((r) => sessionIdOf(r.record.identity))).toEqual(records.map((r) => sha256Hex(identityKey(r.record.identity)).slice(0, 8)))
+    expect(records.map((r) => sessionIdOf(r.record.identity))).toEqual([first, second])
   })
 
   it('does not index a file changed within the last seconds (its times could hide an edit in the same tick)', () => {
