@@ -175,10 +175,20 @@ main() {
     case $payload in
       *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
         mark=$dir/writer
+        # pk's name file is a plain file: a link, a FIFO or the like there is no writer's name (it would
+        # keep every writer from starting) and goes; a directory is left to pk doctor (no writer per event).
+        [ -d "$mark" ] && [ ! -L "$mark" ] && exit 0
+        if [ -L "$mark" ] || { [ -e "$mark" ] && [ ! -f "$mark" ]; }; then rm -f "$mark"; fi
         if [ -f "$mark" ] && [ ! -L "$mark" ] && read -r wpid wstart < "$mark" 2>/dev/null; then
           case $wpid:$wstart in *[!0-9:]* | :* | *:) wstart=x ;; esac
           now=$(start_of "$wpid")
-          [ "$now" = "$wstart" ] && exit 0
+          # Alive and a writer (the node it runs as) or a hook that is starting one (this hook's own command
+          # name), by the kernel's command name: a name that points at another live process (pid 1, say)
+          # names no writer.
+          if [ "$now" = "$wstart" ]; then
+            c=$(comm_of "$wpid")
+            [ "$c" = "$(printf '%.15s' "${node##*/}")" ] || [ "$c" = "$(comm_of "$me")" ] && exit 0
+          fi
           # ps that printed no start for a pid it still lists alive (not a zombie) could not tell: not taken
           # for gone (the event waits in the spool for the next hook or reader).
           if [ -z "$now" ] && [ "$source" = ps ]; then
@@ -210,6 +220,18 @@ main() {
         ;;
     esac
   fi
+}
+
+# The command name of pid $1 (what the kernel keeps: the first 15 bytes of its program's name), or nothing.
+comm_of() {
+  if [ "$source" = ps ]; then
+    c=$(ps -p "$1" -o comm= 2>/dev/null)
+    printf '%.15s' "${c##*/}"
+    return 0
+  fi
+  read -r s < "/proc/$1/stat" 2>/dev/null || return 0
+  s=${s#*\(}
+  printf '%s' "${s%\)*}"
 }
 
 # The kernel's start time of pid $1 (field 22 of its stat, or ps' `lstart` in seconds since the epoch), or

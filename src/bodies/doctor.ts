@@ -16,11 +16,13 @@ export interface DoctorMore {
   remote?: Promise<HostDiagnosis[]>
   /** How a terminal shows this machine's diagnosis (the oclif command's task list); plain text otherwise. */
   render?: (diagnosis: Diagnosis) => Promise<void>
+  /** Ask the person before a fix that needs their word (on a terminal only). */
+  confirm?: (question: string) => Promise<boolean>
 }
 
 /** `pk doctor` once its words are parsed: by the oclif command and the fast path (no hosts, no terminal) alike. */
 export async function doctor(ctx: Context, input: DoctorInput, more: DoctorMore = {}): Promise<Outcome> {
-  const [diagnosis, remote] = await Promise.all([input.fix ? diagnoseAndFix(ctx) : diagnose(ctx), more.remote ?? Promise.resolve([])])
+  const [diagnosis, remote] = await Promise.all([input.fix ? diagnoseAndFix(ctx, {confirm: more.confirm}) : diagnose(ctx), more.remote ?? Promise.resolve([])])
   const ok = !failed(diagnosis) && remote.every((h) => h.ok)
   if (input.json) {
     printJson({...schemaHead('doctor'), ok, checks: diagnosis.checks, fixes: diagnosis.fixes, ...(more.remote ? {hosts: remote} : {})})

@@ -34,7 +34,8 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     const progress = hosts.length > 0 && !flags.json && process.stdout.isTTY ? await taskList() : undefined
     const remote = hosts.length > 0 ? doctorHosts(hosts, progress).finally(() => progress?.finished()) : undefined
     const render = process.stdout.isTTY && hosts.length === 0 && wantColour(process.stdout, ctx.env) ? renderWithListr : undefined
-    return doctor(ctx, {json: Boolean(flags.json), fix: Boolean(flags.fix)}, {remote, render})
+    const confirm = process.stdin.isTTY && process.stdout.isTTY ? (await import('../prompt.js')).confirm : undefined
+    return doctor(ctx, {json: Boolean(flags.json), fix: Boolean(flags.fix)}, {remote, render, confirm: confirm && ((q) => confirm(`${q} [y/N] `))})
   }
 }
 

@@ -22,6 +22,7 @@ import {tmuxVersion as readTmuxVersion} from '../tmux/exec.js'
 
 import {ServerListing, ServerScan, isTmuxProcess, judgeSocketDirs, listSocketFiles, socketDir, socketDirFacts} from '../tmux/servers.js'
 import {findOrphans} from './orphans.js'
+import {gatherClaims} from './claims.js'
 import {DoctorFacts} from './types.js'
 import {accessAndPath} from '../tmux/pane-io.js'
 import {Context} from '../config/context.js'
@@ -210,6 +211,7 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
     hooks,
     presets: snap.presets,
     view: snap.viewMeasurement,
+    ...(readable !== null && snap.viewMeasurement.ok ? {claims: gatherClaims(readable, snap.viewMeasurement.view)} : {}),
     processSource: {
       name: processSource().name,
       forced: (ctx.env.PK_PROCESS_SOURCE ?? '') !== '',

@@ -9,6 +9,7 @@ import {serversCheck} from './checks/servers.js'
 import {socketDirCheck} from './checks/socket-dir.js'
 import {staleSocketsCheck} from './checks/stale-sockets.js'
 import {stateDirCheck} from './checks/state-dir.js'
+import {stateLockCheck} from './checks/state-lock.js'
 import {configCheck} from './checks/config.js'
 import {surviveCheck} from './checks/survive.js'
 import {tmuxCheck} from './checks/tmux.js'
@@ -25,6 +26,7 @@ export const CHECKS: readonly Check[] = [
   processSourceCheck,
   pidNamespaceCheck,
   stateDirCheck,
+  stateLockCheck,
   configCheck,
   serverEnvCheck,
   surviveCheck,
@@ -44,14 +46,14 @@ export async function diagnose(ctx: Context): Promise<Diagnosis> {
 }
 
 /** Apply every lossless fix that a fixable check offers, then diagnose again. */
-export async function diagnoseAndFix(ctx: Context): Promise<Diagnosis> {
+export async function diagnoseAndFix(ctx: Context, opts: {confirm?: (question: string) => Promise<boolean>} = {}): Promise<Diagnosis> {
   // Checked on the directory as it is (not opened: an unsafe one is what --fix tightens), before anything.
   assertMayWrite(stateLayout(resolveStateDir(ctx.env)))
   const facts = await gatherFacts(ctx)
   const fixes: string[] = []
   for (const result of judgeAll(facts)) {
     const check = CHECKS.find((c) => c.id === result.id)!
-    if (result.fixable && check.fix) fixes.push(...(await check.fix(facts)))
+    if (result.fixable && check.fix) for (const line of await check.fix(facts, opts)) fixes.push(line)
   }
   return {checks: judgeAll(await gatherFacts(ctx)), fixes}
 }

@@ -41,12 +41,14 @@ export interface DoctorFacts {
   /** Which process source this pk uses, whether PK_PROCESS_SOURCE chose it, and (for ps) whether lsof is there. */
   processSource?: {name: 'proc' | 'ps'; forced: boolean; lsof: boolean}
   owner: import('../registry/ownership.js').OwnerRead
+  /** Who claims the state lock and the writer's name (see claims.ts); undefined where the state cannot be read. */
+  claims?: {lock: import('./claims.js').LockClaim[]; writer: import('./claims.js').WriterClaim}
 }
 
 export interface Check {
   id: string
   title: string
   judge(facts: DoctorFacts): Omit<CheckResult, 'id' | 'title'>
-  /** Apply the lossless fix; returns one line per change made. */
-  fix?(facts: DoctorFacts): Promise<string[]>
+  /** Apply the lossless fix; returns one line per change made. `confirm` asks the person (on a terminal only). */
+  fix?(facts: DoctorFacts, opts?: {confirm?: (question: string) => Promise<boolean>}): Promise<string[]>
 }

@@ -17,7 +17,11 @@ export function writerMarkPath(state: StateDir): string {
   return join(state.root, 'writer')
 }
 
-/** Whether `writer` names a live process (pid and start time, as the sh hook checks it). */
+/**
+ * Whether `writer` names a live writer (pid and start time, as the sh hook checks it), or a hook starting
+ * one: a pk (its argv says `notify --fold`, or `hook`). A name pointing at another live process (pid 1, a
+ * forged file) names no writer: taken for one, it kept every writer from starting.
+ */
 export function writerRunning(state: StateDir): boolean {
   let text: string
   try {
@@ -27,8 +31,13 @@ export function writerRunning(state: StateDir): boolean {
   }
   const [pid, start] = text.trim().split(/\s+/).map(Number)
   const stat = pid === undefined || !Number.isSafeInteger(pid) ? null : readStat(pid)
-  return stat !== null && stat.startTime === start && stat.state !== 'Z'
+  if (stat === null || stat.startTime !== start || stat.state === 'Z') return false
+  return isPkWriterArgv(processSource().look().argv(pid!))
 }
+
+/** Pure: whether a process's argv is a pk writer's (`notify --fold`) or a hook's that starts one (`pk hook`, the sh hook). */
+export const isPkWriterArgv = (argv: string[] | null) =>
+  argv !== null && (argv.includes('--fold') || argv.includes('hook') || argv.some((word) => word.endsWith('pk-hook.sh')))
 
 /**
  * Start the writer unless one runs (`start` spawns it and returns its pid): `pk hook`'s side of what the sh

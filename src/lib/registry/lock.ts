@@ -187,11 +187,12 @@ async function acquire(dir: string, opts: LockOptions): Promise<string> {
     const waited = Date.now() - started
     const holding = got.blocker.what !== 'wants'
     if ((holding && waited >= waitMs) || (!holding && waited >= Math.max(waitMs, CONTENTION_MS))) {
-      const who = got.blocker.what === 'unknown' ? `a process of another pid namespace (pid ${got.blocker.pid} there)` : `pid ${got.blocker.pid}, alive`
-      throw new LockBusyError(
-        got.blocker,
-        `the state directory is locked by ${who}${waitMs > 0 ? ` for over ${Math.round(waitMs / 1000)} s (is it stopped? kill -CONT ${got.blocker.pid})` : ''}; nothing was written`,
-      )
+      // (a pid of another namespace means nothing here: no advice to signal it, only where to look)
+      const message =
+        got.blocker.what === 'unknown'
+          ? `the state directory is locked by an entry of another pid namespace (pid ${got.blocker.pid} there), which pk cannot check from here; nothing was written. pk doctor names it (--fix removes it once you confirm that no pk runs there)`
+          : `the state directory is locked by pid ${got.blocker.pid}, alive${waitMs > 0 ? ` for over ${Math.round(waitMs / 1000)} s (is it stopped? kill -CONT ${got.blocker.pid}; pk doctor says whether it is a pk)` : ''}; nothing was written`
+      throw new LockBusyError(got.blocker, message)
     }
     // Random, growing pauses: two that only try at once do not meet again in step.
     await sleep(Math.min(250, 5 + Math.random() * 10 * 2 ** Math.min(attempt, 5)))
