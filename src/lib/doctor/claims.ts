@@ -1,5 +1,4 @@
 import {lstatSync, readdirSync, readFileSync} from 'node:fs'
-import {join} from 'node:path'
 
 import {entryLiveness, lockDir, parseLockEntry} from '../registry/lock.js'
 import {isPkWriterArgv, writerMarkPath} from '../events/writer-mark.js'
