@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|pressure|usage --strict --drain 100000]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|backlog|pressure|usage --strict --drain 100000]
 //        node bench/bench.mjs --world N: make a world of N sessions, print its environment, and leave it (for profiling).
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
@@ -19,7 +19,7 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
-/** One part only: ls, ps, commands, hook, events, pressure or usage (default: all). */
+/** One part only: ls, ps, commands, hook, events, backlog, pressure or usage (default: all). */
 const ONLY = arg('only', '')
 const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
@@ -473,6 +473,44 @@ if (part('events')) {
   verdicts.push(healthy)
   cleanup()
 }
+// A reader beside a backlog (issue 51, 52): pk ls --json with 256 pending 8 MiB tool outputs (its time and
+// peak memory against none pending), and with 200,000 loose files of an earlier pk and 200,000 in buckets;
+// then how fast one writer drains the latter.
+if (part('backlog')) {
+  const w = await world(100, false)
+  const spool = join(w.env.PK_STATE_DIR, 'spool')
+  mkdirSync(spool, {recursive: true, mode: 0o700})
+  const ls = [process.execPath, PK, 'ls', '--json']
+  const clock = processSource().clock()
+  const second = Math.floor(clock.seconds)
+  const memory = {none: peakMemory(w.env)}
+  const big = `{"hook_event_name":"PostToolUse","session_id":"bench","tool_response":"${'x'.repeat(8 * 1024 * 1024 - 100)}"}`
+  mkdirSync(join(spool, String(second)), {mode: 0o700})
+  for (let i = 0; i < 256; i++) writeFileSync(join(spool, String(second), `${second * 100 + (i % 100)}-${10_000 + i}`), `pk-spool 2 claude ${second}.00 1:999999\n${big}`)
+  const payloads = withAndWithoutSpool(w, spool)
+  memory.payloads = peakMemory(w.env)
+  console.log(
+    `pk ls --json, 100 sessions, 256 pending 8 MiB events: ${payloads.pending.toFixed(1)} ms against ${payloads.without.toFixed(1)} ms without = ${check('payloads', payloads.pending / payloads.without, 1.5)}; peak memory ${memory.payloads.toFixed(0)} MB against ${memory.none.toFixed(0)} MB (budget +100 MB) ${memory.payloads - memory.none <= 100 ? 'ok' : 'OVER'}`,
+  )
+  verdicts.push(memory.payloads - memory.none <= 100)
+  rmSync(spool, {recursive: true, force: true})
+  mkdirSync(spool, {recursive: true, mode: 0o700})
+  const event = (stamp) => `pk-spool 2 claude ${(stamp / 100).toFixed(2)} 1:999999\n{"hook_event_name":"PostToolUse","session_id":"bench"}`
+  for (let i = 0; i < 200_000; i++) writeFileSync(join(spool, `${(second - 5000) * 100 + i}-${1000 + (i % 50)}`), event((second - 5000) * 100 + i))
+  for (let b = 0; b < 100; b++) {
+    const bucket = second - 200 + b
+    mkdirSync(join(spool, String(bucket)), {mode: 0o700})
+    for (let i = 0; i < 2000; i++) writeFileSync(join(spool, String(bucket), `${bucket * 100 + (i % 100)}-${2000 + i}`), event(bucket * 100 + (i % 100)))
+  }
+  const backlog = withAndWithoutSpool(w, spool)
+  console.log(
+    `pk ls --json, 100 sessions, 200,000 loose and 200,000 bucketed pending: ${backlog.pending.toFixed(1)} ms against ${backlog.without.toFixed(1)} ms without = ${check('backlog', backlog.pending / backlog.without, 1.5)}`,
+  )
+  const drain = time([process.execPath, PK, 'notify', '--fold'], w.env)
+  console.log(`the writer drained 400,000 events in ${(drain / 1000).toFixed(1)} s: ${Math.round(400_000 / (drain / 1000))} events a second`)
+  cleanup()
+}
+
 // Pressure (issue 35): a hook storm's CPU per event (what 50 agents at once cost the machine, the writers
 // the hooks start included), and how fast one writer drains a backlog, with pk ls beside it.
 if (part('pressure')) {

@@ -57,6 +57,7 @@ describe('pk doctor', () => {
       'process-source',
       'pid-namespace',
       'state-dir',
+      'state-lock',
       'config',
       'server-env',
       'survive',
@@ -64,7 +65,7 @@ describe('pk doctor', () => {
     expect(json.checks.filter((c) => c.status !== 'pass')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(11)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(12)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
   })
 

@@ -24,7 +24,7 @@ async function showing(agent: string, fixture: string) {
   const answered = join(sb.root, `answered-${agent}`)
   const env = {
     PATH: `${bin}:${process.env.PATH}`,
-    STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', `${fixture}.txt`),
+    STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', fixture.endsWith('.ansi') ? fixture : `${fixture}.txt`),
     STANDIN_KEYS: agent,
     STANDIN_ANSWERED: answered,
   }
@@ -32,7 +32,10 @@ async function showing(agent: string, fixture: string) {
   const row = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!
   sb.tmux(sb.pkSocket, 'resize-window', '-t', row.tmux!.pane, '-x', '120', '-y', '35')
   // Drawn (its last line on the screen) before anything is judged.
-  const last = readFileSync(env.STANDIN_SCREEN, 'utf8').trimEnd().split('\n').at(-1)!.trim().slice(0, 20)
+  // (as tmux shows it without colours: a screen captured with them holds their sequences)
+  // eslint-disable-next-line no-control-regex -- SGR sequences
+  const plain = readFileSync(env.STANDIN_SCREEN, 'utf8').replaceAll(/\u001B\[[0-9;:]*m/g, '')
+  const last = plain.trimEnd().split('\n').at(-1)!.trim().slice(0, 20)
   await waitFor('the screen drawn', () => sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane).includes(last), 15_000)
   return {id, taken: () => (existsSync(answered) ? readFileSync(answered, 'utf8').trim().split('\n').map(Number) : [])}
 }
@@ -64,5 +67,21 @@ describe('text that looks like a dialog', () => {
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({choice: {n: 1, label: 'Yes, proceed (y)'}})
     expect(taken()).toEqual([1])
+  }, 60_000)
+})
+
+describe('a draft in the input', () => {
+  it('Codex with a typed, unsent draft reads idle (pk wait ends), and pk send refuses, quoting the draft, typing nothing', async () => {
+    const {id, taken} = await showing('codex', 'codex.idle.draft.ansi')
+    const waited = await sb.pk(['wait', id, '--for', 'idle', '--timeout', '20'])
+    expect(waited.code, waited.stderr).toBe(0)
+    const sent = await sb.pk(['send', id, 'and also the lexer', '--timeout', '10'])
+    expect([sent.code, sent.stderr]).toEqual([
+      1,
+      expect.stringMatching(/has a draft in its input \("fix the flaky test in the parser please"\).*nothing was typed/),
+    ])
+    const row = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!
+    expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('and also the lexer')
+    expect(taken()).toEqual([])
   }, 60_000)
 })

@@ -66,7 +66,11 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
         state: 'waiting',
         pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue \u00B7 esc back`,
       },
-      {state: 'idle', pattern: String.raw`\u23CE send|send message|Ask Codex to do anything|\? for shortcuts`},
+      // (with a draft typed and not sent, its input line and the status line under it: no shortcut hint)
+      {
+        state: 'idle',
+        pattern: String.raw`\u23CE send|send message|Ask Codex to do anything|\? for shortcuts|^\u203A .*(?:\n {2}(?!\S.* \u00B7 ).*){0,8}\n {2}\S.* \u00B7 `,
+      },
     ],
     hooks: 'notify program in ~/.codex/config.toml (agent-turn-complete: idle)',
   },

@@ -73,7 +73,7 @@ export const ERRORS = {
     exit: ExitCode.unconfirmed,
     meaning: 'the text or keys went in, but pk could not see the agent take them (its screen, or a tmux server slow past the deadline): not typed again',
   },
-  'not-ready': {exit: ExitCode.failure, meaning: 'the agent shows a dialog, not its prompt: nothing was typed'},
+  'not-ready': {exit: ExitCode.failure, meaning: 'the agent shows a dialog, not its prompt, or holds an unsent draft in its input: nothing was typed'},
   'not-submitted': {
     exit: ExitCode.unconfirmed,
     meaning: 'the text was typed but the agent did not take the Enter: it waits in the input (never exit 1 after typing)',

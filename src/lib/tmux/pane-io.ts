@@ -42,8 +42,8 @@ export async function pasteText(socket: string, pane: PaneId, text: string, opts
 let pastes = 0
 
 /** A pane's visible screen, plain text. */
-export const capturePane = async (socket: string, pane: PaneId, deadlineMs?: number) =>
-  (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', '-t', pane]]), {deadlineMs})).stdout
+export const capturePane = async (socket: string, pane: PaneId, deadlineMs?: number, opts: {colour?: boolean} = {}) =>
+  (await runTmux(tmuxArgv(socket, [['capture-pane', '-p', ...(opts.colour ? ['-e'] : []), '-t', pane]]), {deadlineMs})).stdout
 
 /** Keys by tmux's names (`y`, `1`, `Escape`, `Left`, `Enter`), one send-keys call, in order. */
 export async function sendKeys(socket: string, pane: PaneId, keys: readonly string[], deadlineMs?: number): Promise<void> {

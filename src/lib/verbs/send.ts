@@ -8,7 +8,8 @@ import {beforeTyping, Deadline, watchScreen} from './deadline.js'
 import {lookDeadline} from '../listing/watch.js'
 
 import {collectSessions} from '../listing/sessions.js'
-import {cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
+import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
+import {readDraft, readsDrafts} from '../agents/drafts.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -142,6 +143,16 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
       }
     }
     return {id: row.id, bytes, enter: opts.enter, submitted: null, enters: opts.enter ? 1 : 0, state}
+  }
+  // A draft in the input (typed, not sent) would be sent with the text as one message: say what is there.
+  if (clean !== '' && readsDrafts(row.agent)) {
+    const coloured = await beforeTyping(capturePane(socket, pane, deadline.callMs(), {colour: true}), deadline, `session ${row.id}`)
+    const draft = readDraft(row.agent, coloured)
+    if (draft !== null)
+      throw new PkError(
+        'not-ready',
+        `${row.agent} in session ${row.id} has a draft in its input (${quoted(draft)}): pk send would add to it, and ${row.agent} would take both as one message; nothing was typed (send or clear it: pk attach ${row.id})`,
+      )
   }
   const beforePaste = await beforeTyping(screen(row, deadline), deadline, `session ${row.id}`)
   if (clean !== '') {

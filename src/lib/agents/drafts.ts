@@ -1,0 +1,52 @@
+/**
+ * Pure: text typed into an agent's input and not sent (a draft), read from its screen as captured with
+ * its colours (`capture-pane -e`): the input is the agent's last prompt line, and what follows its
+ * marker is a draft unless it is drawn dim (the placeholder, "Ask Codex to do anything"). pk send would
+ * add to a draft, and the agent would take both as one message.
+ */
+
+/** The marker each agent draws at the start of its input line (checked on the real agents' screens). */
+const PROMPT_MARKERS: Record<string, string> = {codex: '\u203A'}
+
+// eslint-disable-next-line no-control-regex -- SGR sequences, as tmux writes them with -e
+const SGR = /\u001B\[[0-9;:]*m/g
+
+/** Whether pk can read this agent's input for a draft (its screen was captured with one). */
+export const readsDrafts = (agent: string | null) => agent !== null && Object.hasOwn(PROMPT_MARKERS, agent)
+
+/** Pure: the draft in the agent's input, or null (none, or an agent whose input pk cannot read). */
+export function readDraft(agent: string | null, screen: string): string | null {
+  const marker = agent === null ? undefined : PROMPT_MARKERS[agent]
+  if (marker === undefined) return null
+  const lines = screen.split('\n')
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const raw = lines[i]!
+    const plain = raw.replace(SGR, '')
+    if (!plain.startsWith(`${marker} `)) continue
+    const text = plain.slice(marker.length + 1).trim()
+    if (text === '') return null
+    return dimAtText(raw.slice(raw.indexOf(marker) + marker.length)) ? null : text
+  }
+  return null
+}
+
+/** Pure: whether the first visible character of `raw` is drawn dim (SGR 2, until 22 or a reset). */
+function dimAtText(raw: string): boolean {
+  let dim = false
+  for (let i = 0; i < raw.length;) {
+    if (raw[i] === '\u001B') {
+      const match = /^\u001B\[([0-9;:]*)m/.exec(raw.slice(i))
+      if (match === null) return false
+      const codes = match[1] === '' ? ['0'] : match[1]!.split(';')
+      for (const code of codes) {
+        if (code === '2') dim = true
+        else if (code === '0' || code === '22') dim = false
+      }
+      i += match[0].length
+      continue
+    }
+    if (raw[i] !== ' ') return dim
+    i++
+  }
+  return false
+}
