@@ -480,13 +480,13 @@ if (part('backlog')) {
   const w = await world(100, false)
   const spool = join(w.env.PK_STATE_DIR, 'spool')
   mkdirSync(spool, {recursive: true, mode: 0o700})
-  const ls = [process.execPath, PK, 'ls', '--json']
   const clock = processSource().clock()
   const second = Math.floor(clock.seconds)
   const memory = {none: peakMemory(w.env)}
   const big = `{"hook_event_name":"PostToolUse","session_id":"bench","tool_response":"${'x'.repeat(8 * 1024 * 1024 - 100)}"}`
   mkdirSync(join(spool, String(second)), {mode: 0o700})
-  for (let i = 0; i < 256; i++) writeFileSync(join(spool, String(second), `${second * 100 + (i % 100)}-${10_000 + i}`), `pk-spool 2 claude ${second}.00 1:999999\n${big}`)
+  for (let i = 0; i < 256; i++)
+    writeFileSync(join(spool, String(second), `${second * 100 + (i % 100)}-${10_000 + i}`), `pk-spool 2 claude ${second}.00 1:999999\n${big}`)
   const payloads = withAndWithoutSpool(w, spool)
   memory.payloads = peakMemory(w.env)
   console.log(

@@ -35,6 +35,7 @@ function dimAtText(raw: string): boolean {
   let dim = false
   for (let i = 0; i < raw.length;) {
     if (raw[i] === '\u001B') {
+      // eslint-disable-next-line no-control-regex -- an SGR sequence
       const match = /^\u001B\[([0-9;:]*)m/.exec(raw.slice(i))
       if (match === null) return false
       const codes = match[1] === '' ? ['0'] : match[1]!.split(';')
