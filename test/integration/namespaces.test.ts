@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import {readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -202,5 +203,37 @@ pk bg -- sleep 1000 2> "$out/bg.err"; echo $? > "$out/bg.rc"
     expect(result.stdout).toContain('rc=5')
     expect(result.stderr).toMatch(/ancestor pid namespace/)
     expect(snapshot(sb.stateDir)).toEqual(before)
+  })
+})
+
+describe("the sh hook in another pid namespace than the state's owner", () => {
+  nsIt("writes nothing, with a /proc of its own (a container) or the machine's /proc: only the owner namespace takes events", async () => {
+    const local = new Sandbox()
+    try {
+      await local.bgRow(['--', 'sleep', '100000'])
+      const hook = join(PK_BIN, '..', '..', 'assets', 'pk-hook.sh')
+      const payload = '{"hook_event_name":"Stop","session_id":"ns"}'
+      const spool = join(local.stateDir, 'spool')
+      const pending = () => {
+        try {
+          return readdirSync(spool, {recursive: true}).filter((n) => /\d+-\d+$/.test(String(n))).length
+        } catch {
+          return 0
+        }
+      }
+      for (const args of [
+        ['--pid', '--fork', '--mount-proc'],
+        ['--pid', '--fork'],
+      ]) {
+        const run = spawnSync('unshare', [...args, 'sh', '-c', `printf %s '${payload}' | '${hook}' claude /nonexistent`], {env: local.env, encoding: 'utf8'})
+        expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0)
+        expect(pending(), args.join(' ')).toBe(0)
+      }
+      // The same hook here, in the owner's namespace, takes it.
+      spawnSync('sh', ['-c', `printf %s '${payload}' | '${hook}' claude /nonexistent`], {env: local.env})
+      expect(pending()).toBe(1)
+    } finally {
+      local.cleanup()
+    }
   })
 })
