@@ -1,4 +1,4 @@
-import {ChildProcess, spawn} from 'node:child_process'
+import {ChildProcess, spawn, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -288,6 +288,50 @@ describe('every turn end counts', () => {
     expect(listed.sessions.find((s) => s.id === first.id)).toMatchObject({attention: false})
     expect(lines()).toEqual([`${second.id} finished its turn`])
     expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/side thread/)
+  }, 60_000)
+})
+
+describe('two Codex windows in one folder', () => {
+  it("a turn of either is nobody's (the daemon names only the folder), and pk ls says why, naming both", async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    const dir = join(sb.root, 'repo')
+    mkdirSync(dir)
+    const thread = '0199aaaa-bbbb-7ccc-8ddd-111111111111'
+    const day = new Date()
+    const rollouts = join(
+      sb.home,
+      '.codex',
+      'sessions',
+      String(day.getFullYear()),
+      String(day.getMonth() + 1).padStart(2, '0'),
+      String(day.getDate()).padStart(2, '0'),
+    )
+    mkdirSync(rollouts, {recursive: true})
+    writeFileSync(join(rollouts, `rollout-2026-12-04T00-00-00-${thread}.jsonl`), '{}\n')
+    const fire = join(sb.root, 'fire')
+    // The shared daemon, a child of the window that starts it (as Codex 0.171's), runs notify for every window.
+    const daemon = `while :; do for f in "${fire}".*; do [ -e "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; '${HOOK}' codex '${process.execPath}' "$p"; done; sleep 0.1; done`
+    writeFileSync(
+      join(bin, 'codex'),
+      `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`,
+      {mode: 0o755},
+    )
+    const env = {PATH: `${bin}:${process.env.PATH}`}
+    const first = await sb.bgRow(['codex', '--cwd', dir], {env: {...env, START_DAEMON: '1'}})
+    const second = await sb.bgRow(['codex', '--cwd', dir], {env})
+    let n = 0
+    const turn = async () => {
+      writeFileSync(`${fire}.${++n}`, JSON.stringify({type: 'agent-turn-complete', 'turn-id': String(n), 'thread-id': thread, cwd: dir}))
+      await waitFor('taken', () => !readdirSync(sb.root).some((f) => f.startsWith('fire.')) && spooled().length === 0, 15_000)
+      await sb.pk(['notify', '--fold'])
+    }
+    await turn()
+    const record = (id: string) => JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8'))
+    expect([record(first.id).conversationId, record(second.id).conversationId]).toEqual([null, null])
+    expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/2 codex sessions in .* could have sent thread/)
+    const listed = await sb.pkJson<LsJson>(['ls'])
+    expect(listed.problems).toContainEqual(expect.objectContaining({code: 'codex-shared-folder', ids: expect.arrayContaining([first.id, second.id])}))
   }, 60_000)
 })
 

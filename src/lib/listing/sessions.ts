@@ -76,7 +76,7 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
     withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(ctx)),
   )
   mark('status')
-  return {snapshot: snap, rows, problems: [...problems, ...result.problems], provisional}
+  return {snapshot: snap, rows, problems: [...problems, ...result.problems, ...sharedCodexFolders(rows)], provisional}
 }
 
 /** Your config's usage rules: rates for agents that record no cost, context windows, thresholds. */
@@ -161,4 +161,29 @@ function nudgeReapers(snap: Snapshot): boolean {
     }
   }
   return nudged
+}
+
+/**
+ * Pure: folders where two or more live Codex windows have no conversation known. Codex's notify comes
+ * from one daemon that serves every window and names only the folder and the thread; Codex 0.171 leaves
+ * nothing (a file, a lock, an open descriptor of the window's process) that names the window a thread is
+ * of, so pk attributes their turns to nobody. Said, not left a silent null.
+ */
+export function sharedCodexFolders(rows: readonly SessionRow[]): Problem[] {
+  const byCwd = new Map<string, string[]>()
+  for (const row of rows) {
+    if (row.agent !== 'codex' || row.state === 'exited' || !row.verified || row.conflict || row.resume !== null || row.cwd === null) continue
+    byCwd.set(row.cwd, [...(byCwd.get(row.cwd) ?? []), row.id])
+  }
+  return [...byCwd].flatMap(([cwd, ids]) =>
+    ids.length < 2
+      ? []
+      : [
+          {
+            code: 'codex-shared-folder' as const,
+            ids,
+            message: `${ids.length} Codex windows in ${cwd} (${ids.join(', ')}) and none's conversation known: Codex's notify names only the folder, and nothing names a window, so their turns, usage and pk restore cannot be told apart until all but one are closed`,
+          },
+        ],
+  )
 }

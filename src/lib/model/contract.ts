@@ -115,6 +115,7 @@ export const PROBLEM_CODES = [
   'host-pk-failed',
   'events-pending',
   'unsafe-dir',
+  'codex-shared-folder',
 ] as const
 export type ProblemCode = (typeof PROBLEM_CODES)[number]
 

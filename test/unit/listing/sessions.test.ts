@@ -3,7 +3,8 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {createContext} from '../../../src/context.js'
-import {collectSessions} from '../../../src/lib/listing/sessions.js'
+import {collectSessions, sharedCodexFolders} from '../../../src/lib/listing/sessions.js'
+import {sessionRow} from '../../helpers/fixtures.js'
 import {claudePayload, reportingSession, spooled} from '../../helpers/reporting-session.js'
 import {Sandbox} from '../../helpers/sandbox.js'
 
@@ -47,5 +48,16 @@ describe('what pk ls shows (a real server, a real hook event)', () => {
     const listing = await collectSessions(createContext(sb.env, {cwd: sb.root}))
     expect(listing.rows).toHaveLength(1)
     expect(readdirSync(sb.root)).not.toContain('state')
+  })
+})
+
+describe('Codex windows sharing a folder', () => {
+  it('are named as a problem while two or more have no conversation known; one, or ones with theirs, are not', () => {
+    const codex = (id: string, over = {}) => sessionRow({id, agent: 'codex', state: 'idle', verified: true, cwd: '/w', resume: null, ...over})
+    expect(sharedCodexFolders([codex('a'), codex('b'), codex('c', {cwd: '/other'})])).toEqual([
+      {code: 'codex-shared-folder', ids: ['a', 'b'], message: expect.stringMatching(/^2 Codex windows in \/w \(a, b\) and none's conversation known/)},
+    ])
+    expect(sharedCodexFolders([codex('a'), codex('b', {resume: ['codex', 'resume', 't']})])).toEqual([])
+    expect(sharedCodexFolders([codex('a'), codex('b', {state: 'exited'}), sessionRow({id: 'c', agent: 'claude', cwd: '/w'})])).toEqual([])
   })
 })
