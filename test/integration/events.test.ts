@@ -1,4 +1,4 @@
-import {ChildProcess, spawn, spawnSync} from 'node:child_process'
+import {ChildProcess, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
