@@ -3,7 +3,8 @@
 // real agent, test/fixtures/panes/) and takes the keys that agent takes there (STANDIN_KEYS): claude and
 // gemini a choice's digit; codex the letter each choice names (y, p, esc); opencode ←/→ along the row, then
 // Enter. The choice taken (its number) goes to STANDIN_ANSWERED, and the dialog leaves the screen.
-// STANDIN_STUCK takes the keys but keeps showing the dialog.
+// STANDIN_STUCK takes the keys but keeps showing the dialog; STANDIN_NEXT_SCREEN, once it took them, shows that
+// screen instead (the agent's next dialog, for the next tool call).
 const fs = require('node:fs')
 const env = process.env
 const screen = fs.readFileSync(env.STANDIN_SCREEN, 'utf8')
@@ -22,6 +23,7 @@ const take = (n) => {
   fs.appendFileSync(env.STANDIN_ANSWERED, `${n}\n`)
   if (env.STANDIN_STUCK) return
   answered = true
+  if (env.STANDIN_NEXT_SCREEN) return process.stdout.write('\x1b[2J\x1b[H' + fs.readFileSync(env.STANDIN_NEXT_SCREEN, 'utf8').replace(/\n/g, '\r\n'))
   process.stdout.write('\x1b[2J\x1b[H  ? for shortcuts\r\n')
 }
 process.stdin.on('data', (chunk) => {

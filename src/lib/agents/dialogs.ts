@@ -24,7 +24,20 @@ export interface Dialog {
   choices: Choice[]
   /** A second question an agent asks after an answer ("are you sure you want to allow always?"). */
   confirms?: boolean
+  /**
+   * What the dialog shows between its question and its choices (the command, the patterns), as plain
+   * text: the same question about another command is another dialog (the next tool call's).
+   */
+  body: string
 }
+
+/** Pure: the lines from `from` up to `to` (not included) as one text, frames and blank lines left out. */
+const bodyOf = (lines: string[], from: number, to: number) =>
+  lines
+    .slice(from, to)
+    .map((line) => line.replace(/[│┃╭╮╰╯]/g, ' ').trim())
+    .filter((line) => line !== '' && !/^[─━]+$/.test(line))
+    .join('\n')
 
 const meaning = (label: string): Choice['means'] => {
   const l = label.toLowerCase()
@@ -74,7 +87,11 @@ function numbered(lines: string[], from: number): {choices: {n: number; label: s
  * up (in a command's heredoc, in a file the agent shows) is text, never the choices. Text that only looks
  * like a dialog with the agent's prompt below it is not one: the prompt is not the footer.
  */
-function bottomDialog(lines: string[], question: RegExp, footer: RegExp | null): {question: number; choices: {n: number; label: string}[]} | null {
+function bottomDialog(
+  lines: string[],
+  question: RegExp,
+  footer: RegExp | null,
+): {question: number; start: number; choices: {n: number; label: string}[]} | null {
   let end = lines.length - 1
   while (end >= 0 && (isFrame(lines[end]!) || (footer !== null && footer.test(unboxed(lines[end]!))))) end--
   if (end < 0) return null
@@ -85,7 +102,7 @@ function bottomDialog(lines: string[], question: RegExp, footer: RegExp | null):
     const {choices, last} = numbered(lines, start)
     if (last !== end || choices.length < 2) return null
     const at = lastIndex(lines.slice(0, start), question)
-    return at === -1 ? null : {question: at, choices}
+    return at === -1 ? null : {question: at, start, choices}
   }
   return null
 }
@@ -121,6 +138,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     return {
       agent,
       question: lines[found.question]!.replace(/│/g, '').trim(),
+      body: bodyOf(lines, found.question + 1, found.start),
       choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]})),
     }
   }
@@ -144,6 +162,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     return {
       agent,
       question: lines[found.question]!.trim(),
+      body: bodyOf(lines, found.question + 1, found.start),
       choices: found.choices.map((c) => ({...c, means: means(c.label, keyOf(c.label)!), keys: [keyOf(c.label)!]})),
     }
   }
@@ -152,13 +171,19 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     const found = bottomDialog(lines, /^[\s│]*(Allow execution of .*\?|Apply this change\?|Allow .*\?)[\s│]*$/, null)
     if (found === null) return null
     const question = lines[found.question]!.replace(/[│]/g, '').trim()
-    return {agent, question, choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]}))}
+    return {
+      agent,
+      question,
+      body: bodyOf(lines, found.question + 1, found.start),
+      choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]})),
+    }
   }
   if (agent === 'opencode') {
     // opencode asks once more after "Allow always": "△ Always allow" (the patterns it will allow) over
     // "Confirm   Cancel", its last line.
     const confirmRow = rowAtBottom(lines, /^[\s┃]*Confirm\s{2,}Cancel\b/)
-    if (confirmRow !== -1 && lastIndex(lines.slice(0, confirmRow), /^[\s┃]*△ Always allow\s*$/) !== -1) {
+    const alwaysAt = confirmRow === -1 ? -1 : lastIndex(lines.slice(0, confirmRow), /^[\s┃]*△ Always allow\s*$/)
+    if (alwaysAt !== -1) {
       const labels = ['Confirm', 'Cancel']
       const choices = labels.map((label, i) => ({
         n: i + 1,
@@ -166,14 +191,15 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
         means: i === 0 ? ('yes' as const) : ('no' as const),
         keys: rowKeys(labels.length, i),
       }))
-      return {agent, question: 'Always allow', choices, confirms: true}
+      return {agent, question: 'Always allow', body: bodyOf(lines, alwaysAt + 1, confirmRow), choices, confirms: true}
     }
     // opencode: "△ Permission required" over a row "Allow once   Allow always   Reject", its last line, chosen with ⇆ and Enter.
     const row = rowAtBottom(lines, /^[\s┃]*Allow once\s{2,}Allow always\s{2,}Reject\b/)
-    if (row === -1 || lastIndex(lines.slice(0, row), /^[\s┃]*△ Permission required\s*$/) === -1) return null
+    const asked = row === -1 ? -1 : lastIndex(lines.slice(0, row), /^[\s┃]*△ Permission required\s*$/)
+    if (asked === -1) return null
     const labels = ['Allow once', 'Allow always', 'Reject']
     const choices = labels.map((label, i) => ({n: i + 1, label, means: meaning(label), keys: rowKeys(labels.length, i)}))
-    return {agent, question: 'Permission required', choices}
+    return {agent, question: 'Permission required', body: bodyOf(lines, asked + 1, row), choices}
   }
   return null
 }

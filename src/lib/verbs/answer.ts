@@ -1,4 +1,4 @@
-import {Answer, choose, readDialog} from '../agents/dialogs.js'
+import {Answer, choose, Dialog, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 import {describeError, PkError} from '../model/errors.js'
 import {capturePane, sendKeys, unanswered} from '../tmux/pane-io.js'
@@ -61,7 +61,7 @@ export async function answerDialog(
   let confirmed: boolean
   try {
     await sendKeys(socket, pane, picked.keys, deadline.callMs())
-    confirmed = await dialogGone(socket, pane, row.agent!, dialog.question, deadline)
+    confirmed = await dialogGone(socket, pane, row.agent!, dialog, deadline)
   } catch (error) {
     throw unconfirmed(unanswered(error) ? `its tmux server did not answer within ${deadline}` : describeError(error).message)
   }
@@ -73,7 +73,7 @@ export async function answerDialog(
  * Whether the dialog asked left the screen. An agent that asks once more after the answer ("allow always:
  * confirm?", opencode) is confirmed too, once: the person asked for it already.
  */
-async function dialogGone(socket: string, pane: LiveRow['tmux']['pane'], agent: string, question: string, deadline: Deadline): Promise<boolean> {
+async function dialogGone(socket: string, pane: LiveRow['tmux']['pane'], agent: string, asked: Dialog, deadline: Deadline): Promise<boolean> {
   let confirmedAgain = false
   return watchScreen(
     async () => {
@@ -84,7 +84,8 @@ async function dialogGone(socket: string, pane: LiveRow['tmux']['pane'], agent: 
         confirmedAgain = true
         return false
       }
-      return now === null || (now.question !== question && !now.confirms)
+      // The same question about another command is the next tool call's dialog: this one was answered.
+      return now === null || (!now.confirms && (now.question !== asked.question || now.body !== asked.body))
     },
     ANSWER_CONFIRM_MS,
     deadline,

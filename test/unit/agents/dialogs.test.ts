@@ -83,6 +83,12 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
     ])
   })
 
+  it('keeps what a dialog shows between its question and its choices: the same question about another command is another dialog', () => {
+    expect(readDialog('opencode', screen('opencode.waiting.permission'))?.body).toBe('# Shell command\n$ touch pk-was-here')
+    expect(readDialog('opencode', screen('opencode.waiting.permission-next.synthetic'))?.body).toBe('# Shell command\n$ ls -la /tmp')
+    expect(readDialog('codex', screen('codex.waiting.permission'))?.body).toMatch(/\$ touch pk-was-here$/)
+  })
+
   it("reads opencode's second question after Allow always as one to confirm", () => {
     expect(readDialog('opencode', screen('opencode.waiting.always-allow'))).toMatchObject({
       question: 'Always allow',
@@ -104,6 +110,7 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
       'gemini.waiting.synthetic', // (an older Gemini CLI's: a permission dialog too)
       'opencode.waiting.always-allow',
       'codex.waiting.permission-heredoc.synthetic',
+      'opencode.waiting.permission-next.synthetic',
     ])
     for (const file of readdirSync(PANES).filter((f) => f.endsWith('.txt'))) {
       const name = file.replace(/\.txt$/, '')

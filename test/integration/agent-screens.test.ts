@@ -16,7 +16,7 @@ beforeEach(() => {
 afterEach(() => sb.cleanup())
 
 /** A stand-in of `agent` drawing a screen from test/fixtures/panes and taking that agent's dialog keys (test/helpers/dialog-standin.cjs). */
-async function showing(agent: string, fixture: string) {
+async function showing(agent: string, fixture: string, extra: NodeJS.ProcessEnv = {}) {
   const bin = join(sb.root, `bin-${agent}`)
   mkdirSync(bin, {recursive: true})
   copyFileSync(join(ROOT, 'test', 'helpers', 'dialog-standin.cjs'), join(bin, agent))
@@ -27,6 +27,7 @@ async function showing(agent: string, fixture: string) {
     STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', fixture.endsWith('.ansi') ? fixture : `${fixture}.txt`),
     STANDIN_KEYS: agent,
     STANDIN_ANSWERED: answered,
+    ...extra,
   }
   const id = (await sb.pk(['bg', agent, '--', '--x'], {env})).stdout.trim()
   const row = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!
@@ -83,5 +84,25 @@ describe('a draft in the input', () => {
     const row = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('and also the lexer')
     expect(taken()).toEqual([])
+  }, 60_000)
+})
+
+describe('the next dialog', () => {
+  const panes = join(ROOT, 'test', 'fixtures', 'panes')
+  it('opencode asking about the next command right after the answer: the answer was taken (exit 0), not the same dialog', async () => {
+    const next = await showing('opencode', 'opencode.waiting.permission', {STANDIN_NEXT_SCREEN: join(panes, 'opencode.waiting.permission-next.synthetic.txt')})
+    await waitFor('waiting', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === next.id)?.state === 'waiting' ? true : null), 15_000)
+    const result = await sb.pk(['answer', next.id, '2', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({choice: {n: 2, label: 'Allow always'}, confirmed: true})
+    expect(next.taken()).toEqual([2])
+  }, 60_000)
+
+  it('the same dialog about the same command still there after the keys: exit 6, not typed again', async () => {
+    const same = await showing('opencode', 'opencode.waiting.permission', {STANDIN_NEXT_SCREEN: join(panes, 'opencode.waiting.permission.txt')})
+    await waitFor('waiting', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === same.id)?.state === 'waiting' ? true : null), 15_000)
+    const result = await sb.pk(['answer', same.id, '1'])
+    expect([result.code, result.stderr]).toEqual([6, expect.stringMatching(/dialog was still on its screen/)])
+    expect(same.taken()).toEqual([1])
   }, 60_000)
 })
