@@ -282,6 +282,8 @@ if [ "$source" = proc ] && [ "$owner" = 4026531836 ] && [ -n "$init" ]; then
 fi
 
 if [ "$source" = ps ] || [ -n "$in_owner_ns" ]; then
+  # (no payload given and standard input closed: nothing to read, nothing to write)
+  if [ -z "${payload+x}" ] && ! { true 3<&0; } 2>/dev/null; then exit 0; fi
   main
 elif [ -n "${payload+x}" ]; then
   readlink /proc/self/ns/pid 2>/dev/null | main 4<&0 0</dev/null

@@ -8,7 +8,8 @@
 // STANDIN_HIDE_INPUT shows a paste collapsed (`[Pasted text]`, as Claude Code does with long ones), not its
 // text; STANDIN_ENTERS appends a line to that file for every Enter that arrives; STANDIN_TURN_MS is how long
 // a turn works (1 s). STANDIN_PASTES appends a line to that file for every paste that ends; STANDIN_REDRAW_MS
-// is how long after an Enter it takes the screen shows the turn (0).
+// is how long after an Enter it takes the screen shows the turn (0). STANDIN_REDRAW_KEEP takes no Enter but
+// redraws its screen on each (a status line that changes), the text left in its input.
 const fs = require('node:fs')
 const env = process.env
 const readyMs = Number(env.STANDIN_READY_MS ?? 1500)
@@ -49,6 +50,10 @@ process.stdin.on('data', (chunk) => {
     }
     if (ch === '\r') {
       if (env.STANDIN_ENTERS) fs.appendFileSync(env.STANDIN_ENTERS, 'enter\n')
+      if (env.STANDIN_REDRAW_KEEP) {
+        draw(`  redrawn ${Date.now()}`)
+        continue
+      }
       if (env.STANDIN_NEVER_SUBMIT || Date.now() - pasteEnd < swallowMs) continue // still taking the paste
       if (env.STANDIN_SUBMITTED) fs.appendFileSync(env.STANDIN_SUBMITTED, JSON.stringify(input) + '\n')
       input = ''

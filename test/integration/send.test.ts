@@ -64,6 +64,15 @@ describe('pk send to an agent', () => {
     expect(readFileSync(enters, 'utf8')).toBe('enter\nenter\n')
   }, 30_000)
 
+  it('a screen redrawn after Enter with the text still in the input is not a submission: Enter once more, then exit 6, not submitted', async () => {
+    const enters = join(sb.root, 'enters')
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_REDRAW_KEEP: '1', STANDIN_READY_MS: '0', STANDIN_ENTERS: enters}})).stdout.trim()
+    const sent = await sb.pk(['send', id, 'kept in the box', '--json'])
+    expect([sent.code, sent.stderr]).toEqual([6, expect.stringMatching(/the text is in session .* input, but claude did not take the Enter/)])
+    expect(lines()).toEqual([])
+    expect(readFileSync(enters, 'utf8')).toBe('enter\nenter\n')
+  }, 30_000)
+
   it('never presses twice when the text is not to be seen in the input: exit 6, not confirmed', async () => {
     const enters = join(sb.root, 'enters')
     const standin = {...env, STANDIN_NEVER_SUBMIT: '1', STANDIN_READY_MS: '0', STANDIN_HIDE_INPUT: '1', STANDIN_ENTERS: enters}

@@ -51,3 +51,29 @@ function dimAtText(raw: string): boolean {
   }
   return false
 }
+
+/** The marker each agent draws at the start of its input line, on its plain screen (Claude Code's inside its box). */
+const INPUT_MARKERS: Record<string, RegExp> = {codex: /^\u203A(?: (.*))?$/, claude: /^[\s\u2502]*\u276F(?: (.*?))?[\s\u2502]*$/}
+
+/**
+ * Pure: whether the agent's input line (its last prompt line) still holds `text`'s last line: after an
+ * Enter the screen changed (a redraw) but what was typed was not taken. Null where pk cannot read the
+ * agent's input line.
+ */
+export function inputHolds(agent: string | null, screen: string, text: string): boolean | null {
+  const marker = agent === null ? undefined : INPUT_MARKERS[agent]
+  if (marker === undefined) return null
+  const last = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .at(-1)
+    ?.trim()
+    .slice(0, 24)
+  if (last === undefined || last.length < 2) return null
+  const lines = screen.split('\n')
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const match = marker.exec(lines[i]!)
+    if (match) return (match[1] ?? '').includes(last)
+  }
+  return null
+}

@@ -9,7 +9,7 @@ import {lookDeadline} from '../listing/watch.js'
 
 import {collectSessions} from '../listing/sessions.js'
 import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
-import {readDraft, readsDrafts} from '../agents/drafts.js'
+import {inputHolds, readDraft, readsDrafts} from '../agents/drafts.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -180,7 +180,11 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
       const before = await screen(row, deadline)
       enters++
       await pressEnter(socket, pane, deadline.callMs())
-      submitted = await watchScreen(async () => (await screen(row, deadline)) !== before, CONFIRM_MS, deadline)
+      let now = before
+      const changed = await watchScreen(async () => (now = await screen(row, deadline)) !== before, CONFIRM_MS, deadline)
+      // A screen that changed with the text still in the agent's input line was redrawn, not submitted
+      // (opencode after pk resume, Claude after pk restore): that is a swallowed Enter.
+      submitted = changed && inputHolds(row.agent, now, clean) !== true
       waiting = !submitted && clean !== '' && stillInInput(clean, beforePaste, await screen(row, deadline))
     }
   } catch (error) {

@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {readDraft} from '../../../src/lib/agents/drafts.js'
+import {inputHolds, readDraft} from '../../../src/lib/agents/drafts.js'
 
 const PANES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
 const screen = (name: string) => readFileSync(join(PANES, name), 'utf8')
@@ -18,5 +18,19 @@ describe("a draft in an agent's input", () => {
     expect(readDraft('codex', '\u001B[1m›\u001B[0m\u001B[39m ' + '\u001B[1mbold draft\u001B[0m\n')).toBe('bold draft')
     expect(readDraft('claude', screen('codex.idle.draft.ansi'))).toBeNull()
     expect(readDraft(null, 'x')).toBeNull()
+  })
+})
+
+describe("what is left in an agent's input line after Enter", () => {
+  it("the text still in Claude's box or Codex's input line is not taken; an empty input line is", () => {
+    const claudeBox = (input: string) => `❯ make the tests pass\n● Done.\n${'─'.repeat(20)}\n❯ ${input}\n${'─'.repeat(20)}\n  ? for shortcuts\n`
+    expect(inputHolds('claude', claudeBox('make the tests pass'), 'make the tests pass')).toBe(true)
+    // Submitted: the box is empty (its message is in the history above, which is not the input).
+    expect(inputHolds('claude', claudeBox(''), 'make the tests pass')).toBe(false)
+    expect(inputHolds('claude', claudeBox('').replace('❯ \n', '❯\n'), 'make the tests pass')).toBe(false)
+    expect(inputHolds('claude', '╭──╮\n│ ❯ fix it now │\n╰──╯\n', 'fix it now')).toBe(true)
+    expect(inputHolds('codex', screen('codex.idle.draft.txt'), 'fix the flaky test in the parser please')).toBe(true)
+    expect(inputHolds('codex', screen('codex.idle.turn-done.txt'), 'create a file')).toBe(false)
+    expect(inputHolds('opencode', 'x', 'y')).toBeNull()
   })
 })
