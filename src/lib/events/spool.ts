@@ -230,7 +230,7 @@ function stillWriting(name: string): boolean {
  * date) comes first in every agent's payload, and a reader needs no more (salvage takes it from there).
  * A tool's 8 MiB output is the writer's to read once, never every reader's at every look.
  */
-export const READER_BODY_BYTES = 64 * 1024
+export const READER_BODY_BYTES = 16 * 1024
 
 /**
  * One spool file, judged: an event; truly not one (with why); not readable now; or gone. With `bodyBytes`
@@ -286,9 +286,12 @@ export function readSpoolFile(dir: string, name: string, opts: {bodyBytes?: numb
   }
 }
 
-/** The first `bytes` bytes of an open file (fewer when it is shorter). */
+let prefixBuffer = Buffer.alloc(0)
+
+/** The first `bytes` bytes of an open file (fewer when it is shorter): valid until the next call (one buffer, reused). */
 function readPrefix(fd: number, bytes: number): Buffer {
-  const buffer = Buffer.alloc(bytes)
+  if (prefixBuffer.length < bytes) prefixBuffer = Buffer.allocUnsafe(bytes)
+  const buffer = prefixBuffer
   let length = 0
   for (;;) {
     const n = readSync(fd, buffer, length, bytes - length, length)

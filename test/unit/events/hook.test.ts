@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, parseHookPayload} from '../../../src/lib/events/hook.js'
+import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, parseHookPayload, salvage} from '../../../src/lib/events/hook.js'
 import {ROOT} from '../../helpers/sandbox.js'
 
 describe('hook payloads', () => {
@@ -119,5 +119,12 @@ describe("pk hook's deadline", () => {
     expect(line).toContain(`Math.max(${HOOK_DEADLINE_MS} - performance.now(), ${HOOK_MIN_WORK_MS})`)
     // Before anything is loaded: the fast path, and oclif after it.
     expect(bin.indexOf(line)).toBeLessThan(bin.indexOf('function loadFastPath'))
+  })
+})
+
+describe('what identifies an event cut short', () => {
+  it("each identifying key's first value, in one pass; a key named inside another value is no key", () => {
+    const payload = `{"session_id":"s1","note":"\\"hook_event_name\\":\\"Stop\\"","hook_event_name":"PostToolUse","tool_input":{"cwd":"/x"},"turnEnded":false,"tool_response":"${'x'.repeat(100_000)}`
+    expect(JSON.parse(salvage(payload))).toEqual({session_id: 's1', hook_event_name: 'PostToolUse', cwd: '/x', turnEnded: false})
   })
 })
