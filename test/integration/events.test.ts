@@ -199,6 +199,37 @@ describe('told once per event', () => {
   })
 })
 
+/**
+ * Stand-ins for Codex 0.171: windows whose first starts the shared app-server daemon (its child), which runs
+ * notify for whichever window's turn ended (a `fire.N` file with the payload), and a rollout file for
+ * each conversation thread (the title thread has none). Returns the env that puts them first on PATH and
+ * how to fire a turn.
+ */
+function codexStandins(threads: string[]) {
+  const bin = join(sb.root, 'bin')
+  mkdirSync(bin)
+  const day = new Date()
+  const rollouts = join(
+    sb.home,
+    '.codex',
+    'sessions',
+    String(day.getFullYear()),
+    String(day.getMonth() + 1).padStart(2, '0'),
+    String(day.getDate()).padStart(2, '0'),
+  )
+  mkdirSync(rollouts, {recursive: true})
+  for (const thread of threads) writeFileSync(join(rollouts, `rollout-2026-12-01T00-00-00-${thread}.jsonl`), '{}\n')
+  const fire = join(sb.root, 'fire')
+  const daemon = `while :; do for f in "${fire}".*; do [ -e "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; '${HOOK}' codex '${process.execPath}' "$p"; done; sleep 0.1; done`
+  writeFileSync(
+    join(bin, 'codex'),
+    `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`,
+    {mode: 0o755},
+  )
+  const turn = (n: number, payload: object) => writeFileSync(`${fire}.${n}`, JSON.stringify({type: 'agent-turn-complete', 'turn-id': String(n), ...payload}))
+  return {env: {PATH: `${bin}:${process.env.PATH}`}, turn}
+}
+
 describe('every turn end counts', () => {
   it("a screen-only agent's turn end, seen by a watcher, needs the user and is told once", async () => {
     const bin = join(sb.root, 'bin')
@@ -241,39 +272,15 @@ describe('every turn end counts', () => {
   }, 60_000)
 
   it('Codex: two windows, one notify daemon under the first; each turn lands on its own window, a title thread on none', async () => {
-    const bin = join(sb.root, 'bin')
-    mkdirSync(bin)
     const dirA = join(sb.root, 'a')
     const dirB = join(sb.root, 'b')
     mkdirSync(dirA)
     mkdirSync(dirB)
     const thread = '0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee'
     const title = '0199aaaa-bbbb-7ccc-8ddd-ffffffffffff'
-    // Codex writes each conversation to a rollout file; the title thread has none.
-    const day = new Date()
-    const rollouts = join(
-      sb.home,
-      '.codex',
-      'sessions',
-      String(day.getFullYear()),
-      String(day.getMonth() + 1).padStart(2, '0'),
-      String(day.getDate()).padStart(2, '0'),
-    )
-    mkdirSync(rollouts, {recursive: true})
-    writeFileSync(join(rollouts, `rollout-2026-12-01T00-00-00-${thread}.jsonl`), '{}\n')
-    const fire = join(sb.root, 'fire')
-    // The first window starts the shared daemon (its child, as Codex 0.171 does); the daemon runs notify
-    // for whichever window's turn ended, with that window's thread and directory.
-    const daemon = `while :; do for f in "${fire}".*; do [ -e "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; '${HOOK}' codex '${process.execPath}' "$p"; done; sleep 0.1; done`
-    writeFileSync(
-      join(bin, 'codex'),
-      `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`,
-      {mode: 0o755},
-    )
-    const env = {PATH: `${bin}:${process.env.PATH}`}
+    const {env, turn} = codexStandins([thread])
     const first = await sb.bgRow(['codex', '--cwd', dirA], {env: {...env, START_DAEMON: '1'}})
     const second = await sb.bgRow(['codex', '--cwd', dirB], {env})
-    const turn = (n: number, payload: object) => writeFileSync(`${fire}.${n}`, JSON.stringify({type: 'agent-turn-complete', 'turn-id': String(n), ...payload}))
     // The second window's first turn: its thread, and the side thread that writes the title.
     turn(1, {'thread-id': thread, cwd: dirB})
     turn(2, {'thread-id': title, cwd: dirB})
@@ -293,40 +300,15 @@ describe('every turn end counts', () => {
 
 describe('two Codex windows in one folder', () => {
   it("a turn of either is nobody's (the daemon names only the folder), and pk ls says why, naming both", async () => {
-    const bin = join(sb.root, 'bin')
-    mkdirSync(bin)
     const dir = join(sb.root, 'repo')
     mkdirSync(dir)
     const thread = '0199aaaa-bbbb-7ccc-8ddd-111111111111'
-    const day = new Date()
-    const rollouts = join(
-      sb.home,
-      '.codex',
-      'sessions',
-      String(day.getFullYear()),
-      String(day.getMonth() + 1).padStart(2, '0'),
-      String(day.getDate()).padStart(2, '0'),
-    )
-    mkdirSync(rollouts, {recursive: true})
-    writeFileSync(join(rollouts, `rollout-2026-12-04T00-00-00-${thread}.jsonl`), '{}\n')
-    const fire = join(sb.root, 'fire')
-    // The shared daemon, a child of the window that starts it (as Codex 0.171's), runs notify for every window.
-    const daemon = `while :; do for f in "${fire}".*; do [ -e "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; '${HOOK}' codex '${process.execPath}' "$p"; done; sleep 0.1; done`
-    writeFileSync(
-      join(bin, 'codex'),
-      `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`,
-      {mode: 0o755},
-    )
-    const env = {PATH: `${bin}:${process.env.PATH}`}
+    const {env, turn: fire} = codexStandins([thread])
     const first = await sb.bgRow(['codex', '--cwd', dir], {env: {...env, START_DAEMON: '1'}})
     const second = await sb.bgRow(['codex', '--cwd', dir], {env})
-    let n = 0
-    const turn = async () => {
-      writeFileSync(`${fire}.${++n}`, JSON.stringify({type: 'agent-turn-complete', 'turn-id': String(n), 'thread-id': thread, cwd: dir}))
-      await waitFor('taken', () => !readdirSync(sb.root).some((f) => f.startsWith('fire.')) && spooled().length === 0, 15_000)
-      await sb.pk(['notify', '--fold'])
-    }
-    await turn()
+    fire(1, {'thread-id': thread, cwd: dir})
+    await waitFor('taken', () => !readdirSync(sb.root).some((f) => f.startsWith('fire.')) && spooled().length === 0, 15_000)
+    await sb.pk(['notify', '--fold'])
     const record = (id: string) => JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8'))
     expect([record(first.id).conversationId, record(second.id).conversationId]).toEqual([null, null])
     expect(readFileSync(join(sb.stateDir, 'hook.log'), 'utf8')).toMatch(/2 codex sessions in .* could have sent thread/)

@@ -63,17 +63,26 @@ const INPUT_MARKERS: Record<string, RegExp> = {codex: /^\u203A(?: (.*))?$/, clau
 export function inputHolds(agent: string | null, screen: string, text: string): boolean | null {
   const marker = agent === null ? undefined : INPUT_MARKERS[agent]
   if (marker === undefined) return null
-  const last = text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .at(-1)
-    ?.trim()
-    .slice(0, 24)
-  if (last === undefined || last.length < 2) return null
+  const last = typedTail(text)
+  if (last === null) return null
   const lines = screen.split('\n')
   for (let i = lines.length - 1; i >= 0; i--) {
     const match = marker.exec(lines[i]!)
     if (match) return (match[1] ?? '').includes(last)
   }
   return null
+}
+
+/**
+ * Pure: what of a typed text a screen would show of it: its last line that is not blank, as much of it as
+ * an input box shows (24 characters); null when that is too short to be told from other text.
+ */
+export function typedTail(text: string): string | null {
+  const last = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .at(-1)
+    ?.trim()
+    .slice(0, 24)
+  return last === undefined || last.length < 2 ? null : last
 }

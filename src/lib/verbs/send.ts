@@ -9,7 +9,7 @@ import {lookDeadline} from '../listing/watch.js'
 
 import {collectSessions} from '../listing/sessions.js'
 import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
-import {inputHolds, readDraft, readsDrafts} from '../agents/drafts.js'
+import {inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -92,14 +92,8 @@ async function ready(idArg: string, ctx: Context, opts: SendOptions, deadline: D
  * be told apart from a late redraw of a turn that started, so it gets no second Enter.
  */
 export function stillInInput(text: string, beforePaste: string, now: string): boolean {
-  const last = text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .at(-1)
-    ?.trim()
-    .slice(0, 24)
-  if (last === undefined || last.length < 2) return false
-  return now.includes(last) && !beforePaste.includes(last)
+  const last = typedTail(text)
+  return last !== null && now.includes(last) && !beforePaste.includes(last)
 }
 
 /** Pure: the first characters of a text, for a message that says what was typed. */
