@@ -39,25 +39,24 @@ describe('watching a screen for a change', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290)
   })
 
-  it('goes on after a look tmux was slow to answer: the change it shows late still counts', async () => {
-    let looks = 0
-    // The first look takes longer than the whole window (a stopped server); the screen changed by the third.
+  /** Looks at a screen whose first look tmux answers late (a stopped server, 1.2 s), changed by the third. */
+  const slowFirstLook = () => {
+    const seen = {looks: 0}
     const test = async () => {
-      looks++
-      if (looks === 1) await new Promise((resolve) => setTimeout(resolve, 1200))
-      return looks >= 3
+      seen.looks++
+      if (seen.looks === 1) await new Promise((resolve) => setTimeout(resolve, 1200))
+      return seen.looks >= 3
     }
-    expect(await watchScreen(test, 300, new Deadline(10_000))).toBe(true)
+    return {seen, test}
+  }
+
+  it('goes on after a look tmux was slow to answer: the change it shows late still counts', async () => {
+    expect(await watchScreen(slowFirstLook().test, 300, new Deadline(10_000))).toBe(true)
   })
 
   it('never goes on past the caller deadline', async () => {
-    let looks = 0
-    const test = async () => {
-      looks++
-      if (looks === 1) await new Promise((resolve) => setTimeout(resolve, 1200))
-      return looks >= 3
-    }
+    const {seen, test} = slowFirstLook()
     expect(await watchScreen(test, 300, new Deadline(0))).toBe(false)
-    expect(looks).toBe(1)
+    expect(seen.looks).toBe(1)
   })
 })
