@@ -3,9 +3,10 @@ import {createRequire} from 'node:module'
 /**
  * SHA-256 (FIPS 180-4) of a string's UTF-8 bytes, as lowercase hex: the first few of a run computed here,
  * the rest by node:crypto. Loading node:crypto costs about 3 ms, a tenth of what pk adds to a bare node
- * start, and most runs hash a handful of ids or none (a listing takes its records' ids from the record
- * index); but this JavaScript runs in V8's interpreter until it has run a few hundred times, about 50 µs a
- * hash, so a run that hashes many loads node:crypto after all. A unit test holds both equal to
+ * start, and many runs hash a handful of ids or none; but this JavaScript runs in V8's interpreter until it
+ * has run a few hundred times, 50-150 µs a hash, and a listing hashes the id of every session (worked out
+ * from its identity each time, never taken from a file): a run that hashes more than a few loads
+ * node:crypto. A unit test holds both equal to
  * node:crypto. Not for secrets: nothing here is constant-time.
  */
 export function sha256Hex(text: string): string {
