@@ -384,12 +384,23 @@ export async function readLogs(
     }
     if (!end) continue
     // The last lines: up to and with the cursor's line, from the last view (a pane that has ended writes nothing more).
+    // (asked again from the new view when the history moved meanwhile: the pane's last output, or tmux's
+    // banner for a dead pane, can scroll it once more)
     let rest = ''
-    try {
-      const last = await viewAndRange(socket, pane, {from: printed - known.historySize, to: '-'}, opts.color)
-      if (last.view !== null && last.view.historySize === known.historySize) rest = last.text
-    } catch {
-      // gone, or not answering as it ends: what was printed stands
+    for (let tries = 0; tries < 5; tries++) {
+      let last: {view: PaneView | null; text: string}
+      try {
+        last = await viewAndRange(socket, pane, {from: printed - known.historySize, to: '-'}, opts.color)
+      } catch {
+        break // gone, or not answering as it ends: what was printed stands
+      }
+      if (last.view === null) break
+      if (last.view.historySize === known.historySize) {
+        rest = last.text
+        known = last.view
+        break
+      }
+      known = last.view
     }
     if (rest !== '') opts.emit(lastLines(rest, rest.split('\n').length, known.dead))
     return {id: row.id, dead: known.dead || !(opts.signal?.aborted ?? false)}
