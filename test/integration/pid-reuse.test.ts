@@ -24,6 +24,13 @@ pk() { "$NODE" "$PK_BIN" "$@"; }
 sock="$TMUX_TMPDIR/tmux-$(id -u)/pk"
 out="$OUT"
 pk bg -- sleep 1000 > "$out/id"
+# ps tells start times to the second (see ps-parse.ts): a pid handed out again within the second its
+# holder started is the documented limit of that source, not what this test is about. Under it, the
+# reuse is staged once the clock has moved past the second A started in.
+if [ "$(printenv PK_PROCESS_SOURCE || true)" = ps ]; then
+  started=$(date +%s)
+  for i in $(seq 100); do [ "$(date +%s)" -gt "$started" ] && break; sleep 0.05; done
+fi
 tmux -S "$sock" new-session -d -s keeper -- sleep 1000
 old=$(tmux -S "$sock" list-panes -a -F '#{pane_pid} #{session_name}' | awk '$2 != "keeper" {print $1}')
 echo "$old" > "$out/old-pid"
