@@ -14,6 +14,11 @@ import {spooled} from '../helpers/reporting-session.js'
  * empties the spool; nothing that was an event is quarantined or called "not an event"; each event that
  * needed the user was told at most once; no notification names anything but the 50 sessions.
  *
+ * Issue 51 adds what a user has open meanwhile: a watcher (`pk ls --watch --json`) and a dashboard (`pk ui`
+ * in a pane), which chaos leaves alone, a hog of 8 busy loops, and three Claude stand-ins whose turns end
+ * both on their screen (which the watcher sees) and through their hook, in either order: each turn end is
+ * told exactly once.
+ *
  * It takes minutes, so it runs on its own (scripts/test.sh runs it after the suite, which CI runs), never
  * beside the suite's other tests: PK_STORM=1 npx vitest run test/storm. Sizes: PK_STORM_SESSIONS, PK_STORM_EVENTS.
  */
@@ -22,6 +27,11 @@ const EVENTS = Number(process.env.PK_STORM_EVENTS ?? 200)
 const HOOK = join(ROOT, 'assets', 'pk-hook.sh')
 const CYCLE = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PermissionRequest', 'PostToolUse', 'Stop']
 const LAST: Record<string, string> = {Stop: 'idle', UserPromptSubmit: 'working', PermissionRequest: 'waiting'}
+/** Sessions whose turns end on screen and through the hook, and how many turns each. */
+const TURN_SESSIONS = 3
+const TURNS = 4
+const HOG = 8
+type Row = {id: string; state: string}
 
 let sb: Sandbox
 const told = () => join(sb.root, 'told')
@@ -83,6 +93,28 @@ touch "${join(sb.root, `done.${i}`)}"
 exec sleep 100000`
 }
 
+/**
+ * A Claude stand-in's life: each turn, its hook says the prompt was submitted and the screen shows work; once
+ * the test saw the watcher show it working (file `go.I.K`), the turn ends on the screen and through the
+ * Stop hook, the screen first on odd turns and the hook first on even ones; then it waits for the watcher
+ * to show it idle (`seen.I.K`) before the next turn.
+ */
+const turnScript = (i: number, go: string) => {
+  const hook = (event: string) => `'${HOOK}' claude '${process.execPath}' "{\\"hook_event_name\\":\\"${event}\\",\\"session_id\\":\\"turn-${i}\\"}"`
+  const file = (name: string) => join(sb.root, `${name}.${i}.$k`)
+  const idle = `printf '\\033[2J\\033[H\\342\\235\\257 \\n  ? for shortcuts\\n'`
+  return `while [ ! -e "${go}" ]; do sleep 0.1; done
+for k in $(seq ${TURNS}); do
+  ${hook('UserPromptSubmit')}
+  printf '\\033[2J\\033[H\\342\\234\\273 Thinking\\342\\200\\246 (esc to interrupt)\\n'
+  while [ ! -e "${file('go')}" ]; do sleep 0.1; done
+  if [ $((k % 2)) = 1 ]; then ${idle}; sleep 0.5; ${hook('Stop')}; else ${hook('Stop')}; sleep 0.5; ${idle}; fi
+  while [ ! -e "${file('seen')}" ]; do sleep 0.1; done
+done
+touch "${join(sb.root, `turns.${i}`)}"
+exec sleep 100000`
+}
+
 describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
   it(
     `${SESSIONS * EVENTS} hook events from ${SESSIONS} sessions, with processes killed and stopped at random beside a CPU hog`,
@@ -96,9 +128,61 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
         )
         ids.push(...rows.map((r) => r.id))
       }
+      // The Claude stand-ins: each a `claude` on PATH that is a shell script.
+      const turnIds: string[] = []
+      for (let i = 0; i < TURN_SESSIONS; i++) {
+        const bin = join(sb.root, `bin.${i}`)
+        mkdirSync(bin)
+        writeFileSync(join(bin, 'claude'), `#!/bin/sh\n${turnScript(i, go)}\n`, {mode: 0o755})
+        turnIds.push((await sb.bgRow(['claude'], {env: {PATH: `${bin}:${process.env.PATH}`}})).id)
+      }
 
-      // The hog: two busy loops per core.
-      for (let i = 0; i < 4; i++) everyone.push(spawn('sh', ['-c', 'while :; do :; done'], {stdio: 'ignore'}))
+      // What the user has open: a watcher, and a dashboard in a pane of a server of its own.
+      const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: ['ignore', 'pipe', 'ignore']})
+      everyone.push(watcher)
+      const looks = new Map<string, string>()
+      let pendingLine = ''
+      watcher.stdout!.on('data', (d: Buffer) => {
+        pendingLine += d.toString('utf8')
+        let end
+        while ((end = pendingLine.indexOf('\n')) >= 0) {
+          const line = pendingLine.slice(0, end)
+          pendingLine = pendingLine.slice(end + 1)
+          try {
+            const event = JSON.parse(line) as {sessions?: Row[]; session?: Row}
+            for (const row of event.sessions ?? (event.session ? [event.session] : [])) if (turnIds.includes(row.id)) looks.set(row.id, row.state)
+          } catch {
+            // not a listing line
+          }
+        }
+      })
+      const uiSocket = sb.socket('dashboard')
+      sb.tmux(uiSocket, 'new-session', '-d', '-x', '120', '-y', '40', '-e', `PK_STATE_DIR=${sb.stateDir}`, '-e', `TMUX_TMPDIR=${sb.tmuxTmpdir}`, '-e', `HOME=${sb.home}`, '--', process.execPath, PK_BIN, 'ui')
+      const keep = () => [watcher.pid!, Number(sb.tmux(uiSocket, 'display-message', '-p', '#{pane_pid}').trim())]
+      const kept = new Set(keep())
+      // The turns: each one goes on once the watcher showed it working, and again once it showed it idle.
+      let turning = true
+      const turns = (async () => {
+        const step = new Map<string, number>(turnIds.map((id) => [id, 1]))
+        while (turning) {
+          for (const [i, id] of turnIds.entries()) {
+            const k = step.get(id)!
+            if (k > TURNS) continue
+            const go = join(sb.root, `go.${i}.${k}`)
+            if (!existsSync(go)) {
+              if (looks.get(id) === 'working') writeFileSync(go, '')
+            } else if (looks.get(id) === 'idle') {
+              writeFileSync(join(sb.root, `seen.${i}.${k}`), '')
+              step.set(id, k + 1)
+              looks.delete(id)
+            }
+          }
+          await new Promise((r) => setTimeout(r, 100))
+        }
+      })()
+
+      // The hog: four busy loops per core.
+      for (let i = 0; i < HOG; i++) everyone.push(spawn('sh', ['-c', 'while :; do :; done'], {stdio: 'ignore'}))
       let stormy = true
       const env = sb.env
       // Readers and notifiers, one or two at a time.
@@ -124,7 +208,7 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       const chaos = (async () => {
         while (stormy) {
           await new Promise((r) => setTimeout(r, 500))
-          const targets = pkProcesses()
+          const targets = pkProcesses().filter((pid) => !kept.has(pid))
           if (targets.length === 0) continue
           const pid = targets[Math.floor(Math.random() * targets.length)]!
           if (Math.random() < 0.5) {
@@ -148,13 +232,19 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
         () => Array.from({length: SESSIONS}, (_, i) => existsSync(join(sb.root, `done.${i}`))).every(Boolean),
         40 * 60_000,
       )
+      await waitFor('every Claude stand-in ended its turns', () => turnIds.every((_, i) => existsSync(join(sb.root, `turns.${i}`))), 20 * 60_000)
+      turning = false
+      await turns
+      expect(keep(), 'the watcher and the dashboard stayed open').toEqual([...kept])
+      sb.tmux(uiSocket, 'kill-server')
+      watcher.kill('SIGKILL')
       // The chaos goes on a while more when the events went out faster than it struck (readers, notifiers and
       // the writers applying the backlog are still its targets): a storm is not one without it.
       const enough = SESSIONS * EVENTS >= 10_000 ? 10 : 0
       await waitFor('the chaos struck enough', () => killed + stopped > enough, 5 * 60_000)
       stormy = false
       await Promise.all([readers, holders, chaos])
-      for (const child of everyone.splice(0, 4)) child.kill('SIGKILL')
+      for (const child of everyone) child.kill('SIGKILL')
       for (const pid of stoppedPids) signal(pid, 'SIGCONT')
       stoppedPids.clear()
       // Whatever still runs finishes (a writer with a backlog applies it).
@@ -180,8 +270,10 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       const lines = existsSync(told()) ? readFileSync(told(), 'utf8').trim().split('\n').filter(Boolean) : []
       const events = lines.map((l) => l.split(' ').slice(0, 2).join(' '))
       expect(new Set(events).size).toBe(events.length)
-      for (const line of lines) expect(ids).toContain(line.split(' ')[0])
+      for (const line of lines) expect([...ids, ...turnIds]).toContain(line.split(' ')[0])
       expect(lines.length).toBeGreaterThan(0)
+      // Each turn end of a Claude stand-in, seen on its screen and reported by its hook, told exactly once.
+      for (const id of turnIds) expect({id, told: lines.filter((l) => l.startsWith(`${id} `)).length}).toEqual({id, told: TURNS})
       console.log(`storm: ${SESSIONS * EVENTS} events, ${killed} processes killed and ${stopped} stopped, ${lines.length} told`)
     },
     60 * 60_000,
