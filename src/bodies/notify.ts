@@ -3,7 +3,8 @@ import {spoolObservation} from '../lib/events/observe.js'
 import {collectSessions, tellable} from '../lib/listing/sessions.js'
 import {schemaHead} from '../lib/model/contract.js'
 import {Outcome} from '../lib/model/errors.js'
-import {DEFAULT_CHANNELS, deliver, notifyRows} from '../lib/notify/notify.js'
+import {DEFAULT_CHANNELS, deliver, notifyRows, SessionLink} from '../lib/notify/notify.js'
+import {sessionPageUrl} from '../lib/model/contract.js'
 import {notifyTestText} from '../lib/present/verbs.js'
 import {runWriter} from '../lib/writer/fold.js'
 import {printJson, write} from '../output.js'
@@ -26,9 +27,12 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
   const {config} = await ctx.config()
   const channels = config.notify ?? DEFAULT_CHANNELS
   const state = ctx.readState()
+  // A tap on a phone's notification opens the session's page, where pk serve is reachable from the phone.
+  const publicUrl = config.serve?.publicUrl
+  const link: SessionLink | undefined = publicUrl === undefined ? undefined : (id) => sessionPageUrl(publicUrl, id)
   if (input.test) {
     const sample = {id: '00000000', agent: 'pk', label: 'test', state: 'waiting', cwd: ctx.cwd, reason: 'testing its notifications'}
-    const results = await deliver(sample, channels, env, state)
+    const results = await deliver(sample, channels, env, state, link)
     const delivered = results.some((r) => r.delivered)
     if (input.json) printJson({...schemaHead('notify'), delivered, results})
     else write(notifyTestText(results, channels.length))
@@ -43,7 +47,7 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
   if (input.fold || input.observe !== undefined) await runWriter(ctx, state)
   const listing = await collectSessions(ctx)
   const rows = input.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === input.check)
-  const told = await notifyRows(rows, channels, env, state)
+  const told = await notifyRows(rows, channels, env, state, link)
   if (input.json) printJson({...schemaHead('notify'), notified: told})
   return 'ok'
 }

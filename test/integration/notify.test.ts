@@ -1,5 +1,7 @@
 import {ChildProcess, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {createServer, IncomingHttpHeaders} from 'node:http'
+import {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -129,5 +131,93 @@ describe('notifications', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/ok {3}tmux: 1 client\(s\)/)
     await waitFor('message on the screen', () => sb.tmux(term, 'capture-pane', '-p', '-t', 'term').includes('pk: pk (test) 00000000 is testing'))
+  })
+})
+
+describe('the ntfy channel', () => {
+  /** A stand-in for an ntfy server: it keeps every request it gets, and answers with `status`. */
+  async function ntfyServer(status = 200) {
+    const got: {method: string; url: string; headers: IncomingHttpHeaders; body: string}[] = []
+    const server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (d) => (body += d))
+      req.on('end', () => {
+        got.push({method: req.method!, url: req.url!, headers: req.headers, body})
+        res.writeHead(status, {'Content-Type': 'application/json'}).end('{"id":"x"}')
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    return {got, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close()}
+  }
+
+  it('publishes a waiting session once: title, priority, tags, token and a link to its page', async () => {
+    const ntfy = await ntfyServer()
+    try {
+      mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+      writeFileSync(
+        join(sb.home, '.config', 'pk', 'config.json'),
+        JSON.stringify({notify: [{ntfy: {url: `${ntfy.url}/pk-alerts`, token: 'tk_secret'}}], serve: {publicUrl: 'https://box.tailnet.ts.net'}}),
+      )
+      const row = await sb.bgRow(
+        [
+          '--name',
+          'тест ünïcode',
+          '--',
+          'sh',
+          '-c',
+          `printf %s '{"hook_event_name":"Notification","notification_type":"permission_prompt","session_id":"c9"}' | "${process.execPath}" "${PK_BIN}" hook claude; exec sleep 100000`,
+        ],
+        {env},
+      )
+      await waitFor('published', () => ntfy.got.length > 0, 15_000)
+      // Asked again, by anyone: the same event is never published twice.
+      await sb.pk(['notify'], {env})
+      await sb.pk(['ls'], {env})
+      expect(ntfy.got).toHaveLength(1)
+      const [request] = ntfy.got
+      expect(request).toMatchObject({method: 'POST', url: '/pk-alerts', body: `claude (тест ünïcode) ${row.id} is waiting for you: pk attach ${row.id}`})
+      expect(request!.headers).toMatchObject({
+        priority: '4',
+        tags: 'bell,claude',
+        authorization: 'Bearer tk_secret',
+        click: `https://box.tailnet.ts.net/#session=${row.id}`,
+      })
+      // A label outside ASCII reaches the title as an RFC 2047 word, which ntfy decodes.
+      const title = /^=\?UTF-8\?B\?(.+)\?=$/.exec(String(request!.headers.title))
+      expect(Buffer.from(title![1]!, 'base64').toString('utf8')).toBe('pk: claude (тест ünïcode) waiting for you')
+    } finally {
+      ntfy.close()
+    }
+  })
+
+  it('pk notify --test says when the server refuses, and the token never reaches the log', async () => {
+    const ntfy = await ntfyServer(403)
+    try {
+      configure([{ntfy: {url: `${ntfy.url}/t`, token: 'tk_secret'}}])
+      await sb.bgRow(['--', 'sleep', '1000'], {env}) // a state directory to log in
+      const result = await sb.pk(['notify', '--test'], {env})
+      expect(result.code).toBe(1)
+      expect(result.stdout).toMatch(/ntfy 127\.0\.0\.1:\d+: the server answered 403/)
+      expect(ntfy.got).toHaveLength(1)
+      const log = readFileSync(join(sb.stateDir, 'notify.log'), 'utf8')
+      expect(log).toMatch(/403/)
+      expect(log + result.stdout + result.stderr).not.toMatch(/tk_secret/)
+    } finally {
+      ntfy.close()
+    }
+  })
+
+  it('a topic that is not an http(s) URL is a config error; a project config cannot set serve', async () => {
+    configure([{ntfy: {url: 'ftp://x/y'}}])
+    const bad = await sb.pk(['ls'], {env})
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/https:\/\/HOST\/TOPIC/)
+    configure([])
+    const project = join(sb.root, 'project')
+    mkdirSync(project)
+    writeFileSync(join(project, '.pkrc.json'), JSON.stringify({serve: {publicUrl: 'https://evil.example'}}))
+    const refused = await sb.pk(['ls'], {env, cwd: project})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/serve: a project's config cannot set/)
   })
 })

@@ -157,7 +157,25 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
         }
       })
       const uiSocket = sb.socket('dashboard')
-      sb.tmux(uiSocket, 'new-session', '-d', '-x', '120', '-y', '40', '-e', `PK_STATE_DIR=${sb.stateDir}`, '-e', `TMUX_TMPDIR=${sb.tmuxTmpdir}`, '-e', `HOME=${sb.home}`, '--', process.execPath, PK_BIN, 'ui')
+      sb.tmux(
+        uiSocket,
+        'new-session',
+        '-d',
+        '-x',
+        '120',
+        '-y',
+        '40',
+        '-e',
+        `PK_STATE_DIR=${sb.stateDir}`,
+        '-e',
+        `TMUX_TMPDIR=${sb.tmuxTmpdir}`,
+        '-e',
+        `HOME=${sb.home}`,
+        '--',
+        process.execPath,
+        PK_BIN,
+        'ui',
+      )
       const keep = () => [watcher.pid!, Number(sb.tmux(uiSocket, 'display-message', '-p', '#{pane_pid}').trim())]
       const kept = new Set(keep())
       // The turns: each one goes on once the watcher showed it working, and again once it showed it idle.

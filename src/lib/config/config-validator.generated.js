@@ -3,13 +3,16 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"Each node's \"errorMessage\" (the keyword of ajv-errors and of VS Code) is what pk says when a value there is wrong, after the file and the key. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","errorMessage":"must be an object of presets","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","errorMessage":"must be an object {state, pattern, lines?}","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}}},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}}}},"hosts":{"type":"array","items":{"type":"object","errorMessage":"must be an object {name, destination, pk?, options?}","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}}},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]}]}}]},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","errorMessage":"must be an object {dir?, branchPrefix?, setup?}","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}}},"usage":{"type":"object","errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})","additionalProperties":false,"properties":{"rates":{"type":"object","errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}","additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}}}},"contextWindows":{"type":"object","errorMessage":"must be an object: model name -> tokens","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"}},"attention":{"type":"object","errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"Each node's \"errorMessage\" (the keyword of ajv-errors and of VS Code) is what pk says when a value there is wrong, after the file and the key. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","errorMessage":"must be an object of presets","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","errorMessage":"must be an object {state, pattern, lines?}","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}}},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}}}},"hosts":{"type":"array","items":{"type":"object","errorMessage":"must be an object {name, destination, pk?, options?}","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}}},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$","errorMessage":"must be the topic's URL: https://HOST/TOPIC (http:// only for a server on this machine or a private network)"},"token":{"type":"string","errorMessage":"must be an ntfy access token (tk_...) or a password for Bearer authentication","pattern":"^\\S+$"},"priority":{"type":"integer","minimum":1,"maximum":5,"errorMessage":"must be 1 (min) to 5 (max): ntfy's priorities"}},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}]},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","errorMessage":"must be an object {dir?, branchPrefix?, setup?}","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}}},"usage":{"type":"object","errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})","additionalProperties":false,"properties":{"rates":{"type":"object","errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}","additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}}}},"contextWindows":{"type":"object","errorMessage":"must be an object: model name -> tokens","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"}},"attention":{"type":"object","errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}}}}},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$","errorMessage":"must be an https:// origin, like https://box.tailnet.ts.net"}}}}};
 const pattern0 = new RegExp(".", "u");
 const pattern1 = new RegExp("^[a-z][\\w-]*$", "u");
 const pattern2 = new RegExp("\\{id\\}", "u");
 const pattern4 = new RegExp("^[A-Za-z0-9][\\w.-]*$", "u");
 const pattern5 = new RegExp("^[^-]", "u");
 const pattern6 = new RegExp("\\S", "u");
+const pattern7 = new RegExp("^https?://[^/?#\\s]+/[^?#\\s]+$", "u");
+const pattern8 = new RegExp("^\\S+$", "u");
+const pattern10 = new RegExp("^https://[^/?#\\s]+/?$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="urn:pk:config" */;
@@ -19,7 +22,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs2 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "socket") || (key0 === "defaultAgent")) || (key0 === "agents")) || (key0 === "hosts")) || (key0 === "notify")) || (key0 === "worktrees")) || (key0 === "usage"))){
+if(!((((((((key0 === "socket") || (key0 === "defaultAgent")) || (key0 === "agents")) || (key0 === "hosts")) || (key0 === "notify")) || (key0 === "worktrees")) || (key0 === "usage")) || (key0 === "serve"))){
 validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -788,14 +791,32 @@ errors++;
 }
 var _valid2 = _errs98 === errors;
 valid18 = valid18 || _valid2;
-}
 if(!valid18){
+const _errs99 = errors;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+let missing6;
+if((data26.ntfy === undefined) && (missing6 = "ntfy")){
 const err16 = {};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+}
+var _valid2 = _errs99 === errors;
+valid18 = valid18 || _valid2;
+}
+}
+if(!valid18){
+const err17 = {};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -812,12 +833,12 @@ vErrors = null;
 }
 var valid17 = _errs95 === errors;
 if(valid17){
-const err17 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid"};
+const err18 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err18];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -834,14 +855,14 @@ vErrors = null;
 }
 if(errors === _errs93){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-let missing6;
-if((data26.command === undefined) && (missing6 = "command")){
-const err18 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/2/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+let missing7;
+if((data26.command === undefined) && (missing7 = "command")){
+const err19 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/2/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err19];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -857,15 +878,52 @@ if(_valid1){
 valid16 = true;
 passing0 = 2;
 }
+const _errs100 = errors;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(Object.keys(data26).length > 1){
+const err20 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/3/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+else {
+let missing8;
+if((data26.ntfy === undefined) && (missing8 = "ntfy")){
+const err21 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/3/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs100 === errors;
+if(_valid1 && valid16){
+valid16 = false;
+passing0 = [passing0, 3];
+}
+else {
+if(_valid1){
+valid16 = true;
+passing0 = 3;
+}
+}
 }
 }
 if(!valid16){
-const err19 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err22 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err22];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err22);
 }
 errors++;
 validate10.errors = vErrors;
@@ -884,31 +942,19 @@ vErrors = null;
 }
 if(errors === _errs88){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-const _errs100 = errors;
+const _errs102 = errors;
 for(const key6 in data26){
-if(!((((key6 === "tmux") || (key6 === "desktop")) || (key6 === "command")) || (key6 === "timeout"))){
+if(!(((((key6 === "tmux") || (key6 === "desktop")) || (key6 === "command")) || (key6 === "timeout")) || (key6 === "ntfy"))){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs100 === errors){
+if(_errs102 === errors){
 if(data26.tmux !== undefined){
-const _errs101 = errors;
+const _errs103 = errors;
 if(true !== data26.tmux){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/tmux",schemaPath:"#/properties/notify/items/properties/tmux/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
-return false;
-}
-var valid19 = _errs101 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data26.desktop !== undefined){
-const _errs103 = errors;
-if(true !== data26.desktop){
-validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/desktop",schemaPath:"#/properties/notify/items/properties/desktop/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 var valid19 = _errs103 === errors;
@@ -917,10 +963,22 @@ else {
 var valid19 = true;
 }
 if(valid19){
+if(data26.desktop !== undefined){
+const _errs105 = errors;
+if(true !== data26.desktop){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/desktop",schemaPath:"#/properties/notify/items/properties/desktop/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+return false;
+}
+var valid19 = _errs105 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
 if(data26.command !== undefined){
 let data29 = data26.command;
-const _errs105 = errors;
-if(errors === _errs105){
+const _errs107 = errors;
+if(errors === _errs107){
 if(Array.isArray(data29)){
 if(data29.length < 1){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/command",schemaPath:"#/properties/notify/items/properties/command/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
@@ -930,12 +988,12 @@ else {
 var valid20 = true;
 const len8 = data29.length;
 for(let i8=0; i8<len8; i8++){
-const _errs108 = errors;
+const _errs110 = errors;
 if(typeof data29[i8] !== "string"){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/command/" + i8,schemaPath:"#/properties/notify/items/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid20 = _errs108 === errors;
+var valid20 = _errs110 === errors;
 if(!valid20){
 break;
 }
@@ -947,7 +1005,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/command",schem
 return false;
 }
 }
-var valid19 = _errs105 === errors;
+var valid19 = _errs107 === errors;
 }
 else {
 var valid19 = true;
@@ -955,8 +1013,8 @@ var valid19 = true;
 if(valid19){
 if(data26.timeout !== undefined){
 let data31 = data26.timeout;
-const _errs110 = errors;
-if(errors === _errs110){
+const _errs112 = errors;
+if(errors === _errs112){
 if((typeof data31 == "number") && (isFinite(data31))){
 if(data31 > 60 || isNaN(data31)){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/timeout",schemaPath:"#/properties/notify/items/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
@@ -974,10 +1032,115 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/timeout",schem
 return false;
 }
 }
-var valid19 = _errs110 === errors;
+var valid19 = _errs112 === errors;
 }
 else {
 var valid19 = true;
+}
+if(valid19){
+if(data26.ntfy !== undefined){
+let data32 = data26.ntfy;
+const _errs115 = errors;
+if(errors === _errs115){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+let missing9;
+if((data32.url === undefined) && (missing9 = "url")){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy",schemaPath:"#/properties/notify/items/properties/ntfy/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'"}];
+return false;
+}
+else {
+const _errs118 = errors;
+for(const key7 in data32){
+if(!(((key7 === "url") || (key7 === "token")) || (key7 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy",schemaPath:"#/properties/notify/items/properties/ntfy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs118 === errors){
+if(data32.url !== undefined){
+let data33 = data32.url;
+const _errs119 = errors;
+if(errors === _errs119){
+if(typeof data33 === "string"){
+if(!pattern7.test(data33)){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/url",schemaPath:"#/properties/notify/items/properties/ntfy/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#\\s]+/[^?#\\s]+$"},message:"must match pattern \""+"^https?://[^/?#\\s]+/[^?#\\s]+$"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/url",schemaPath:"#/properties/notify/items/properties/ntfy/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid21 = _errs119 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data32.token !== undefined){
+let data34 = data32.token;
+const _errs122 = errors;
+if(errors === _errs122){
+if(typeof data34 === "string"){
+if(!pattern8.test(data34)){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/token",schemaPath:"#/properties/notify/items/properties/ntfy/properties/token/pattern",keyword:"pattern",params:{pattern: "^\\S+$"},message:"must match pattern \""+"^\\S+$"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/token",schemaPath:"#/properties/notify/items/properties/ntfy/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid21 = _errs122 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data32.priority !== undefined){
+let data35 = data32.priority;
+const _errs125 = errors;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/priority",schemaPath:"#/properties/notify/items/properties/ntfy/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs125){
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 > 5 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/priority",schemaPath:"#/properties/notify/items/properties/ntfy/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 5},message:"must be <= 5"}];
+return false;
+}
+else {
+if(data35 < 1 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/priority",schemaPath:"#/properties/notify/items/properties/ntfy/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs125 === errors;
+}
+else {
+var valid21 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy",schemaPath:"#/properties/notify/items/properties/ntfy/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid19 = _errs115 === errors;
+}
+else {
+var valid19 = true;
+}
 }
 }
 }
@@ -1007,25 +1170,25 @@ var valid0 = true;
 }
 if(valid0){
 if(data.worktrees !== undefined){
-let data32 = data.worktrees;
-const _errs113 = errors;
-if(errors === _errs113){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-const _errs116 = errors;
-for(const key7 in data32){
-if(!(((key7 === "dir") || (key7 === "branchPrefix")) || (key7 === "setup"))){
-validate10.errors = [{instancePath:instancePath+"/worktrees",schemaPath:"#/properties/worktrees/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
+let data36 = data.worktrees;
+const _errs128 = errors;
+if(errors === _errs128){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+const _errs131 = errors;
+for(const key8 in data36){
+if(!(((key8 === "dir") || (key8 === "branchPrefix")) || (key8 === "setup"))){
+validate10.errors = [{instancePath:instancePath+"/worktrees",schemaPath:"#/properties/worktrees/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs116 === errors){
-if(data32.dir !== undefined){
-let data33 = data32.dir;
-const _errs117 = errors;
-if(errors === _errs117){
-if(typeof data33 === "string"){
-if(!pattern0.test(data33)){
+if(_errs131 === errors){
+if(data36.dir !== undefined){
+let data37 = data36.dir;
+const _errs132 = errors;
+if(errors === _errs132){
+if(typeof data37 === "string"){
+if(!pattern0.test(data37)){
 validate10.errors = [{instancePath:instancePath+"/worktrees/dir",schemaPath:"#/properties/worktrees/properties/dir/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""}];
 return false;
 }
@@ -1035,61 +1198,61 @@ validate10.errors = [{instancePath:instancePath+"/worktrees/dir",schemaPath:"#/p
 return false;
 }
 }
-var valid21 = _errs117 === errors;
+var valid22 = _errs132 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data32.branchPrefix !== undefined){
-const _errs120 = errors;
-if(typeof data32.branchPrefix !== "string"){
+if(valid22){
+if(data36.branchPrefix !== undefined){
+const _errs135 = errors;
+if(typeof data36.branchPrefix !== "string"){
 validate10.errors = [{instancePath:instancePath+"/worktrees/branchPrefix",schemaPath:"#/properties/worktrees/properties/branchPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid21 = _errs120 === errors;
+var valid22 = _errs135 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
-if(valid21){
-if(data32.setup !== undefined){
-let data35 = data32.setup;
-const _errs123 = errors;
-if(errors === _errs123){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-for(const key8 in data35){
-let data36 = data35[key8];
-const _errs127 = errors;
-if(errors === _errs127){
-if(Array.isArray(data36)){
-if(data36.length < 1){
-validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+if(valid22){
+if(data36.setup !== undefined){
+let data39 = data36.setup;
+const _errs138 = errors;
+if(errors === _errs138){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+for(const key9 in data39){
+let data40 = data39[key9];
+const _errs142 = errors;
+if(errors === _errs142){
+if(Array.isArray(data40)){
+if(data40.length < 1){
+validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid23 = true;
-const len9 = data36.length;
+var valid24 = true;
+const len9 = data40.length;
 for(let i9=0; i9<len9; i9++){
-const _errs129 = errors;
-if(typeof data36[i9] !== "string"){
-validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i9,schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs144 = errors;
+if(typeof data40[i9] !== "string"){
+validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i9,schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid23 = _errs129 === errors;
-if(!valid23){
+var valid24 = _errs144 === errors;
+if(!valid24){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid22 = _errs127 === errors;
-if(!valid22){
+var valid23 = _errs142 === errors;
+if(!valid23){
 break;
 }
 }
@@ -1099,10 +1262,10 @@ validate10.errors = [{instancePath:instancePath+"/worktrees/setup",schemaPath:"#
 return false;
 }
 }
-var valid21 = _errs123 === errors;
+var valid22 = _errs138 === errors;
 }
 else {
-var valid21 = true;
+var valid22 = true;
 }
 }
 }
@@ -1113,140 +1276,140 @@ validate10.errors = [{instancePath:instancePath+"/worktrees",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs113 === errors;
+var valid0 = _errs128 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.usage !== undefined){
-let data38 = data.usage;
-const _errs131 = errors;
-if(errors === _errs131){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-const _errs134 = errors;
-for(const key9 in data38){
-if(!(((key9 === "rates") || (key9 === "contextWindows")) || (key9 === "attention"))){
-validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs134 === errors){
-if(data38.rates !== undefined){
-let data39 = data38.rates;
-const _errs135 = errors;
-if(errors === _errs135){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-for(const key10 in data39){
-let data40 = data39[key10];
-const _errs139 = errors;
-if(errors === _errs139){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-const _errs142 = errors;
-for(const key11 in data40){
-if(!((((key11 === "input") || (key11 === "output")) || (key11 === "cacheRead")) || (key11 === "cacheWrite"))){
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/rates/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs142 === errors){
-if(data40.input !== undefined){
-let data41 = data40.input;
-const _errs143 = errors;
-if(errors === _errs143){
-if((typeof data41 == "number") && (isFinite(data41))){
-if(data41 < 0 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/input",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/input",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-var valid26 = _errs143 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data40.output !== undefined){
-let data42 = data40.output;
+let data42 = data.usage;
 const _errs146 = errors;
 if(errors === _errs146){
-if((typeof data42 == "number") && (isFinite(data42))){
-if(data42 < 0 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/output",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/output",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-}
-var valid26 = _errs146 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data40.cacheRead !== undefined){
-let data43 = data40.cacheRead;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
 const _errs149 = errors;
-if(errors === _errs149){
-if((typeof data43 == "number") && (isFinite(data43))){
-if(data43 < 0 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheRead",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheRead/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+for(const key10 in data42){
+if(!(((key10 === "rates") || (key10 === "contextWindows")) || (key10 === "attention"))){
+validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs149 === errors){
+if(data42.rates !== undefined){
+let data43 = data42.rates;
+const _errs150 = errors;
+if(errors === _errs150){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+for(const key11 in data43){
+let data44 = data43[key11];
+const _errs154 = errors;
+if(errors === _errs154){
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+const _errs157 = errors;
+for(const key12 in data44){
+if(!((((key12 === "input") || (key12 === "output")) || (key12 === "cacheRead")) || (key12 === "cacheWrite"))){
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/rates/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs157 === errors){
+if(data44.input !== undefined){
+let data45 = data44.input;
+const _errs158 = errors;
+if(errors === _errs158){
+if((typeof data45 == "number") && (isFinite(data45))){
+if(data45 < 0 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/input",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheRead",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheRead/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/input",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-var valid26 = _errs149 === errors;
+var valid27 = _errs158 === errors;
 }
 else {
-var valid26 = true;
+var valid27 = true;
 }
-if(valid26){
-if(data40.cacheWrite !== undefined){
-let data44 = data40.cacheWrite;
-const _errs152 = errors;
-if(errors === _errs152){
-if((typeof data44 == "number") && (isFinite(data44))){
-if(data44 < 0 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheWrite",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheWrite/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(valid27){
+if(data44.output !== undefined){
+let data46 = data44.output;
+const _errs161 = errors;
+if(errors === _errs161){
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 < 0 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/output",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheWrite",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheWrite/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/output",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-var valid26 = _errs152 === errors;
+var valid27 = _errs161 === errors;
 }
 else {
-var valid26 = true;
+var valid27 = true;
 }
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/rates/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+if(valid27){
+if(data44.cacheRead !== undefined){
+let data47 = data44.cacheRead;
+const _errs164 = errors;
+if(errors === _errs164){
+if((typeof data47 == "number") && (isFinite(data47))){
+if(data47 < 0 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheRead",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheRead/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
-var valid25 = _errs139 === errors;
-if(!valid25){
+else {
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheRead",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheRead/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid27 = _errs164 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data44.cacheWrite !== undefined){
+let data48 = data44.cacheWrite;
+const _errs167 = errors;
+if(errors === _errs167){
+if((typeof data48 == "number") && (isFinite(data48))){
+if(data48 < 0 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheWrite",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheWrite/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheWrite",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheWrite/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+var valid27 = _errs167 === errors;
+}
+else {
+var valid27 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/rates/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid26 = _errs154 === errors;
+if(!valid26){
 break;
 }
 }
@@ -1256,34 +1419,34 @@ validate10.errors = [{instancePath:instancePath+"/usage/rates",schemaPath:"#/pro
 return false;
 }
 }
-var valid24 = _errs135 === errors;
+var valid25 = _errs150 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
-if(valid24){
-if(data38.contextWindows !== undefined){
-let data45 = data38.contextWindows;
-const _errs155 = errors;
-if(errors === _errs155){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-for(const key12 in data45){
-let data46 = data45[key12];
-const _errs159 = errors;
-if(errors === _errs159){
-if((typeof data46 == "number") && (isFinite(data46))){
-if(data46 <= 0 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/usage/contextWindows/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/contextWindows/additionalProperties/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+if(valid25){
+if(data42.contextWindows !== undefined){
+let data49 = data42.contextWindows;
+const _errs170 = errors;
+if(errors === _errs170){
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+for(const key13 in data49){
+let data50 = data49[key13];
+const _errs174 = errors;
+if(errors === _errs174){
+if((typeof data50 == "number") && (isFinite(data50))){
+if(data50 <= 0 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/usage/contextWindows/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/contextWindows/additionalProperties/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/usage/contextWindows/" + key12.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/contextWindows/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate10.errors = [{instancePath:instancePath+"/usage/contextWindows/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/contextWindows/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
-var valid27 = _errs159 === errors;
-if(!valid27){
+var valid28 = _errs174 === errors;
+if(!valid28){
 break;
 }
 }
@@ -1293,37 +1456,37 @@ validate10.errors = [{instancePath:instancePath+"/usage/contextWindows",schemaPa
 return false;
 }
 }
-var valid24 = _errs155 === errors;
+var valid25 = _errs170 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
-if(valid24){
-if(data38.attention !== undefined){
-let data47 = data38.attention;
-const _errs162 = errors;
-if(errors === _errs162){
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-const _errs165 = errors;
-for(const key13 in data47){
-if(!((key13 === "context") || (key13 === "cost"))){
-validate10.errors = [{instancePath:instancePath+"/usage/attention",schemaPath:"#/properties/usage/properties/attention/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"}];
+if(valid25){
+if(data42.attention !== undefined){
+let data51 = data42.attention;
+const _errs177 = errors;
+if(errors === _errs177){
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+const _errs180 = errors;
+for(const key14 in data51){
+if(!((key14 === "context") || (key14 === "cost"))){
+validate10.errors = [{instancePath:instancePath+"/usage/attention",schemaPath:"#/properties/usage/properties/attention/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs165 === errors){
-if(data47.context !== undefined){
-let data48 = data47.context;
-const _errs166 = errors;
-if(errors === _errs166){
-if((typeof data48 == "number") && (isFinite(data48))){
-if(data48 > 100 || isNaN(data48)){
+if(_errs180 === errors){
+if(data51.context !== undefined){
+let data52 = data51.context;
+const _errs181 = errors;
+if(errors === _errs181){
+if((typeof data52 == "number") && (isFinite(data52))){
+if(data52 > 100 || isNaN(data52)){
 validate10.errors = [{instancePath:instancePath+"/usage/attention/context",schemaPath:"#/properties/usage/properties/attention/properties/context/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
-if(data48 <= 0 || isNaN(data48)){
+if(data52 <= 0 || isNaN(data52)){
 validate10.errors = [{instancePath:instancePath+"/usage/attention/context",schemaPath:"#/properties/usage/properties/attention/properties/context/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
 return false;
 }
@@ -1334,18 +1497,18 @@ validate10.errors = [{instancePath:instancePath+"/usage/attention/context",schem
 return false;
 }
 }
-var valid28 = _errs166 === errors;
+var valid29 = _errs181 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
-if(valid28){
-if(data47.cost !== undefined){
-let data49 = data47.cost;
-const _errs169 = errors;
-if(errors === _errs169){
-if((typeof data49 == "number") && (isFinite(data49))){
-if(data49 < 0 || isNaN(data49)){
+if(valid29){
+if(data51.cost !== undefined){
+let data53 = data51.cost;
+const _errs184 = errors;
+if(errors === _errs184){
+if((typeof data53 == "number") && (isFinite(data53))){
+if(data53 < 0 || isNaN(data53)){
 validate10.errors = [{instancePath:instancePath+"/usage/attention/cost",schemaPath:"#/properties/usage/properties/attention/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
@@ -1355,10 +1518,10 @@ validate10.errors = [{instancePath:instancePath+"/usage/attention/cost",schemaPa
 return false;
 }
 }
-var valid28 = _errs169 === errors;
+var valid29 = _errs184 === errors;
 }
 else {
-var valid28 = true;
+var valid29 = true;
 }
 }
 }
@@ -1368,10 +1531,10 @@ validate10.errors = [{instancePath:instancePath+"/usage/attention",schemaPath:"#
 return false;
 }
 }
-var valid24 = _errs162 === errors;
+var valid25 = _errs177 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
 }
 }
@@ -1382,10 +1545,54 @@ validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs131 === errors;
+var valid0 = _errs146 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.serve !== undefined){
+let data54 = data.serve;
+const _errs187 = errors;
+if(errors === _errs187){
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+const _errs189 = errors;
+for(const key15 in data54){
+if(!(key15 === "publicUrl")){
+validate10.errors = [{instancePath:instancePath+"/serve",schemaPath:"#/properties/serve/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs189 === errors){
+if(data54.publicUrl !== undefined){
+let data55 = data54.publicUrl;
+const _errs190 = errors;
+if(errors === _errs190){
+if(typeof data55 === "string"){
+if(!pattern10.test(data55)){
+validate10.errors = [{instancePath:instancePath+"/serve/publicUrl",schemaPath:"#/properties/serve/properties/publicUrl/pattern",keyword:"pattern",params:{pattern: "^https://[^/?#\\s]+/?$"},message:"must match pattern \""+"^https://[^/?#\\s]+/?$"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/serve/publicUrl",schemaPath:"#/properties/serve/properties/publicUrl/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/serve",schemaPath:"#/properties/serve/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs187 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -1404,4 +1611,4 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const schema = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"Each node's \"errorMessage\" (the keyword of ajv-errors and of VS Code) is what pk says when a value there is wrong, after the file and the key. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","errorMessage":"must be an object of presets","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","errorMessage":"must be an object {state, pattern, lines?}","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}}},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}}}},"hosts":{"type":"array","items":{"type":"object","errorMessage":"must be an object {name, destination, pk?, options?}","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}}},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]}]}}]},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","errorMessage":"must be an object {dir?, branchPrefix?, setup?}","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}}},"usage":{"type":"object","errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})","additionalProperties":false,"properties":{"rates":{"type":"object","errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}","additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}}}},"contextWindows":{"type":"object","errorMessage":"must be an object: model name -> tokens","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"}},"attention":{"type":"object","errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}}}}}}};
+export const schema = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"Each node's \"errorMessage\" (the keyword of ajv-errors and of VS Code) is what pk says when a value there is wrong, after the file and the key. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","errorMessage":"must be an object of presets","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","errorMessage":"must be an object {state, pattern, lines?}","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}}},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}}}},"hosts":{"type":"array","items":{"type":"object","errorMessage":"must be an object {name, destination, pk?, options?}","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}}},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$","errorMessage":"must be the topic's URL: https://HOST/TOPIC (http:// only for a server on this machine or a private network)"},"token":{"type":"string","errorMessage":"must be an ntfy access token (tk_...) or a password for Bearer authentication","pattern":"^\\S+$"},"priority":{"type":"integer","minimum":1,"maximum":5,"errorMessage":"must be 1 (min) to 5 (max): ntfy's priorities"}},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}]},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","errorMessage":"must be an object {dir?, branchPrefix?, setup?}","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}}},"usage":{"type":"object","errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})","additionalProperties":false,"properties":{"rates":{"type":"object","errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}","additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}}}},"contextWindows":{"type":"object","errorMessage":"must be an object: model name -> tokens","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"}},"attention":{"type":"object","errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}}}}},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$","errorMessage":"must be an https:// origin, like https://box.tailnet.ts.net"}}}}};

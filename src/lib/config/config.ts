@@ -34,6 +34,8 @@ export interface PkConfig {
    * context windows of models whose agent does not write one; and when a session needs you for its usage
    * (`{"attention": {"context": 90, "cost": 5}}`: past 90% of its context, or past $5).
    */
+  /** `pk serve`: where its page is reached from elsewhere. */
+  serve?: ServeConfig
   usage?: {
     rates?: Record<string, {input?: number; output?: number; cacheRead?: number; cacheWrite?: number}>
     contextWindows?: Record<string, number>
@@ -42,7 +44,23 @@ export interface PkConfig {
 }
 
 /** A place pk tells you that a session needs you. */
-export type NotifyChannel = {tmux: true} | {desktop: true} | {command: string[]; timeout?: number}
+export type NotifyChannel = {tmux: true} | {desktop: true} | {command: string[]; timeout?: number} | {ntfy: NtfyChannel}
+
+/** A topic on an ntfy server (ntfy.sh or your own), published to with ntfy's plain HTTP publish. */
+export interface NtfyChannel {
+  /** The topic's URL: https://HOST/TOPIC. */
+  url: string
+  /** An access token (Bearer), for a topic that needs one. */
+  token?: string
+  /** 1-5; by default 4 for a session waiting on you, 3 for the rest. */
+  priority?: number
+}
+
+/** `pk serve`'s settings in the user's config. */
+export interface ServeConfig {
+  /** The origin the page is reached at from elsewhere (https://box.tailnet.ts.net): notifications link there. */
+  publicUrl?: string
+}
 
 export interface HostConfig {
   /** Short name: rows from this host get ids `NAME/ID`. */
@@ -145,7 +163,7 @@ export function pkOwnDirectories(env: Env): string[] {
 export const USER_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const
 
 /** Keys a project's config may not set: each names a program pk would run (or a host it would run on). */
-const USER_ONLY = 'agents.*.command, agents.*.resume, hosts, notify and worktrees.setup'
+const USER_ONLY = 'agents.*.command, agents.*.resume, hosts, notify, serve and worktrees.setup'
 /** What a project's config may not set because it names a place or runs unbounded work: the user's own config may. */
 const USER_ONLY_PLACES = 'socket, worktrees.dir and agents.*.paneRules'
 
@@ -247,10 +265,11 @@ export function checkProjectConfig(config: PkConfig, file: string): void {
   const fail = (key: string) =>
     new PkError(
       'bad-config',
-      `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs); put it in your own config (~/.config/pk/config.json)`,
+      `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs or reach other machines); put it in your own config (~/.config/pk/config.json)`,
     )
   if (config.hosts !== undefined) throw fail('hosts')
   if (config.notify !== undefined) throw fail('notify')
+  if (config.serve !== undefined) throw fail('serve')
   if (config.worktrees?.setup !== undefined) throw fail('worktrees.setup')
   // A checkout's config could otherwise pick the tmux server pk hands your environment to, check code out
   // into pk's own config directory (whose config.js pk runs), or hang every pk with a regular expression.
@@ -278,6 +297,7 @@ export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
   }
   if (user.hosts !== undefined) merged.hosts = user.hosts
   if (user.notify !== undefined) merged.notify = user.notify
+  if (user.serve !== undefined) merged.serve = user.serve
   // A project's rates, windows and thresholds add to yours, key by key.
   if (user.usage !== undefined && project.usage !== undefined) {
     const both = (key: 'rates' | 'contextWindows' | 'attention') =>

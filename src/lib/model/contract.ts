@@ -164,3 +164,9 @@ export interface CheckResult {
   /** `pk doctor --fix` can repair this without losing anything. */
   fixable: boolean
 }
+
+/**
+ * The address of one session's view on `pk serve`'s page: the session in the fragment, so that it never
+ * reaches a server log or a Referer, and the page opens with that session's screen.
+ */
+export const sessionPageUrl = (origin: string, id: string) => `${origin.replace(/\/+$/, '')}/#session=${encodeURIComponent(id)}`

@@ -4,7 +4,7 @@ import {run} from '../exec/run.js'
 import {accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {NotifyChannel} from '../config/config.js'
+import {NotifyChannel, NtfyChannel} from '../config/config.js'
 import {SessionRow} from '../model/contract.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {appendRegularFile, isPrivateDir} from '../registry/files.js'
@@ -172,11 +172,89 @@ async function tellCommand(channel: {command: string[]; timeout?: number}, e: No
   return {channel: `command ${channel.command[0]}`, ...result, delivered: result.ok}
 }
 
+/** How long an ntfy server has to take a message. */
+const NTFY_SECONDS = 5
+
+/** What ntfy is sent: ntfy's plain HTTP publish (a POST to the topic, the message as its body). */
+export interface NtfyRequest {
+  url: string
+  headers: Record<string, string>
+  body: string
+}
+
+/**
+ * Pure: a header value as ntfy takes it: ASCII as is, anything else as an RFC 2047 encoded word (which ntfy
+ * decodes), so a label in any script reaches the phone; line breaks never reach a header.
+ */
+export function headerValue(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is being removed
+  const flat = text.replaceAll(/[\x00-\x1f\x7f]+/g, ' ')
+  return /^[\x20-\x7e]*$/.test(flat) ? flat : `=?UTF-8?B?${Buffer.from(flat, 'utf8').toString('base64')}?=`
+}
+
+/** Pure: the publish of one event: a title, the line the other channels say, a priority, tags, and where a tap goes. */
+export function ntfyRequest(channel: NtfyChannel, e: NotifyEvent, link: string | null): NtfyRequest {
+  const waiting = e.state === 'waiting'
+  const headers: Record<string, string> = {
+    Title: headerValue(`pk: ${e.agent ?? 'session'}${e.label ? ` (${e.label})` : ''} ${e.reason}`),
+    Priority: String(channel.priority ?? (waiting ? 4 : 3)),
+    Tags: [waiting ? 'bell' : 'white_check_mark', ...(e.agent && /^[\w.-]+$/.test(e.agent) ? [e.agent] : [])].join(','),
+    'Content-Type': 'text/plain; charset=utf-8',
+  }
+  if (link !== null) headers.Click = link
+  if (channel.token !== undefined) headers.Authorization = `Bearer ${channel.token}`
+  return {url: channel.url, headers, body: eventText(e)}
+}
+
+async function tellNtfy(channel: NtfyChannel, e: NotifyEvent, link: string | null): Promise<ChannelResult> {
+  const request = ntfyRequest(channel, e, link)
+  const name = `ntfy ${new URL(channel.url).host}`
+  try {
+    const response = await fetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(NTFY_SECONDS * 1000),
+      redirect: 'error',
+    })
+    await response.body?.cancel()
+    if (response.ok) return {channel: name, ok: true, detail: `published (${response.status})`, delivered: true}
+    return {channel: name, ok: false, detail: `the server answered ${response.status} ${response.statusText}`, delivered: false}
+  } catch (error) {
+    const timedOut = (error as Error).name === 'TimeoutError'
+    return {channel: name, ok: false, detail: timedOut ? `no answer within ${NTFY_SECONDS} s` : describeFetchError(error), delivered: false}
+  }
+}
+
+/** What fetch says went wrong, with its cause (ECONNREFUSED, a certificate), never the token. */
+function describeFetchError(error: unknown): string {
+  const cause = (error as {cause?: {code?: string; message?: string}}).cause
+  return cause?.code ?? cause?.message ?? (error as Error).message
+}
+
+/** Where a notification may send the user: the session's page, when `pk serve` is reachable at a public URL. */
+export type SessionLink = (id: string) => string | null
+const NO_LINK: SessionLink = () => null
+
 /** Say it on every channel, at once; each result is reported, failures are logged, nothing throws. */
-export async function deliver(e: NotifyEvent, channels: NotifyChannel[], env: Env, state: StateDir | null): Promise<ChannelResult[]> {
+export async function deliver(
+  e: NotifyEvent,
+  channels: NotifyChannel[],
+  env: Env,
+  state: StateDir | null,
+  link: SessionLink = NO_LINK,
+): Promise<ChannelResult[]> {
+  const tell = (channel: NotifyChannel) =>
+    'tmux' in channel
+      ? tellTmux(e, env)
+      : 'desktop' in channel
+        ? tellDesktop(e, env)
+        : 'ntfy' in channel
+          ? tellNtfy(channel.ntfy, e, link(e.id))
+          : tellCommand(channel, e, env)
   const results = await Promise.all(
     channels.map((channel) =>
-      ('tmux' in channel ? tellTmux(e, env) : 'desktop' in channel ? tellDesktop(e, env) : tellCommand(channel, e, env)).catch((error: unknown) => ({
+      tell(channel).catch((error: unknown) => ({
         channel: 'unknown',
         ok: false,
         detail: String(error),
@@ -233,7 +311,13 @@ function sweep(dir: string): void {
  * Notify once for every row that needs the user now and has not been told of: called by watchers with
  * each listing, and by `pk notify --check` for one session. Only a pk that may write the state does it.
  */
-export async function notifyRows(rows: SessionRow[], channels: NotifyChannel[] | undefined, env: Env, state: StateDir | null): Promise<string[]> {
+export async function notifyRows(
+  rows: SessionRow[],
+  channels: NotifyChannel[] | undefined,
+  env: Env,
+  state: StateDir | null,
+  link: SessionLink = NO_LINK,
+): Promise<string[]> {
   if (state === null) return []
   const dir = join(state.root, 'notified')
   // Seen while a client is attached: the user was looking, so the event is claimed and never told.
@@ -248,7 +332,7 @@ export async function notifyRows(rows: SessionRow[], channels: NotifyChannel[] |
   const told: string[] = []
   for (const {row, event} of untold) {
     if (!claimEvent(state, {id: row.id, attentionSince: event.since}) || !event.unseen) continue
-    await deliver(eventOf(row, event.reason, event.since), channels ?? DEFAULT_CHANNELS, env, state)
+    await deliver(eventOf(row, event.reason, event.since), channels ?? DEFAULT_CHANNELS, env, state, link)
     told.push(row.id)
   }
   return told
