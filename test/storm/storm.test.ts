@@ -97,7 +97,7 @@ exec sleep 100000`
  * A Claude stand-in's life: each turn, its hook says the prompt was submitted and the screen shows work; once
  * the test saw the watcher show it working (file `go.I.K`), the turn ends on the screen and through the
  * Stop hook, the screen first on odd turns and the hook first on even ones; then it waits for the watcher
- * to show it idle (`seen.I.K`) before the next turn.
+ * to show it idle and the test saw that turn end told (`seen.I.K`) before the next turn.
  */
 const turnScript = (i: number, go: string) => {
   const hook = (event: string) => `'${HOOK}' claude '${process.execPath}' "{\\"hook_event_name\\":\\"${event}\\",\\"session_id\\":\\"turn-${i}\\"}"`
@@ -178,7 +178,10 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       )
       const keep = () => [watcher.pid!, Number(sb.tmux(uiSocket, 'display-message', '-p', '#{pane_pid}').trim())]
       const kept = new Set(keep())
-      // The turns: each one goes on once the watcher showed it working, and again once it showed it idle.
+      // The turns: each one goes on once the watcher showed it working, and again once it showed it idle and
+      // its end was told (a person prompts again only after the last turn ended: the backlog of the storm
+      // may hold a turn end back for minutes, and a turn end the next turn overtook is not news).
+      const toldOf = (id: string) => (existsSync(told()) ? readFileSync(told(), 'utf8').split('\n').filter((l) => l.startsWith(`${id} `)).length : 0)
       let turning = true
       const turns = (async () => {
         const step = new Map<string, number>(turnIds.map((id) => [id, 1]))
@@ -189,7 +192,7 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
             const go = join(sb.root, `go.${i}.${k}`)
             if (!existsSync(go)) {
               if (looks.get(id) === 'working') writeFileSync(go, '')
-            } else if (looks.get(id) === 'idle') {
+            } else if (looks.get(id) === 'idle' && toldOf(id) >= k) {
               writeFileSync(join(sb.root, `seen.${i}.${k}`), '')
               step.set(id, k + 1)
               looks.delete(id)
