@@ -4,10 +4,11 @@ import {PkCommand, schemaHead} from '../command-base.js'
 import {parseAnswer} from '../lib/agents/dialogs.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
 import {answerDialog} from '../lib/verbs/answer.js'
+import {sendText} from '../lib/verbs/send.js'
 import {out, printJson} from '../output.js'
 
 export default class Answer extends PkCommand {
-  static override summary = "Answer the permission dialog an agent waits on: yes (once), always, no, or a choice's number."
+  static override summary = "Answer what an agent waits on: a permission dialog with yes (once), always, no or a choice's number; a question with --text."
   static override description = `For a script, or a person on a phone over ssh: reads the session's screen, and only when it shows a
 permission dialog pk knows (Claude Code's "Do you want to proceed?", Codex's "Would you like to run the
 following command?", Gemini CLI's "Allow execution of ...?", opencode's "Permission required") types the keys
@@ -16,20 +17,39 @@ says), no refuses, N picks the dialog's choice N. Then it checks that the dialog
 slow to answer is waited for, up to --timeout. Exit 0 then; 1 when the screen shows no such dialog (nothing
 typed); 2 when the dialog has no such choice (nothing typed); 124 when tmux did not answer within --timeout
 before anything was typed (pk could not look: safe to try again); 6 when the keys went in but pk could not
-see the dialog leave (not typed again: look before answering again).`
-  static override examples = ['<%= config.bin %> answer 3f9a yes', '<%= config.bin %> answer 3f9a no', '<%= config.bin %> answer 3f9a 2 --json']
+see the dialog leave (not typed again: look before answering again).
+With --text instead of an answer, for a question that takes words (an agent's question tool): the session
+must be waiting and show no permission dialog; the text is typed and submitted with the checks and exits of
+pk send (a session that is not waiting is refused with exit 1, nothing typed).`
+  static override examples = [
+    '<%= config.bin %> answer 3f9a yes',
+    '<%= config.bin %> answer 3f9a no',
+    '<%= config.bin %> answer 3f9a 2 --json',
+    '<%= config.bin %> answer 3f9a --text "the staging database"',
+  ]
   static override args = {
     id: Args.string({description: 'session id or unique prefix', required: true}),
-    answer: Args.string({description: 'yes, always, no, or the number of a choice', required: true}),
+    answer: Args.string({description: 'yes, always, no, or the number of a choice (or --text)', required: false}),
   }
   static override flags = {
+    text: Flags.string({description: 'answer a question that takes text with this text (instead of a choice)'}),
     timeout: Flags.integer({description: 'seconds to wait for a slow tmux server (default 30)', default: 30, min: 0}),
     json: Flags.boolean({description: 'print {schema, id, agent, question, choice: {n, label}, confirmed} as JSON'}),
   }
 
   protected async execute(): Promise<Outcome | void> {
     const {args, flags} = await this.parse(Answer)
-    const answer = parseAnswer(args.answer)
+    if ((args.answer === undefined) === (flags.text === undefined))
+      throw new PkError('bad-flags', 'give an answer (yes, always, no or a number) or --text TEXT, one of them')
+    if (flags.text === '')
+      throw new PkError('bad-text', 'no text to answer with: --text needs the words (Enter alone would pick whatever the screen highlights)')
+    if (flags.text !== undefined) {
+      const sent = await sendText(args.id, this.ctx, flags.text, {enter: true, timeoutMs: flags.timeout * 1000, whenIdle: false, answering: true})
+      if (flags.json) printJson({...schemaHead('send'), ...sent})
+      else out(`${sent.id}: answered with ${sent.bytes} bytes of text\n`)
+      return
+    }
+    const answer = parseAnswer(args.answer!)
     if (answer === null) throw new PkError('bad-flags', `${JSON.stringify(args.answer)} is not an answer: yes, always, no, or a choice's number (1-9)`)
     const result = await answerDialog(args.id, this.ctx, answer, {timeoutMs: flags.timeout * 1000})
     if (flags.json) printJson({...schemaHead('answer'), ...result})

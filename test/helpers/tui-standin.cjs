@@ -3,7 +3,8 @@
 // prompt only after a delay (STANDIN_READY_MS), takes a bracketed paste into its input box, swallows an
 // Enter that arrives within STANDIN_SWALLOW_MS of the paste's end (Claude Code and Gemini CLI do), and on
 // an Enter it takes, appends the input to STANDIN_SUBMITTED and shows itself working for a moment.
-// STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_NEVER_SUBMIT swallows every Enter;
+// STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_QUESTION shows that question and
+// reports waiting through pk's hook (STANDIN_PK: pk's bin/run.js); STANDIN_NEVER_SUBMIT swallows every Enter;
 // STANDIN_WORKING_MS starts with a turn already running (STANDIN_WORKING_UNTIL: until that file exists).
 // STANDIN_HIDE_INPUT shows a paste collapsed (`[Pasted text]`, as Claude Code does with long ones), not its
 // text; STANDIN_ENTERS appends a line to that file for every Enter that arrives; STANDIN_TURN_MS is how long
@@ -74,6 +75,13 @@ setTimeout(() => {
   out('\x1b[?2004h') // bracketed paste, as the agents ask for it
   ready = true
   if (env.STANDIN_DIALOG) return draw(' Do you want to proceed?\n ❯ 1. Yes\n   2. No')
+  if (env.STANDIN_QUESTION) {
+    // A question that takes words (an agent's question tool): its hook says it waits, the screen asks.
+    draw(` ${env.STANDIN_QUESTION}`)
+    const payload = '{"hook_event_name":"Notification","notification_type":"elicitation_dialog","session_id":"q1"}'
+    require('node:child_process').spawnSync(process.execPath, [env.STANDIN_PK, 'hook', 'claude'], {input: payload, stdio: ['pipe', 'ignore', 'inherit']})
+    return
+  }
   if (env.STANDIN_WORKING_MS) {
     draw('✻ Working… (esc to interrupt)')
     return setTimeout(idle, Number(env.STANDIN_WORKING_MS))

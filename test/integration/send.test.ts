@@ -3,7 +3,7 @@ import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, wr
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 const answerShape = new Ajv().compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'answer.schema.json'), 'utf8')))
 
@@ -238,4 +238,28 @@ describe('pk answer: a permission dialog answered from a script (issue 39)', () 
     expect([result.code, result.stderr]).toEqual([6, expect.stringMatching(/dialog was still on its screen .*not typed again/)])
     expect(stuck.taken()).toEqual([1])
   }, 120_000)
+})
+
+describe('pk answer --text: a question that takes words', () => {
+  it('types the answer into a session waiting on a question, once; refuses a session not waiting (agent-screens: a permission dialog)', async () => {
+    const asked = await sb.bgRow(['claude'], {
+      env: {...env, STANDIN_QUESTION: 'What should the new branch be called?', STANDIN_READY_MS: '0', STANDIN_PK: PK_BIN},
+    })
+    await waitFor('waiting', async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === asked.id && s.state === 'waiting'), 15_000)
+    // pk send refuses it (the text would answer it); pk answer --text is how to answer.
+    expect((await sb.pk(['send', asked.id, 'fix/login'], {env})).code).toBe(1)
+    const answered = await sb.pk(['answer', asked.id, '--text', 'fix/login "quoted" $(x)', '--json'], {env})
+    expect(answered.code, answered.stderr).toBe(0)
+    expect(JSON.parse(answered.stdout)).toMatchObject({id: asked.id, submitted: true, enters: 1})
+    expect(lines()).toEqual(['fix/login "quoted" $(x)'])
+
+    const idle = await sb.bgRow(['claude'], {env: {...env, STANDIN_READY_MS: '0'}})
+    await waitFor('idle', async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === idle.id && s.state === 'idle'), 15_000)
+    const notWaiting = await sb.pk(['answer', idle.id, '--text', 'hello'], {env})
+    expect(notWaiting.code).toBe(1)
+    expect(notWaiting.stderr).toMatch(/is idle, not waiting on a question; nothing was typed/)
+    expect((await sb.pk(['answer', idle.id], {env})).code).toBe(2)
+    expect((await sb.pk(['answer', idle.id, 'yes', '--text', 'x'], {env})).code).toBe(2)
+    expect(lines()).toEqual(['fix/login "quoted" $(x)'])
+  })
 })

@@ -181,7 +181,12 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       // The turns: each one goes on once the watcher showed it working, and again once it showed it idle and
       // its end was told (a person prompts again only after the last turn ended: the backlog of the storm
       // may hold a turn end back for minutes, and a turn end the next turn overtook is not news).
-      const toldOf = (id: string) => (existsSync(told()) ? readFileSync(told(), 'utf8').split('\n').filter((l) => l.startsWith(`${id} `)).length : 0)
+      const toldOf = (id: string) =>
+        existsSync(told())
+          ? readFileSync(told(), 'utf8')
+              .split('\n')
+              .filter((l) => l.startsWith(`${id} `)).length
+          : 0
       let turning = true
       const turns = (async () => {
         const step = new Map<string, number>(turnIds.map((id) => [id, 1]))

@@ -10,6 +10,7 @@ import {lookDeadline} from '../listing/watch.js'
 import {collectSessions} from '../listing/sessions.js'
 import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
 import {inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
+import {readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -30,6 +31,11 @@ export interface SendOptions {
   timeoutMs: number
   /** Also wait for a running turn to end. */
   whenIdle: boolean
+  /**
+   * `pk answer --text`: the text answers a question the session waits on (an agent's question tool), so a
+   * waiting session is what it types into, not what it refuses; a permission dialog takes a choice instead.
+   */
+  answering?: boolean
 }
 
 export interface SendResult {
@@ -48,8 +54,12 @@ export interface SendResult {
  * Pure: what to do about a session before typing into it: `go`, `wait` (not ready yet), or a reason to
  * refuse. An agent that waits on a dialog (trust, sign-in, permission) would take the text as an answer.
  */
-export function readiness(row: SessionRow, whenIdle: boolean): 'go' | 'wait' | {refuse: string} {
+export function readiness(row: SessionRow, whenIdle: boolean, answering = false): 'go' | 'wait' | {refuse: string} {
   if (row.agent === null) return 'go' // a plain command: nothing tells when it is ready, so now
+  if (answering)
+    return row.state === 'waiting'
+      ? 'go'
+      : {refuse: `${row.agent} in session ${row.id} is ${row.state}, not waiting on a question; nothing was typed (pk send ${row.id} TEXT types a new message)`}
   if (row.state === 'waiting')
     return {refuse: `${row.agent} in session ${row.id} is waiting on a dialog (a question, a permission, a sign-in); answer it first: pk attach ${row.id}`}
   if (row.state === 'idle') return 'go'
@@ -66,7 +76,7 @@ const liveToSend: (row: SessionRow) => asserts row is LiveRow = (row) => checkLi
 async function ready(idArg: string, ctx: Context, opts: SendOptions, deadline: Deadline): Promise<LiveRow> {
   let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend, {waitMs: deadline.left()})
   for (;;) {
-    const verdict = readiness(row, opts.whenIdle)
+    const verdict = readiness(row, opts.whenIdle, opts.answering)
     if (verdict === 'go') return row
     if (verdict !== 'wait') throw new PkError('not-ready', verdict.refuse)
     if (deadline.passed()) {
@@ -138,8 +148,18 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
     }
     return {id: row.id, bytes, enter: opts.enter, submitted: null, enters: opts.enter ? 1 : 0, state}
   }
+  // A permission dialog takes one of its choices, never text: its keys would be read as an answer.
+  if (opts.answering) {
+    const shown = await beforeTyping(capturePane(socket, pane, deadline.callMs()), deadline, `session ${row.id}`)
+    const dialog = readDialog(row.agent, shown)
+    if (dialog !== null)
+      throw new PkError(
+        'not-ready',
+        `${row.agent} in session ${row.id} shows a permission dialog ("${dialog.question}"), which takes a choice, not text; nothing was typed (pk answer ${row.id} yes|always|no|N)`,
+      )
+  }
   // A draft in the input (typed, not sent) would be sent with the text as one message: say what is there.
-  if (clean !== '' && readsDrafts(row.agent)) {
+  if (clean !== '' && !opts.answering && readsDrafts(row.agent)) {
     const coloured = await beforeTyping(capturePane(socket, pane, deadline.callMs(), {colour: true}), deadline, `session ${row.id}`)
     const draft = readDraft(row.agent, coloured)
     if (draft !== null)
