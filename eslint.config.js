@@ -1,5 +1,8 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import globals from 'globals'
+
+const browser = globals.browser
 
 export default tseslint.config(
   {ignores: ['dist/', 'node_modules/', 'oclif.manifest.json']},
@@ -13,6 +16,11 @@ export default tseslint.config(
   {
     files: ['bin/**/*.js', 'assets/**/*.js', 'bench/**/*.mjs', 'scripts/**/*.mjs'],
     languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly', Buffer: 'readonly', URL: 'readonly'}},
+  },
+  {
+    // pk serve's page runs in a browser.
+    files: ['assets/web/**/*.js'],
+    languageOptions: {globals: browser},
   },
   {
     // bin/run.js is CommonJS (bin/package.json): node starts it sooner than an ES module.

@@ -2,7 +2,8 @@
 # Installs what pk needs from the system when it is missing: tmux. With --tests, also what only the
 # tests need: unshare (util-linux) for the namespace tests, ssh and sshd (openssh) for the host tests,
 # zsh and fish for the completion tests, lsof and procps for the tests run a second time with the ps process
-# source, strace to see which files pk opens, and xmllint to check a launchd agent against Apple's plist DTD.
+# source, strace to see which files pk opens, xmllint to check a launchd agent against Apple's plist DTD, and
+# chromium for the browser tests of pk serve.
 # Uses apt-get as root (or sudo); otherwise says what to install.
 set -euo pipefail
 
@@ -19,6 +20,8 @@ if [ "${1:-}" = --tests ]; then
   command -v lsof >/dev/null 2>&1 || missing+=(lsof)
   command -v strace >/dev/null 2>&1 || missing+=(strace)
   command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
+  # the page of pk serve is tested in Debian's chromium, driven by playwright-core (never a browser download)
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi

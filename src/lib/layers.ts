@@ -25,6 +25,6 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['doctor'],
   // Presenters: text and JSON for people and scripts.
   ['present'],
-  // The dashboard.
-  ['ui'],
+  // The dashboard, and the page pk serve serves.
+  ['ui', 'web'],
 ]

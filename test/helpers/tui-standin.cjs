@@ -3,7 +3,8 @@
 // prompt only after a delay (STANDIN_READY_MS), takes a bracketed paste into its input box, swallows an
 // Enter that arrives within STANDIN_SWALLOW_MS of the paste's end (Claude Code and Gemini CLI do), and on
 // an Enter it takes, appends the input to STANDIN_SUBMITTED and shows itself working for a moment.
-// STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_QUESTION shows that question and
+// STANDIN_DIALOG shows a permission dialog instead of the prompt; STANDIN_DIALOG_SCREEN draws that captured screen
+// (once the pane is 120 wide) and takes a digit for it (1 runs the tool: STANDIN_TOOL_RAN), then works and idles; STANDIN_QUESTION shows that question and
 // reports waiting through pk's hook (STANDIN_PK: pk's bin/run.js); STANDIN_NEVER_SUBMIT swallows every Enter;
 // STANDIN_WORKING_MS starts with a turn already running (STANDIN_WORKING_UNTIL: until that file exists).
 // STANDIN_HIDE_INPUT shows a paste collapsed (`[Pasted text]`, as Claude Code does with long ones), not its
@@ -26,9 +27,20 @@ const draw = (status) => out(`\x1b[2J\x1b[H${status}\n\n╭───────
 const idle = () => draw('  ? for shortcuts')
 
 process.stdin.setRawMode?.(true)
+let dialogShown = false
 process.stdin.on('data', (chunk) => {
   if (!ready) return // nothing to type into yet: what arrives now is lost, as with a real agent starting
   let text = chunk.toString('utf8')
+  if (dialogShown) {
+    // A digit answers the dialog: 1 runs the tool (STANDIN_TOOL_RAN), then the turn works on and ends.
+    const digit = /[1-9]/.exec(text)
+    if (!digit) return
+    dialogShown = false
+    if (digit[0] === '1' && env.STANDIN_TOOL_RAN) fs.appendFileSync(env.STANDIN_TOOL_RAN, 'ran\n')
+    draw('✻ Working… (esc to interrupt)')
+    setTimeout(idle, Number(env.STANDIN_TURN_MS ?? 1000))
+    return
+  }
   while (text.length > 0) {
     if (text.startsWith('\x1b[200~')) {
       pasting = true
@@ -75,6 +87,14 @@ setTimeout(() => {
   out('\x1b[?2004h') // bracketed paste, as the agents ask for it
   ready = true
   if (env.STANDIN_DIALOG) return draw(' Do you want to proceed?\n ❯ 1. Yes\n   2. No')
+  if (env.STANDIN_DIALOG_SCREEN) {
+    // A screen captured from the agent, at the bottom of which its permission dialog waits for a digit.
+    dialogShown = true
+    const show = () =>
+      dialogShown && (process.stdout.columns ?? 0) >= 120 && out('\x1b[2J\x1b[H' + fs.readFileSync(env.STANDIN_DIALOG_SCREEN, 'utf8').replace(/\n/g, '\r\n'))
+    process.stdout.on('resize', show)
+    return show()
+  }
   if (env.STANDIN_QUESTION) {
     // A question that takes words (an agent's question tool): its hook says it waits, the screen asks.
     draw(` ${env.STANDIN_QUESTION}`)

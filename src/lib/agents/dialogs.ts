@@ -35,8 +35,8 @@ export interface Dialog {
 const bodyOf = (lines: string[], from: number, to: number) =>
   lines
     .slice(from, to)
-    .map((line) => line.replace(/[│┃╭╮╰╯]/g, ' ').trim())
-    .filter((line) => line !== '' && !/^[─━]+$/.test(line))
+    .map((line) => line.replace(/[\u2502\u2503\u256D\u256E\u2570\u256F]/g, ' ').trim())
+    .filter((line) => line !== '' && !/^[\u2500\u2501]+$/.test(line))
     .join('\n')
 
 const meaning = (label: string): Choice['means'] => {
@@ -48,10 +48,10 @@ const meaning = (label: string): Choice['means'] => {
 }
 
 /** A line of a choice list with its marker (`❯ 1. Yes`, `● 1. Allow once`, `› 1. Yes, proceed (y)`), inside a box or not. */
-const CHOICE = /^(\s*(?:[❯›●>]\s*)?)(\d)\.\s+(.+)$/
-const unboxed = (line: string) => line.replace(/[│┃]/g, ' ').trimEnd()
+const CHOICE = /^(\s*(?:[\u276F\u203A\u25CF>]\s*)?)(\d)\.\s+(.+)$/
+const unboxed = (line: string) => line.replace(/[\u2502\u2503]/g, ' ').trimEnd()
 /** A line that is only a frame (a box's side or corner, a rule) or nothing. */
-const isFrame = (line: string) => /^[\s│┃╭╮╰╯─━]*$/.test(line)
+const isFrame = (line: string) => /^[\s\u2502\u2503\u256D\u256E\u2570\u256F\u2500\u2501]*$/.test(line)
 
 /**
  * Numbered lines from `from` on, as far as the list goes; a label wrapped on a narrow pane goes on indented
@@ -133,11 +133,11 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
   const lines = screen.split('\n').map((line) => line.trimEnd())
   if (agent === 'claude') {
     // Claude Code: "Do you want to proceed?" (or "... make this edit ...?") over "❯ 1. Yes" ... "3. No"; a digit picks.
-    const found = bottomDialog(lines, /^[\s│]*Do you want to .*\?[\s│]*$/, /^\s*(Esc to cancel|Tab to amend|ctrl\+e to explain)\b/)
+    const found = bottomDialog(lines, /^[\s\u2502]*Do you want to .*\?[\s\u2502]*$/, /^\s*(Esc to cancel|Tab to amend|ctrl\+e to explain)\b/)
     if (found === null) return null
     return {
       agent,
-      question: lines[found.question]!.replace(/│/g, '').trim(),
+      question: lines[found.question]!.replace(/\u2502/g, '').trim(),
       body: bodyOf(lines, found.question + 1, found.start),
       choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]})),
     }
@@ -168,9 +168,9 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
   }
   if (agent === 'gemini') {
     // Gemini CLI: "Allow execution of [Shell]?" (or "Apply this change?") in a box, "● 1. Allow once" ...; a digit picks.
-    const found = bottomDialog(lines, /^[\s│]*(Allow execution of .*\?|Apply this change\?|Allow .*\?)[\s│]*$/, null)
+    const found = bottomDialog(lines, /^[\s\u2502]*(Allow execution of .*\?|Apply this change\?|Allow .*\?)[\s\u2502]*$/, null)
     if (found === null) return null
-    const question = lines[found.question]!.replace(/[│]/g, '').trim()
+    const question = lines[found.question]!.replace(/[\u2502]/g, '').trim()
     return {
       agent,
       question,
@@ -181,8 +181,8 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
   if (agent === 'opencode') {
     // opencode asks once more after "Allow always": "△ Always allow" (the patterns it will allow) over
     // "Confirm   Cancel", its last line.
-    const confirmRow = rowAtBottom(lines, /^[\s┃]*Confirm\s{2,}Cancel\b/)
-    const alwaysAt = confirmRow === -1 ? -1 : lastIndex(lines.slice(0, confirmRow), /^[\s┃]*△ Always allow\s*$/)
+    const confirmRow = rowAtBottom(lines, /^[\s\u2503]*Confirm\s{2,}Cancel\b/)
+    const alwaysAt = confirmRow === -1 ? -1 : lastIndex(lines.slice(0, confirmRow), /^[\s\u2503]*\u25B3 Always allow\s*$/)
     if (alwaysAt !== -1) {
       const labels = ['Confirm', 'Cancel']
       const choices = labels.map((label, i) => ({
@@ -194,8 +194,8 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
       return {agent, question: 'Always allow', body: bodyOf(lines, alwaysAt + 1, confirmRow), choices, confirms: true}
     }
     // opencode: "△ Permission required" over a row "Allow once   Allow always   Reject", its last line, chosen with ⇆ and Enter.
-    const row = rowAtBottom(lines, /^[\s┃]*Allow once\s{2,}Allow always\s{2,}Reject\b/)
-    const asked = row === -1 ? -1 : lastIndex(lines.slice(0, row), /^[\s┃]*△ Permission required\s*$/)
+    const row = rowAtBottom(lines, /^[\s\u2503]*Allow once\s{2,}Allow always\s{2,}Reject\b/)
+    const asked = row === -1 ? -1 : lastIndex(lines.slice(0, row), /^[\s\u2503]*\u25B3 Permission required\s*$/)
     if (asked === -1) return null
     const labels = ['Allow once', 'Allow always', 'Reject']
     const choices = labels.map((label, i) => ({n: i + 1, label, means: meaning(label), keys: rowKeys(labels.length, i)}))

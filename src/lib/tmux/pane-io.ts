@@ -167,3 +167,35 @@ export async function accessAndPath(socket: string): Promise<string[] | null> {
   ).catch(() => null)
   return out ? out.stdout.split('\n') : null
 }
+
+/** A pane's visible screen for a terminal emulator to draw: its size, its cursor, its text with colours. */
+export interface PaneScreen {
+  cols: number
+  rows: number
+  cursorX: number
+  cursorY: number
+  dead: boolean
+  /** `capture-pane -e`: lines with their SGR sequences. */
+  text: string
+}
+
+/** Pure: the first line of screenForPage's output (`#{pane_width} #{pane_height} #{cursor_x} #{cursor_y} #{pane_dead}`). */
+export function parseScreenHead(line: string): Omit<PaneScreen, 'text'> | null {
+  const m = /^(\d+) (\d+) (\d+) (\d+) ([01])$/.exec(line.trim())
+  if (!m) return null
+  return {cols: Number(m[1]), rows: Number(m[2]), cursorX: Number(m[3]), cursorY: Number(m[4]), dead: m[5] === '1'}
+}
+
+/** The screen and its geometry in one tmux call, so that they agree. */
+export async function screenForPage(socket: string, pane: PaneId, deadlineMs?: number): Promise<PaneScreen | null> {
+  const {stdout} = await runTmux(
+    tmuxArgv(socket, [
+      ['display-message', '-p', '-t', pane, '#{pane_width} #{pane_height} #{cursor_x} #{cursor_y} #{pane_dead}'],
+      ['capture-pane', '-p', '-e', '-t', pane],
+    ]),
+    {deadlineMs},
+  )
+  const newline = stdout.indexOf('\n')
+  const head = parseScreenHead(newline === -1 ? stdout : stdout.slice(0, newline))
+  return head === null ? null : {...head, text: newline === -1 ? '' : stdout.slice(newline + 1)}
+}

@@ -1,5 +1,6 @@
 import {Answer, choose, Dialog, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
+import {SessionRow} from '../model/contract.js'
 import {describeError, PkError} from '../model/errors.js'
 import {capturePane, sendKeys, unanswered} from '../tmux/pane-io.js'
 import {beforeTyping, Deadline, watchScreen} from './deadline.js'
@@ -18,6 +19,15 @@ export interface AnswerResult {
 export const ANSWER_CONFIRM_MS = 3000
 /** How long pk answer waits, by default, for a tmux server slow to answer (--timeout). */
 export const ANSWER_TIMEOUT_MS = 30_000
+
+/**
+ * Pure: the dialog pk answer would answer on this screen of this row: only an agent waiting on the user
+ * shows one (a look-alike on an idle screen is text), and only at the bottom of its screen (readDialog).
+ * The page of pk serve offers exactly this, so it offers what pk answer accepts.
+ */
+export function dialogOf(row: Pick<SessionRow, 'agent' | 'state'>, screen: string): Dialog | null {
+  return row.agent !== null && row.state === 'waiting' ? readDialog(row.agent, screen) : null
+}
 
 const liveToAnswer: (row: Parameters<typeof checkLive>[0]) => asserts row is LiveRow = (row) => checkLive(row, 'answer')
 
@@ -41,7 +51,7 @@ export async function answerDialog(
     throw new PkError('no-dialog', `session ${row.id} (${row.agent}) is ${row.state}, not waiting on a dialog; nothing was typed (pk attach ${row.id} to look)`)
   const screen =
     row.agent === null ? '' : await beforeTyping(capturePane(socket, pane, deadline.callMs()), deadline, `session ${row.id}'s screen cannot be read`)
-  const dialog = row.agent === null ? null : readDialog(row.agent, screen)
+  const dialog = dialogOf(row, screen)
   if (dialog === null)
     throw new PkError(
       'no-dialog',

@@ -1,0 +1,356 @@
+// pk serve's page. Plain JavaScript, no build step; every text that comes from a session (names, labels,
+// screens, dialogs) reaches the page as text (textContent, or xterm.js for screens), never as HTML.
+import {Terminal} from '/vendor/xterm.mjs'
+
+const $ = (id) => document.getElementById(id)
+const rows = new Map()
+let selected = null
+let readOnly = null
+let term = null
+let lastScreen = ''
+let screenTimer = null
+let busy = false
+const waitingSince = new Map()
+
+const STATE_RANK = {waiting: 0, idle: 2, working: 1, unknown: 3, exited: 4}
+
+/** The API, as the page's own origin: the cookie goes along, and a change is JSON (which needs the Origin check). */
+async function api(path, body) {
+  const init = body === undefined ? {} : {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)}
+  const response = await fetch(path, {credentials: 'same-origin', ...init})
+  let data = null
+  try {
+    data = await response.json()
+  } catch {
+    data = {ok: false, error: {message: `${response.status} ${response.statusText}`}}
+  }
+  return {status: response.status, data}
+}
+
+function since(row) {
+  const at = Date.parse(row.attentionSince ?? row.startedAt ?? '')
+  if (Number.isNaN(at)) return ''
+  const s = Math.max(0, Math.round((Date.now() - at) / 1000))
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m`
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
+  return `${Math.floor(s / 86400)}d`
+}
+
+const compact = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${Math.round(n / 1e3)}k` : String(n))
+
+function usageText(u) {
+  if (!u) return ''
+  const tokens = `${compact(u.input + u.output + u.cacheRead + u.cacheWrite)} tokens`
+  const context = u.contextTokens !== null && u.contextWindow ? ` · context ${Math.round((100 * u.contextTokens) / u.contextWindow)}%` : ''
+  return tokens + context
+}
+
+const nameOf = (row) => `${row.agent ?? row.command[0] ?? 'session'}${row.label ? ` · ${row.label}` : ''}`
+
+function place(row) {
+  const parts = []
+  if (row.cwd) parts.push(row.cwd.replace(/^\/home\/[^/]+|^\/root/, '~'))
+  if (row.worktree) parts.push(row.worktree.branch)
+  return parts.join(' · ')
+}
+
+function ordered() {
+  return [...rows.values()].sort(
+    (a, b) =>
+      Number(b.attention) - Number(a.attention) ||
+      (STATE_RANK[a.state] ?? 5) - (STATE_RANK[b.state] ?? 5) ||
+      String(b.attentionSince ?? b.startedAt ?? '').localeCompare(String(a.attentionSince ?? a.startedAt ?? '')),
+  )
+}
+
+function renderList() {
+  const list = $('sessions')
+  const items = ordered()
+  list.replaceChildren(
+    ...items.map((row) => {
+      const li = document.createElement('li')
+      const button = document.createElement('button')
+      button.type = 'button'
+      button.className = 'session'
+      button.dataset.id = row.id
+      if (row.id === selected) button.setAttribute('aria-current', 'true')
+      const name = document.createElement('span')
+      name.className = 'name'
+      name.textContent = nameOf(row)
+      const facts = document.createElement('span')
+      facts.className = 'facts'
+      const state = document.createElement('span')
+      state.className = `state state-${row.state}`
+      state.textContent = row.attention && row.state !== 'waiting' ? `${row.state}, needs you` : row.state
+      const rest = [since(row), row.id, place(row), usageText(row.usage)].filter(Boolean).join(' · ')
+      facts.append(state, document.createTextNode(` · ${rest}`))
+      button.append(name, facts)
+      button.addEventListener('click', () => select(row.id))
+      li.append(button)
+      return li
+    }),
+  )
+  $('empty').hidden = items.length > 0
+  const waiting = items.filter((r) => r.state === 'waiting').length
+  const attention = items.filter((r) => r.attention).length
+  $('summary').textContent = `${items.length} session${items.length === 1 ? '' : 's'} · ${waiting} waiting · ${attention} need you`
+  if (selected !== null) renderDetailHead()
+}
+
+function notifyWaiting(row) {
+  const was = waitingSince.get(row.id)
+  const now = row.state === 'waiting' ? (row.attentionSince ?? 'now') : null
+  waitingSince.set(row.id, now)
+  if (now === null || was === now || was === undefined) return
+  if (!('Notification' in window) || Notification.permission !== 'granted') return
+  const note = new Notification(`pk: ${nameOf(row)} is waiting for you`, {body: row.id, tag: `${row.id} ${now}`})
+  note.addEventListener('click', () => {
+    window.focus()
+    select(row.id)
+  })
+}
+
+function apply(event) {
+  if (event.type === 'snapshot') {
+    rows.clear()
+    for (const row of event.sessions) {
+      rows.set(row.id, row)
+      waitingSince.set(row.id, row.state === 'waiting' ? (row.attentionSince ?? 'now') : null)
+    }
+  } else if (event.type === 'added' || event.type === 'changed') {
+    if (!waitingSince.has(event.session.id)) waitingSince.set(event.session.id, null)
+    rows.set(event.session.id, event.session)
+    notifyWaiting(event.session)
+  } else if (event.type === 'removed') rows.delete(event.id)
+  else return
+  renderList()
+}
+
+function renderDetailHead() {
+  const row = rows.get(selected)
+  $('detail-title').textContent = row ? nameOf(row) : selected
+  $('detail-meta').textContent = row ? [row.state, since(row), row.id, place(row), usageText(row.usage)].filter(Boolean).join(' · ') : 'no longer listed'
+  const exited = row?.state === 'exited'
+  $('stop').disabled = readOnly !== null || !row || exited
+  $('resume').disabled = readOnly !== null || !row || !exited || row.resume === null
+  $('resume').hidden = !exited
+  $('stop').hidden = exited
+  for (const input of document.querySelectorAll('#send input, #send button, #question input, #question button')) input.disabled = readOnly !== null || exited
+}
+
+function say(text, bad = false) {
+  const outcome = $('outcome')
+  outcome.textContent = text
+  outcome.classList.toggle('bad', bad)
+}
+
+function select(id) {
+  if (selected !== id) {
+    lastScreen = ''
+    $('logs').hidden = true
+    say('')
+  }
+  selected = id
+  if (location.hash !== `#session=${encodeURIComponent(id)}`) history.replaceState(null, '', `#session=${encodeURIComponent(id)}`)
+  document.body.classList.add('viewing')
+  $('detail').hidden = false
+  renderList()
+  renderDetailHead()
+  clearTimeout(screenTimer)
+  void pollScreen()
+}
+
+function unselect() {
+  selected = null
+  clearTimeout(screenTimer)
+  history.replaceState(null, '', location.pathname)
+  document.body.classList.remove('viewing')
+  $('detail').hidden = true
+  renderList()
+}
+
+function fontSizeFor(cols) {
+  const width = $('detail').clientWidth - 24
+  // A character cell is about 0.6 of the font size wide: the whole line fits where it can be read.
+  return Math.max(7, Math.min(14, Math.floor(width / (cols * 0.6))))
+}
+
+function drawScreen(screen) {
+  const key = `${screen.cols}x${screen.rows} ${screen.cursorX},${screen.cursorY} ${screen.text}`
+  if (key === lastScreen) return
+  lastScreen = key
+  const fontSize = fontSizeFor(screen.cols)
+  if (term === null) {
+    term = new Terminal({cols: screen.cols, rows: screen.rows, fontSize, disableStdin: true, scrollback: 0, cursorBlink: false, convertEol: false})
+    term.open($('screen'))
+  } else {
+    if (term.cols !== screen.cols || term.rows !== screen.rows) term.resize(screen.cols, screen.rows)
+    if (term.options.fontSize !== fontSize) term.options.fontSize = fontSize
+  }
+  const lines = screen.text.replace(/\n$/, '').split('\n').slice(0, screen.rows)
+  term.reset()
+  term.write(`${lines.join('\r\n')}\x1b[${screen.cursorY + 1};${screen.cursorX + 1}H`)
+}
+
+function renderDialog(dialog) {
+  $('dialog').hidden = dialog === null
+  if (dialog === null) return
+  $('dialog-question').textContent = dialog.question
+  $('dialog-body').textContent = dialog.body
+  $('dialog-body').hidden = dialog.body.trim() === ''
+  const signature = JSON.stringify(dialog)
+  if ($('choices').dataset.signature === signature) return
+  $('choices').dataset.signature = signature
+  $('choices').replaceChildren(
+    ...dialog.choices.map((choice) => {
+      const button = document.createElement('button')
+      button.type = 'button'
+      button.textContent = choice.label
+      if (choice.means === 'no') button.className = 'no'
+      button.disabled = readOnly !== null
+      button.addEventListener('click', () => act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {answer: String(choice.n)}, `answered: ${choice.label}`))
+      return button
+    }),
+  )
+}
+
+async function pollScreen() {
+  const id = selected
+  if (id === null) return
+  if (rows.get(id)?.state === 'exited') {
+    // Its screen is gone with it; what it printed last is under Last lines.
+    renderDialog(null)
+    $('question').hidden = true
+    $('screen-note').textContent = 'This session has exited: Last lines shows what it printed.'
+    $('screen-note').hidden = false
+    screenTimer = setTimeout(pollScreen, 2000)
+    return
+  }
+  try {
+    const {status, data} = await api(`/api/sessions/${encodeURIComponent(id)}/screen`)
+    if (id !== selected) return
+    if (status === 200) {
+      $('screen-note').hidden = true
+      drawScreen(data.screen)
+      renderDialog(data.dialog)
+      $('question').hidden = !data.question || rows.get(id)?.state !== 'waiting'
+    } else {
+      renderDialog(null)
+      $('question').hidden = true
+      $('screen-note').textContent = data.error?.message ?? `the screen cannot be read (${status})`
+      $('screen-note').hidden = false
+    }
+  } catch {
+    // the server is away for a moment: try again
+  }
+  if (id === selected) screenTimer = setTimeout(pollScreen, document.hidden ? 3000 : 1000)
+}
+
+/** One action at a time: a second tap while one is under way does nothing (the verb would refuse it anyway). */
+async function act(path, body, done) {
+  if (busy) return false
+  busy = true
+  say('…')
+  try {
+    const {data} = await api(path, body)
+    if (data.ok) say(done)
+    else say(data.error?.message ?? 'refused', true)
+    return Boolean(data.ok)
+  } catch (error) {
+    say(`the server did not answer: ${error}`, true)
+    return false
+  } finally {
+    busy = false
+    lastScreen = ''
+    clearTimeout(screenTimer)
+    void pollScreen()
+  }
+}
+
+function confirmWith(text, yes) {
+  $('confirm-text').textContent = text
+  $('confirm-yes').textContent = yes
+  const dialog = $('confirm')
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), {once: true})
+    dialog.returnValue = ''
+    dialog.showModal()
+  })
+}
+
+function wire() {
+  $('back').addEventListener('click', unselect)
+  $('send').addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const input = $('send-text')
+    if (input.value === '') return
+    if (await act(`/api/sessions/${encodeURIComponent(selected)}/send`, {text: input.value}, 'sent')) input.value = ''
+  })
+  $('question').addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const input = $('question-text')
+    if (input.value === '') return
+    if (await act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {text: input.value}, 'answered')) input.value = ''
+  })
+  $('stop').addEventListener('click', async () => {
+    const row = rows.get(selected)
+    if (await confirmWith(`Stop ${row ? nameOf(row) : selected} (${selected})? Its process gets SIGTERM; its conversation can be resumed.`, 'Stop session'))
+      await act(`/api/sessions/${encodeURIComponent(selected)}/stop`, {}, 'stopped')
+  })
+  $('resume').addEventListener('click', async () => {
+    if (await confirmWith(`Resume the conversation of ${selected} in a new session?`, 'Resume')) await act(`/api/sessions/${encodeURIComponent(selected)}/resume`, {}, 'resumed')
+  })
+  $('logs-button').addEventListener('click', async () => {
+    const {data} = await api(`/api/sessions/${encodeURIComponent(selected)}/logs?lines=80`)
+    const logs = $('logs')
+    logs.hidden = false
+    logs.textContent = data.ok ? data.result.lines.join('\n') : (data.error?.message ?? 'cannot be read')
+  })
+  const notify = $('notify')
+  if ('Notification' in window && Notification.permission === 'default') {
+    notify.hidden = false
+    notify.addEventListener('click', async () => {
+      await Notification.requestPermission()
+      notify.hidden = true
+    })
+  }
+  window.addEventListener('hashchange', fromHash)
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && selected !== null) {
+      clearTimeout(screenTimer)
+      void pollScreen()
+    }
+  })
+}
+
+function fromHash() {
+  const match = /^#session=(.+)$/.exec(location.hash)
+  if (match) select(decodeURIComponent(match[1]))
+}
+
+function banner(text) {
+  $('banner').textContent = text
+  $('banner').hidden = false
+}
+
+async function start() {
+  wire()
+  const {status, data} = await api('/api/state')
+  if (status !== 200) {
+    $('summary').textContent = 'not signed in'
+    banner(data.error?.message ?? 'Open the address pk serve printed (pk serve --url prints it again).')
+    return
+  }
+  readOnly = data.readOnly
+  if (readOnly !== null) banner(readOnly)
+  const events = new EventSource('/api/events')
+  events.addEventListener('message', (message) => apply(JSON.parse(message.data)))
+  events.addEventListener('error', () => {
+    $('summary').textContent = 'reconnecting…'
+  })
+  fromHash()
+  setInterval(renderList, 15_000) // the ages move on
+}
+
+void start()

@@ -1,0 +1,258 @@
+import {readFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {join} from 'node:path'
+
+import {Context as HonoContext, Hono} from 'hono'
+import {getCookie} from 'hono/cookie'
+import {streamSSE} from 'hono/streaming'
+
+import {parseAnswer} from '../agents/dialogs.js'
+import {Context} from '../config/context.js'
+import {SessionRow} from '../model/contract.js'
+import {describeError, ExitCode, PkError} from '../model/errors.js'
+import {capturePane, screenForPage} from '../tmux/pane-io.js'
+import {answerDialog, dialogOf} from '../verbs/answer.js'
+import {readLogs, resumeSession, stopSession} from '../verbs/lifecycle.js'
+import {sendText} from '../verbs/send.js'
+import {SessionFeed} from './feed.js'
+import {allowedOrigins, COOKIE, cookieValue, CSP, FailedTries, sameSecret, setCookie} from './security.js'
+
+/**
+ * `pk serve`'s HTTP side: one page and its API. A request is a command: it lists with the listing (through
+ * the one poller every page shares) and acts with the verbs pk's commands use, under their checks; what a
+ * verb refuses, the page is told in the verb's own words, with the exit the command would give.
+ */
+
+export interface WebOptions {
+  ctx: Context
+  token: string
+  /** Host headers answered (DNS rebinding is refused). */
+  hosts: Set<string>
+  tls: boolean
+  publicUrl?: string
+  /** Why every action is refused (--read-only, or a pk in a foreign pid namespace), or null. */
+  readOnly: string | null
+  /** How often the shared poller looks. */
+  intervalMs?: number
+  /** The page's files (assets/web) and xterm.js's. */
+  assetsDir: string
+}
+
+/** How long an action waits for a slow tmux server: what the CLI's --timeout defaults to. */
+const ACTION_TIMEOUT_MS = 30_000
+
+/** Pure: the HTTP status for a verb's exit: what a script would branch on, as a page can. */
+export function httpStatus(exit: number): 200 | 202 | 400 | 403 | 404 | 409 | 500 | 504 {
+  if (exit === ExitCode.ok) return 200
+  if (exit === ExitCode.usage) return 400
+  if (exit === ExitCode.noSuchSession) return 404
+  if (exit === ExitCode.failure || exit === ExitCode.ambiguous) return 409
+  if (exit === ExitCode.refused) return 403
+  if (exit === ExitCode.unconfirmed) return 202
+  if (exit === ExitCode.timeout) return 504
+  return 500
+}
+
+const FILES: Record<string, {file: string; type: string}> = {
+  '/': {file: 'index.html', type: 'text/html; charset=utf-8'},
+  '/app.js': {file: 'app.js', type: 'text/javascript; charset=utf-8'},
+  '/app.css': {file: 'app.css', type: 'text/css; charset=utf-8'},
+  '/manifest.webmanifest': {file: 'manifest.webmanifest', type: 'application/manifest+json'},
+  '/icon.svg': {file: 'icon.svg', type: 'image/svg+xml'},
+}
+
+/** The page's files, read once: a fixed list, so no request names a path on disk. */
+function loadFiles(assetsDir: string): Map<string, {body: string; type: string}> {
+  const files = new Map<string, {body: string; type: string}>()
+  for (const [path, {file, type}] of Object.entries(FILES)) files.set(path, {body: readFileSync(join(assetsDir, file), 'utf8'), type})
+  // xterm.js, as its package ships it (the page needs no build step).
+  const require = createRequire(import.meta.url)
+  const xterm = join(require.resolve('@xterm/xterm/package.json'), '..')
+  files.set('/vendor/xterm.mjs', {body: readFileSync(join(xterm, 'lib', 'xterm.mjs'), 'utf8'), type: 'text/javascript; charset=utf-8'})
+  files.set('/vendor/xterm.css', {body: readFileSync(join(xterm, 'css', 'xterm.css'), 'utf8'), type: 'text/css; charset=utf-8'})
+  return files
+}
+
+type Json = Record<string, unknown>
+
+export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
+  const app = new Hono()
+  const files = loadFiles(opts.assetsDir)
+  const feed = new SessionFeed(opts.ctx, opts.intervalMs ?? 700)
+  const tries = new FailedTries()
+  const session = cookieValue(opts.token)
+  const cookieName = opts.tls ? `__Host-${COOKIE}` : COOKIE
+  const fail = (c: HonoContext, status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 504, code: string, message: string, exit: number = ExitCode.failure) =>
+    c.json({error: {code, exit, message}}, status)
+
+  // Every answer: no caching, no framing, no sniffing, no referrer, and the page's script policy.
+  app.use('*', async (c, next) => {
+    await next()
+    c.header('Content-Security-Policy', CSP)
+    c.header('X-Content-Type-Options', 'nosniff')
+    c.header('X-Frame-Options', 'DENY')
+    c.header('Referrer-Policy', 'no-referrer')
+    c.header('Cache-Control', 'no-store')
+    c.header('Cross-Origin-Opener-Policy', 'same-origin')
+    c.header('Cross-Origin-Resource-Policy', 'same-origin')
+  })
+
+  // The Host header first: a page that pointed its own name at this address (DNS rebinding) names itself.
+  app.use('*', async (c, next) => {
+    if (!opts.hosts.has(c.req.header('host') ?? '')) return c.text('unknown Host: pk serve answers only to the address it printed\n', 403)
+    return next()
+  })
+
+  // The token, exchanged once for a cookie; the address bar then holds no secret.
+  app.get('/login', (c) => {
+    const wait = tries.blocked(Date.now())
+    if (wait !== null) return c.text(`too many wrong tokens: try again in ${wait} s\n`, 429, {'Retry-After': String(wait)})
+    const token = c.req.query('token') ?? ''
+    if (!sameSecret(token, opts.token)) {
+      tries.fail(Date.now())
+      return c.text('wrong token: open the address pk serve printed (pk serve --url prints it again)\n', 401)
+    }
+    c.header('Set-Cookie', setCookie(session, opts.tls))
+    return c.redirect('/', 303)
+  })
+
+  // The page's own files are no secret; everything under /api needs the cookie, and changes need the Origin.
+  app.use('/api/*', async (c, next) => {
+    const wait = tries.blocked(Date.now())
+    if (wait !== null) return fail(c, 429, 'rate-limited', `too many wrong tokens: try again in ${wait} s`)
+    const cookie = getCookie(c, cookieName)
+    if (cookie === undefined) return fail(c, 401, 'no-token', 'not signed in: open the address pk serve printed (pk serve --url prints it again)')
+    if (!sameSecret(cookie, session)) {
+      tries.fail(Date.now())
+      return fail(c, 401, 'wrong-token', 'this browser holds an old or wrong sign-in: open the address pk serve printed (pk serve --url)')
+    }
+    if (c.req.header('sec-fetch-site') === 'cross-site') return fail(c, 403, 'cross-site', 'refused: a request from another site')
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const origin = c.req.header('origin')
+      if (origin === undefined || !allowedOrigins(opts.hosts, opts.tls, opts.publicUrl).has(origin))
+        return fail(c, 403, 'bad-origin', `refused: a change requested from ${origin ?? 'no origin'}, not from pk's own page`)
+      if (!(c.req.header('content-type') ?? '').startsWith('application/json')) return fail(c, 400, 'bad-request', 'a change is sent as JSON')
+      if (opts.readOnly !== null) return fail(c, 403, 'read-only', opts.readOnly, ExitCode.refused)
+    }
+    return next()
+  })
+
+  for (const [path, file] of files) app.get(path, (c) => c.body(file.body, 200, {'Content-Type': file.type}))
+
+  app.get('/api/state', (c) => c.json({readOnly: opts.readOnly, version: 1}))
+
+  // Server-sent events: the watch stream's events, for as long as the page is open.
+  app.get('/api/events', (c) =>
+    streamSSE(c, async (stream) => {
+      let unsubscribe = () => {}
+      const closed = new Promise<void>((resolve) => stream.onAbort(resolve))
+      unsubscribe = feed.subscribe((event) => void stream.writeSSE({data: JSON.stringify(event)}).catch(() => {}))
+      const beat = setInterval(() => void stream.writeSSE({event: 'ping', data: '{}'}).catch(() => {}), 15_000)
+      await closed
+      clearInterval(beat)
+      unsubscribe()
+    }),
+  )
+
+  /** A session the poller lists now, verified and in a pane: what the page may look at. */
+  const visible = (c: HonoContext): (SessionRow & {tmux: NonNullable<SessionRow['tmux']>}) | Response => {
+    const row = feed.row(c.req.param('id') ?? '')
+    if (row === undefined) return fail(c, 404, 'no-such-session', `no session ${c.req.param('id')} is listed now`, ExitCode.noSuchSession)
+    if (!row.verified || row.conflict || row.tmux === null)
+      return fail(
+        c,
+        409,
+        'unverified',
+        `session ${row.id} ${row.conflict ? 'is claimed by two records' : row.tmux === null ? 'is in no pane' : `cannot be verified now${row.notVerifiedJustNow ? ` (${row.notVerifiedJustNow})` : ''}`}: pk shows no screen it cannot pair`,
+      )
+    return row as SessionRow & {tmux: NonNullable<SessionRow['tmux']>}
+  }
+
+  // The screen, with its colours, and the dialog pk answer would answer on it.
+  app.get('/api/sessions/:id/screen', async (c) => {
+    const row = visible(c)
+    if (row instanceof Response) return row
+    try {
+      const screen = await screenForPage(row.tmux.socket, row.tmux.pane, 5000)
+      if (screen === null) return fail(c, 404, 'gone', `session ${row.id}'s pane is gone`, ExitCode.noSuchSession)
+      const dialog = row.state === 'waiting' && row.agent !== null ? dialogOf(row, await capturePane(row.tmux.socket, row.tmux.pane, 5000)) : null
+      return c.json({
+        id: row.id,
+        state: row.state,
+        screen,
+        dialog: dialog && {question: dialog.question, body: dialog.body, choices: dialog.choices.map(({n, label, means}) => ({n, label, means}))},
+        // A session waiting with no permission dialog waits on a question: words answer it (pk answer --text).
+        question: row.state === 'waiting' && row.agent !== null && dialog === null,
+      })
+    } catch (error) {
+      const {message, exitCode} = describeError(error)
+      return fail(c, 504, 'unreadable', message, exitCode)
+    }
+  })
+
+  app.get('/api/sessions/:id/logs', async (c) => {
+    const lines = Math.min(Math.max(Number(c.req.query('lines') ?? 50) || 50, 1), 2000)
+    const out: string[] = []
+    return act(c, async () => ({
+      ...(await readLogs(c.req.param('id'), opts.ctx, {lines, color: false, follow: false, emit: (l) => out.push(...l)})),
+      lines: out,
+    }))
+  })
+
+  /** Run a verb; its refusal becomes the answer, with its words and its exit. */
+  async function act(c: HonoContext, verb: () => Promise<object>) {
+    try {
+      return c.json({ok: true, result: await verb()})
+    } catch (error) {
+      const {message, exitCode} = describeError(error)
+      const code = error instanceof PkError ? error.code : 'failure'
+      const result = (error as {result?: unknown}).result
+      return c.json({ok: false, error: {code, exit: exitCode, message}, ...(result === undefined ? {} : {result})}, httpStatus(exitCode))
+    }
+  }
+
+  const body = async (c: HonoContext): Promise<Json> => {
+    try {
+      const data: unknown = await c.req.json()
+      return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Json) : {}
+    } catch {
+      return {}
+    }
+  }
+  const text = (data: Json, key: string) => (typeof data[key] === 'string' ? data[key] : null)
+
+  app.post('/api/sessions/:id/answer', async (c) => {
+    const data = await body(c)
+    const id = c.req.param('id')
+    const words = text(data, 'text')
+    if (words !== null) {
+      if (words === '') return fail(c, 400, 'bad-text', 'no text to answer with', ExitCode.usage)
+      return act(c, () => sendText(id, opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false, answering: true}))
+    }
+    const answer = parseAnswer(text(data, 'answer') ?? '')
+    if (answer === null) return fail(c, 400, 'bad-flags', 'an answer is yes, always, no, or the number of a choice', ExitCode.usage)
+    return act(c, () => answerDialog(id, opts.ctx, answer, {timeoutMs: ACTION_TIMEOUT_MS}))
+  })
+
+  app.post('/api/sessions/:id/send', async (c) => {
+    const words = text(await body(c), 'text')
+    if (words === null || words === '') return fail(c, 400, 'bad-text', 'no text to send', ExitCode.usage)
+    return act(c, () => sendText(c.req.param('id'), opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false}))
+  })
+
+  app.post('/api/sessions/:id/stop', (c) => act(c, () => stopSession(c.req.param('id'), opts.ctx, {force: false, timeoutMs: 10_000})))
+
+  app.post('/api/sessions/:id/resume', (c) =>
+    act(c, async () => {
+      const resumed = await resumeSession(c.req.param('id'), opts.ctx)
+      return {id: resumed.id, resumedFrom: resumed.resumedFrom}
+    }),
+  )
+
+  app.notFound((c) => c.text('not found\n', 404))
+  app.onError((error, c) => {
+    const {message} = describeError(error)
+    return c.json({ok: false, error: {code: 'failure', exit: ExitCode.failure, message}}, 500)
+  })
+  return {app, feed}
+}
