@@ -66,10 +66,11 @@ export class SessionFeed {
       else if (event.type === 'removed') this.rows.delete(event.id)
       for (const send of this.pages) send(event)
     }
-    void watchSessions({ctx: this.ctx, intervalMs: this.intervalMs, filter: isListedByDefault, emit, signal: controller.signal}).catch((error: unknown) => {
-      // A poller that failed is started again by the next page that opens.
-      void error
-      if (this.controller === controller) this.controller = null
+    void watchSessions({ctx: this.ctx, intervalMs: this.intervalMs, filter: isListedByDefault, emit, signal: controller.signal}).catch(() => {
+      // A poller that failed (its state directory unreadable for a moment) starts again while pages are open.
+      if (this.controller !== controller) return
+      this.controller = null
+      setTimeout(() => this.pages.size > 0 && this.controller === null && this.start(), this.intervalMs).unref()
     })
   }
 }
