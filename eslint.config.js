@@ -15,7 +15,19 @@ export default tseslint.config(
   },
   {
     files: ['bin/**/*.js', 'assets/**/*.js', 'bench/**/*.mjs', 'scripts/**/*.mjs'],
-    languageOptions: {globals: {process: 'readonly', console: 'readonly', setTimeout: 'readonly', require: 'readonly', Buffer: 'readonly', URL: 'readonly'}},
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        require: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        AbortController: 'readonly',
+        performance: 'readonly',
+      },
+    },
   },
   {
     // pk serve's page runs in a browser.

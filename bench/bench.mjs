@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|backlog|pressure|usage --strict --drain 100000]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|backlog|pressure|usage|serve --strict --drain 100000]
 //        node bench/bench.mjs --world N: make a world of N sessions, print its environment, and leave it (for profiling).
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
@@ -19,7 +19,7 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
-/** One part only: ls, ps, commands, hook, events, backlog, pressure or usage (default: all). */
+/** One part only: ls, ps, commands, hook, events, backlog, pressure, usage or serve (default: all). */
 const ONLY = arg('only', '')
 const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
@@ -638,6 +638,99 @@ if (part('usage')) {
   console.log(
     `pk ls --json, 100 agent sessions with 10 MB transcripts: ${withUsage.toFixed(1)} ms against ${without.toFixed(1)} ms without usage = ${check('usage', withUsage / without, 1.1)}`,
   )
+  cleanup()
+}
+if (part('serve')) {
+  // pk serve (issue 53): its page's first load at 100 sessions, a state change reaching an open page, and
+  // the server's CPU and memory with two pages open and nothing happening. Goals: under 300 ms, under 1 s,
+  // under 3% of a core, under 100 MB.
+  const w = await world(100, true)
+  const child = spawn(process.execPath, [PK, 'serve', '--listen', '127.0.0.1:0'], {env: w.env, stdio: ['ignore', 'pipe', 'ignore'], detached: true})
+  groups.add(child.pid)
+  let printed = ''
+  child.stdout.on('data', (d) => (printed += d))
+  while (!printed.includes('\n')) await sleep(50)
+  const url = printed.trim()
+  const origin = url.slice(0, url.indexOf('/login'))
+  const login = await fetch(url, {redirect: 'manual'})
+  const cookie = login.headers.get('set-cookie').split(';')[0]
+  const get = (path, init = {}) => fetch(origin + path, {...init, headers: {Cookie: cookie}})
+  /** An open page's event stream: resolves `until(event)` when such an event arrives. */
+  async function page() {
+    const controller = new AbortController()
+    const response = await get('/api/events', {signal: controller.signal})
+    const reader = response.body.getReader()
+    const waiting = []
+    let buffer = ''
+    void (async () => {
+      for (;;) {
+        const {value, done} = await reader.read().catch(() => ({done: true}))
+        if (done) return
+        buffer += Buffer.from(value).toString('utf8')
+        let end
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const chunk = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const data = chunk.split('\n').find((l) => l.startsWith('data: '))
+          if (!data) continue
+          const event = JSON.parse(data.slice(6))
+          for (const w of waiting.splice(0))
+            if (!w.test(event)) waiting.push(w)
+            else w.resolve(event)
+        }
+      }
+    })()
+    return {
+      until: (test) => new Promise((resolve) => waiting.push({test, resolve})),
+      close: () => {
+        controller.abort()
+        void reader.cancel().catch(() => {})
+      },
+    }
+  }
+  const loads = []
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now()
+    for (const path of ['/', '/app.js', '/app.css', '/vendor/xterm.mjs', '/vendor/xterm.css', '/api/state']) await (await get(path)).arrayBuffer()
+    const events = await page()
+    const snapshot = await events.until((e) => e.type === 'snapshot')
+    loads.push(performance.now() - t0)
+    events.close()
+    if (snapshot.sessions.length !== 100) console.log(`  (the snapshot held ${snapshot.sessions.length} sessions, not 100)`)
+    await sleep(300)
+  }
+  const first = median(loads)
+  const tabs = [await page(), await page()]
+  await tabs[0].until((e) => e.type === 'snapshot')
+  const panes = execFileSync('tmux', ['-S', w.socket, 'list-panes', '-a', '-F', '#{pane_pid}'], {encoding: 'utf8'}).trim().split('\n').map(Number)
+  const changes = []
+  for (const pid of panes.slice(0, 5)) {
+    const seen = tabs[1].until((e) => e.type === 'changed' && e.session.pid === pid && e.session.state === 'exited')
+    const t0 = performance.now()
+    process.kill(pid, 'SIGKILL')
+    await seen
+    changes.push(performance.now() - t0)
+  }
+  const change = median(changes)
+  // Two pages open, nothing changing: the server's CPU (its own and its tmux clients') over a while.
+  const ticks = () => {
+    const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0)
+  }
+  await sleep(3000)
+  const [c0, t0] = [ticks(), performance.now()]
+  await sleep(WATCH_SECONDS * 1000)
+  const cpu = ((ticks() - c0) / 100 / ((performance.now() - t0) / 1000)) * 100
+  const memory = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024
+  for (const tab of tabs) tab.close()
+  const mark = (ok) => (verdicts.push(ok), ok ? 'ok' : 'OVER')
+  console.log(`pk serve, 100 sessions: the page's first load ${first.toFixed(0)} ms (goal 300) ${mark(first < 300)}`)
+  console.log(`  a state change on an open page ${change.toFixed(0)} ms after it happened (goal 1000) ${mark(change < 1000)}`)
+  console.log(
+    `  two pages open, nothing changing: ${cpu.toFixed(1)}% of a core (goal 3%) ${mark(cpu < 3)}; memory at its peak ${memory.toFixed(0)} MB (goal 100) ${mark(memory < 100)}`,
+  )
+  groups.delete(child.pid)
+  process.kill(-child.pid, 'SIGTERM')
   cleanup()
 }
 cleanup()

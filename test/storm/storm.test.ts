@@ -157,25 +157,10 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
         }
       })
       const uiSocket = sb.socket('dashboard')
-      sb.tmux(
-        uiSocket,
-        'new-session',
-        '-d',
-        '-x',
-        '120',
-        '-y',
-        '40',
-        '-e',
-        `PK_STATE_DIR=${sb.stateDir}`,
-        '-e',
-        `TMUX_TMPDIR=${sb.tmuxTmpdir}`,
-        '-e',
-        `HOME=${sb.home}`,
-        '--',
-        process.execPath,
-        PK_BIN,
-        'ui',
-      )
+      // Its server started on a sleep, pk ui respawned in its pane: no pk in the server's argv for chaos to find (a stopped tmux server would
+      // block every call to it, the test's own too).
+      sb.tmux(uiSocket, 'new-session', '-d', '-x', '120', '-y', '40', '--', 'sleep', '100000')
+      sb.tmux(uiSocket, 'respawn-pane', '-k', '--', process.execPath, PK_BIN, 'ui')
       const keep = () => [watcher.pid!, Number(sb.tmux(uiSocket, 'display-message', '-p', '#{pane_pid}').trim())]
       const kept = new Set(keep())
       // The turns: each one goes on once the watcher showed it working, and again once it showed it idle and
@@ -299,7 +284,10 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       for (const line of lines) expect([...ids, ...turnIds]).toContain(line.split(' ')[0])
       expect(lines.length).toBeGreaterThan(0)
       // Each turn end of a Claude stand-in, seen on its screen and reported by its hook, told exactly once.
-      for (const id of turnIds) expect({id, told: lines.filter((l) => l.startsWith(`${id} `)).length}).toEqual({id, told: TURNS})
+      for (const id of turnIds) {
+        const of = lines.filter((l) => l.startsWith(`${id} `))
+        expect({id, told: of.length}, of.join('\n')).toEqual({id, told: TURNS})
+      }
       console.log(`storm: ${SESSIONS * EVENTS} events, ${killed} processes killed and ${stopped} stopped, ${lines.length} told`)
     },
     60 * 60_000,
