@@ -86,14 +86,36 @@ describe('pk ui in a real terminal', () => {
     // The logs view stays until a key, with no refresh drawn over it (it was, within a second).
     sb.tmux(term, 'resize-window', '-t', 'term', '-x', '110', '-y', '20')
     sb.tmux(term, 'send-keys', '-t', 'term', 'l')
-    await waitFor('logs shown', () => screen().includes('press any key to go back'), 10_000)
+    await waitFor('logs shown', () => screen().includes('any key: back'), 10_000)
     await new Promise((r) => setTimeout(r, 3500))
-    expect(screen()).toContain('press any key to go back')
+    expect(screen()).toContain('any key: back')
     sb.tmux(term, 'send-keys', '-t', 'term', 'x')
     await waitFor('back from the logs', () => screen().includes('? keys'), 10_000)
 
+    // A phone's 40 columns: each session on two lines, its state and where it works whole; the help wrapped,
+    // not cut; the logs view leaves nothing behind once pk quits.
+    sb.tmux(term, 'resize-window', '-t', 'term', '-x', '40', '-y', '20')
+    await waitFor(
+      'two lines a session',
+      () =>
+        screen().includes('q quit') &&
+        /^\s+\S.*· \/tmp\//m.test(screen()) &&
+        screen()
+          .split('\n')
+          .every((l) => l.length <= 40),
+      10_000,
+    )
+    sb.tmux(term, 'send-keys', '-t', 'term', '?')
+    await waitFor('help wrapped', () => screen().includes('last screen and') && screen().includes('scrollback'), 10_000)
+    sb.tmux(term, 'send-keys', '-t', 'term', 'x')
+    sb.tmux(term, 'send-keys', '-t', 'term', 'l')
+    await waitFor('logs shown', () => screen().includes('any key: back'), 10_000)
+    sb.tmux(term, 'send-keys', '-t', 'term', 'q')
+    await waitFor('back from the logs', () => screen().includes('q quit'), 10_000)
+
     sb.tmux(term, 'send-keys', '-t', 'term', 'q')
     expect(await waitFor('dashboard exit', () => existsSync(status) && readFileSync(status, 'utf8'))).toBe('0\n')
+    expect(sb.tmux(term, 'capture-pane', '-p', '-S', '-', '-t', 'term')).not.toContain('any key: back')
   })
 
   it('prints what pk ls prints when stdout is not a terminal', async () => {

@@ -153,23 +153,22 @@ class Dashboard {
     if (!id) return
     this.attaching = true
     this.stdin.off('data', this.onData)
-    this.leaveScreen()
+    // Shown on the dashboard's own screen, so that nothing of it stays behind in the terminal once pk quits.
+    const rows = this.stdout.rows || 24
+    const text: string[] = []
     try {
       const {readLogs} = await import('../verbs/lifecycle.js')
       await readLogs(id, this.ctx, {
-        lines: Math.max(10, (this.stdout.rows || 24) - 2),
+        lines: Math.max(5, rows - 1),
         color: wantColour(this.stdout, this.ctx.env),
         follow: false,
-        emit: (lines) => this.stdout.write(lines.join('\n') + '\n'),
+        emit: (lines) => text.push(...lines),
       })
     } catch (error) {
-      this.stdout.write(`pk: ${error instanceof PkError ? error.message : String(error)}\n`)
+      text.push(`pk: ${error instanceof PkError ? error.message : String(error)}`)
     }
-    this.stdout.write('-- press any key to go back --')
-    this.stdin.setRawMode?.(true)
-    this.stdin.resume()
+    this.stdout.write('\u001B[2J\u001B[H' + text.slice(-(rows - 1)).join('\r\n') + '\r\n-- any key: back --')
     await new Promise((resolve) => this.stdin.once('data', resolve))
-    this.enterScreen()
     this.attaching = false
     this.stdin.on('data', this.onData)
     await this.refresh()

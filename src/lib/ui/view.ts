@@ -26,7 +26,7 @@ export const KEYS: [string, string][] = [
   ['PgUp PgDn', 'a page up or down'],
   ['g / G', 'the first / the last session'],
   ['Enter', 'attach (detach to come back)'],
-  ['/', 'filter (Enter keeps it, Esc clears it)'],
+  ['/', 'filter (Enter keeps it; Esc, or Backspace to empty and Enter, clears it)'],
   ['l', "the session's last screen and scrollback"],
   ['x', 'stop the session (y to confirm)'],
   ['R', 'resume an exited session'],
@@ -82,7 +82,15 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   if (width < 30 || height < 6)
     return [clip(width >= 22 ? 'pk: terminal too small' : width >= 9 ? 'too small' : '!', width), ...Array(Math.max(0, height - 1)).fill('')]
   if (state.help) {
-    const help = [c('bold', clip('pk — keys', width)), '', ...KEYS.map(([key, what]) => clip(`  ${key.padEnd(12)} ${what}`, width))]
+    // Narrower than a key and its words (a phone), each key over its words, the words wrapped.
+    const narrow = width < 60
+    const help = [
+      c('bold', clip('pk — keys', width)),
+      '',
+      ...KEYS.flatMap(([key, what]) =>
+        narrow ? [clip(`  ${key}`, width), ...wrap(what, width - 4).map((l) => `    ${l}`)] : [clip(`  ${key.padEnd(12)} ${what}`, width)],
+      ),
+    ]
     while (help.length < height - 1) help.push('')
     return [...help.slice(0, height - 1), c('dim', clip('any key: back to the list', width))]
   }
@@ -113,6 +121,7 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
     0,
     rows.findIndex((r) => r.id === state.selected),
   )
+  if (width < 70) return [...lines.slice(0, 1), ...narrowList(state, rows, layout, listHeight + 1, selectedIndex, c), ...footer]
   const first = Math.min(Math.max(0, selectedIndex - listHeight + 1), Math.max(0, rows.length - listHeight))
   for (const row of rows.slice(first, first + listHeight)) {
     const selected = row.id === state.selected
@@ -139,6 +148,48 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   return [...lines.slice(0, height - footer.length), ...footer]
 }
 
+/** Pure: words wrapped at `width` columns (a word longer than that is cut). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = ''
+    }
+    line = (line === '' ? word : `${line} ${word}`).slice(0, width)
+  }
+  return [...lines, line]
+}
+
+/**
+ * A phone's width (under 70 columns): each session on two lines, what it is and its state on the first,
+ * its age and where it works on the second, so that nothing is cut to nothing.
+ */
+function narrowList(state: UiState, rows: SessionRow[], layout: Layout, height: number, selectedIndex: number, c: ReturnType<typeof paint>): string[] {
+  const {width} = layout
+  const lines: string[] = []
+  const perPage = Math.max(1, Math.floor(height / 2))
+  state.page = Math.max(1, perPage - 1)
+  const first = Math.min(Math.max(0, selectedIndex - perPage + 1), Math.max(0, rows.length - perPage))
+  for (const row of rows.slice(first, first + perPage)) {
+    const selected = row.id === state.selected
+    const top = clip(`${selected ? '> ' : '  '}${row.id} ${stateCell(row)} ${agentLabelCell(row)}`, width)
+    const where = [age(row.startedAt, layout.now), printable(layout.branchOf(row.cwd) ?? ''), cwdCell(row, layout.home)].filter((p) => p !== '' && p !== '-')
+    const bottom = clip(`    ${where.join(' · ')}`, width)
+    const tint = (text: string) =>
+      selected && layout.colour
+        ? `\u001B[7m${text}\u001B[0m`
+        : row.conflict
+          ? c('red', text)
+          : c(STATE_COLOURS[row.state], row.attention ? c('bold', text) : text)
+    lines.push(tint(top), selected ? tint(bottom) : c('dim', bottom))
+  }
+  if (rows.length === 0) lines.push(clip(state.filter ? '  no session matches' : '  no agent sessions: pk bg', width))
+  while (lines.length < height) lines.push('')
+  return lines.slice(0, height)
+}
+
 function footerLines(state: UiState, width: number, c: ReturnType<typeof paint>): string[] {
   const out: string[] = []
   for (const problem of state.problems.slice(0, 2)) out.push(c('red', clip(`! ${problem.code}: ${printable(problem.message)}`, width)))
@@ -150,7 +201,9 @@ function footerLines(state: UiState, width: number, c: ReturnType<typeof paint>)
       clip(
         state.filtering
           ? `/${state.filter}▏  Enter: keep filter · Esc: clear`
-          : '↑↓/jk move · Enter attach · ? keys · q quit · / filter · l logs · x stop · R resume',
+          : width < 70
+            ? 'jk move · Enter attach · ? keys · q quit'
+            : '↑↓/jk move · Enter attach · ? keys · q quit · / filter · l logs · x stop · R resume',
         width,
       ),
     ),
