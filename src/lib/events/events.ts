@@ -203,8 +203,11 @@ export function sameTurnEnd(status: HookStatus, previous: HookStatus | null, epi
   if (!episode || !episode.turnEnded || episode.state !== status.state || (status.state === 'idle' && !status.turnEnded)) return status
   const since = Date.parse(episode.since)
   const at = Date.parse(status.at)
-  if (since > at || (previous !== null && since < Date.parse(previous.at))) return status
-  if (previous?.state !== 'working' && at - since > SAME_TURN_MS) return status
+  if (previous !== null && since < Date.parse(previous.at)) return status
+  // After a report of the work, the first turn end on the screen is this turn's, even when the observer
+  // dated it after the hook did: a hook's report can reach the spool seconds after its date, on a loaded
+  // machine, and a new turn would have been reported first.
+  if (previous?.state !== 'working' && (since > at || at - since > SAME_TURN_MS)) return status
   return {...status, since: episode.since}
 }
 

@@ -6,6 +6,12 @@ import {sortRows} from './pairing.js'
 import {SessionRow, State, StateSource} from '../model/contract.js'
 import {HookStatus} from '../registry/records.js'
 
+
+/**
+ * Agents whose hooks say when a turn starts (Claude's UserPromptSubmit, Gemini's BeforeAgent, opencode's and
+ * Pi's busy events), not only when it ends (Codex's notify).
+ */
+export const HOOKS_REPORT_WORK: ReadonlySet<string> = new Set(['claude', 'gemini', 'opencode', 'pi'])
 /**
  * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's
  * pane rules over one capture; process facts; else `unknown`. Nothing here samples twice or guesses.
@@ -71,9 +77,12 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     // reads the same but an observer saw a turn end on it after the report (Codex's failed turn: work on
     // the screen, then its prompt again, and no hook event since the last turn's).
     const episode = known?.observed
-    // (an episode whose observer saw no work after the report is the report's own turn end, seen late)
+    // (an episode whose observer saw no work after the report is the report's own turn end, seen late;
+    // and only where the hooks do not report work starting: there a new turn has a report of its own, and
+    // work seen after a turn end's report is the screen catching up with the hook, not a new turn)
     const newerTurnEnd =
       hook !== null &&
+      !HOOKS_REPORT_WORK.has(row.agent ?? '') &&
       fromPane !== null &&
       episode?.state === fromPane &&
       episode.turnEnded &&

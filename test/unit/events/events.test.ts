@@ -244,8 +244,11 @@ describe('one turn end, one event', () => {
   it('an episode of an earlier turn, or one after the report, or of another state, is another event', () => {
     // The episode began before the work this report ends.
     expect(sameTurnEnd(stop(T + 30_000), working, seen(T - 5_000)).since).toBeUndefined()
-    // Seen after the report: the report's own date stands (status.ts: it is the report's turn seen late).
-    expect(sameTurnEnd(stop(T + 30_000), working, seen(T + 31_000)).since).toBeUndefined()
+    // Seen after the report's date, once the work was reported: the same turn end (the report reached the
+    // spool late), with the date it was told by.
+    expect(sameTurnEnd(stop(T + 30_000), working, seen(T + 31_000)).since).toBe(new Date(T + 31_000).toISOString())
+    // Without a report of the work (Codex), one seen after the report is not this one.
+    expect(sameTurnEnd(stop(T + 30_000), {...working, state: 'idle'}, seen(T + 31_000)).since).toBeUndefined()
     expect(sameTurnEnd({...stop(T + 30_000), state: 'waiting', turnEnded: false}, working, seen(T + 20_000)).since).toBeUndefined()
     expect(sameTurnEnd(stop(T + 30_000), working, null).since).toBeUndefined()
   })

@@ -136,10 +136,16 @@ describe('status', () => {
     const screenLater = row({tmux: {...row().tmux!, activity: (hookAt + 4_000) / 1000}})
     const [b] = applyStatus({rows: [screenLater], known: new Map([['a', late]]), captures: idleScreen, presets: BUILTIN_PRESETS, now})
     expect(b!.attentionSince).toBe(new Date(hookAt).toISOString())
-    // Work seen after the report (Codex's failed turn): another turn end, with its own date.
+    // Work seen after the report of an agent whose hooks report only turn ends (Codex's failed turn):
+    // another turn end, with its own date.
     const newer = {...late, observed: {...late.observed, lastOther: new Date(hookAt + 1_000).toISOString()}}
-    const [c] = applyStatus({rows: [screenLater], known: new Map([['a', newer]]), captures: idleScreen, presets: BUILTIN_PRESETS, now})
+    const codexRow = {...screenLater, agent: 'codex'}
+    const codexScreen = new Map([['/s\0%1', '\u203A Ask Codex to do anything']])
+    const [c] = applyStatus({rows: [codexRow], known: new Map([['a', newer]]), captures: codexScreen, presets: BUILTIN_PRESETS, now})
     expect(c).toMatchObject({stateSource: 'pane', attentionSince: new Date(hookAt + 3_000).toISOString()})
+    // Claude reports its turns' work: work seen after a Stop is its screen catching up, not a new turn.
+    const [d] = applyStatus({rows: [screenLater], known: new Map([['a', newer]]), captures: idleScreen, presets: BUILTIN_PRESETS, now})
+    expect(d!.attentionSince).toBe(new Date(hookAt).toISOString())
   })
 
   it("believes a hook's exited only when the process is gone", () => {
