@@ -1,7 +1,7 @@
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {PK_BIN} from './sandbox.js'
+import {PK_BIN, ROOT} from './sandbox.js'
 
 /**
  * Stand-in agents: small node programs named like the real ones, which call `pk hook` the way each real
@@ -43,4 +43,16 @@ export function installStandins(root: string): string {
   mkdirSync(bin, {recursive: true})
   for (const name of ['claude', 'codex', 'pi']) writeFileSync(join(bin, name), STANDIN.replace('PK_BIN', JSON.stringify(PK_BIN)), {mode: 0o755})
   return bin
+}
+
+/**
+ * test/helpers/tui-standin.cjs installed as `claude` in the sandbox: the claude preset's screen rules read it.
+ * Returns the PATH that finds it first.
+ */
+export function installTuiStandin(root: string): string {
+  const bin = join(root, 'bin')
+  mkdirSync(bin, {recursive: true})
+  copyFileSync(join(ROOT, 'test', 'helpers', 'tui-standin.cjs'), join(bin, 'claude'))
+  chmodSync(join(bin, 'claude'), 0o755)
+  return `${bin}:${process.env.PATH}`
 }

@@ -3,6 +3,7 @@ import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, wr
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {installTuiStandin} from '../helpers/standins.js'
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 const answerShape = new Ajv().compile(JSON.parse(readFileSync(join(ROOT, 'schemas', 'answer.schema.json'), 'utf8')))
@@ -13,13 +14,8 @@ let env: NodeJS.ProcessEnv
 let submitted: string
 beforeEach(() => {
   sb = new Sandbox()
-  const bin = join(sb.root, 'bin')
-  mkdirSync(bin)
-  // A stand-in named like Claude Code: the claude preset's screen rules read it.
-  copyFileSync(join(ROOT, 'test', 'helpers', 'tui-standin.cjs'), join(bin, 'claude'))
-  chmodSync(join(bin, 'claude'), 0o755)
   submitted = join(sb.root, 'submitted')
-  env = {PATH: `${bin}:${process.env.PATH}`, STANDIN_SUBMITTED: submitted}
+  env = {PATH: installTuiStandin(sb.root), STANDIN_SUBMITTED: submitted}
 })
 afterEach(() => sb.cleanup())
 

@@ -1,10 +1,11 @@
 import {ChildProcess, execFileSync, spawn} from 'node:child_process'
-import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, readFileSync, statSync} from 'node:fs'
 import {request} from 'node:http'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {installTuiStandin} from '../helpers/standins.js'
+import {LsJson, PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /**
  * Issue 53's attacks on pk serve, at the HTTP level, as a page elsewhere, a process of this user without
@@ -16,12 +17,8 @@ let env: NodeJS.ProcessEnv
 let submitted: string
 beforeEach(() => {
   sb = new Sandbox()
-  const bin = join(sb.root, 'bin')
-  mkdirSync(bin)
-  copyFileSync(join(ROOT, 'test', 'helpers', 'tui-standin.cjs'), join(bin, 'claude'))
-  chmodSync(join(bin, 'claude'), 0o755)
   submitted = join(sb.root, 'submitted')
-  env = {PATH: `${bin}:${process.env.PATH}`, STANDIN_SUBMITTED: submitted, STANDIN_READY_MS: '0'}
+  env = {PATH: installTuiStandin(sb.root), STANDIN_SUBMITTED: submitted, STANDIN_READY_MS: '0'}
 })
 afterEach(() => {
   server?.kill('SIGTERM')

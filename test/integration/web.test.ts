@@ -1,9 +1,10 @@
 import {ChildProcess, spawn} from 'node:child_process'
-import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {chromium, Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
+import {installTuiStandin} from '../helpers/standins.js'
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /**
@@ -43,11 +44,7 @@ afterAll(async () => {
 })
 beforeEach(() => {
   sb = new Sandbox()
-  const bin = join(sb.root, 'bin')
-  mkdirSync(bin)
-  copyFileSync(join(ROOT, 'test', 'helpers', 'tui-standin.cjs'), join(bin, 'claude'))
-  chmodSync(join(bin, 'claude'), 0o755)
-  env = {PATH: `${bin}:${process.env.PATH}`}
+  env = {PATH: installTuiStandin(sb.root)}
 })
 afterEach(() => {
   server?.kill('SIGTERM')

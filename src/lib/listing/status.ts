@@ -6,7 +6,6 @@ import {sortRows} from './pairing.js'
 import {SessionRow, State, StateSource} from '../model/contract.js'
 import {HookStatus} from '../registry/records.js'
 
-
 /**
  * Agents whose hooks say when a turn starts (Claude's UserPromptSubmit, Gemini's BeforeAgent, opencode's and
  * Pi's busy events), not only when it ends (Codex's notify).
