@@ -206,8 +206,11 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
         }
       })()
       // Other writers: holding the lock a while, as bg or stop do.
+      // (until every session sent its events: a holder every second, at random lengths, could keep the lock
+      // from the writer for as long as it goes on, and the turns below wait on the writer)
+      let holding = true
       const holders = (async () => {
-        while (stormy) {
+        while (stormy && holding) {
           const hold = `import(${JSON.stringify(join(ROOT, 'dist/lib/registry/lock.js'))}).then(({withStateLock}) => withStateLock({root: ${JSON.stringify(sb.stateDir)}}, () => new Promise((r) => setTimeout(r, ${200 + Math.floor(Math.random() * 1500)})), {waitMs: 60000})).then(() => process.exit(0), () => process.exit(1))`
           everyone.push(spawn(process.execPath, ['-e', `/*lock.js*/ ${hold}`], {env, stdio: 'ignore'}))
           await new Promise((r) => setTimeout(r, 1000))
@@ -243,6 +246,7 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
         () => Array.from({length: SESSIONS}, (_, i) => existsSync(join(sb.root, `done.${i}`))).every(Boolean),
         40 * 60_000,
       )
+      holding = false
       await waitFor('every Claude stand-in ended its turns', () => turnIds.every((_, i) => existsSync(join(sb.root, `turns.${i}`))), 20 * 60_000)
       turning = false
       await turns
