@@ -34,16 +34,6 @@ export const COOKIE = 'pk_session'
 export const setCookie = (value: string, tls: boolean) =>
   `${tls ? `__Host-${COOKIE}` : COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000${tls ? '; Secure' : ''}`
 
-/** Pure: the cookie named for this server in a Cookie header, or null. */
-export function cookieFrom(header: string | undefined, tls: boolean): string | null {
-  const name = tls ? `__Host-${COOKIE}` : COOKIE
-  for (const part of (header ?? '').split(';')) {
-    const at = part.indexOf('=')
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim()
-  }
-  return null
-}
-
 export interface Listen {
   host: string
   port: number
