@@ -6,7 +6,9 @@ import {Outcome} from '../lib/model/errors.js'
 import {DEFAULT_CHANNELS, deliver, notifyRows, SessionLink} from '../lib/notify/notify.js'
 import {sessionPageUrl} from '../lib/model/contract.js'
 import {notifyTestText} from '../lib/present/verbs.js'
-import {runWriter} from '../lib/writer/fold.js'
+import {WRITER_PERSIST_MS, runWriter, spoolHasPending} from '../lib/writer/fold.js'
+import {startWriterOnce} from '../lib/events/writer-mark.js'
+import {startPkDetached} from '../lib/exec/run.js'
 import {printJson, write} from '../output.js'
 
 export interface NotifyInput {
@@ -44,7 +46,13 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
   // The one writer applies what is pending (waiting for a live lock holder, never overtaking it); what
   // needs the user is then told from the listing, which shows what is still pending either way, and
   // tells nothing it could show only from part of a backlog (see tellable).
-  if (input.fold || input.observe !== undefined) await runWriter(ctx, state)
+  // The hook's writer comes back for what it could not apply yet; an observer that could not apply what it
+  // saw leaves it to that writer, started if none runs.
+  if (input.fold) await runWriter(ctx, state, {persistMs: WRITER_PERSIST_MS})
+  else if (input.observe !== undefined) {
+    const applied = await runWriter(ctx, state)
+    if (state !== null && (applied.busy || applied.blind || spoolHasPending(state))) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
+  }
   const listing = await collectSessions(ctx)
   const rows = input.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === input.check)
   const told = await notifyRows(rows, channels, env, state, link)

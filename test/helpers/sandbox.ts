@@ -135,10 +135,11 @@ export class Sandbox {
 
   cleanup(): void {
     for (const socket of this.sockets()) this.tmuxTry(socket, 'kill-server')
-    // The writer a hook started may still be working in here (it waits out a stopped server): let it
-    // finish, for up to 30 s, then end it; whatever else lingers is retried, as rm -rf would be.
+    // The writer a hook started may still be working in here (it waits out a stopped server, and comes back
+    // for events a held lock kept from it for minutes): let it finish for up to 5 s, then end it; whatever
+    // else lingers is retried, as rm -rf would be.
     const writer = this.writerPid()
-    for (let waited = 0; writer !== null && alive(writer) && waited < 30_000; waited += 50) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
+    for (let waited = 0; writer !== null && alive(writer) && waited < 5000; waited += 50) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
     if (writer !== null && alive(writer)) process.kill(writer, 'SIGKILL')
     rmSync(this.root, {recursive: true, force: true, maxRetries: 10, retryDelay: 100})
   }

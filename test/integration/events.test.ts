@@ -231,6 +231,24 @@ function codexStandins(threads: string[]) {
 }
 
 describe('every turn end counts', () => {
+  it('a turn end a lock holder kept from the writer past its waits is applied and told once it lets go: the writer comes back, as no hook will', async () => {
+    const go = join(sb.root, 'go')
+    const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('Stop'))}; exec sleep 100000`])
+    const holder = await holdLock()
+    writeFileSync(go, '')
+    await waitFor('pending', () => spooled().length === 1)
+    // The writer the hook started waits for the lock, gives up, and (it used to leave the event to the next
+    // hook, which a finished turn never sends) tries again: twice at least, past what it used to try.
+    const log = () => (existsSync(join(sb.stateDir, 'hook.log')) ? readFileSync(join(sb.stateDir, 'hook.log'), 'utf8') : '')
+    await waitFor('the writer waited the lock out twice', () => (log().match(/events pending: .*the writer tries again/g) ?? []).length >= 2, 90_000)
+    expect(lines()).toEqual([])
+    holder.kill('SIGTERM')
+    await waitFor('the turn end told', () => lines().length === 1, 30_000)
+    expect(lines()).toEqual([`${row.id} finished its turn`])
+    await waitFor('the event applied', () => spooled().length === 0)
+    expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'idle', turnEnded: true})
+  }, 150_000)
+
   it("a screen-only agent's turn end, seen by a watcher, needs the user and is told once", async () => {
     const bin = join(sb.root, 'bin')
     mkdirSync(bin)

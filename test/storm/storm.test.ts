@@ -247,7 +247,29 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
         40 * 60_000,
       )
       holding = false
-      await waitFor('every Claude stand-in ended its turns', () => turnIds.every((_, i) => existsSync(join(sb.root, `turns.${i}`))), 20 * 60_000)
+      // Where each stand-in stands, said when the turns do not end: its step, what the watcher last showed,
+      // what was told of it, its record's state and its screen's last lines.
+      const turnsReport = async () =>
+        (
+          await Promise.all(
+            turnIds.map(async (id, i) => {
+              const files = readdirSync(sb.root).filter((f) => new RegExp(`^(go|seen)\\.${i}\\.`).test(f))
+              let record = ''
+              try {
+                record = JSON.stringify(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8')).status)
+              } catch (error) {
+                record = String(error)
+              }
+              const screen = (await sb.pk(['logs', id, '--lines', '4'])).stdout.trim().split('\n').join(' | ')
+              return `${id}: step files ${files.sort().join(',')}; watcher ${looks.get(id)}; told ${toldOf(id)}; record ${record}; screen ${screen}`
+            }),
+          )
+        ).join('\n') + `\nspooled: ${spooled(sb).length}`
+      await waitFor('every Claude stand-in ended its turns', () => turnIds.every((_, i) => existsSync(join(sb.root, `turns.${i}`))), 20 * 60_000).catch(
+        async (error: Error) => {
+          throw new Error(`${error.message}\n${await turnsReport()}`)
+        },
+      )
       turning = false
       await turns
       expect(keep(), 'the watcher and the dashboard stayed open').toEqual([...kept])

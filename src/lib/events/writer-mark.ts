@@ -63,6 +63,9 @@ export function startWriterOnce(state: StateDir, start: () => number | null | un
   else writeFileAtomic(path, `${pid} ${stat.startTime}\n`, 'replace')
 }
 
+/** Whether `writer` names this process: the writer a hook started, in the background (not a pk run by hand). */
+export const namesMe = (state: StateDir): boolean => markedPid(state) === process.pid
+
 /** Who `writer` names (pid), or null. */
 function markedPid(state: StateDir): number | null {
   try {

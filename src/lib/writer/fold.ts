@@ -9,7 +9,7 @@ import {PkError} from '../model/errors.js'
 import {identityFromStat, sessionIdOf} from '../proc/identity.js'
 import {processSource} from '../proc/source.js'
 import {appendRegularFile} from '../registry/files.js'
-import {releaseWriterMark} from '../events/writer-mark.js'
+import {namesMe, releaseWriterMark} from '../events/writer-mark.js'
 import {HeldLock, LockBusyError} from '../registry/lock.js'
 import {mayWrite, withWriteAccess} from '../registry/ownership.js'
 import {RECORD_VERSION, SessionRecord, createRecord, readRecords, replaceRecord} from '../registry/records.js'
@@ -33,6 +33,10 @@ import {Context} from '../config/context.js'
 export interface FoldResult {
   /** A live process held the lock past the writer's wait: what is pending stays for the next writer. */
   busy: boolean
+  /** A tmux server did not answer in time: the writer judged no event, and left them pending. */
+  blind?: boolean
+  /** Who held the lock, when busy (the lock's own words). */
+  heldBy?: string
   outcomes: Outcome[]
   /** Ids of sessions whose new state may need the user (a turn ended, it waits). */
   mayNeedYou: string[]
@@ -60,8 +64,8 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
       const names = group === null ? loose : bucketFiles(dir, group)
       for (let at = 0; at < names.length; at += BATCH) {
         const batch = await applyBatchLocked(ctx, state, dir, names.slice(at, at + BATCH), opts)
-        if (batch === 'busy') return {...result, busy: true}
-        if (batch === 'blind') return result
+        if (typeof batch === 'object' && 'heldBy' in batch) return {...result, busy: true, heldBy: batch.heldBy}
+        if (batch === 'blind') return {...result, blind: true}
         merge(result, batch)
         if (batch.progressed) progressed = true
       }
@@ -84,11 +88,17 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
   return result
 }
 
-async function applyBatchLocked(ctx: Context, state: StateDir, dir: string, names: string[], opts: FoldOptions): Promise<BatchResult | 'busy' | 'blind'> {
+async function applyBatchLocked(
+  ctx: Context,
+  state: StateDir,
+  dir: string,
+  names: string[],
+  opts: FoldOptions,
+): Promise<BatchResult | {heldBy: string} | 'blind'> {
   try {
     return await withWriteAccess(state, (lock) => applyBatch(state, dir, ctx, names, lock), {waitMs: opts.waitMs})
   } catch (error) {
-    if (error instanceof LockBusyError) return 'busy'
+    if (error instanceof LockBusyError) return {heldBy: error.message}
     if (error instanceof BlindError) return 'blind'
     throw error
   }
@@ -219,17 +229,36 @@ function quarantine(state: StateDir, dir: string, name: string | Buffer): boolea
 }
 
 /**
- * The writer's whole run (`pk notify --fold`): apply what is pending, take its name away, and look once
- * more (an event whose hook saw the name did not start another writer).
+ * How long the writer keeps coming back for events it could not apply (the lock held past its wait, a tmux
+ * server silent, a file still being written). No later hook may come to start another writer: the last
+ * event of a turn, its Stop, would wait for the next turn, and its end would never be told.
  */
-export async function runWriter(ctx: Context, state: StateDir | null = ctx.readState()): Promise<FoldResult> {
+export const WRITER_PERSIST_MS = 5 * 60_000
+/** Between two tries of a writer that comes back. */
+const WRITER_RETRY_MS = 1500
+
+/**
+ * The writer's whole run (`pk notify --fold`): apply what is pending, coming back (`persistMs`) while
+ * events stay pending, take its name away, and look once more (an event whose hook saw the name did not
+ * start another writer).
+ */
+export async function runWriter(ctx: Context, state: StateDir | null = ctx.readState(), opts: {persistMs?: number} = {}): Promise<FoldResult> {
+  const until = Date.now() + (opts.persistMs ?? 0)
   const result = await foldPending(ctx, state)
   if (state === null) return result
+  let last: FoldResult = result
+  // Only the writer a hook started and named comes back: it runs in the background, and hooks start no other while it does.
+  while ((last.busy || last.blind || spoolHasPending(state)) && Date.now() + WRITER_RETRY_MS < until && namesMe(state)) {
+    if (last.busy) writeLog(state, [`events pending: ${last.heldBy ?? 'the state lock is held'}; the writer tries again`])
+    await new Promise((r) => setTimeout(r, WRITER_RETRY_MS))
+    last = await foldPending(ctx, state)
+    merge(result, last)
+  }
   await releaseWriterMark(state)
-  if (!spoolHasPending(state)) return result
-  const again = await foldPending(ctx, state)
-  merge(result, again)
-  return {...result, busy: again.busy}
+  if (!spoolHasPending(state)) return {...result, busy: false, blind: false}
+  last = await foldPending(ctx, state)
+  merge(result, last)
+  return {...result, busy: last.busy, blind: last.blind}
 }
 
 /** Whether events are pending (the writer's last look after letting go of its name). */
