@@ -69,7 +69,7 @@ export const FAST_COMMANDS: Record<'stop' | 'logs' | 'usage' | 'wait' | 'send' |
       'include-worktrees': {type: 'boolean'},
       'delete-branches': {type: 'boolean'},
     },
-    words: {min: 0, max: 0},
+    words: {min: 0, max: Infinity},
   },
   notify: {
     flags: {test: {type: 'boolean'}, check: {type: 'string'}, fold: {type: 'boolean'}, observe: {type: 'string'}, json: {type: 'boolean'}},

@@ -111,7 +111,7 @@ async function command(name: keyof typeof FAST_COMMANDS, args: string[]): Promis
         includeWorktrees: f['include-worktrees'] === true,
         deleteBranches: f['delete-branches'] === true,
       }
-      await (await import('./bodies/prune.js')).prune(ctx, {...input, ...more}, null)
+      await (await import('./bodies/prune.js')).prune(ctx, {...input, ...more, ids: words}, null)
     } else {
       const input = {
         ids: words,

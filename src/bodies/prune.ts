@@ -15,6 +15,8 @@ export interface PruneInput {
   includeWorktrees: boolean
   /** Also the merged branches of the worktrees removed. */
   deleteBranches: boolean
+  /** Only these sessions (pk prune ID...). */
+  ids?: string[]
 }
 
 export interface PruneTerminal {
@@ -36,6 +38,7 @@ export async function prune(ctx: Context, input: PruneInput, terminal: PruneTerm
     includeResumable: input.includeResumable,
     includeWorktrees: input.includeWorktrees,
     deleteBranches: input.deleteBranches,
+    ids: input.ids,
     progress: terminal?.progress,
     confirm: async (remove) => {
       if (input.yes || terminal === null) return true

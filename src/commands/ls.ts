@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
 import type {Outcome} from '../lib/model/errors.js'
 import {PkCommand} from '../command-base.js'
@@ -12,13 +12,24 @@ import {out, terminal, write} from '../output.js'
 import {watchSessions} from '../lib/listing/watch.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {Context} from '../lib/config/context.js'
+import {PkError} from '../lib/model/errors.js'
+import {resolveId} from '../lib/listing/resolve.js'
 
 export default class Ls extends PkCommand {
   static override summary = 'List agent sessions, the ones waiting on you first.'
   static override description = `Pairs tmux panes with pk's records by process identity (boot, pid namespace, pid, start time).
 Agents started by hand in any tmux pane are listed too. --all adds every other pane and exited records.`
-  static override examples = ['<%= config.bin %> ls', '<%= config.bin %> ls --all', "<%= config.bin %> ls --json | jq -r '.sessions[].id'"]
+  static override examples = [
+    '<%= config.bin %> ls',
+    '<%= config.bin %> ls --all',
+    "<%= config.bin %> ls --json | jq -r '.sessions[].id'",
+    '<%= config.bin %> ls --changes',
+    '<%= config.bin %> ls -o id,state 3f9a a70e',
+  ]
+  static override strict = false
+  static override args = {id: Args.string({description: 'only these sessions (ids or unique prefixes, several allowed)'})}
   static override flags = {
+    changes: Flags.boolean({description: 'what each session changed since it started (files, lines, commits, uncommitted work): a few git calls per checkout'}),
     json: Flags.boolean({description: LS_FLAGS.json.description}),
     all: Flags.boolean({char: LS_FLAGS.all.short, description: LS_FLAGS.all.description}),
     watch: Flags.boolean({description: 'with --json: keep running; a snapshot, then one event per change (NDJSON)', dependsOn: ['json']}),
@@ -38,7 +49,8 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
 
   protected async execute(): Promise<Outcome | void> {
     const {ctx} = this
-    const {flags} = await this.parse(Ls)
+    const {flags, argv} = await this.parse(Ls)
+    const ids = argv.map(String)
     const opts = {
       json: flags.json,
       all: flags.all,
@@ -56,9 +68,12 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     else checkLsOptions(opts)
     const {resolveHosts} = await import('../lib/fleet/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, ctx.env) : []
+    if (flags.watch && (ids.length > 0 || flags.changes)) throw new PkError('bad-flags', '--watch follows every session: no ids or --changes with it')
     if (flags.watch) return this.watch(ctx, flags.all, flags.interval, hosts, (row) => filterRows([row], opts).length === 1)
-    const {rows, problems} = await listSessions({all: flags.all, hosts}, ctx)
-    write(presentListing(rows, problems, opts, terminal()))
+    const listed = await listSessions({all: flags.all || ids.length > 0, hosts, changes: flags.changes}, ctx)
+    // Ids named: those sessions and no others (an unknown id is exit 3, as everywhere).
+    const rows = ids.length === 0 ? listed.rows : [...new Set(ids.map((id) => resolveId(id, listed.rows)))]
+    write(presentListing(rows, listed.problems, opts, terminal()))
   }
 
   /** NDJSON until SIGINT, SIGTERM or a closed pipe; all three end cleanly with exit 0. */

@@ -13,7 +13,8 @@ export type {State} from './states.js'
 export const JSON_SCHEMA_VERSION = 1 as const
 
 /** The documents pk's --json output follows: each is `schemas/NAME.schema.json`, whose `$id` is `urn:pk:NAME`. */
-export type SchemaName = 'answer' | 'bg' | 'doctor' | 'logs' | 'ls' | 'notify' | 'prune' | 'restore' | 'send' | 'stop' | 'usage' | 'wait' | 'watch-event'
+export type SchemaName =
+  'answer' | 'bg' | 'diff' | 'doctor' | 'land' | 'logs' | 'ls' | 'notify' | 'prune' | 'restore' | 'send' | 'stop' | 'usage' | 'wait' | 'watch-event'
 
 /**
  * The head of every --json document: which schema it follows (`$schema`, the `$id` of its file in schemas/)
@@ -88,6 +89,20 @@ export interface SessionRow {
    * attachable until the server answers again. Null otherwise.
    */
   notVerifiedJustNow: string | null
+  /**
+   * What the session changed since its base (pk ls --changes only; absent otherwise): files, lines, its
+   * commits, uncommitted work. Null where pk knows no base or git could not say.
+   */
+  changes?: ChangeSummary | null
+}
+
+/** The counts of what a session changed since its base (pk ls --changes, the dashboard). */
+export interface ChangeSummary {
+  files: number
+  insertions: number
+  deletions: number
+  commits: number
+  dirty: boolean
 }
 
 /** Every code a problem in `pk ls --json` (and prune, watch) can carry; the README lists the same. */
@@ -170,3 +185,14 @@ export interface CheckResult {
  * reaches a server log or a Referer, and the page opens with that session's screen.
  */
 export const sessionPageUrl = (origin: string, id: string) => `${origin.replace(/\/+$/, '')}/#session=${encodeURIComponent(id)}`
+
+/**
+ * The commit a session started from, and the branch it was made from (null: a detached HEAD or a commit),
+ * in `checkout`: a worktree pk made for it, or a plain checkout that others may change too.
+ */
+export interface SessionBase {
+  commit: string
+  branch: string | null
+  checkout: string
+  kind: 'worktree' | 'checkout'
+}

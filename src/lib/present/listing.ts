@@ -1,6 +1,6 @@
 import {jsonDocument, schemaHead, SessionRow, State} from '../model/contract.js'
 import {Problem} from '../model/contract.js'
-import {renderTable} from './table.js'
+import {changesText, renderTable} from './table.js'
 
 /** How `pk ls` output looks: what the flags ask for. */
 export interface LsOptions {
@@ -42,6 +42,7 @@ export const COLUMNS = {
   branch: (r: SessionRow) => r.worktree?.branch ?? null,
   worktree: (r: SessionRow) => r.worktree?.path ?? null,
   since: (r: SessionRow) => r.attentionSince,
+  changes: (r: SessionRow) => changesText(r),
 } as const satisfies Record<string, (r: SessionRow) => string | null>
 
 export type Column = keyof typeof COLUMNS

@@ -51,6 +51,16 @@ export function stateCell(row: SessionRow): string {
   return (row.attention ? '! ' : '') + state
 }
 
+/**
+ * Pure: what a session changed, short: `3f +120 -4 2c *` (files, lines added and removed, its commits, `*`
+ * for uncommitted work); `0f` for nothing; null where pk knows no base or git could not say.
+ */
+export function changesText(row: SessionRow): string | null {
+  const c = row.changes
+  if (!c) return null
+  return `${c.files}f${c.files > 0 ? ` +${c.insertions} -${c.deletions}` : ''}${c.commits > 0 ? ` ${c.commits}c` : ''}${c.dirty ? ' *' : ''}`
+}
+
 /** Pure: the CWD cell, home as `~`, with the worktree's branch (`*` when dirty). */
 export const cwdCell = (row: SessionRow, home: string | undefined) =>
   printable(row.cwd ? shortenHome(row.cwd, home) + (row.worktree ? ` [${row.worktree.branch}${row.worktree.dirty ? '*' : ''}]` : '') : '-')
@@ -108,13 +118,16 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
   const c = paint(opts.colour)
   // The usage column only where some session's transcript is known.
   const withUsage = rows.some((r) => r.usage)
-  const header = ['ID', 'AGENT', 'STATE', 'AGE', ...(withUsage ? ['USAGE'] : []), 'CWD', 'TMUX']
+  // What each session changed, only when asked for (pk ls --changes).
+  const withChanges = rows.some((r) => r.changes !== undefined)
+  const header = ['ID', 'AGENT', 'STATE', 'AGE', ...(withUsage ? ['USAGE'] : []), ...(withChanges ? ['CHANGES'] : []), 'CWD', 'TMUX']
   const cells = rows.map((row) => [
     row.id,
     agentLabelCell(row),
     stateCell(row),
     age(row.startedAt, opts.now),
     ...(withUsage ? [usageCell(row)] : []),
+    ...(withChanges ? [changesText(row) ?? '-'] : []),
     cwdCell(row, opts.home),
     printable(target(row)),
   ])

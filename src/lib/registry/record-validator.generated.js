@@ -3,13 +3,14 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): when what the status reports began, where an observer saw the same turn end first"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"},"lastOther":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): the observer's last look before the episode that saw another state"}}}]}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): when what the status reports began, where an observer saw the same turn end first"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"base":{"description":"What the session started from (optional): the commit, the branch it was made from (null: a detached HEAD), the checkout it runs in, and whether that checkout is a worktree pk made for it or a plain checkout others may change too. pk diff and pk land measure against it.","oneOf":[{"type":"null"},{"type":"object","required":["commit","branch","checkout","kind"],"properties":{"commit":{"type":"string","pattern":"^[0-9a-f]{40,64}$"},"branch":{"oneOf":[{"type":"null"},{"type":"string","pattern":"."}]},"checkout":{"type":"string","pattern":"^/"},"kind":{"enum":["worktree","checkout"]}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"},"lastOther":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): the observer's last look before the episode that saw another state"}}}]}}};
 const pattern0 = new RegExp(".", "u");
 const pattern1 = new RegExp("^([0-9]+|ps(:[0-9]+)?)$", "u");
 const pattern2 = new RegExp("^/", "u");
 const pattern3 = new RegExp("^%[0-9]+$", "u");
 const pattern4 = new RegExp("^\\$[0-9]+$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{8}$", "u");
+const pattern9 = new RegExp("^[0-9a-f]{40,64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="urn:pk:record" */;
@@ -1040,15 +1041,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.transcript !== undefined){
-let data35 = data.transcript;
+if(data.base !== undefined){
+let data35 = data.base;
 const _errs89 = errors;
 const _errs90 = errors;
 let valid12 = false;
 let passing5 = null;
 const _errs91 = errors;
 if(data35 !== null){
-const err33 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err33 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1064,9 +1065,10 @@ passing5 = 0;
 }
 const _errs93 = errors;
 if(errors === _errs93){
-if(typeof data35 === "string"){
-if(!pattern2.test(data35)){
-const err34 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+let missing6;
+if(((((data35.commit === undefined) && (missing6 = "commit")) || ((data35.branch === undefined) && (missing6 = "branch"))) || ((data35.checkout === undefined) && (missing6 = "checkout"))) || ((data35.kind === undefined) && (missing6 = "kind"))){
+const err34 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1075,14 +1077,188 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
 else {
-const err35 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.commit !== undefined){
+let data36 = data35.commit;
+const _errs95 = errors;
+if(errors === _errs95){
+if(typeof data36 === "string"){
+if(!pattern9.test(data36)){
+const err35 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40,64}$"},message:"must match pattern \""+"^[0-9a-f]{40,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+var valid13 = _errs95 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data35.branch !== undefined){
+let data37 = data35.branch;
+const _errs97 = errors;
+const _errs98 = errors;
+let valid14 = false;
+let passing6 = null;
+const _errs99 = errors;
+if(data37 !== null){
+const err37 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid6 = _errs99 === errors;
+if(_valid6){
+valid14 = true;
+passing6 = 0;
+}
+const _errs101 = errors;
+if(errors === _errs101){
+if(typeof data37 === "string"){
+if(!pattern0.test(data37)){
+const err38 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+var _valid6 = _errs101 === errors;
+if(_valid6 && valid14){
+valid14 = false;
+passing6 = [passing6, 1];
+}
+else {
+if(_valid6){
+valid14 = true;
+passing6 = 1;
+}
+}
+if(!valid14){
+const err40 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+errors = _errs98;
+if(vErrors !== null){
+if(_errs98){
+vErrors.length = _errs98;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid13 = _errs97 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data35.checkout !== undefined){
+let data38 = data35.checkout;
+const _errs103 = errors;
+if(errors === _errs103){
+if(typeof data38 === "string"){
+if(!pattern2.test(data38)){
+const err41 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+var valid13 = _errs103 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data35.kind !== undefined){
+let data39 = data35.kind;
+const _errs105 = errors;
+if(!((data39 === "worktree") || (data39 === "checkout"))){
+const err43 = {instancePath:instancePath+"/base/kind",schemaPath:"#/properties/base/oneOf/1/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.base.oneOf[1].properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var valid13 = _errs105 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
 }
 errors++;
 }
@@ -1099,12 +1275,12 @@ passing5 = 1;
 }
 }
 if(!valid12){
-const err36 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
+const err45 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err45];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err45);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1127,198 +1303,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.agentArgs !== undefined){
-let data36 = data.agentArgs;
-const _errs95 = errors;
-const _errs96 = errors;
-let valid13 = false;
-let passing6 = null;
-const _errs97 = errors;
-if(data36 !== null){
-const err37 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var _valid6 = _errs97 === errors;
-if(_valid6){
-valid13 = true;
-passing6 = 0;
-}
-const _errs99 = errors;
-if(errors === _errs99){
-if(Array.isArray(data36)){
-var valid14 = true;
-const len1 = data36.length;
-for(let i1=0; i1<len1; i1++){
-const _errs101 = errors;
-if(typeof data36[i1] !== "string"){
-const err38 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-var valid14 = _errs101 === errors;
-if(!valid14){
-break;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-var _valid6 = _errs99 === errors;
-if(_valid6 && valid13){
-valid13 = false;
-passing6 = [passing6, 1];
-}
-else {
-if(_valid6){
-valid13 = true;
-passing6 = 1;
-}
-}
-if(!valid13){
-const err40 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs96;
-if(vErrors !== null){
-if(_errs96){
-vErrors.length = _errs96;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs95 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.observed !== undefined){
-let data38 = data.observed;
-const _errs103 = errors;
-const _errs104 = errors;
+if(data.transcript !== undefined){
+let data40 = data.transcript;
+const _errs106 = errors;
+const _errs107 = errors;
 let valid15 = false;
 let passing7 = null;
-const _errs105 = errors;
-if(data38 !== null){
-const err41 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-var _valid7 = _errs105 === errors;
-if(_valid7){
-valid15 = true;
-passing7 = 0;
-}
-const _errs107 = errors;
-if(errors === _errs107){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-let missing6;
-if((((data38.state === undefined) && (missing6 = "state")) || ((data38.since === undefined) && (missing6 = "since"))) || ((data38.turnEnded === undefined) && (missing6 = "turnEnded"))){
-const err42 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-else {
-if(data38.state !== undefined){
-let data39 = data38.state;
-const _errs109 = errors;
-if(!((data39 === "idle") || (data39 === "waiting"))){
-const err43 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-var valid16 = _errs109 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data38.since !== undefined){
-const _errs110 = errors;
-if(typeof data38.since !== "string"){
-const err44 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-var valid16 = _errs110 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data38.turnEnded !== undefined){
-const _errs112 = errors;
-if(typeof data38.turnEnded !== "boolean"){
-const err45 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-var valid16 = _errs112 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data38.lastOther !== undefined){
-const _errs114 = errors;
-if(typeof data38.lastOther !== "string"){
-const err46 = {instancePath:instancePath+"/observed/lastOther",schemaPath:"#/properties/observed/oneOf/1/properties/lastOther/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs108 = errors;
+if(data40 !== null){
+const err46 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1327,18 +1320,16 @@ vErrors.push(err46);
 }
 errors++;
 }
-var valid16 = _errs114 === errors;
+var _valid7 = _errs108 === errors;
+if(_valid7){
+valid15 = true;
+passing7 = 0;
 }
-else {
-var valid16 = true;
-}
-}
-}
-}
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const _errs110 = errors;
+if(errors === _errs110){
+if(typeof data40 === "string"){
+if(!pattern2.test(data40)){
+const err47 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1348,7 +1339,18 @@ vErrors.push(err47);
 errors++;
 }
 }
-var _valid7 = _errs107 === errors;
+else {
+const err48 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+var _valid7 = _errs110 === errors;
 if(_valid7 && valid15){
 valid15 = false;
 passing7 = [passing7, 1];
@@ -1360,32 +1362,294 @@ passing7 = 1;
 }
 }
 if(!valid15){
-const err48 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
+const err49 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err48];
+vErrors = [err49];
 }
 else {
-vErrors.push(err48);
+vErrors.push(err49);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs104;
+errors = _errs107;
 if(vErrors !== null){
-if(_errs104){
-vErrors.length = _errs104;
+if(_errs107){
+vErrors.length = _errs107;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs103 === errors;
+var valid0 = _errs106 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.agentArgs !== undefined){
+let data41 = data.agentArgs;
+const _errs112 = errors;
+const _errs113 = errors;
+let valid16 = false;
+let passing8 = null;
+const _errs114 = errors;
+if(data41 !== null){
+const err50 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid8 = _errs114 === errors;
+if(_valid8){
+valid16 = true;
+passing8 = 0;
+}
+const _errs116 = errors;
+if(errors === _errs116){
+if(Array.isArray(data41)){
+var valid17 = true;
+const len1 = data41.length;
+for(let i1=0; i1<len1; i1++){
+const _errs118 = errors;
+if(typeof data41[i1] !== "string"){
+const err51 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var valid17 = _errs118 === errors;
+if(!valid17){
+break;
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+var _valid8 = _errs116 === errors;
+if(_valid8 && valid16){
+valid16 = false;
+passing8 = [passing8, 1];
+}
+else {
+if(_valid8){
+valid16 = true;
+passing8 = 1;
+}
+}
+if(!valid16){
+const err53 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing8},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs113;
+if(vErrors !== null){
+if(_errs113){
+vErrors.length = _errs113;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs112 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.observed !== undefined){
+let data43 = data.observed;
+const _errs120 = errors;
+const _errs121 = errors;
+let valid18 = false;
+let passing9 = null;
+const _errs122 = errors;
+if(data43 !== null){
+const err54 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid9 = _errs122 === errors;
+if(_valid9){
+valid18 = true;
+passing9 = 0;
+}
+const _errs124 = errors;
+if(errors === _errs124){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+let missing7;
+if((((data43.state === undefined) && (missing7 = "state")) || ((data43.since === undefined) && (missing7 = "since"))) || ((data43.turnEnded === undefined) && (missing7 = "turnEnded"))){
+const err55 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+else {
+if(data43.state !== undefined){
+let data44 = data43.state;
+const _errs126 = errors;
+if(!((data44 === "idle") || (data44 === "waiting"))){
+const err56 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var valid19 = _errs126 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data43.since !== undefined){
+const _errs127 = errors;
+if(typeof data43.since !== "string"){
+const err57 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+var valid19 = _errs127 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data43.turnEnded !== undefined){
+const _errs129 = errors;
+if(typeof data43.turnEnded !== "boolean"){
+const err58 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var valid19 = _errs129 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data43.lastOther !== undefined){
+const _errs131 = errors;
+if(typeof data43.lastOther !== "string"){
+const err59 = {instancePath:instancePath+"/observed/lastOther",schemaPath:"#/properties/observed/oneOf/1/properties/lastOther/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var valid19 = _errs131 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+var _valid9 = _errs124 === errors;
+if(_valid9 && valid18){
+valid18 = false;
+passing9 = [passing9, 1];
+}
+else {
+if(_valid9){
+valid18 = true;
+passing9 = 1;
+}
+}
+if(!valid18){
+const err61 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing9},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs121;
+if(vErrors !== null){
+if(_errs121){
+vErrors.length = _errs121;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs120 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -1,4 +1,5 @@
-import {Problem} from '../model/contract.js'
+import {Problem, SessionBase} from '../model/contract.js'
+export type {SessionBase}
 import {PaneId, TmuxSessionId} from '../model/ids.js'
 import {Dirent, constants, lstatSync, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
@@ -40,6 +41,8 @@ export interface SessionRecord {
   resumedBy?: string | null
   /** The git worktree pk made for this session (`pk bg --worktree`). Optional in files. */
   worktree?: {path: string; branch: string; repo: string} | null
+  /** What the session started from, where pk bg could tell (pk diff and pk land measure against it). Optional in files. */
+  base?: SessionBase | null
   /** The agent's transcript, as its hook said (Claude's transcript_path, Pi's session file). Optional in files. */
   transcript?: string | null
   /** The agent's own arguments pk started it with (after `--`), which resume keeps. Optional in files. */
@@ -140,6 +143,7 @@ export function validateRecord(data: unknown): Validation {
   if (valid.resumedFrom) record.resumedFrom = valid.resumedFrom
   if (valid.resumedBy) record.resumedBy = valid.resumedBy
   if (valid.worktree) record.worktree = {path: valid.worktree.path, branch: valid.worktree.branch, repo: valid.worktree.repo}
+  if (valid.base) record.base = {commit: valid.base.commit, branch: valid.base.branch, checkout: valid.base.checkout, kind: valid.base.kind}
   if (valid.transcript) record.transcript = valid.transcript
   if (valid.agentArgs) record.agentArgs = [...valid.agentArgs]
   if (valid.observed)

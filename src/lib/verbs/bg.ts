@@ -13,7 +13,7 @@ import {readView} from '../proc/source.js'
 import {catches} from '../proc/parse.js'
 import {processSource} from '../proc/source.js'
 import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
-import {RECORD_VERSION, SessionRecord, createRecord, removeRecordFile} from '../registry/records.js'
+import {RECORD_VERSION, SessionBase, SessionRecord, createRecord, removeRecordFile} from '../registry/records.js'
 import {Env} from '../registry/state-dir.js'
 import {exactEnv, fsPath} from '../model/bytes.js'
 
@@ -53,6 +53,8 @@ export interface BgRequest {
   resumedFrom?: string
   /** The git worktree the session runs in (its cwd), recorded so prune and resume know it. */
   worktree?: {path: string; branch: string; repo: string}
+  /** What it starts from (pk diff, pk land): recorded as given. */
+  base?: SessionBase | null
 }
 
 export interface Started {
@@ -186,7 +188,7 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
 function newRecord(
   identity: ProcessIdentity,
   tmux: SessionRecord['tmux'],
-  claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs'>,
+  claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs' | 'base'>,
 ): SessionRecord {
   return {
     version: RECORD_VERSION,
@@ -265,6 +267,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
       conversationId: request.conversationId ?? null,
       resumedFrom: request.resumedFrom ?? null,
       worktree: request.worktree ?? null,
+      ...(request.base ? {base: request.base} : {}),
       agentArgs: request.agentArgs ?? (request.agent !== undefined ? request.extraArgs : null),
     },
   )
@@ -334,6 +337,7 @@ export async function launch(ctx: Context, request: LaunchRequest): Promise<Star
   const {config, presets} = await ctx.config()
   launchArgv(request.agent, request.extra, ctx.env, presets, config.defaultAgent)
   let made: {worktree: Worktree; newBranch: boolean} | null = null
+  let base: SessionBase | null = null
   if (request.worktree) {
     const {createWorktree, runSetup, setupFor} = await import('../worktree/worktree.js')
     const label = request.name ?? `${request.agent ?? request.extra[0]?.split('/').at(-1) ?? 'session'}-${randomBytes(3).toString('hex')}`
@@ -345,15 +349,19 @@ export async function launch(ctx: Context, request: LaunchRequest): Promise<Star
       forbidden: pkOwnDirectories(ctx.env),
     })
     made = {worktree: {path: created.path, branch: created.branch, repo: created.repo}, newBranch: created.newBranch}
+    base = created.base
     request.onWorktree?.(made.worktree)
     const setup = setupFor(made.worktree.repo, config.worktrees ?? {})
     if (setup) await runSetup(setup, made.worktree.path, request.setupOutput)
   }
   const worktree = made?.worktree
+  // A session in a plain checkout starts from its HEAD now (others may move it meanwhile: pk diff says so).
+  if (!made) base = await (await import('../worktree/worktree.js')).checkoutBase(resolve(ctx.cwd ?? '/', request.cwd ?? '.'))
   return startSession({
     agent: request.agent,
     extraArgs: request.extra,
     worktree,
+    base,
     cwd: worktree?.path ?? request.cwd,
     name: request.name,
     socket: request.socket ?? config.socket,

@@ -223,6 +223,8 @@ export async function resumeSession(idArg: string, ctx: Context, listing?: Listi
     conversationId: record.conversationId ?? undefined,
     resumedFrom: row.id,
     worktree: record.worktree ?? undefined,
+    // The conversation goes on from where it started: what it changed is measured from there still.
+    base: record.base ?? null,
   })
   await updateRecord(ctx, state, stored!.file, (r) => ({...r, resumedBy: started.id}))
   return {...started, resumedFrom: row.id}

@@ -13,6 +13,7 @@ import {Context} from '../config/context.js'
 import {PkError} from '../model/errors.js'
 import {eachWithProgress, NO_PROGRESS, Progress} from '../model/progress.js'
 import {collectSessions} from '../listing/sessions.js'
+import {resolveId} from '../listing/resolve.js'
 import {ServerListing, removeStaleSocket} from '../tmux/servers.js'
 import {killPaneIfDead} from '../tmux/pane-io.js'
 
@@ -47,18 +48,27 @@ const REASONS: Record<string, string> = {
  * pid reused, earlier boot), the dead panes those sessions left, and stale sockets. Conflicts are kept
  * and reported, never settled by deleting one side; resumable records are kept unless asked.
  */
-export function planPrune(listing: {rows: SessionRow[]; servers: ServerListing[]; records: StoredRecord[]}, opts: {includeResumable: boolean}): PrunePlan {
+export function planPrune(
+  listing: {rows: SessionRow[]; servers: ServerListing[]; records: StoredRecord[]},
+  opts: {includeResumable: boolean; only?: ReadonlySet<string>},
+): PrunePlan {
   const plan: PrunePlan = {remove: [], keep: []}
   const byFile = new Map<string, StoredRecord>(listing.records.map((r) => [r.file, r]))
   const removedRecords: StoredRecord[] = []
   for (const row of listing.rows) {
     if (row.kind !== 'recorded') continue
+    // Sessions named (pk prune ID...): those and no others, resumable or not; a live one is kept, and said.
+    if (opts.only && !opts.only.has(row.id)) continue
+    if (opts.only && row.state !== 'exited' && row.record !== null) {
+      plan.keep.push({id: row.id, record: row.record, reason: 'live'})
+      continue
+    }
     if (row.conflict) {
       plan.keep.push({id: row.id, record: row.record, reason: 'conflict'})
       continue
     }
     if (row.state !== 'exited' || row.exitReason === null || row.record === null) continue
-    if (row.resume !== null && !opts.includeResumable) {
+    if (row.resume !== null && !opts.includeResumable && !opts.only) {
       plan.keep.push({id: row.id, record: row.record, reason: 'resumable'})
       continue
     }
@@ -67,7 +77,7 @@ export function planPrune(listing: {rows: SessionRow[]; servers: ServerListing[]
     if (stored) removedRecords.push(stored)
   }
   for (const server of listing.servers) {
-    if (server.status === 'stale-socket') {
+    if (server.status === 'stale-socket' && !opts.only) {
       plan.remove.push({kind: 'socket', target: server.socket, id: null, reason: 'no server listening (stale socket)'})
       continue
     }
@@ -140,6 +150,8 @@ export async function prune(
     dryRun: boolean
     includeResumable: boolean
     includeWorktrees: boolean
+    /** Only these sessions (ids or unique prefixes), their dead panes and worktrees: nobody else's. */
+    ids?: string[]
     /** Also the branches of the worktrees removed, where their work is merged (or there is none). */
     deleteBranches?: boolean
     confirm: (remove: PruneItem[]) => Promise<boolean>
@@ -150,7 +162,8 @@ export async function prune(
   if (state) assertMayWrite(state)
   const listing = await collectSessions(ctx)
   const {records} = listing.snapshot
-  const plan = planPrune({rows: listing.rows, servers: listing.snapshot.servers, records}, {includeResumable: opts.includeResumable})
+  const only = opts.ids && opts.ids.length > 0 ? new Set(opts.ids.map((id) => resolveId(id, listing.rows).id)) : undefined
+  const plan = planPrune({rows: listing.rows, servers: listing.snapshot.servers, records}, {includeResumable: opts.includeResumable, only})
   const worktrees = await planWorktrees(plan, records, {includeWorktrees: opts.includeWorktrees})
   const run = {dryRun: opts.dryRun, kept: plan.keep, problems: listing.problems}
   if (opts.dryRun) return {...run, removed: plan.remove, worktrees}

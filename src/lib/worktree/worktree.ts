@@ -4,6 +4,7 @@ import {basename, dirname, isAbsolute, join, relative, resolve} from 'node:path'
 import {Writable} from 'node:stream'
 
 import {errnoCode, PkError} from '../model/errors.js'
+import type {SessionBase} from '../model/contract.js'
 
 /**
  * A git worktree per session, so agents working on one repository at once never write into each other's
@@ -93,7 +94,7 @@ export async function createWorktree(opts: {
   from: string | undefined
   config: WorktreeConfig
   forbidden?: string[]
-}): Promise<Worktree & {newBranch: boolean}> {
+}): Promise<Worktree & {newBranch: boolean; base: SessionBase | null}> {
   const repo = await repositoryOf(opts.cwd)
   const branch = opts.branch ?? branchName(opts.config.branchPrefix ?? 'pk/', opts.label)
   if (
@@ -120,8 +121,46 @@ export async function createWorktree(opts: {
       )
   }
   if (existsSync(path)) throw new PkError('worktree-exists', `${path} exists already; remove it or pick another branch`)
+  const base = await worktreeBase(repo, exists ? branch : null, opts.from)
   await git(exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, opts.from ?? 'HEAD'], repo)
-  return {path, branch, repo, newBranch: !exists}
+  return {path, branch, repo, newBranch: !exists, base: base && {...base, checkout: path, kind: 'worktree'}}
+}
+
+/**
+ * What a new worktree starts from: a new branch from `from` (a local branch: that branch; else none) or from
+ * the main checkout's HEAD (its branch); an existing branch from where it forked off the main checkout's
+ * branch. Null when git cannot say (an empty repository); a session without a base only loses pk diff.
+ */
+async function worktreeBase(repo: string, existing: string | null, from: string | undefined): Promise<{commit: string; branch: string | null} | null> {
+  const quietly = (args: string[]) =>
+    git(args, repo, 5000).then(
+      (out) => out.trim(),
+      () => '',
+    )
+  const current = (await quietly(['symbolic-ref', '--quiet', '--short', 'HEAD'])) || null
+  if (existing !== null) {
+    const commit = await quietly(['merge-base', 'HEAD', `refs/heads/${existing}`])
+    return commit ? {commit, branch: current} : null
+  }
+  const commit = await quietly(['rev-parse', '--verify', '--quiet', `${from ?? 'HEAD'}^{commit}`])
+  if (!commit) return null
+  if (from === undefined) return {commit, branch: current}
+  const isBranch = (await quietly(['rev-parse', '--verify', '--quiet', `refs/heads/${from}`])) !== ''
+  return {commit, branch: isBranch ? from : null}
+}
+
+/** Pure: `git rev-parse --show-toplevel HEAD --symbolic-full-name HEAD` -> a plain checkout's base. */
+export function parseCheckoutBase(text: string): {checkout: string; commit: string; branch: string | null} | null {
+  const [checkout, commit, ref] = text.split('\n')
+  if (!checkout?.startsWith('/') || !/^[0-9a-f]{40,64}$/.test(commit ?? '')) return null
+  return {checkout, commit: commit!, branch: ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null}
+}
+
+/** The base of a session started in a plain checkout at `cwd` (its HEAD now), or null outside git. */
+export async function checkoutBase(cwd: string): Promise<SessionBase | null> {
+  const out = await git(['rev-parse', '--show-toplevel', 'HEAD', '--symbolic-full-name', 'HEAD'], cwd, 5000).catch(() => null)
+  const parsed = out === null ? null : parseCheckoutBase(out)
+  return parsed && {...parsed, kind: 'checkout'}
 }
 
 /** Take back a worktree made for a session that never started: the fresh checkout, and its branch when pk made it. */

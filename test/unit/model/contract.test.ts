@@ -18,7 +18,7 @@ describe('the contract the types and the schemas both state', () => {
     expect(new Set(versions)).toEqual(new Set([JSON_SCHEMA_VERSION]))
   })
   it("every document names the schema it follows: `$schema` is its file's `$id`, required, first", () => {
-    const names: SchemaName[] = ['answer', 'bg', 'doctor', 'logs', 'ls', 'notify', 'prune', 'restore', 'send', 'stop', 'usage', 'wait']
+    const names: SchemaName[] = ['answer', 'bg', 'diff', 'doctor', 'land', 'logs', 'ls', 'notify', 'prune', 'restore', 'send', 'stop', 'usage', 'wait']
     for (const name of names) {
       const file = schema(`${name}.schema.json`)
       expect(file.$id, name).toBe(`urn:pk:${name}`)
@@ -33,10 +33,10 @@ describe('the contract the types and the schemas both state', () => {
     const {properties, required} = schema('session.schema.json')
     const fields = Object.keys(sessionRow()).sort()
     expect(fields).toEqual(expect.arrayContaining(required))
-    // `host` is what a remote host's rows carry besides (pk ls --fleet).
+    // `host` is what a remote host's rows carry besides (pk ls --fleet), `changes` what pk ls --changes adds.
     expect(
       Object.keys(properties)
-        .filter((p) => p !== 'host')
+        .filter((p) => p !== 'host' && p !== 'changes')
         .sort(),
     ).toEqual(fields)
   })

@@ -1,0 +1,218 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {run, RunEnv} from '../exec/run.js'
+import type {ChangeSummary, SessionBase} from '../model/contract.js'
+import {errnoCode, PkError} from '../model/errors.js'
+import {git} from './worktree.js'
+
+/**
+ * What a session changed since its base (pk diff, pk ls --changes, pk land): its commits, and its
+ * uncommitted work, untracked files included. Everything is measured against the whole working tree of
+ * its checkout through a throwaway index (GIT_INDEX_FILE in a private temporary directory): the checkout's
+ * own index, files and refs are never touched. (`git add` into that index stores the blobs of new and
+ * changed files in the repository's object database, unreferenced: git's own gc removes them.)
+ */
+
+export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type-changed' | 'unmerged' | 'unknown'
+
+export interface ChangedFile {
+  path: string
+  /** Where a renamed or copied file came from; else null. */
+  oldPath: string | null
+  status: FileStatus
+  /** Lines added and removed; null for a binary file. */
+  insertions: number | null
+  deletions: number | null
+  binary: boolean
+}
+
+export interface Commit {
+  commit: string
+  subject: string
+  author: string
+  date: string
+}
+
+export interface Changes {
+  files: ChangedFile[]
+  insertions: number
+  deletions: number
+  commits: Commit[]
+  /** Uncommitted work in the checkout (tracked changes or untracked files). */
+  dirty: boolean
+  /** The commit the checkout is on now. */
+  head: string
+}
+
+const GIT_DIFF_DEADLINE_MS = 30_000
+
+const STATUS: Record<string, FileStatus> = {A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type-changed', U: 'unmerged'}
+
+/** Pure: `git diff --numstat -z` -> one entry per file (a rename: `ins\tdel\t\0old\0new\0`). */
+export function parseNumstat(text: string): {path: string; oldPath: string | null; insertions: number | null; deletions: number | null}[] {
+  const out: {path: string; oldPath: string | null; insertions: number | null; deletions: number | null}[] = []
+  const parts = text.split('\0')
+  for (let i = 0; i < parts.length; i++) {
+    const head = parts[i]!
+    if (head === '') continue
+    const match = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(head)
+    if (!match) continue
+    const counts = {insertions: match[1] === '-' ? null : Number(match[1]), deletions: match[2] === '-' ? null : Number(match[2])}
+    if (match[3] === '') {
+      const oldPath = parts[++i] ?? ''
+      const path = parts[++i] ?? ''
+      out.push({path, oldPath, ...counts})
+    } else out.push({path: match[3]!, oldPath: null, ...counts})
+  }
+  return out
+}
+
+/** Pure: `git diff --name-status -z` -> each file's status (`R100\0old\0new\0` for a rename). */
+export function parseNameStatus(text: string): Map<string, FileStatus> {
+  const out = new Map<string, FileStatus>()
+  const parts = text.split('\0')
+  for (let i = 0; i < parts.length; i++) {
+    const code = parts[i]!
+    if (code === '') continue
+    const status = STATUS[code[0]!] ?? 'unknown'
+    if (code[0] === 'R' || code[0] === 'C') {
+      i++
+      out.set(parts[++i] ?? '', status)
+    } else out.set(parts[++i] ?? '', status)
+  }
+  return out
+}
+
+/** Pure: `git log -z --format=%H%x1f%an%x1f%aI%x1f%s` -> commits, newest first. */
+export function parseCommits(text: string): Commit[] {
+  return text
+    .split('\0')
+    .filter((entry) => entry.trim() !== '')
+    .map((entry) => {
+      const [commit, author, date, subject] = entry.replace(/^\n/, '').split('\x1f')
+      return {commit: commit ?? '', author: author ?? '', date: date ?? '', subject: subject ?? ''}
+    })
+}
+
+/** Pure: the files of a diff, with numbers and status joined. */
+export function joinFiles(numstat: ReturnType<typeof parseNumstat>, statuses: Map<string, FileStatus>): ChangedFile[] {
+  return numstat.map((n) => ({
+    path: n.path,
+    oldPath: n.oldPath,
+    status: statuses.get(n.path) ?? 'unknown',
+    insertions: n.insertions,
+    deletions: n.deletions,
+    binary: n.insertions === null,
+  }))
+}
+
+/** Pure: the counts of a set of changes. */
+export function summarize(changes: Changes): ChangeSummary {
+  return {files: changes.files.length, insertions: changes.insertions, deletions: changes.deletions, commits: changes.commits.length, dirty: changes.dirty}
+}
+
+/** git in `cwd` with the throwaway index: resolves stdout, rejects with git's own words. */
+async function gitWith(env: RunEnv, args: string[], cwd: string): Promise<string> {
+  const ran = await run(['git', ...args], {cwd, env, deadlineMs: GIT_DIFF_DEADLINE_MS})
+  if (ran.error)
+    throw errnoCode(ran.error) === 'ENOENT'
+      ? new PkError('no-git', 'git is not installed or not on PATH')
+      : new PkError('git-failed', `git ${args[0]}: ${ran.error.message}`)
+  if (ran.code === 0) return ran.stdout
+  throw new PkError('git-failed', `git ${args[0]}: ${ran.timedOut ? 'no answer in time' : ran.stderr.trim() || `exit ${ran.code ?? ran.signal}`}`)
+}
+
+/**
+ * Run `fn` with an environment whose GIT_INDEX_FILE is a throwaway index holding the checkout's whole
+ * working tree as `git add -A` would stage it (ignored files left out), so that `git diff --cached BASE`
+ * is everything the session changed.
+ */
+export async function withWorkingTreeIndex<T>(checkout: string, env: RunEnv, fn: (env: RunEnv) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'pk-index-'))
+  const indexed = {...env, GIT_INDEX_FILE: join(dir, 'index'), GIT_OPTIONAL_LOCKS: '0'}
+  try {
+    await gitWith(indexed, ['read-tree', 'HEAD'], checkout)
+    await gitWith(indexed, ['add', '--all', '--', ':/'], checkout)
+    return await fn(indexed)
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+/** Checked before anything is measured: the checkout is there, and the base is a commit of it. */
+export async function checkBase(base: SessionBase, id: string): Promise<void> {
+  await git(['rev-parse', '--show-toplevel'], base.checkout, 5000).catch((error: unknown) => {
+    if (error instanceof PkError && error.code === 'no-git') throw error
+    throw new PkError('no-base', `session ${id} ran in ${base.checkout}, which is no git checkout now (removed?); nothing to compare`)
+  })
+  const known = await git(['cat-file', '-e', `${base.commit}^{commit}`], base.checkout, 5000).then(
+    () => true,
+    () => false,
+  )
+  if (!known) throw new PkError('no-base', `session ${id} started from ${base.commit.slice(0, 12)}, which its repository no longer has; nothing to compare`)
+}
+
+/** Everything a session changed since its base, with git's own numbers; `paths` limits it (git pathspecs). */
+export async function changesOf(base: SessionBase, env: RunEnv, paths: string[] = []): Promise<Changes> {
+  return withWorkingTreeIndex(base.checkout, env, async (indexed) => {
+    const spec = ['--', ...(paths.length > 0 ? paths : [':/'])]
+    const [numstat, names, log, head, dirty] = await Promise.all([
+      gitWith(indexed, ['diff', '--cached', '--numstat', '-z', '--no-color', base.commit, ...spec], base.checkout),
+      gitWith(indexed, ['diff', '--cached', '--name-status', '-z', '--no-color', base.commit, ...spec], base.checkout),
+      gitWith(indexed, ['log', '-z', '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%s', `${base.commit}..HEAD`], base.checkout),
+      gitWith(indexed, ['rev-parse', 'HEAD'], base.checkout),
+      gitWith(indexed, ['diff', '--cached', '--name-only', '-z', 'HEAD'], base.checkout),
+    ])
+    const files = joinFiles(parseNumstat(numstat), parseNameStatus(names))
+    return {
+      files,
+      insertions: files.reduce((n, f) => n + (f.insertions ?? 0), 0),
+      deletions: files.reduce((n, f) => n + (f.deletions ?? 0), 0),
+      commits: parseCommits(log),
+      dirty: dirty !== '',
+      head: head.trim(),
+    }
+  })
+}
+
+/**
+ * The argv that shows the diff itself (a patch, `--stat` or `--name-only`), run with the throwaway index's
+ * environment: on a terminal git pages and colours it as the user configured git; into a pipe it is plain.
+ */
+export function diffArgv(base: SessionBase, mode: 'patch' | 'stat' | 'name-only', paths: string[]): string[] {
+  return [
+    'git',
+    'diff',
+    '--cached',
+    ...(mode === 'stat' ? ['--stat'] : mode === 'name-only' ? ['--name-only'] : []),
+    base.commit,
+    '--',
+    ...(paths.length > 0 ? paths : [':/']),
+  ]
+}
+
+/** How many checkouts are measured at once (pk ls --changes): each is a few git calls. */
+const AT_ONCE = 4
+
+/**
+ * The summary of each base's changes, keyed by `checkout commit`: each distinct checkout and base measured
+ * once (sessions that share a checkout share its changes), a few at a time; null where git could not say.
+ */
+export async function summarizeAll(bases: SessionBase[], env: RunEnv): Promise<Map<string, ChangeSummary | null>> {
+  const distinct = new Map<string, SessionBase>()
+  for (const base of bases) distinct.set(baseKey(base), base)
+  const out = new Map<string, ChangeSummary | null>()
+  const queue = [...distinct]
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const [key, base] = next
+      out.set(key, await changesOf(base, env).then(summarize, () => null))
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(AT_ONCE, queue.length)}, worker))
+  return out
+}
+
+export const baseKey = (base: SessionBase) => `${base.checkout} ${base.commit}`
