@@ -195,6 +195,10 @@ describe("the README's fan-out script (issue 39)", () => {
     mkdirSync(join(sb.root, 'pkbin'))
     writeFileSync(join(sb.root, 'pkbin', 'pk'), `#!/bin/sh\nexec '${process.execPath}' '${PK_BIN}' "$@"\n`, {mode: 0o755})
     writeFileSync(join(sb.root, 'fan-out.sh'), script)
+    // Someone else's session on the machine, and one that exited: the script never touches them (issue 54).
+    const bystander = await sb.bgRow(['--', 'sleep', '100000'])
+    const ended = await sb.bgRow(['--', 'sleep', '100000'])
+    expect((await sb.pk(['stop', ended.id])).code).toBe(0)
     const result = execFileSync('sh', [join(sb.root, 'fan-out.sh')], {
       cwd: join(sb.root, 'work'),
       env: {...sb.env, PATH: `${join(sb.root, 'pkbin')}:${bin}:${process.env.PATH}`},
@@ -205,6 +209,9 @@ describe("the README's fan-out script (issue 39)", () => {
     const statuses = result.split('\n').filter((l) => /^test-\w+\t/.test(l))
     expect(statuses.sort()).toEqual(['test-api\t0', 'test-docs\t0', 'test-web\t2'])
     for (const dir of ['api', 'web', 'docs']) expect(logs.join('\n')).toContain(`${dir} line 2\n${dir} line 3\n${dir} line 4`)
-    expect((await sb.pkJson<LsJson>(['ls', '--all'])).sessions).toEqual([])
+    expect((await sb.pkJson<LsJson>(['ls', '--all'])).sessions.map((r) => [r.id, r.state])).toEqual([
+      [bystander.id, 'unknown'],
+      [ended.id, 'exited'],
+    ])
   }, 180_000)
 })
