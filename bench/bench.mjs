@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|backlog|pressure|usage|serve --strict --drain 100000]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|backlog|pressure|usage|changes|serve --strict --drain 100000]
 //        node bench/bench.mjs --world N: make a world of N sessions, print its environment, and leave it (for profiling).
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
@@ -19,7 +19,7 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
-/** One part only: ls, ps, commands, hook, events, backlog, pressure, usage or serve (default: all). */
+/** One part only: ls, ps, commands, hook, events, backlog, pressure, usage, changes or serve (default: all). */
 const ONLY = arg('only', '')
 const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
@@ -640,6 +640,48 @@ if (part('usage')) {
   )
   cleanup()
 }
+if (part('changes')) {
+  // pk ls --changes at 100 agent sessions: all in one checkout (measured once), and each in a worktree of
+  // its own (each measured: a few git calls per checkout); against pk ls --json, runs alternating.
+  const {readRecords, replaceRecord} = await import(join(ROOT, 'dist/lib/registry/records.js'))
+  const gitEnv = {GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', GIT_CONFIG_NOSYSTEM: '1'}
+  const git = (cwd, ...args) => execFileSync('git', args, {cwd, env: {...process.env, ...gitEnv}, encoding: 'utf8'})
+  for (const shared of [true, false]) {
+    const w = await world(100, true)
+    const state = {root: w.env.PK_STATE_DIR, sessions: join(w.env.PK_STATE_DIR, 'sessions')}
+    const repo = join(w.root, 'app')
+    mkdirSync(join(repo, 'src'), {recursive: true})
+    for (let f = 0; f < 200; f++) writeFileSync(join(repo, 'src', `f${f}.ts`), `export const v${f} = ${f}\n`.repeat(50))
+    git(repo, 'init', '-q', '-b', 'main')
+    git(repo, 'add', '.')
+    git(repo, 'commit', '-q', '-m', 'base')
+    const commit = git(repo, 'rev-parse', 'HEAD').trim()
+    for (const [i, stored] of readRecords(state).records.entries()) {
+      let checkout = repo
+      if (!shared) {
+        checkout = join(w.root, 'wt', `s${i}`)
+        git(repo, 'worktree', 'add', '-q', '-b', `pk/s${i}`, checkout)
+        writeFileSync(join(checkout, 'src', 'f1.ts'), `changed ${i}\n`)
+        writeFileSync(join(checkout, `new${i}.txt`), 'new\n')
+      }
+      const base = {commit, branch: 'main', checkout, kind: shared ? 'checkout' : 'worktree'}
+      replaceRecord(stored.file, {...stored.record, base, ...(shared ? {} : {worktree: {path: checkout, branch: `pk/s${i}`, repo}})})
+    }
+    if (shared) writeFileSync(join(repo, 'src', 'f1.ts'), 'changed\n')
+    const ls = [process.execPath, PK, 'ls', '--json']
+    const runs = {plain: [], changes: []}
+    for (let i = 0; i < RUNS; i++) {
+      runs.plain.push(time(ls, w.env))
+      runs.changes.push(time([...ls, '--changes'], w.env))
+    }
+    const [plain, changes] = [median(runs.plain), median(runs.changes)]
+    console.log(
+      `pk ls --json --changes, 100 agent sessions ${shared ? 'in one checkout' : 'each in its own worktree'}: ${changes.toFixed(1)} ms against ${plain.toFixed(1)} ms = ${check('changes', changes / plain, 2)}`,
+    )
+    cleanup()
+  }
+}
+
 if (part('serve')) {
   // pk serve (issue 53): its page's first load at 100 sessions, a state change reaching an open page, and
   // the server's CPU and memory with two pages open and nothing happening. Goals: under 300 ms, under 1 s,

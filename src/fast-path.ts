@@ -33,7 +33,7 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
     const scan = new ServerScan(ctx.env)
     const [{listSessions}, {presentListing}] = await Promise.all([import('./lib/listing/listing.js'), import('./lib/present/listing.js')])
     mark('code')
-    const {rows, problems} = await listSessions({all: opts.all, scan}, ctx)
+    const {rows, problems} = await listSessions({all: opts.all, scan, changes: opts.changes}, ctx)
     write(presentListing(rows, problems, opts, terminal()))
     mark('output')
   } catch (error) {

@@ -29,7 +29,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
   static override strict = false
   static override args = {id: Args.string({description: 'only these sessions (ids or unique prefixes, several allowed)'})}
   static override flags = {
-    changes: Flags.boolean({description: 'what each session changed since it started (files, lines, commits, uncommitted work): a few git calls per checkout'}),
+    changes: Flags.boolean({description: LS_FLAGS.changes.description}),
     json: Flags.boolean({description: LS_FLAGS.json.description}),
     all: Flags.boolean({char: LS_FLAGS.all.short, description: LS_FLAGS.all.description}),
     watch: Flags.boolean({description: 'with --json: keep running; a snapshot, then one event per change (NDJSON)', dependsOn: ['json']}),

@@ -7,7 +7,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/model/contract.js'
 import {claudePayload, reportingSession} from '../helpers/reporting-session.js'
-import {LsJson, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /**
  * Issue 54: what an agent changed (pk diff, pk ls --changes) and taking it (pk land), on real git
@@ -124,6 +124,18 @@ describe('pk diff', () => {
     expect((await sb.pkJson<LsJson>(['ls'], {env: gitEnv})).sessions.find((r) => r.id === s.id)).not.toHaveProperty('changes')
     const table = await pk(['ls', '--changes', '-o', 'id,changes', s.id])
     expect(table.stdout).toBe(`ID\tCHANGES\n${s.id}\t4f +7 -1 1c *\n`)
+
+    // The dashboard measures it in the background and shows it on the session's line.
+    const term = sb.socket('term')
+    sb.tmux(term, 'new-session', '-d', '-x', '160', '-y', '20', '-s', 'term', '--', 'env', '-u', 'TMUX', '-u', 'TMUX_PANE', 'sleep', '100000')
+    sb.tmux(term, 'respawn-pane', '-k', '-t', 'term', '--', 'env', '-u', 'TMUX', '-u', 'TMUX_PANE', process.execPath, PK_BIN, 'ui')
+    const line = () =>
+      sb
+        .tmux(term, 'capture-pane', '-p', '-t', 'term')
+        .split('\n')
+        .find((l) => l.includes(s.id))
+    await waitFor('the dashboard shows the changes', () => line()?.includes('4f +7 -1 1c *'), 15_000)
+    sb.tmux(term, 'kill-server')
   })
 
   it('a session in a plain checkout: against the HEAD it started from, saying it is the checkout’s diff; one from before bases: refused, exit 5', async () => {

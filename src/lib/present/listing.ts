@@ -22,6 +22,8 @@ export interface LsOptions {
   count: boolean
   /** Only these columns, tab-separated (`pk ls -o id,state`); null: the table. */
   columns: Column[] | null
+  /** What each session changed since its base (`pk ls --changes`): git work only when asked. */
+  changes?: boolean
 }
 
 /** What `pk ls -o` can show, each a plain value: `-` where there is none, never a tab or a line end. */

@@ -19,6 +19,7 @@ export const LS_FLAGS = {
   ids: {type: 'boolean', short: 'q', description: 'print only the ids, one per line'},
   'no-headers': {type: 'boolean', description: 'the table (or the -o columns) without its header line'},
   count: {type: 'boolean', description: 'only counts, one `NAME N` line each: per state, attention, total (with the filters)'},
+  changes: {type: 'boolean', description: 'what each session changed since it started (files, lines, commits, uncommitted work): a few git calls per checkout'},
   output: {
     type: 'string',
     short: 'o',
@@ -120,5 +121,6 @@ export function parseLsArgv(args: string[]): LsOptions | null {
     headers: values['no-headers'] !== true,
     count: values.count === true,
     columns,
+    changes: values.changes === true,
   }
 }

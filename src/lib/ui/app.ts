@@ -9,6 +9,7 @@ import {ScreenWatch, watchPass} from '../events/observe.js'
 import {collectSessions, listingIdentity} from '../listing/sessions.js'
 import {SlowServers} from '../listing/watch.js'
 import {branchReader} from './git.js'
+import {ChangeWatch, baseKey} from '../worktree/changes.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
 import {Context} from '../config/context.js'
 
@@ -36,6 +37,8 @@ class Dashboard {
   private attaching = false
   private timer: NodeJS.Timeout | undefined
   private branchOf = branchReader()
+  /** What each session changed since its base, measured in the background (a redraw when one is). */
+  private readonly changes: ChangeWatch
   private resolveDone: () => void = () => {}
   readonly done = new Promise<void>((resolve) => {
     this.resolveDone = resolve
@@ -45,7 +48,9 @@ class Dashboard {
     private readonly ctx: Context,
     private readonly stdin: NodeJS.ReadStream,
     private readonly stdout: NodeJS.WriteStream,
-  ) {}
+  ) {
+    this.changes = new ChangeWatch(ctx.env, () => this.draw())
+  }
 
   async start(): Promise<void> {
     this.enterScreen()
@@ -82,7 +87,13 @@ class Dashboard {
       watchPass(this.screens, listing.rows, listing.snapshot.state, this.ctx.env, listingIdentity(listing))
       // A server slow for a poll keeps its sessions as they were (marked), never flipped to unknown.
       this.lastRows = this.slow.hold(this.lastRows, listing.rows, listing.snapshot.servers, Date.now())
-      this.state = reconcileSelection({...this.state, rows: dashboardRows(this.lastRows), problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
+      const bases = new Map(listing.snapshot.records.flatMap((r) => (r.record.base ? [[r.file, r.record.base] as const] : [])))
+      const measured = this.changes.look([...bases.values()])
+      const rows = dashboardRows(this.lastRows).map((row) => {
+        const base = row.record === null ? undefined : bases.get(row.record)
+        return base === undefined ? row : {...row, changes: measured.get(baseKey(base))}
+      })
+      this.state = reconcileSelection({...this.state, rows, problems: listing.problems.filter((p) => p.code !== 'tmux-output')})
     } catch (error) {
       this.state = {...this.state, message: error instanceof Error ? error.message : String(error)}
     } finally {

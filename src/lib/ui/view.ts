@@ -1,6 +1,6 @@
 import {SessionRow} from '../model/contract.js'
 import {Problem} from '../model/contract.js'
-import {STATE_COLOURS, age, agentLabelCell, cwdCell, paint, printable, stateCell, usageCell} from '../present/table.js'
+import {STATE_COLOURS, age, agentLabelCell, changesText, cwdCell, paint, printable, stateCell, usageCell} from '../present/table.js'
 
 /** Pure dashboard state and rendering: everything the screen shows is a function of this. */
 export interface UiState {
@@ -100,6 +100,7 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   const lines: string[] = [c('bold', clip(title, width))]
   // The table's cells (pk ls), plus what a dashboard adds: the last output, the git branch.
   const withUsage = state.rows.some((r) => r.usage)
+  const withChanges = state.rows.some((r) => r.changes !== undefined)
   const columns = [
     {name: 'ID', width: 8},
     {name: 'AGENT', width: 16},
@@ -108,6 +109,8 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
     ...(withUsage ? [{name: 'USAGE', width: 13}] : []),
     {name: 'ACTIVE', width: 6},
     {name: 'BRANCH', width: 14},
+    // What each session changed since it started, where pk knows its base (measured in the background).
+    ...(withChanges ? [{name: 'CHANGES', width: 16}] : []),
   ]
   const fixed = columns.reduce((n, col) => n + col.width + 1, 0) + 2
   const cwdWidth = Math.max(0, width - fixed)
@@ -134,6 +137,7 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
       ...(withUsage ? [usageCell(row)] : []),
       activity,
       printable(layout.branchOf(row.cwd) ?? '-'),
+      ...(withChanges ? [row.changes === undefined ? '-' : (changesText(row) ?? '?')] : []),
     ]
     let text = (selected ? '> ' : '  ') + cells.map((cell, i) => clip(cell, columns[i]!.width)).join(' ') + ' ' + clip(cwdCell(row, layout.home), cwdWidth)
     text = clip(text, width)
@@ -175,7 +179,9 @@ function narrowList(state: UiState, rows: SessionRow[], layout: Layout, height: 
   for (const row of rows.slice(first, first + perPage)) {
     const selected = row.id === state.selected
     const top = clip(`${selected ? '> ' : '  '}${row.id} ${stateCell(row)} ${agentLabelCell(row)}`, width)
-    const where = [age(row.startedAt, layout.now), printable(layout.branchOf(row.cwd) ?? ''), cwdCell(row, layout.home)].filter((p) => p !== '' && p !== '-')
+    const where = [age(row.startedAt, layout.now), printable(layout.branchOf(row.cwd) ?? ''), changesText(row) ?? '', cwdCell(row, layout.home)].filter(
+      (p) => p !== '' && p !== '-',
+    )
     const bottom = clip(`    ${where.join(' · ')}`, width)
     const tint = (text: string) =>
       selected && layout.colour

@@ -1,6 +1,6 @@
-import {mkdtempSync, rmSync} from 'node:fs'
+import {copyFileSync, lstatSync, mkdtempSync, readFileSync, rmSync, utimesSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {isAbsolute, join} from 'node:path'
 
 import {run, RunEnv} from '../exec/run.js'
 import type {ChangeSummary, SessionBase} from '../model/contract.js'
@@ -133,11 +133,38 @@ export async function withWorkingTreeIndex<T>(checkout: string, env: RunEnv, fn:
   const dir = mkdtempSync(join(tmpdir(), 'pk-index-'))
   const indexed = {...env, GIT_INDEX_FILE: join(dir, 'index'), GIT_OPTIONAL_LOCKS: '0'}
   try {
-    await gitWith(indexed, ['read-tree', 'HEAD'], checkout)
+    // A copy of the checkout's own index, dated as it is (git's racy-entry check goes by that date), keeps
+    // what git knows of each file's stat: only changed files are read again. Without one, HEAD's tree.
+    if (!copyIndex(checkout, indexed.GIT_INDEX_FILE)) await gitWith(indexed, ['read-tree', 'HEAD'], checkout)
     await gitWith(indexed, ['add', '--all', '--', ':/'], checkout)
     return await fn(indexed)
   } finally {
     rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+/** Pure: where a checkout's index is, from its `.git`: a directory (a main checkout), or a file naming the worktree's git directory. */
+export function indexPathOf(checkout: string, dotGit: {directory: true} | {directory: false; text: string}): string | null {
+  if (dotGit.directory) return join(checkout, '.git', 'index')
+  const gitdir = /^gitdir: (.+)$/m.exec(dotGit.text)?.[1]?.trim()
+  if (!gitdir) return null
+  return join(isAbsolute(gitdir) ? gitdir : join(checkout, gitdir), 'index')
+}
+
+/** Copy the checkout's index to `to` with its dates; false where there is none to copy (a regular file, at most 256 MiB). */
+function copyIndex(checkout: string, to: string): boolean {
+  try {
+    const dotGit = join(checkout, '.git')
+    const stats = lstatSync(dotGit)
+    const from = indexPathOf(checkout, stats.isDirectory() ? {directory: true} : {directory: false, text: readFileSync(dotGit, 'utf8').slice(0, 4096)})
+    if (from === null) return false
+    const index = lstatSync(from)
+    if (!index.isFile() || index.size > 256 * 1024 * 1024) return false
+    copyFileSync(from, to)
+    utimesSync(to, index.atime, index.mtime)
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -193,6 +220,25 @@ export function diffArgv(base: SessionBase, mode: 'patch' | 'stat' | 'name-only'
   ]
 }
 
+/** pk ls --changes: the counts only (no names, no commit subjects): three git calls on the throwaway index. */
+async function summaryOf(base: SessionBase, env: RunEnv): Promise<ChangeSummary> {
+  return withWorkingTreeIndex(base.checkout, env, async (indexed) => {
+    const [numstat, commits, dirty] = await Promise.all([
+      gitWith(indexed, ['diff', '--cached', '--numstat', '-z', '--no-color', base.commit, '--', ':/'], base.checkout),
+      gitWith(indexed, ['rev-list', '--count', `${base.commit}..HEAD`], base.checkout),
+      gitWith(indexed, ['diff', '--cached', '--name-only', '-z', 'HEAD'], base.checkout),
+    ])
+    const files = parseNumstat(numstat)
+    return {
+      files: files.length,
+      insertions: files.reduce((n, f) => n + (f.insertions ?? 0), 0),
+      deletions: files.reduce((n, f) => n + (f.deletions ?? 0), 0),
+      commits: Number(commits.trim()) || 0,
+      dirty: dirty !== '',
+    }
+  })
+}
+
 /** How many checkouts are measured at once (pk ls --changes): each is a few git calls. */
 const AT_ONCE = 4
 
@@ -208,7 +254,7 @@ export async function summarizeAll(bases: SessionBase[], env: RunEnv): Promise<M
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       const [key, base] = next
-      out.set(key, await changesOf(base, env).then(summarize, () => null))
+      out.set(key, await summaryOf(base, env).catch(() => null))
     }
   }
   await Promise.all(Array.from({length: Math.min(AT_ONCE, queue.length)}, worker))
@@ -216,3 +262,54 @@ export async function summarizeAll(bases: SessionBase[], env: RunEnv): Promise<M
 }
 
 export const baseKey = (base: SessionBase) => `${base.checkout} ${base.commit}`
+
+/**
+ * What the dashboard keeps of each checkout's changes between its refreshes (in memory: a reader writes no
+ * cache): a checkout is measured again, in the background, once its index changed or its last measure is
+ * `maxAgeMs` old (an edit git has not seen leaves the index as it was), never two at once for one checkout.
+ */
+export class ChangeWatch {
+  private readonly known = new Map<string, {summary: ChangeSummary | null; at: number; index: string}>()
+  private readonly running = new Set<string>()
+
+  constructor(
+    private readonly env: RunEnv,
+    private readonly onMeasured: () => void,
+    private readonly maxAgeMs = 15_000,
+  ) {}
+
+  /** The last summary of each base (undefined: not measured yet); stale ones are measured again meanwhile. */
+  look(bases: SessionBase[], now = Date.now()): Map<string, ChangeSummary | null | undefined> {
+    const out = new Map<string, ChangeSummary | null | undefined>()
+    for (const base of bases) {
+      const key = baseKey(base)
+      const last = this.known.get(key)
+      out.set(key, last?.summary)
+      const index = indexStamp(base.checkout)
+      if ((last === undefined || last.index !== index || now - last.at >= this.maxAgeMs) && !this.running.has(key) && this.running.size < AT_ONCE) {
+        this.running.add(key)
+        void summaryOf(base, this.env)
+          .catch(() => null)
+          .then((summary) => {
+            this.known.set(key, {summary, at: Date.now(), index})
+            this.running.delete(key)
+            this.onMeasured()
+          })
+      }
+    }
+    return out
+  }
+}
+
+/** The checkout's index as of now (size and date), or '' where there is none to read. */
+function indexStamp(checkout: string): string {
+  try {
+    const dotGit = join(checkout, '.git')
+    const stats = lstatSync(dotGit)
+    const path = indexPathOf(checkout, stats.isDirectory() ? {directory: true} : {directory: false, text: readFileSync(dotGit, 'utf8').slice(0, 4096)})
+    const index = path === null ? null : lstatSync(path)
+    return index ? `${index.size} ${index.mtimeMs}` : ''
+  } catch {
+    return ''
+  }
+}

@@ -94,6 +94,20 @@ describe('dashboard view', () => {
     expect(lines.find((l) => l.includes('bbbb2222'))).toMatch(/\$ sleep +working/)
   })
 
+  it('shows what each session changed where pk measured it, wide and on a phone', () => {
+    const changes = {files: 3, insertions: 120, deletions: 4, commits: 2, dirty: true}
+    const rows = [row('aaaa1111', {changes}), row('bbbb2222', {changes: null}), row('cccc3333')]
+    const lines = renderScreen(base(rows), {...layout, width: 140})
+    expect(lines[1]).toMatch(/BRANCH +CHANGES +CWD/)
+    expect(lines.find((l) => l.includes('aaaa1111'))).toMatch(/main +3f \+120 -4 2c \* /)
+    expect(lines.find((l) => l.includes('bbbb2222'))).toMatch(/main +\? /)
+    expect(lines.find((l) => l.includes('cccc3333'))).toMatch(/main +- /)
+    // Not measured yet anywhere: no column at all.
+    expect(renderScreen(base([row('cccc3333')]), layout)[1]).not.toContain('CHANGES')
+    const phone = renderScreen(base(rows), {...layout, width: 40, height: 12})
+    expect(phone.join('\n')).toContain('3f +120 -4 2c *')
+  })
+
   it('scrolls to keep the selection visible, copes with tiny terminals, shows problems in the footer', () => {
     const many = Array.from({length: 30}, (_, i) => row(`id${String(i).padStart(6, '0')}`))
     const lines = renderScreen(base(many, {selected: 'id000029'}), layout)
