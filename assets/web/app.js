@@ -307,6 +307,12 @@ function wire() {
     logs.hidden = false
     logs.textContent = data.ok ? data.result.lines.join('\n') : (data.error?.message ?? 'cannot be read')
   })
+  $('changes-button').addEventListener('click', async () => {
+    const {data} = await api(`/api/sessions/${encodeURIComponent(selected)}/changes`)
+    const changes = $('changes')
+    changes.hidden = false
+    changes.textContent = data.ok ? changesText(data.result) : (data.error?.message ?? 'cannot be read')
+  })
   const notify = $('notify')
   if ('Notification' in window && Notification.permission === 'default') {
     notify.hidden = false
@@ -354,3 +360,13 @@ async function start() {
 }
 
 void start()
+
+/** What pk diff --json says, as lines of text: the counts, the base, each file, the commits. */
+function changesText(d) {
+  const mark = {added: 'A', modified: 'M', deleted: 'D', renamed: 'R', copied: 'C', 'type-changed': 'T', unmerged: 'U'}
+  const head = `${d.files.length} file(s), +${d.insertions} -${d.deletions}, ${d.commits.length} commit(s)${d.dirty ? ', uncommitted work' : ''}`
+  const base = `since ${d.base.commit.slice(0, 10)}${d.base.branch ? ` (${d.base.branch})` : ''}${d.scope === 'checkout' ? ': the whole checkout, not only the agent' : ''}`
+  const files = d.files.map((f) => `${mark[f.status] ?? '?'} ${f.oldPath ? `${f.oldPath} -> ` : ''}${f.path}  ${f.binary ? 'binary' : `+${f.insertions} -${f.deletions}`}`)
+  const commits = d.commits.map((c) => `${c.commit.slice(0, 10)} ${c.subject}`)
+  return [head, base, '', ...files, ...(commits.length ? ['', ...commits] : [])].join('\n')
+}

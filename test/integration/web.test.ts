@@ -1,5 +1,5 @@
-import {ChildProcess, spawn} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {ChildProcess, execFileSync, spawn} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {chromium, Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
@@ -193,5 +193,40 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
     await page.screenshot({path: join(ARTIFACTS, 'hostile-read-only.png'), fullPage: true})
     await context.close()
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('x\n')
+  }, 60_000)
+
+  it('a session’s changes, read only: the counts, each file (a hostile name as text) and the commits', async () => {
+    const gitEnv = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1'}
+    const repo = join(sb.root, 'app')
+    mkdirSync(repo)
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, {cwd, env: {...sb.env, ...gitEnv}, encoding: 'utf8'})
+    git(repo, 'init', '-q', '-b', 'main')
+    writeFileSync(join(repo, 'README'), 'app\n')
+    git(repo, 'add', '.')
+    git(repo, 'commit', '-q', '-m', 'first')
+    const started = await sb.pk(['bg', '--json', '--worktree', '--name', 'review', '--', 'sleep', '1000'], {cwd: repo, env: gitEnv})
+    expect(started.code, started.stderr).toBe(0)
+    const row = JSON.parse(started.stdout).session
+    const hostile = '<img src=x onerror=alert(4)>.txt'
+    writeFileSync(join(row.cwd, hostile), 'one\ntwo\n')
+    git(row.cwd, 'add', '-A')
+    git(row.cwd, 'commit', '-q', '-m', '<b>bold</b> work')
+    writeFileSync(join(row.cwd, 'README'), 'app\nmore\n')
+    const url = await serve(['--read-only'])
+    const context = await browser.newContext({viewport: {width: 360, height: 640}})
+    const page: Page = await context.newPage()
+    await page.goto(url)
+    const button = page.getByRole('button', {name: /sh · review|review/}).first()
+    await button.waitFor({timeout: 15_000})
+    await button.click()
+    await page.getByRole('button', {name: 'Changes'}).click()
+    const changes = page.getByLabel('What the session changed')
+    await changes.getByText('2 file(s), +3 -0, 1 commit(s), uncommitted work').waitFor({timeout: 15_000})
+    await changes.getByText(`A ${hostile}  +2 -0`).waitFor()
+    await changes.getByText(/<b>bold<\/b> work/).waitFor()
+    expect(await page.locator('img').count()).toBe(0)
+    expect(await page.locator('b').count()).toBe(0)
+    await page.screenshot({path: join(ARTIFACTS, 'changes-phone.png'), fullPage: true})
+    await context.close()
   }, 60_000)
 })

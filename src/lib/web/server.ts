@@ -199,6 +199,15 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     }))
   })
 
+  // What the session changed since it started: pk diff --json, read only (a reader, like the screen).
+  app.get('/api/sessions/:id/changes', async (c) =>
+    act(c, async () => {
+      const {diffChanges} = await import('../verbs/review.js')
+      const {row, base, changes} = await diffChanges(opts.ctx, c.req.param('id'), [])
+      return {id: row.id, base, scope: base.kind, ...changes}
+    }),
+  )
+
   /** Run a verb; its refusal becomes the answer, with its words and its exit. */
   async function act(c: HonoContext, verb: () => Promise<object>) {
     try {
