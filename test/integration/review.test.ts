@@ -7,6 +7,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/model/contract.js'
 import {claudePayload, reportingSession} from '../helpers/reporting-session.js'
+import {GIT_ENV, gitIn, makeRepo} from '../helpers/git-repo.js'
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 /**
@@ -15,25 +16,13 @@ import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
  */
 let sb: Sandbox
 let repo: string
-const gitEnv = {
-  GIT_AUTHOR_NAME: 'pk test',
-  GIT_AUTHOR_EMAIL: 'pk@test',
-  GIT_COMMITTER_NAME: 'pk test',
-  GIT_COMMITTER_EMAIL: 'pk@test',
-  GIT_CONFIG_NOSYSTEM: '1',
-}
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, {cwd, env: {...sb.env, ...gitEnv}, encoding: 'utf8'})
+const gitEnv = GIT_ENV
+const git = (cwd: string, ...args: string[]) => gitIn(sb)(cwd, ...args)
 const shape = (name: string) => new Ajv({allowUnionTypes: true}).compile(JSON.parse(readFileSync(join(ROOT, 'schemas', `${name}.schema.json`), 'utf8')))
 
 beforeEach(() => {
   sb = new Sandbox()
-  repo = join(sb.root, 'app')
-  mkdirSync(repo)
-  git(repo, 'init', '-q', '-b', 'main')
-  writeFileSync(join(repo, 'README'), 'app\n')
-  writeFileSync(join(repo, 'lib.txt'), 'one\ntwo\nthree\n')
-  git(repo, 'add', '.')
-  git(repo, 'commit', '-q', '-m', 'first')
+  repo = makeRepo(sb, {README: 'app\n', 'lib.txt': 'one\ntwo\nthree\n'})
 })
 afterEach(() => sb.cleanup())
 

@@ -1,9 +1,10 @@
-import {ChildProcess, execFileSync, spawn} from 'node:child_process'
+import {ChildProcess, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {chromium, Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
+import {GIT_ENV, gitIn, makeRepo} from '../helpers/git-repo.js'
 import {installTuiStandin} from '../helpers/standins.js'
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
@@ -196,15 +197,9 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
   }, 60_000)
 
   it('a session’s changes, read only: the counts, each file (a hostile name as text) and the commits', async () => {
-    const gitEnv = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1'}
-    const repo = join(sb.root, 'app')
-    mkdirSync(repo)
-    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, {cwd, env: {...sb.env, ...gitEnv}, encoding: 'utf8'})
-    git(repo, 'init', '-q', '-b', 'main')
-    writeFileSync(join(repo, 'README'), 'app\n')
-    git(repo, 'add', '.')
-    git(repo, 'commit', '-q', '-m', 'first')
-    const started = await sb.pk(['bg', '--json', '--worktree', '--name', 'review', '--', 'sleep', '1000'], {cwd: repo, env: gitEnv})
+    const repo = makeRepo(sb)
+    const git = gitIn(sb)
+    const started = await sb.pk(['bg', '--json', '--worktree', '--name', 'review', '--', 'sleep', '1000'], {cwd: repo, env: GIT_ENV})
     expect(started.code, started.stderr).toBe(0)
     const row = JSON.parse(started.stdout).session
     const hostile = '<img src=x onerror=alert(4)>.txt'

@@ -1,30 +1,19 @@
-import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/model/contract.js'
+import {GIT_ENV, gitIn, makeRepo} from '../helpers/git-repo.js'
 import {LsJson, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox
 let repo: string
-const gitEnv = {
-  GIT_AUTHOR_NAME: 'pk test',
-  GIT_AUTHOR_EMAIL: 'pk@test',
-  GIT_COMMITTER_NAME: 'pk test',
-  GIT_COMMITTER_EMAIL: 'pk@test',
-  GIT_CONFIG_NOSYSTEM: '1',
-}
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, {cwd, env: {...sb.env, ...gitEnv}, encoding: 'utf8'})
+const gitEnv = GIT_ENV
+const git = (cwd: string, ...args: string[]) => gitIn(sb)(cwd, ...args)
 
 beforeEach(() => {
   sb = new Sandbox()
-  repo = join(sb.root, 'app')
-  mkdirSync(repo)
-  git(repo, 'init', '-q', '-b', 'main')
-  writeFileSync(join(repo, 'README'), 'app\n')
-  git(repo, 'add', '.')
-  git(repo, 'commit', '-q', '-m', 'first')
+  repo = makeRepo(sb)
 })
 afterEach(() => sb.cleanup())
 

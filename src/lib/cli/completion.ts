@@ -24,7 +24,20 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const
 export type Shell = (typeof SHELLS)[number]
 
 /** Commands whose arguments are session ids; those that act on a live session are offered live ones only. */
-export const ID_COMMANDS: Record<string, 'all' | 'live'> = {attach: 'live', stop: 'live', send: 'live', wait: 'live', resume: 'all', logs: 'all', usage: 'all'}
+export const ID_COMMANDS: Record<string, 'all' | 'live'> = {
+  attach: 'live',
+  stop: 'live',
+  send: 'live',
+  wait: 'live',
+  answer: 'live',
+  resume: 'all',
+  logs: 'all',
+  usage: 'all',
+  diff: 'all',
+  land: 'all',
+  prune: 'all',
+  ls: 'all',
+}
 
 const words = (list: string[]) => list.join(' ')
 const idsCommand = (which: 'all' | 'live') => `pk __ids${which === 'live' ? ' live' : ''} 2>/dev/null`

@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 describe('fast path flags', async () => {
   const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/present/ls-options.js')
   it('takes only the flags it knows, and leaves the rest to oclif', () => {
-    const none = {states: null, attention: false, agent: null, ids: false, headers: true, count: false, columns: null}
+    const none = {states: null, attention: false, agent: null, ids: false, headers: true, count: false, columns: null, changes: false}
     expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false, ...none})
     expect(parseLsFlags(['--json', '-a'])).toEqual({json: true, all: true, format: 'table', color: false, ...none})
     expect(parseLsFlags(['--format', 'short', '--color'])).toEqual({json: false, all: false, format: 'short', color: true, ...none})
