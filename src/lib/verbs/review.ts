@@ -316,7 +316,8 @@ async function rebaseAside(repo: string, candidate: string, into: string): Promi
   const parent = mkdtempSync(join(tmpdir(), 'pk-land-'))
   const aside = join(parent, 'rebase')
   try {
-    await git(['worktree', 'add', '--quiet', '--detach', aside, candidate], repo)
+    // The repository's own hooks (post-checkout: an install, a build) are not run for pk's throwaway checkout.
+    await git(['-c', 'core.hooksPath=/dev/null', 'worktree', 'add', '--quiet', '--detach', aside, candidate], repo)
     const ran = await run(['git', '-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', into], {cwd: aside, deadlineMs: 120_000})
     if (ran.code !== 0) {
       const files = (await ask(['diff', '--name-only', '--diff-filter=U'], aside)).split('\n').filter(Boolean)
