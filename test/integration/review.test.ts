@@ -205,7 +205,11 @@ describe('pk land', () => {
     const r = await landable('rebased', {mainMoves: true})
     const expected = git(repo, 'merge-tree', '--write-tree', 'main', r.branch).trim()
     const main = git(repo, 'rev-parse', 'main').trim()
+    // The repository's own checkout hook does not run for pk's throwaway checkout.
+    const hooked = join(sb.root, 'hook-ran')
+    writeFileSync(join(repo, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\ntouch '${hooked}'\n`, {mode: 0o755})
     const rebased = await pk(['land', r.id, '--rebase'])
+    expect(existsSync(hooked)).toBe(false)
     expect(rebased.code, rebased.stderr).toBe(0)
     expect(treeOf('HEAD')).toBe(expected)
     expect(git(repo, 'rev-parse', 'HEAD~1').trim()).toBe(main) // linear: the replayed commit on top of main
