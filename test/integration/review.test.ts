@@ -67,7 +67,9 @@ describe('pk diff', () => {
     writeFileSync(join(s.path, 'untracked.txt'), 'new\nfile\nhere\n')
     writeFileSync(join(s.path, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255]))
     const before = snapshot(s.path)
+    const objects = () => git(repo, 'count-objects', '-v')
 
+    const objectsBefore = objects()
     const patch = await pk(['diff', s.id])
     expect(patch.code, patch.stderr).toBe(0)
     for (const file of ['committed.txt', 'lib.txt', 'untracked.txt', 'blob.bin']) expect(patch.stdout).toContain(`b/${file}`)
@@ -81,8 +83,9 @@ describe('pk diff', () => {
     expect(shape('diff')(doc), JSON.stringify(shape('diff').errors)).toBe(true)
     const only = await pk(['diff', s.id, '--name-only', '--', 'lib.txt'])
     expect(only.stdout).toBe('lib.txt\n')
-    // Nothing of the worktree changed: not its index, not its files.
+    // Nothing of the worktree changed: not its index, not its files, not the repository's objects.
     expect(snapshot(s.path)).toEqual(before)
+    expect(objects()).toBe(objectsBefore)
 
     // git's own numbers: everything staged in the worktree's real index, against the recorded base.
     const base = doc.base.commit

@@ -282,10 +282,15 @@ function firstPaths(porcelain: string): string {
 
 /** A commit of everything in the worktree (as `git add -A` would take it) on top of `parent`; the worktree, its index and the branch untouched. */
 async function commitWorkingTree(ctx: Context, checkout: string, parent: string, message: string): Promise<string> {
-  return withWorkingTreeIndex(checkout, ctx.env, async (env) => {
-    const tree = await gitEnv(env, ['write-tree'], checkout)
-    return gitEnv(env, ['commit-tree', tree, '-p', parent, '-m', message], checkout)
-  })
+  return withWorkingTreeIndex(
+    checkout,
+    ctx.env,
+    async (env) => {
+      const tree = await gitEnv(env, ['write-tree'], checkout)
+      return gitEnv(env, ['commit-tree', tree, '-p', parent, '-m', message], checkout)
+    },
+    {keepObjects: true},
+  )
 }
 
 async function gitEnv(env: Context['env'], args: string[], cwd: string): Promise<string> {

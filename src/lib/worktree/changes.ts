@@ -1,6 +1,6 @@
-import {copyFileSync, lstatSync, mkdtempSync, readFileSync, rmSync, utimesSync} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {isAbsolute, join} from 'node:path'
+import {dirname, isAbsolute, join} from 'node:path'
 
 import {run, RunEnv} from '../exec/run.js'
 import type {ChangeSummary, SessionBase} from '../model/contract.js'
@@ -11,8 +11,7 @@ import {git} from './worktree.js'
  * What a session changed since its base (pk diff, pk ls --changes, pk land): its commits, and its
  * uncommitted work, untracked files included. Everything is measured against the whole working tree of
  * its checkout through a throwaway index (GIT_INDEX_FILE in a private temporary directory): the checkout's
- * own index, files and refs are never touched. (`git add` into that index stores the blobs of new and
- * changed files in the repository's object database, unreferenced: git's own gc removes them.)
+ * own index, files, refs and objects are never touched (see withWorkingTreeIndex).
  */
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type-changed' | 'unmerged' | 'unknown'
@@ -127,15 +126,25 @@ async function gitWith(env: RunEnv, args: string[], cwd: string): Promise<string
 /**
  * Run `fn` with an environment whose GIT_INDEX_FILE is a throwaway index holding the checkout's whole
  * working tree as `git add -A` would stage it (ignored files left out), so that `git diff --cached BASE`
- * is everything the session changed.
+ * is everything the session changed. The objects that takes (the blobs of new and changed files) go to a
+ * throwaway object directory too, the repository's own read as an alternate: a reader leaves the
+ * repository as it was. `keepObjects` writes them into the repository (pk land commits them).
  */
-export async function withWorkingTreeIndex<T>(checkout: string, env: RunEnv, fn: (env: RunEnv) => Promise<T>): Promise<T> {
+export async function withWorkingTreeIndex<T>(checkout: string, env: RunEnv, fn: (env: RunEnv) => Promise<T>, opts: {keepObjects?: boolean} = {}): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'pk-index-'))
-  const indexed = {...env, GIT_INDEX_FILE: join(dir, 'index'), GIT_OPTIONAL_LOCKS: '0'}
+  const gitDir = gitDirOf(checkout)
+  const objects = gitDir === null || opts.keepObjects ? null : objectsDirOf(gitDir)
+  const indexed: RunEnv = {
+    ...env,
+    GIT_INDEX_FILE: join(dir, 'index'),
+    GIT_OPTIONAL_LOCKS: '0',
+    ...(objects === null ? {} : {GIT_OBJECT_DIRECTORY: join(dir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: objects}),
+  }
   try {
+    if (objects !== null) mkdirSync(join(dir, 'objects'))
     // A copy of the checkout's own index, dated as it is (git's racy-entry check goes by that date), keeps
     // what git knows of each file's stat: only changed files are read again. Without one, HEAD's tree.
-    if (!copyIndex(checkout, indexed.GIT_INDEX_FILE)) await gitWith(indexed, ['read-tree', 'HEAD'], checkout)
+    if (gitDir === null || !copyIndex(join(gitDir, 'index'), indexed.GIT_INDEX_FILE!)) await gitWith(indexed, ['read-tree', 'HEAD'], checkout)
     await gitWith(indexed, ['add', '--all', '--', ':/'], checkout)
     return await fn(indexed)
   } finally {
@@ -151,13 +160,36 @@ export function indexPathOf(checkout: string, dotGit: {directory: true} | {direc
   return join(isAbsolute(gitdir) ? gitdir : join(checkout, gitdir), 'index')
 }
 
-/** Copy the checkout's index to `to` with its dates; false where there is none to copy (a regular file, at most 256 MiB). */
-function copyIndex(checkout: string, to: string): boolean {
+/** The checkout's git directory (its `.git`, or the one a worktree's `.git` file names), or null. */
+function gitDirOf(checkout: string): string | null {
   try {
     const dotGit = join(checkout, '.git')
-    const stats = lstatSync(dotGit)
-    const from = indexPathOf(checkout, stats.isDirectory() ? {directory: true} : {directory: false, text: readFileSync(dotGit, 'utf8').slice(0, 4096)})
-    if (from === null) return false
+    const index = indexPathOf(
+      checkout,
+      lstatSync(dotGit).isDirectory() ? {directory: true} : {directory: false, text: readFileSync(dotGit, 'utf8').slice(0, 4096)},
+    )
+    return index === null ? null : dirname(index)
+  } catch {
+    return null
+  }
+}
+
+/** The repository's object directory: a worktree's git directory names the common one in `commondir`. */
+function objectsDirOf(gitDir: string): string | null {
+  let common = gitDir
+  try {
+    const named = readFileSync(join(gitDir, 'commondir'), 'utf8').trim()
+    common = isAbsolute(named) ? named : join(gitDir, named)
+  } catch {
+    // a main checkout's .git: the common directory itself
+  }
+  const objects = join(common, 'objects')
+  return existsSync(objects) ? objects : null
+}
+
+/** Copy an index to `to` with its dates; false where there is none to copy (a regular file, at most 256 MiB). */
+function copyIndex(from: string, to: string): boolean {
+  try {
     const index = lstatSync(from)
     if (!index.isFile() || index.size > 256 * 1024 * 1024) return false
     copyFileSync(from, to)
@@ -303,11 +335,9 @@ export class ChangeWatch {
 
 /** The checkout's index as of now (size and date), or '' where there is none to read. */
 function indexStamp(checkout: string): string {
+  const gitDir = gitDirOf(checkout)
   try {
-    const dotGit = join(checkout, '.git')
-    const stats = lstatSync(dotGit)
-    const path = indexPathOf(checkout, stats.isDirectory() ? {directory: true} : {directory: false, text: readFileSync(dotGit, 'utf8').slice(0, 4096)})
-    const index = path === null ? null : lstatSync(path)
+    const index = gitDir === null ? null : lstatSync(join(gitDir, 'index'))
     return index ? `${index.size} ${index.mtimeMs}` : ''
   } catch {
     return ''
