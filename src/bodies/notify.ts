@@ -6,8 +6,9 @@ import {Outcome} from '../lib/model/errors.js'
 import {DEFAULT_CHANNELS, deliver, notifyRows, SessionLink} from '../lib/notify/notify.js'
 import {sessionPageUrl} from '../lib/model/contract.js'
 import {notifyTestText} from '../lib/present/verbs.js'
-import {WRITER_PERSIST_MS, runWriter, spoolHasPending} from '../lib/writer/fold.js'
-import {startWriterOnce} from '../lib/events/writer-mark.js'
+import {WRITER_PERSIST_MS, logHook, runWriter, spoolHasPending} from '../lib/writer/fold.js'
+import {adoptWriterMark, eventsStranded, startWriterOnce} from '../lib/events/writer-mark.js'
+import {mayWrite} from '../lib/registry/ownership.js'
 import {startPkDetached} from '../lib/exec/run.js'
 import {printJson, write} from '../output.js'
 
@@ -48,11 +49,18 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
   // tells nothing it could show only from part of a backlog (see tellable).
   // The hook's writer comes back for what it could not apply yet; an observer that could not apply what it
   // saw leaves it to that writer, started if none runs.
-  if (input.fold) await runWriter(ctx, state, {persistMs: WRITER_PERSIST_MS})
-  else if (input.observe !== undefined) {
+  // A notifier that finds events stranded with no writer (see eventsStranded) starts one.
+  if (input.fold) {
+    if (state !== null && mayWrite(state)) adoptWriterMark(state)
+    await runWriter(ctx, state, {persistMs: WRITER_PERSIST_MS}).catch((error: unknown) => {
+      // (the writer runs detached, its output nowhere: hook.log is where a person looks)
+      if (state !== null) logHook(state, [`the writer failed: ${error instanceof Error ? error.message : String(error)}`])
+      throw error
+    })
+  } else if (input.observe !== undefined) {
     const applied = await runWriter(ctx, state)
     if (state !== null && (applied.busy || applied.blind || spoolHasPending(state))) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
-  }
+  } else if (state !== null && mayWrite(state) && eventsStranded(state)) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
   const listing = await collectSessions(ctx)
   const rows = input.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === input.check)
   const told = await notifyRows(rows, channels, env, state, link)

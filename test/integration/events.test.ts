@@ -1,6 +1,6 @@
 import {ChildProcess, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -248,6 +248,30 @@ describe('every turn end counts', () => {
     await waitFor('the event applied', () => spooled().length === 0)
     expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'idle', turnEnded: true})
   }, 150_000)
+
+  for (const by of ['pk notify', 'a watcher'] as const)
+    it(`a turn end left in the spool with no writer (the one that would have applied it killed) is applied and told once ${by} finds it stranded`, async () => {
+      const go = join(sb.root, 'go')
+      // A hook run without node to start a writer: the event waits, as behind a writer killed before it applied it.
+      const row = await sb.bgRow(['--', 'sh', '-c', `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('Stop'), false)}; exec sleep 100000`])
+      writeFileSync(go, '')
+      await waitFor('pending', () => spooled().length === 1)
+      // Sent a minute ago (its bucket, by the spool's clock): past STRANDED_AFTER_S.
+      const spool = join(sb.stateDir, 'spool')
+      const [bucket] = readdirSync(spool).filter((n) => /^\d+$/.test(n))
+      renameSync(join(spool, bucket!), join(spool, String(Number(bucket) - 60)))
+      expect(lines()).toEqual([])
+      if (by === 'pk notify') expect((await sb.pk(['notify'])).code).toBe(0)
+      else {
+        const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: 'ignore'})
+        children.push(watcher)
+      }
+      await waitFor('the event applied', () => spooled().length === 0, 30_000)
+      expect(JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${row.id}.json`), 'utf8')).status).toMatchObject({state: 'idle', turnEnded: true})
+      if (by === 'pk notify') expect((await sb.pk(['notify'])).code).toBe(0)
+      await waitFor('the turn end told', () => lines().length === 1, 30_000)
+      expect(lines()).toEqual([`${row.id} finished its turn`])
+    }, 90_000)
 
   it("a screen-only agent's turn end, seen by a watcher, needs the user and is told once", async () => {
     const bin = join(sb.root, 'bin')

@@ -82,6 +82,30 @@ function pkProcesses(all = false): number[] {
   return pids
 }
 
+/** What the state directory says when the storm fails: the writer's name, pk's processes, the notification markers and hook.log's last lines. */
+function stateReport(): string {
+  const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '(none)')
+  const processes = pkProcesses(true).map((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, 4).join(' ')
+      return `${pid} ${stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)} ${argv}`
+    } catch {
+      return `${pid} gone`
+    }
+  })
+  const notified = join(sb.stateDir, 'notified')
+  const log = read(join(sb.stateDir, 'hook.log')).trim().split('\n')
+  return [
+    `writer: ${read(join(sb.stateDir, 'writer')).trim()}`,
+    `lock: ${existsSync(join(sb.stateDir, 'registry.lock')) ? readdirSync(join(sb.stateDir, 'registry.lock')).join(' ') : '(none)'}`,
+    `pk processes: ${processes.join('; ') || 'none'}`,
+    `notified: ${existsSync(notified) ? readdirSync(notified).join(' ') : '(none)'}`,
+    `hook.log (${log.length} lines), its last:`,
+    ...log.slice(-40),
+  ].join('\n')
+}
+
 const script = (i: number, go: string, last: string) => {
   const conv = `conv-${i}`
   const events = Array.from({length: EVENTS - 1}, (_, n) => CYCLE[n % CYCLE.length]!)
@@ -264,7 +288,7 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
               return `${id}: step files ${files.sort().join(',')}; watcher ${looks.get(id)}; told ${toldOf(id)}; record ${record}; screen ${screen}`
             }),
           )
-        ).join('\n') + `\nspooled: ${spooled(sb).length}`
+        ).join('\n') + `\nspooled: ${spooled(sb).length}\n${stateReport()}`
       await waitFor('every Claude stand-in ended its turns', () => turnIds.every((_, i) => existsSync(join(sb.root, `turns.${i}`))), 20 * 60_000).catch(
         async (error: Error) => {
           throw new Error(`${error.message}\n${await turnsReport()}`)

@@ -1,14 +1,14 @@
 import {startPkDetached} from '../exec/run.js'
-import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {SessionRow} from '../model/contract.js'
 import {ScreenObservation, SCREEN_EVENT, isEventDate} from './events.js'
 import {PkError} from '../model/errors.js'
-import {markerName} from '../registry/markers.js'
+import {isUntold, markerName, markerState} from '../registry/markers.js'
 import {mayWrite} from '../registry/ownership.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 import {enqueue} from './spool.js'
+import {eventsStranded} from './writer-mark.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -79,7 +79,8 @@ interface Seen {
 /** Pure-ish bookkeeping of one watcher: what each session showed, and what it handed to the writer. */
 export class ScreenWatch {
   private seen = new Map<string, Seen>()
-  private asked = new Set<string>()
+  /** When each event was last handed to a notifier (`pk notify --check`). */
+  private asked = new Map<string, number>()
 
   /** Observations to hand in for this listing: a screen state that needs the user and has no date of its own. */
   observe(rows: SessionRow[], identity: (row: SessionRow) => {pid: number; startTime: number} | null, now: number): Observation[] {
@@ -112,19 +113,38 @@ export class ScreenWatch {
     return out
   }
 
-  /** Rows that need the user, with a dated event nobody has told of yet (a marker read, no write), asked once each. */
-  untold(rows: SessionRow[], state: StateDir | null): SessionRow[] {
+  private rescued = Number.NEGATIVE_INFINITY
+
+  /** Whether to start a writer for events stranded in the spool (see eventsStranded): at most once per ASK_AGAIN_MS. */
+  rescues(state: StateDir | null, now = Date.now()): boolean {
+    if (state === null || now - this.rescued < ASK_AGAIN_MS || !eventsStranded(state)) return false
+    this.rescued = now
+    return true
+  }
+
+  /**
+   * Rows that need the user, with a dated event nobody has told of yet (a marker read, no write): each asked
+   * once, and again after ASK_AGAIN_MS while still untold (the notifier asked died before it claimed the
+   * event, or after it claimed it and before it told it).
+   */
+  untold(rows: SessionRow[], state: StateDir | null, now = Date.now()): SessionRow[] {
     if (state === null) return []
     const dir = join(state.root, 'notified')
+    const current = new Set(rows.filter((row) => row.attentionSince !== null).map(markerName))
+    for (const name of this.asked.keys()) if (!current.has(name)) this.asked.delete(name)
     return rows.filter((row) => {
       if (!row.attention || row.attentionSince === null) return false
       const name = markerName(row)
-      if (this.asked.has(name) || existsSync(join(dir, name))) return false
-      this.asked.add(name)
+      const asked = this.asked.get(name)
+      if ((asked !== undefined && now - asked < ASK_AGAIN_MS) || !isUntold(markerState(join(dir, name)))) return false
+      this.asked.set(name, now)
       return true
     })
   }
 }
+
+/** How long a watcher gives the notifier it asked, or the writer it started, before starting another. */
+export const ASK_AGAIN_MS = 30_000
 
 /** One watcher pass: hand in new screen episodes, and ask the writer to tell what nobody told yet. */
 export function watchPass(
@@ -136,4 +156,5 @@ export function watchPass(
 ): void {
   for (const o of watch.observe(rows, identity, Date.now())) startPkDetached(['notify', '--observe', JSON.stringify(o)], env)
   for (const row of watch.untold(rows, state)) startPkDetached(['notify', '--check', row.id], env)
+  if (watch.rescues(state)) startPkDetached(['notify', '--fold'], env)
 }

@@ -156,6 +156,18 @@ export function bucketFiles(dir: string, bucket: string): string[] {
   }
 }
 
+/**
+ * How many seconds ago, on the spool's clock, the oldest pending event was sent (by its bucket: to the
+ * second), or null when none is pending. Loose files (of an earlier pk) count as long ago. Lists the spool
+ * and its oldest buckets only.
+ */
+export function oldestPendingAge(dir: string, nowSeconds: number): number | null {
+  const {buckets, loose} = spoolLayout(dir)
+  if (loose.length > 0) return Number.POSITIVE_INFINITY
+  for (const bucket of buckets) if (bucketFiles(dir, bucket).length > 0) return Math.max(0, nowSeconds - Number(bucket))
+  return null
+}
+
 /** Every pending file, oldest first (paths relative to the spool). Lists every bucket: for the writer and tests, not readers. */
 export function pendingNames(dir: string): string[] {
   const {buckets, loose} = spoolLayout(dir)

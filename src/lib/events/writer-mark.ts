@@ -5,6 +5,7 @@ import {processSource} from '../proc/source.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {readRegularFile} from '../registry/files.js'
 import {StateDir} from '../registry/state-dir.js'
+import {checkedSpool, oldestPendingAge} from './spool.js'
 
 const readStat = (pid: number) => processSource().stat(pid)
 
@@ -63,6 +64,28 @@ export function startWriterOnce(state: StateDir, start: () => number | null | un
   else writeFileAtomic(path, `${pid} ${stat.startTime}\n`, 'replace')
 }
 
+/**
+ * A writer started by no hook (by a watcher or a notifier that found events stranded, or by hand) names
+ * itself where no live writer is named, and so comes back for what it cannot apply yet, as a hook's does;
+ * whether it now is the named one.
+ */
+export function adoptWriterMark(state: StateDir): boolean {
+  if (namesMe(state)) return true
+  if (writerRunning(state)) return false
+  const path = writerMarkPath(state)
+  try {
+    unlinkSync(path)
+  } catch {
+    // none there
+  }
+  try {
+    writeFileSync(path, `${process.pid} ${readStat(process.pid)?.startTime ?? 0}\n`, {flag: 'wx', mode: 0o600})
+    return true
+  } catch {
+    return false // another writer named itself first
+  }
+}
+
 /** Whether `writer` names this process: the writer a hook started, in the background (not a pk run by hand). */
 export const namesMe = (state: StateDir): boolean => markedPid(state) === process.pid
 
@@ -91,4 +114,20 @@ export async function releaseWriterMark(state: StateDir, waitMs = 20_000): Promi
     // gone already
   }
   return true
+}
+
+/**
+ * How long events may wait in the spool with no writer before pk takes them for stranded: hooks start the
+ * writer only for events that may need the user, and a writer that was killed, or gave up after its
+ * persistence, leaves what it did not apply to the next such event, which may never come.
+ */
+export const STRANDED_AFTER_S = 30
+
+/** Whether pending events were left with no writer to apply them (reads only: the spool and the writer's name). */
+export function eventsStranded(state: StateDir): boolean {
+  const dir = checkedSpool(state)
+  const clock = processSource().clock()
+  if (dir === null || clock === null) return false
+  const age = oldestPendingAge(dir, clock.seconds)
+  return age !== null && age >= STRANDED_AFTER_S && !writerRunning(state)
 }

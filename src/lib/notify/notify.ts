@@ -1,14 +1,15 @@
-import {markerName} from '../registry/markers.js'
+import {claimText, isUntold, markerName, markerState, toldText} from '../registry/markers.js'
+import {processSource} from '../proc/source.js'
 import {Platform, platformOf} from '../model/platform.js'
 import {run} from '../exec/run.js'
-import {accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
+import {accessSync, constants, mkdirSync, readdirSync, statSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {NotifyChannel, NtfyChannel} from '../config/config.js'
 import {SessionRow} from '../model/contract.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {appendRegularFile, isPrivateDir} from '../registry/files.js'
-import {mayWrite} from '../registry/ownership.js'
+import {mayWrite, withWriteAccess} from '../registry/ownership.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 import {unseenSince} from '../listing/status.js'
 import {listClients, showMessage} from '../tmux/pane-io.js'
@@ -278,20 +279,45 @@ function logNotify(state: StateDir | null, line: string): void {
 const isPlainDir = isPrivateDir
 
 /**
- * Claim the event: true for the one caller that creates its marker (create-only: a second observer, at
- * the same moment or later, gets false). Markers older than a week are swept.
+ * Claim the event: true for the one caller that creates its marker (create-only: a second notifier, at the
+ * same moment or later, gets false), or that takes over the claim of a notifier that died before it told
+ * the event (killed, or its machine's OOM killer: the event was never told). Takeovers happen under the
+ * state lock, so of two notifiers that found one dead claim, one takes it. The caller says `toldEvent`
+ * once told. Markers older than a week are swept.
  */
-export function claimEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attentionSince'>): boolean {
+export async function claimEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attentionSince'>): Promise<boolean> {
   const dir = join(state.root, 'notified')
   mkdirSync(dir, {recursive: true, mode: 0o700})
   if (!isPlainDir(dir)) return false
+  const path = join(dir, markerName(row))
+  const me = processSource().stat(process.pid)
+  const claim = () => claimText({pid: process.pid, startTime: me?.startTime ?? 0}, new Date())
   try {
-    writeFileAtomic(join(dir, markerName(row)), new Date().toISOString() + '\n', 'create')
+    writeFileAtomic(path, claim(), 'create')
   } catch {
-    return false
+    if (markerState(path) !== 'abandoned') return false
+    try {
+      const taken = await withWriteAccess(state, () => {
+        if (markerState(path) !== 'abandoned') return false
+        writeFileAtomic(path, claim(), 'replace')
+        return true
+      })
+      if (!taken) return false
+    } catch {
+      return false // the lock stayed busy: a later notifier takes it over
+    }
   }
   sweep(dir)
   return true
+}
+
+/** The claimed event was told (or seen by the user): no notifier tells it again. */
+export function toldEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attentionSince'>): void {
+  try {
+    writeFileAtomic(join(state.root, 'notified', markerName(row)), toldText(new Date()), 'replace')
+  } catch {
+    // the claim stays, naming this process: once it ends, another notifier tells the event again
+  }
 }
 
 function sweep(dir: string): void {
@@ -325,15 +351,19 @@ export async function notifyRows(
   // it is told once an observer dates it (watchers do, see watch.ts).
   const untold = rows.flatMap((row) =>
     rowEvents(row)
-      .filter((e) => !existsSync(join(dir, markerName({id: row.id, attentionSince: e.since}))))
+      .filter((e) => isUntold(markerState(join(dir, markerName({id: row.id, attentionSince: e.since})))))
       .map((e) => ({row, event: e})),
   )
   if (untold.length === 0 || !mayWrite(state)) return []
   const told: string[] = []
   for (const {row, event} of untold) {
-    if (!claimEvent(state, {id: row.id, attentionSince: event.since}) || !event.unseen) continue
-    await deliver(eventOf(row, event.reason, event.since), channels ?? DEFAULT_CHANNELS, env, state, link)
-    told.push(row.id)
+    const named = {id: row.id, attentionSince: event.since}
+    if (!(await claimEvent(state, named))) continue
+    if (event.unseen) {
+      await deliver(eventOf(row, event.reason, event.since), channels ?? DEFAULT_CHANNELS, env, state, link)
+      told.push(row.id)
+    }
+    toldEvent(state, named)
   }
   return told
 }

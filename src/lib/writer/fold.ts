@@ -40,6 +40,8 @@ export interface FoldResult {
   outcomes: Outcome[]
   /** Ids of sessions whose new state may need the user (a turn ended, it waits). */
   mayNeedYou: string[]
+  /** Whether anything left the spool (applied, judged nobody's, or quarantined). */
+  progressed?: boolean
 }
 
 /** How many events one batch applies under one hold of the lock (one look at the world each). */
@@ -67,7 +69,7 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
         if (typeof batch === 'object' && 'heldBy' in batch) return {...result, busy: true, heldBy: batch.heldBy}
         if (batch === 'blind') return {...result, blind: true}
         merge(result, batch)
-        if (batch.progressed) progressed = true
+        if (batch.progressed) progressed = result.progressed = true
       }
       if (group !== null) dropBucket(dir, group)
     }
@@ -78,7 +80,7 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
   compactSpool(dir)
   const strays = strayNames(dir)
   if (strays.length > 0)
-    writeLog(
+    logHook(
       state,
       strays.map(
         (name) =>
@@ -147,7 +149,7 @@ async function applyBatch(state: StateDir, dir: string, ctx: Context, names: str
     // Slow is not absent: a server that did not answer would make every event of its sessions look nobody's.
     const silent = snap.servers.filter((s) => s.status === 'unresponsive')
     if (silent.length > 0) {
-      writeLog(state, [
+      logHook(state, [
         `tmux server ${silent.map((s) => s.socket).join(', ')} did not answer in ${WRITER_TMUX_DEADLINE_MS / 1000} s; ${read.events.length} event(s) left pending`,
       ])
       throw new BlindError()
@@ -185,7 +187,7 @@ async function applyBatch(state: StateDir, dir: string, ctx: Context, names: str
     log.push(
       `spool ${r.name}: not an event (${r.reason}); ${quarantine(state, dir, r.name) ? 'moved to quarantine/' : 'left in place (it could not be moved)'}`,
     )
-  writeLog(state, log)
+  logHook(state, log)
   for (const event of read.events) {
     try {
       unlinkSync(join(dir, event.name))
@@ -230,29 +232,32 @@ function quarantine(state: StateDir, dir: string, name: string | Buffer): boolea
 
 /**
  * How long the writer keeps coming back for events it could not apply (the lock held past its wait, a tmux
- * server silent, a file still being written). No later hook may come to start another writer: the last
- * event of a turn, its Stop, would wait for the next turn, and its end would never be told.
+ * server silent, a file still being written), counted from the last time it applied any: no later hook may
+ * come to start another writer. The last event of a turn, its Stop, would wait for the next turn, and its
+ * end would never be told; a backlog it drains for longer than this would stay where it stopped.
  */
 export const WRITER_PERSIST_MS = 5 * 60_000
 /** Between two tries of a writer that comes back. */
 const WRITER_RETRY_MS = 1500
 
 /**
- * The writer's whole run (`pk notify --fold`): apply what is pending, coming back (`persistMs`) while
- * events stay pending, take its name away, and look once more (an event whose hook saw the name did not
- * start another writer).
+ * The writer's whole run (`pk notify --fold`): apply what is pending, coming back (`persistMs` after it last
+ * applied anything) while events stay pending, take its name away, and look once more (an event whose hook
+ * saw the name did not start another writer).
  */
 export async function runWriter(ctx: Context, state: StateDir | null = ctx.readState(), opts: {persistMs?: number} = {}): Promise<FoldResult> {
-  const until = Date.now() + (opts.persistMs ?? 0)
+  const persist = opts.persistMs ?? 0
   const result = await foldPending(ctx, state)
   if (state === null) return result
+  let until = Date.now() + persist
   let last: FoldResult = result
   // Only the writer a hook started and named comes back: it runs in the background, and hooks start no other while it does.
   while ((last.busy || last.blind || spoolHasPending(state)) && Date.now() + WRITER_RETRY_MS < until && namesMe(state)) {
-    if (last.busy) writeLog(state, [`events pending: ${last.heldBy ?? 'the state lock is held'}; the writer tries again`])
+    if (last.busy) logHook(state, [`events pending: ${last.heldBy ?? 'the state lock is held'}; the writer tries again`])
     await new Promise((r) => setTimeout(r, WRITER_RETRY_MS))
     last = await foldPending(ctx, state)
     merge(result, last)
+    if (last.progressed) until = Date.now() + persist
   }
   await releaseWriterMark(state)
   if (!spoolHasPending(state)) return {...result, busy: false, blind: false}
@@ -343,7 +348,8 @@ function rememberUsage(state: StateDir, ids: string[], env: Env, rules: UsageRul
   }
 }
 
-function writeLog(state: StateDir, lines: string[]): void {
+/** Lines for hook.log, each dated: what the writer did not apply, and why. */
+export function logHook(state: StateDir, lines: string[]): void {
   if (lines.length === 0) return
   const at = new Date().toISOString()
   try {

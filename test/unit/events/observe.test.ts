@@ -1,6 +1,12 @@
-import {describe, expect, it} from 'vitest'
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {parseObservation} from '../../../src/lib/events/observe.js'
+import {ASK_AGAIN_MS, ScreenWatch, parseObservation} from '../../../src/lib/events/observe.js'
+import {markerName} from '../../../src/lib/registry/markers.js'
+import {StateDir, openStateDirForWriting} from '../../../src/lib/registry/state-dir.js'
+import {sessionRow} from '../../helpers/fixtures.js'
 
 describe("a watcher's screen observation (pk notify --observe)", () => {
   it('takes a process, the state its screen shows and when it was first seen', () => {
@@ -29,5 +35,32 @@ describe("a watcher's screen observation (pk notify --observe)", () => {
     } catch (error) {
       expect(error).toMatchObject({code: 'bad-payload', exitCode: 2})
     }
+  })
+})
+
+describe("a watcher's untold events", () => {
+  let dir: string
+  let state: StateDir
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pk-untold-'))
+    state = openStateDirForWriting({PK_STATE_DIR: join(dir, 'state')})
+  })
+  afterEach(() => rmSync(dir, {recursive: true, force: true}))
+
+  it('asks a notifier once, again only after ASK_AGAIN_MS while the event stays untold, and never once it is told', () => {
+    const watch = new ScreenWatch()
+    const waiting = sessionRow({id: 'ab12cd34', state: 'waiting', attention: true, attentionSince: '2026-12-01T10:00:00.000Z'})
+    const t = 1_000_000
+    expect(watch.untold([waiting], state, t).map((r) => r.id)).toEqual(['ab12cd34'])
+    expect(watch.untold([waiting], state, t + ASK_AGAIN_MS - 1)).toEqual([])
+    // The notifier asked died before it claimed the event: asked again.
+    expect(watch.untold([waiting], state, t + ASK_AGAIN_MS).map((r) => r.id)).toEqual(['ab12cd34'])
+    // A claim of a notifier gone before it told (its pid handed on: another start time) is untold too.
+    mkdirSync(join(state.root, 'notified'), {mode: 0o700})
+    const marker = join(state.root, 'notified', markerName(waiting))
+    writeFileSync(marker, `claimed ${process.pid} 1 2026-12-01T10:00:01.000Z\n`)
+    expect(watch.untold([waiting], state, t + 2 * ASK_AGAIN_MS).map((r) => r.id)).toEqual(['ab12cd34'])
+    writeFileSync(marker, 'told 2026-12-01T10:00:02.000Z\n')
+    expect(watch.untold([waiting], state, t + 3 * ASK_AGAIN_MS)).toEqual([])
   })
 })

@@ -22,6 +22,7 @@ import {
   stampOf,
   compactSpool,
   READER_BODY_BYTES,
+  oldestPendingAge,
 } from '../../../src/lib/events/spool.js'
 import {processSource} from '../../../src/lib/proc/source.js'
 import {stateLayout} from '../../../src/lib/registry/state-dir.js'
@@ -238,5 +239,25 @@ describe('what a reader reads of the spool', () => {
     expect(statSync(spool).size).toBeLessThanOrEqual(grown)
     expect(statSync(spool).mode & 0o777).toBe(0o700)
     expect(existsSync(`${spool}.fresh-${process.pid}`)).toBe(false)
+  })
+})
+
+describe('oldestPendingAge', () => {
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pk-age-'))
+  })
+  afterEach(() => rmSync(dir, {recursive: true, force: true}))
+
+  it("is how long ago the oldest non-empty bucket's second was, long ago for loose files, null when nothing waits", () => {
+    expect(oldestPendingAge(dir, 1000)).toBeNull()
+    mkdirSync(join(dir, '900'))
+    mkdirSync(join(dir, '950'))
+    writeFileSync(join(dir, '950', '95000-42'), '')
+    expect(oldestPendingAge(dir, 1000)).toBe(50)
+    // (a bucket of the writer's clock in the future: a clock that went back; never negative)
+    expect(oldestPendingAge(dir, 940)).toBe(0)
+    writeFileSync(join(dir, '10-41'), '')
+    expect(oldestPendingAge(dir, 1000)).toBe(Number.POSITIVE_INFINITY)
   })
 })

@@ -1,10 +1,11 @@
-import {existsSync, mkdtempSync, readFileSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {claimEvent, deliver, eventOf, eventText, fillArgv, notifyRows} from '../../../src/lib/notify/notify.js'
-import {markerName} from '../../../src/lib/registry/markers.js'
+import {markerName, markerState} from '../../../src/lib/registry/markers.js'
+import {procSource} from '../../../src/lib/proc/source.js'
 import {StateDir, openStateDirForWriting} from '../../../src/lib/registry/state-dir.js'
 import {sessionRow} from '../../helpers/fixtures.js'
 
@@ -48,12 +49,36 @@ describe('telling the user', () => {
     ])
     expect(eventOf(sessionRow({state: 'idle'})).reason).toBe('finished its turn')
   })
-  it('claims an event once: the marker is named by the session and the date the event began', () => {
+  it('claims an event once: the marker is named by the session and the date the event began', async () => {
     expect(markerName(waiting)).toBe(`ab12cd34-${Date.parse('2026-12-01T10:00:00Z')}`)
-    expect(claimEvent(state, waiting)).toBe(true)
-    expect(claimEvent(state, waiting)).toBe(false)
-    expect(claimEvent(state, {...waiting, attentionSince: '2026-12-01T10:05:00.000Z'})).toBe(true)
+    expect(await claimEvent(state, waiting)).toBe(true)
+    expect(await claimEvent(state, waiting)).toBe(false)
+    expect(await claimEvent(state, {...waiting, attentionSince: '2026-12-01T10:05:00.000Z'})).toBe(true)
     expect(readdirSync(join(state.root, 'notified'))).toHaveLength(2)
+  })
+  it('takes over the claim of a notifier that died before it told the event, never a live one, never a told event', async () => {
+    const marker = join(state.root, 'notified', markerName(waiting))
+    const me = procSource.stat(process.pid)!
+    mkdirSync(join(state.root, 'notified'), {mode: 0o700})
+    // A live notifier telling it: this process, by its pid and start time.
+    writeFileSync(marker, `claimed ${process.pid} ${me.startTime} 2026-12-01T10:00:01.000Z\n`)
+    expect(markerState(marker)).toBe('telling')
+    expect(await claimEvent(state, waiting)).toBe(false)
+    // A dead one: the pid is there, but it started at another time (the pid was handed on).
+    writeFileSync(marker, `claimed ${process.pid} ${me.startTime + 1} 2026-12-01T10:00:01.000Z\n`)
+    expect(markerState(marker)).toBe('abandoned')
+    const out = join(dir, 'told')
+    const channels = [{command: ['sh', '-c', 'echo "$1" >> "$2"', 'sh', '{id}', out]}]
+    expect(await notifyRows([waiting], channels, {PATH: process.env.PATH}, state)).toEqual(['ab12cd34'])
+    expect(readFileSync(out, 'utf8')).toBe('ab12cd34\n')
+    expect(readFileSync(marker, 'utf8')).toMatch(/^told 20\d\d-/)
+    expect(markerState(marker)).toBe('told')
+    expect(await notifyRows([waiting], channels, {PATH: process.env.PATH}, state)).toEqual([])
+    // What an earlier pk wrote (a date) is an event told.
+    writeFileSync(marker, '2026-12-01T10:00:01.000Z\n')
+    expect(markerState(marker)).toBe('told')
+    expect(await claimEvent(state, waiting)).toBe(false)
+    expect(readFileSync(out, 'utf8')).toBe('ab12cd34\n')
   })
   it('runs a command channel with the event filled in, and logs a channel that fails', async () => {
     const out = join(dir, 'told')
