@@ -1,5 +1,5 @@
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {Ajv} from 'ajv'
@@ -25,6 +25,24 @@ function validator() {
     return ok ? null : ajv.errorsText(validate.errors)
   }
 }
+
+/**
+ * scripts/test.sh runs the suite in a copy of the clone (PK_TEST_ORIGIN names the clone): `npm ci` and the
+ * build there never touch the node_modules/ and dist/ the installed pk (install.sh's link) runs from.
+ */
+describe.runIf(process.env.PK_TEST_ORIGIN !== undefined)('the test command', () => {
+  it('runs in a copy: the pk installed from the clone answers while the suite runs', async () => {
+    const origin = realpathSync(process.env.PK_TEST_ORIGIN!)
+    expect(realpathSync(ROOT)).not.toBe(origin)
+    // (a fresh clone that nobody installed has no dist/ to run: nothing to break there)
+    if (!existsSync(join(origin, 'dist', 'fast-path.cjs'))) return
+    const version = spawnSync(process.execPath, [join(origin, 'bin', 'run.js'), '--version'], {encoding: 'utf8'})
+    expect(version.status, version.stderr).toBe(0)
+    expect(version.stdout).toMatch(/^pk-sessions\//)
+    const ls = await sb.pk(['ls', '--json'], {bin: join(origin, 'bin', 'run.js')})
+    expect(ls.code, ls.stderr).toBe(0)
+  })
+})
 
 describe('published shapes', () => {
   it('real output of ls, bg, the watch stream, doctor and prune matches the schemas shipped in the package', async () => {
@@ -99,8 +117,10 @@ describe('published shapes', () => {
 })
 
 describe('the command reference', () => {
-  it('the README names every command and every flag that --help shows', () => {
+  it('the README names every command, and the manual (README and docs/) every flag that --help shows', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    // (the manual: the README and docs/, where each command and flag is explained)
+    const manual = [readme, ...readdirSync(join(ROOT, 'docs')).map((name) => readFileSync(join(ROOT, 'docs', name), 'utf8'))].join('\n')
     const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
       commands: Record<string, {hidden?: boolean; flags: Record<string, {hidden?: boolean}>}>
     }
@@ -108,7 +128,8 @@ describe('the command reference', () => {
     for (const [id, command] of Object.entries(manifest.commands)) {
       if (command.hidden) continue
       if (!readme.includes(`pk ${id}`)) missing.push(`pk ${id}`)
-      for (const [flag, spec] of Object.entries(command.flags)) if (!spec.hidden && !readme.includes(`--${flag}`)) missing.push(`pk ${id} --${flag}`)
+      if (!manual.includes(`pk ${id}`)) missing.push(`pk ${id} in the manual`)
+      for (const [flag, spec] of Object.entries(command.flags)) if (!spec.hidden && !manual.includes(`--${flag}`)) missing.push(`pk ${id} --${flag}`)
     }
     expect(missing).toEqual([])
   })

@@ -43,7 +43,10 @@ beforeAll(() => {
   mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
   writeFileSync(
     join(sb.home, '.config', 'pk', 'config.json'),
-    JSON.stringify({notify: [{command: ['sh', '-c', 'echo "$PK_ID $PK_SINCE $PK_STATE" >> "$0"', told()]}]}),
+    // (and which pk told it: its argv, for a storm that fails)
+    JSON.stringify({
+      notify: [{command: ['sh', '-c', 'echo "$PK_ID $PK_SINCE $PK_STATE $(tr "\\0" " " < /proc/$PPID/cmdline | cut -c1-200)" >> "$0"', told()]}],
+    }),
   )
 })
 afterAll(() => {
@@ -165,6 +168,8 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: ['ignore', 'pipe', 'ignore']})
       everyone.push(watcher)
       const looks = new Map<string, string>()
+      /** What the watcher showed of the stand-ins, as it changed (for a storm that fails). */
+      const looked: string[] = []
       let pendingLine = ''
       watcher.stdout!.on('data', (d: Buffer) => {
         pendingLine += d.toString('utf8')
@@ -174,7 +179,11 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
           pendingLine = pendingLine.slice(end + 1)
           try {
             const event = JSON.parse(line) as {sessions?: Row[]; session?: Row}
-            for (const row of event.sessions ?? (event.session ? [event.session] : [])) if (turnIds.includes(row.id)) looks.set(row.id, row.state)
+            for (const row of event.sessions ?? (event.session ? [event.session] : []))
+              if (turnIds.includes(row.id)) {
+                if (looks.get(row.id) !== row.state) looked.push(`${new Date().toISOString()} ${row.id} ${row.state} ${JSON.stringify(row)}`)
+                looks.set(row.id, row.state)
+              }
           } catch {
             // not a listing line
           }
@@ -336,6 +345,14 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       // Each turn end of a Claude stand-in, seen on its screen and reported by its hook, told exactly once.
       for (const id of turnIds) {
         const of = lines.filter((l) => l.startsWith(`${id} `))
+        if (of.length !== TURNS) {
+          const record = JSON.parse(readFileSync(join(sb.stateDir, 'sessions', `${id}.json`), 'utf8'))
+          const markers = readdirSync(join(sb.stateDir, 'notified')).filter((n) => n.startsWith(`${id}-`))
+          const marks = markers.map((n) => `${n}: ${readFileSync(join(sb.stateDir, 'notified', n), 'utf8').trim()}`)
+          console.log(
+            `${id} told ${of.length} times:\n${of.join('\n')}\nrecord ${JSON.stringify({status: record.status, observed: record.observed})}\n${marks.join('\n')}\n${stateReport()}\nthe watcher saw:\n${looked.filter((l) => l.includes(` ${id} `)).join('\n')}`,
+          )
+        }
         expect({id, told: of.length}, of.join('\n')).toEqual({id, told: TURNS})
       }
       console.log(`storm: ${SESSIONS * EVENTS} events, ${killed} processes killed and ${stopped} stopped, ${lines.length} told`)
