@@ -78,11 +78,6 @@ main() {
     chain=$(TZ=UTC0 LC_ALL=C ps -A -o pid= -o ppid= -o lstart= 2>/dev/null | awk -v pid="$PPID" "$EPOCH_AWK"'
       { parent[$1] = $2; start[$1] = sprintf("%.0f", lstart($4, $5, $6, $7)) }
       END { n = 0; out = ""; while (pid > 1 && n < 64 && (pid in parent)) { out = out (out == "" ? "" : ",") pid ":" start[pid]; pid = parent[pid]; n++ }; print out }')
-    up=$(date +%s.%N 2>/dev/null)
-    case $up in
-      *.[0-9][0-9]*) frac=${up#*.}; frac=${frac%"${frac#??}"}; up=${up%%.*}.$frac ;;
-      *) up=$(date +%s).00 ;;
-    esac
     version=3
     export PK_PROCESS_SOURCE=ps
   else
@@ -103,12 +98,9 @@ main() {
       pid=$2
       depth=$((depth + 1))
     done
-    read -r up _ < /proc/uptime || exit 0
     version=2
   fi
   case $chain in '' | *[!0-9:,]*) exit 0 ;; esac
-  case $up in '' | *[!0-9.]*) exit 0 ;; esac
-  stamp=${up%.*}${up#*.}
 
   # At most 8 MiB of payload, and one byte more: pk reads a payload of that length as cut there, and takes
   # only what identifies the event from its beginning (a Claude Write of a huge file is still a permission
@@ -151,6 +143,21 @@ main() {
   # the event once it is whole (until then its hook is still writing it; pk finds one that died before by
   # its pid and start time). Only a longer one is written aside whole and renamed into place (a process
   # more).
+  # Dated as late as can be, right before it is written: readers and the writer see events in the order
+  # of their dates, and a turn end's two sightings (its hook's report, a watcher's look at the screen) are
+  # then taken in one order by everyone who looks (a report dated long before it showed made one turn
+  # end two events, told twice).
+  if [ "$source" = ps ]; then
+    up=$(date +%s.%N 2>/dev/null)
+    case $up in
+      *.[0-9][0-9]*) frac=${up#*.}; frac=${frac%"${frac#??}"}; up=${up%%.*}.$frac ;;
+      *) up=$(date +%s).00 ;;
+    esac
+  else
+    read -r up _ < /proc/uptime || exit 0
+  fi
+  case $up in '' | *[!0-9.]*) exit 0 ;; esac
+  stamp=${up%.*}${up#*.}
   bucket=$spool/${up%.*}
   name=$bucket/$stamp-$me
   if [ -n "$more" ]; then

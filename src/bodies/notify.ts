@@ -7,7 +7,7 @@ import {DEFAULT_CHANNELS, deliver, notifyRows, SessionLink} from '../lib/notify/
 import {sessionPageUrl} from '../lib/model/contract.js'
 import {notifyTestText} from '../lib/present/verbs.js'
 import {WRITER_PERSIST_MS, logHook, runWriter, spoolHasPending} from '../lib/writer/fold.js'
-import {adoptWriterMark, eventsStranded, startWriterOnce} from '../lib/events/writer-mark.js'
+import {eventsStranded, startWriterOnce} from '../lib/events/writer-mark.js'
 import {mayWrite} from '../lib/registry/ownership.js'
 import {startPkDetached} from '../lib/exec/run.js'
 import {printJson, write} from '../output.js'
@@ -51,7 +51,6 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
   // saw leaves it to that writer, started if none runs.
   // A notifier that finds events stranded with no writer (see eventsStranded) starts one.
   if (input.fold) {
-    if (state !== null && mayWrite(state)) adoptWriterMark(state)
     await runWriter(ctx, state, {persistMs: WRITER_PERSIST_MS}).catch((error: unknown) => {
       // (the writer runs detached, its output nowhere: hook.log is where a person looks)
       if (state !== null) logHook(state, [`the writer failed: ${error instanceof Error ? error.message : String(error)}`])

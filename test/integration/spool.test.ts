@@ -69,6 +69,23 @@ describe('the sh hook and its spool', () => {
     })
   })
 
+  it('dates an event when it is written, not when its hook started: a payload slow to arrive is not dated before the events that showed first', async () => {
+    const go = join(sb.root, 'go')
+    const started = join(sb.root, 'started')
+    // The agent hands the payload 1.5 s after it started the hook (a loaded machine does the same to the hook's own steps).
+    await sb.bgRow([
+      '--',
+      'sh',
+      '-c',
+      `while [ ! -e "${go}" ]; do sleep 0.1; done; cat /proc/uptime > "${started}"; (sleep 1.5; printf %s '${claude('Stop')}') | "${HOOK}" claude; exec sleep 100000`,
+    ])
+    writeFileSync(go, '')
+    await waitFor('spooled', () => spooled().length === 1)
+    const event = parseSpoolText(spooled()[0]!, readFileSync(join(spool(), spooled()[0]!), 'utf8'))!
+    const start = Number(readFileSync(started, 'utf8').split(' ')[0])
+    expect(event.uptime - start).toBeGreaterThanOrEqual(1.4)
+  })
+
   it("an event whose sender is nobody's session is logged and removed by the writer, never attributed to another process", async () => {
     mkdirSync(spool(), {recursive: true, mode: 0o700})
     await sb.bgRow(['--', 'sleep', '100000'])

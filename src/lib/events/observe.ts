@@ -156,5 +156,6 @@ export function watchPass(
 ): void {
   for (const o of watch.observe(rows, identity, Date.now())) startPkDetached(['notify', '--observe', JSON.stringify(o)], env)
   for (const row of watch.untold(rows, state)) startPkDetached(['notify', '--check', row.id], env)
-  if (watch.rescues(state)) startPkDetached(['notify', '--fold'], env)
+  // (through a pk notify, which starts the writer and names it: a watcher writes nothing itself)
+  if (watch.rescues(state)) startPkDetached(['notify'], env)
 }

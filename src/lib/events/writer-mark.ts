@@ -64,28 +64,6 @@ export function startWriterOnce(state: StateDir, start: () => number | null | un
   else writeFileAtomic(path, `${pid} ${stat.startTime}\n`, 'replace')
 }
 
-/**
- * A writer started by no hook (by a watcher or a notifier that found events stranded, or by hand) names
- * itself where no live writer is named, and so comes back for what it cannot apply yet, as a hook's does;
- * whether it now is the named one.
- */
-export function adoptWriterMark(state: StateDir): boolean {
-  if (namesMe(state)) return true
-  if (writerRunning(state)) return false
-  const path = writerMarkPath(state)
-  try {
-    unlinkSync(path)
-  } catch {
-    // none there
-  }
-  try {
-    writeFileSync(path, `${process.pid} ${readStat(process.pid)?.startTime ?? 0}\n`, {flag: 'wx', mode: 0o600})
-    return true
-  } catch {
-    return false // another writer named itself first
-  }
-}
-
 /** Whether `writer` names this process: the writer a hook started, in the background (not a pk run by hand). */
 export const namesMe = (state: StateDir): boolean => markedPid(state) === process.pid
 

@@ -17,7 +17,7 @@ import {UsageRules, readCache, readOn, transcriptOf, writeCache} from '../usage/
 import {Env, StateDir} from '../registry/state-dir.js'
 import {bootMs, usageRules} from '../listing/sessions.js'
 import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
-import {bucketFiles, checkedSpool, compactSpool, hasPending, readSpoolFiles, spoolLayout, strayNames, sweepTemps} from '../events/spool.js'
+import {bucketFiles, checkedSpool, compactSpool, hasPending, readSpoolFile, readSpoolFiles, spoolLayout, strayNames, sweepTemps} from '../events/spool.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -62,7 +62,14 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
   for (let pass = 0; pass < 100; pass++) {
     const {buckets, loose} = spoolLayout(dir)
     let progressed = false
+    const visited: string[] = []
     for (const group of [null, ...buckets]) {
+      // An event that landed in a bucket this pass went through already was sent before this bucket's: it
+      // goes first (the next pass), so that the writer applies events in the order readers see them.
+      if (group !== null && visited.some((bucket) => bucketFiles(dir, bucket).some((name) => isEvent(readSpoolFile(dir, name))))) {
+        progressed = true
+        break
+      }
       const names = group === null ? loose : bucketFiles(dir, group)
       for (let at = 0; at < names.length; at += BATCH) {
         const batch = await applyBatchLocked(ctx, state, dir, names.slice(at, at + BATCH), opts)
@@ -71,7 +78,7 @@ export async function foldPending(ctx: Context, state: StateDir | null = ctx.rea
         merge(result, batch)
         if (batch.progressed) progressed = result.progressed = true
       }
-      if (group !== null) dropBucket(dir, group)
+      if (group !== null && !dropBucket(dir, group)) visited.push(group)
     }
     if (!progressed) break
   }
@@ -106,14 +113,18 @@ async function applyBatchLocked(
   }
 }
 
-/** A drained bucket of an earlier second goes (a hook of this second may still be about to write into it; it makes it again if not). */
-function dropBucket(dir: string, bucket: string): void {
+/** Whether a spool file, as read, is an event (whole): not gone, not being written, not one that cannot be read or is no event. */
+const isEvent = (outcome: ReturnType<typeof readSpoolFile>) => outcome !== null && 'event' in outcome
+
+/** A drained bucket of an earlier second goes (a hook of this second may still be about to write into it; it makes it again if not); whether it went. */
+function dropBucket(dir: string, bucket: string): boolean {
   const now = processSource().clock()
-  if (now === null || Number(bucket) >= Math.floor(now.seconds) - 1) return
+  if (now === null || Number(bucket) >= Math.floor(now.seconds) - 1) return false
   try {
     rmdirSync(join(dir, bucket))
+    return true
   } catch {
-    // not empty (an event arrived): the next pass takes it
+    return false // not empty (an event arrived): the next pass takes it
   }
 }
 
