@@ -28,3 +28,18 @@ export const LAYERS: readonly (readonly string[])[] = [
   // The dashboard, and the page pk serve serves.
   ['ui', 'web'],
 ]
+
+/**
+ * The ranks of src/ above lib, lowest first, held the same way: each entry (a file or a folder of src/)
+ * imports only from lower ranks, and lib, the lowest, from none of them (LAYERS). The commands and the
+ * fast path are the two ways in; bodies are what a command does once its words are parsed, shared by both.
+ */
+export const TOP_LAYERS: readonly (readonly string[])[] = [
+  ['lib'],
+  // An invocation's ends: its context, standard input, the one way out, a terminal's task lists and questions.
+  ['context', 'input', 'output', 'progress', 'prompt'],
+  // What commands do, shared by oclif and the fast path; the fast path's flag specs; oclif's command base.
+  ['bodies', 'fast-argv', 'command-base'],
+  // The ways in: oclif's commands and its hooks, and the fast path.
+  ['commands', 'hooks', 'fast-path'],
+]

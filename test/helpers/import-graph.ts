@@ -69,6 +69,28 @@ export function layerViolations(edges: ImportEdge[], layers: readonly (readonly 
   return out
 }
 
+/** What an import's end is above lib: its first path segment (a folder, or a file of src/), `lib` for all of lib. */
+const topOf = (path: string) => path.split(/[\\/]/)[0]!
+
+/** Pure: every import between the entries of src/ above lib that does not go strictly down in TOP_LAYERS' ranks, and every entry with no rank. */
+export function topViolations(edges: ImportEdge[], layers: readonly (readonly string[])[]): string[] {
+  const rank = new Map(layers.flatMap((entries, i) => entries.map((f) => [f, i] as const)))
+  const out: string[] = []
+  for (const e of edges) {
+    const a = topOf(e.from)
+    const b = topOf(e.to)
+    if (a === 'lib' || a === b) continue
+    const ra = rank.get(a)
+    const rb = rank.get(b)
+    const say = (why: string) => out.push(`${e.from} imports ${e.to}${e.lazy ? ' (lazily)' : ''}: ${why}`)
+    if (ra === undefined) say(`${a} has no rank in TOP_LAYERS`)
+    else if (rb === undefined) say(`${b} has no rank in TOP_LAYERS`)
+    else if (rb > ra) say(`${b} (rank ${rb}) is above ${a} (rank ${ra})`)
+    else if (rb === ra) say(`${a} and ${b} share rank ${ra}: neither imports the other`)
+  }
+  return out
+}
+
 /** Pure: the strongly connected groups of more than one file (Tarjan), each as a list of files. */
 export function fileCycles(edges: ImportEdge[]): string[][] {
   const next = new Map<string, string[]>()

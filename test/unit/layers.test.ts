@@ -1,10 +1,10 @@
-import {cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {LAYERS} from '../../src/lib/layers.js'
-import {fileCycles, importGraph, layerViolations} from '../helpers/import-graph.js'
+import {LAYERS, TOP_LAYERS} from '../../src/lib/layers.js'
+import {fileCycles, importGraph, layerViolations, topViolations} from '../helpers/import-graph.js'
 
 const src = join(import.meta.dirname, '..', '..', 'src')
 const scratch: string[] = []
@@ -73,5 +73,38 @@ describe('the layers of src/lib', () => {
     ]
     expect(fileCycles(edges)).toEqual([['lib/listing/a', 'lib/listing/b', 'lib/listing/c']])
     expect(layerViolations(edges, LAYERS)).toEqual(['files import each other in a circle: lib/listing/a -> lib/listing/b -> lib/listing/c'])
+  })
+})
+
+describe('the ranks of src/ above lib', () => {
+  it('commands and the fast path import bodies, bodies and the command base the ends of an invocation, all of them lib: never up, never sideways', () => {
+    const edges = importGraph(src)
+    expect(edges.filter((e) => e.from.startsWith('commands/') && e.to.startsWith('bodies/')).length).toBeGreaterThan(5)
+    expect(topViolations(edges, TOP_LAYERS)).toEqual([])
+  })
+
+  it('every file and folder of src/ has one rank', () => {
+    const entries = readdirSync(src).map((name) => name.replace(/\.ts$/, ''))
+    const ranked = TOP_LAYERS.flat()
+    expect(new Set(ranked).size).toBe(ranked.length)
+    expect(entries.filter((e) => !ranked.includes(e))).toEqual([])
+  })
+
+  it('fails on a planted import from bodies into the commands, between the two ways in, and from a file with no rank', () => {
+    const root = copyOfSrc()
+    plant(root, 'bodies/stop.ts', "import '../commands/stop.js'")
+    plant(root, 'commands/ls.ts', "const _lazy = async () => import('../fast-path.js')")
+    plant(root, 'output.ts', "import type {StopInput as _S} from './bodies/stop.js'")
+    writeFileSync(join(root, 'loose.ts'), "import '../lib/model/errors.js'\nimport './output.js'\n")
+    const found = topViolations(importGraph(root), TOP_LAYERS)
+    expect(found).toContainEqual(expect.stringMatching(/^bodies\/stop imports commands\/stop: commands \(rank 3\) is above bodies \(rank 2\)/))
+    expect(found).toContainEqual(expect.stringMatching(/^commands\/ls imports fast-path \(lazily\): commands and fast-path share rank 3/))
+    expect(found).toContainEqual(expect.stringMatching(/^output imports bodies\/stop: bodies \(rank 2\) is above output \(rank 1\)/))
+    expect(found).toContainEqual(expect.stringMatching(/^loose imports output: loose has no rank/))
+    // and lib into the commands or the bodies, by the rule of lib's own layers
+    plant(root, 'lib/verbs/prune.ts', "import '../../bodies/stop.js'")
+    expect(layerViolations(importGraph(root), LAYERS)).toContainEqual(
+      expect.stringMatching(/^lib\/verbs\/prune imports bodies\/stop: src\/lib never imports from above it/),
+    )
   })
 })
