@@ -18,38 +18,32 @@ import {HookReport, parseHookPayload} from '../../../src/lib/events/hook.js'
 import {sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {SessionRecord} from '../../../src/lib/registry/records.js'
 import {SpoolEvent} from '../../../src/lib/events/spool.js'
-import {CODEX_MACHINE, VIEW, link, sampleRecord} from '../../helpers/fixtures.js'
+import {CODEX_MACHINE, VIEW, link, sampleRecord, sessionRow} from '../../helpers/fixtures.js'
 
 const idOf = (pid: number) => sessionIdOf({...VIEW, pid, startTime: CODEX_MACHINE[pid]!.startTime})
 
-const row = (pid: number, over: Partial<SessionRow> = {}): SessionRow => ({
-  id: idOf(pid),
-  kind: 'detected',
-  agent: null,
-  label: null,
-  state: 'idle',
-  stateSource: 'pane',
-  attention: false,
-  verified: true,
-  conflict: false,
-  pid,
-  cwd: '/w',
-  command: [],
-  startedAt: null,
-  attached: false,
-  resume: null,
-  record: null,
-  exitReason: null,
-  agentSource: null,
-  exitStatus: null,
-  resumedBy: null,
-  attentionSince: null,
-  worktree: null,
-  usage: null,
-  notVerifiedJustNow: null,
-  tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: `%${pid}`, lastAttached: null, lastDetached: null, activity: null},
-  ...over,
-})
+const row = (pid: number, over: Partial<SessionRow> = {}): SessionRow =>
+  sessionRow({
+    id: idOf(pid),
+
+    kind: 'detected',
+
+    agent: null,
+
+    state: 'idle',
+
+    stateSource: 'pane',
+
+    pid,
+
+    cwd: '/w',
+
+    record: null,
+
+    tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: `%${pid}`, lastAttached: null, lastDetached: null, activity: null},
+
+    ...over,
+  })
 
 function world(rows: SessionRow[], opts: {conversations?: Record<string, string>; threads?: Record<string, boolean | null>} = {}): World {
   return {

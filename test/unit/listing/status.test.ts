@@ -1,40 +1,13 @@
 import {describe, expect, it} from 'vitest'
 
 import {BUILTIN_PRESETS} from '../../../src/lib/agents/presets.js'
-import {SessionRow} from '../../../src/lib/model/contract.js'
 import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/listing/status.js'
 import {rowEvents} from '../../../src/lib/notify/notify.js'
+import {sessionRow} from '../../helpers/fixtures.js'
 
 describe('status', () => {
   const now = Date.parse('2026-11-29T12:00:00Z')
-  const row = (over: Partial<SessionRow> = {}): SessionRow => ({
-    id: 'a',
-    kind: 'recorded',
-    agent: 'claude',
-    label: null,
-    state: 'unknown',
-    stateSource: 'none',
-    attention: false,
-    verified: true,
-    conflict: false,
-    pid: 1,
-    cwd: '/',
-    command: [],
-    startedAt: null,
-    attached: false,
-    resume: null,
-    record: 'r.json',
-    exitReason: null,
-    agentSource: null,
-    exitStatus: null,
-    resumedBy: null,
-    attentionSince: null,
-    worktree: null,
-    usage: null,
-    notVerifiedJustNow: null,
-    tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
-    ...over,
-  })
+  const row = sessionRow
   const hook = (state: 'working' | 'waiting' | 'idle', ago: number, turnEnded = false) => ({
     state,
     at: new Date(now - ago).toISOString(),

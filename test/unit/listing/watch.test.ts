@@ -4,35 +4,28 @@ import {SessionRow} from '../../../src/lib/model/contract.js'
 import {LOOK_FLOOR_MS, diffRows, lookDeadline, reached, waitForAnySession, waitForStates} from '../../../src/lib/listing/watch.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
+import {sessionRow} from '../../helpers/fixtures.js'
 
-const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id,
-  kind: 'recorded',
-  agent: 'claude',
-  label: null,
-  state: 'working',
-  stateSource: 'hook',
-  attention: false,
-  verified: true,
-  conflict: false,
-  pid: 1,
-  cwd: '/home/u/app',
-  command: ['claude'],
-  startedAt: '2026-11-29T10:00:00Z',
-  attached: false,
-  resume: null,
-  record: null,
-  exitReason: null,
-  agentSource: null,
-  exitStatus: null,
-  resumedBy: null,
-  attentionSince: null,
-  worktree: null,
-  usage: null,
-  notVerifiedJustNow: null,
-  tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
-  ...over,
-})
+const row = (id: string, over: Partial<SessionRow> = {}): SessionRow =>
+  sessionRow({
+    id,
+
+    state: 'working',
+
+    stateSource: 'hook',
+
+    cwd: '/home/u/app',
+
+    command: ['claude'],
+
+    startedAt: '2026-11-29T10:00:00Z',
+
+    record: null,
+
+    tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
+
+    ...over,
+  })
 
 describe('watch events and the short format', () => {
   it('emits added, changed and removed, one per session, ignoring activity ticks', () => {

@@ -3,35 +3,30 @@ import {describe, expect, it} from 'vitest'
 import {SessionRow} from '../../../src/lib/model/contract.js'
 import {presentListing, LS_DEFAULTS} from '../../../src/lib/present/listing.js'
 import {age, printable, renderTable} from '../../../src/lib/present/table.js'
+import {sessionRow} from '../../helpers/fixtures.js'
 
-const row = (over: Partial<SessionRow>): SessionRow => ({
-  id: 'abcd1234',
-  kind: 'recorded',
-  agent: 'claude',
-  label: null,
-  state: 'idle',
-  stateSource: 'hook',
-  attention: false,
-  verified: true,
-  conflict: false,
-  pid: 1,
-  cwd: '/home/u/app',
-  command: ['claude'],
-  startedAt: '2026-11-30T10:00:00Z',
-  attached: false,
-  resume: null,
-  record: null,
-  exitReason: null,
-  agentSource: 'record',
-  exitStatus: null,
-  resumedBy: null,
-  attentionSince: null,
-  worktree: null,
-  usage: null,
-  notVerifiedJustNow: null,
-  tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null},
-  ...over,
-})
+const row = (over: Partial<SessionRow>): SessionRow =>
+  sessionRow({
+    id: 'abcd1234',
+
+    state: 'idle',
+
+    stateSource: 'hook',
+
+    cwd: '/home/u/app',
+
+    command: ['claude'],
+
+    startedAt: '2026-11-30T10:00:00Z',
+
+    record: null,
+
+    agentSource: 'record',
+
+    tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null},
+
+    ...over,
+  })
 const now = Date.parse('2026-11-30T12:00:00Z')
 
 describe('the table', () => {

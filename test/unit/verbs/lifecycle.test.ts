@@ -3,35 +3,32 @@ import {describe, expect, it} from 'vitest'
 import {SessionRow} from '../../../src/lib/model/contract.js'
 import {StoredRecord} from '../../../src/lib/registry/records.js'
 import {planRestore} from '../../../src/lib/verbs/lifecycle.js'
+import {sessionRow} from '../../helpers/fixtures.js'
 
-const row = (id: string, over: Partial<SessionRow> = {}): SessionRow => ({
-  id,
-  kind: 'recorded',
-  agent: 'claude',
-  label: null,
-  state: 'exited',
-  stateSource: 'process',
-  attention: false,
-  verified: true,
-  conflict: false,
-  pid: 1,
-  cwd: '/w',
-  command: ['claude'],
-  startedAt: null,
-  attached: false,
-  resume: ['claude', '--resume', 'c1'],
-  record: `${id}.json`,
-  exitReason: 'other-boot',
-  agentSource: 'record',
-  exitStatus: null,
-  resumedBy: null,
-  attentionSince: null,
-  worktree: null,
-  usage: null,
-  notVerifiedJustNow: null,
-  tmux: null,
-  ...over,
-})
+const row = (id: string, over: Partial<SessionRow> = {}): SessionRow =>
+  sessionRow({
+    id,
+
+    state: 'exited',
+
+    stateSource: 'process',
+
+    cwd: '/w',
+
+    command: ['claude'],
+
+    resume: ['claude', '--resume', 'c1'],
+
+    record: `${id}.json`,
+
+    exitReason: 'other-boot',
+
+    agentSource: 'record',
+
+    tmux: null,
+
+    ...over,
+  })
 const stored = (id: string, over: object = {}): StoredRecord =>
   ({
     file: `${id}.json`,

@@ -2,37 +2,21 @@ import {describe, expect, it} from 'vitest'
 
 import {planPrune} from '../../../src/lib/verbs/prune.js'
 import {SessionRow} from '../../../src/lib/model/contract.js'
-import {pane, sampleRecord, server} from '../../helpers/fixtures.js'
+import {pane, sampleRecord, server, sessionRow} from '../../helpers/fixtures.js'
 
 describe('planPrune', () => {
-  const row = (over: Partial<SessionRow>): SessionRow => ({
-    id: 'a',
-    kind: 'recorded',
-    agent: null,
-    label: null,
-    state: 'exited',
-    stateSource: 'process',
-    attention: false,
-    verified: false,
-    conflict: false,
-    pid: 10,
-    cwd: '/',
-    command: [],
-    startedAt: null,
-    attached: false,
-    tmux: null,
-    resume: null,
-    record: '/st/a.json',
-    exitReason: 'gone',
-    agentSource: null,
-    exitStatus: null,
-    resumedBy: null,
-    attentionSince: null,
-    worktree: null,
-    usage: null,
-    notVerifiedJustNow: null,
-    ...over,
-  })
+  const row = (over: Partial<SessionRow>): SessionRow =>
+    sessionRow({
+      agent: null,
+      state: 'exited',
+      stateSource: 'process',
+      verified: false,
+      pid: 10,
+      tmux: null,
+      record: '/st/a.json',
+      exitReason: 'gone',
+      ...over,
+    })
   const record = sampleRecord({
     identity: {bootId: 'b', pidNs: '1', pid: 10, startTime: 1},
     tmux: {socket: '/s/pk', paneId: '%3', sessionId: '$1', serverPid: 5},
