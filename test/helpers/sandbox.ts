@@ -1,4 +1,4 @@
-import {execFile, execFileSync} from 'node:child_process'
+import {ChildProcess, execFile, execFileSync, spawn} from 'node:child_process'
 import {mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
@@ -144,6 +144,36 @@ export class Sandbox {
     rmSync(this.root, {recursive: true, force: true, maxRetries: 10, retryDelay: 100})
   }
 
+  /**
+   * The pk processes at work in this sandbox now (its state directory in their environment: the ones tests
+   * start, the writers hooks start, the notifiers watchers start), but those given (a watcher that runs on).
+   */
+  pkProcesses(except: readonly number[] = []): number[] {
+    const pids: number[] = []
+    for (const name of readdirSync('/proc')) {
+      const pid = Number(name)
+      if (!Number.isSafeInteger(pid) || except.includes(pid) || pid === process.pid) continue
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join('bin', 'run.js'))) continue
+        if (!readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`PK_STATE_DIR=${this.stateDir}\0`)) continue
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue
+        pids.push(pid)
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return pids
+  }
+
+  /**
+   * Until no pk of this sandbox runs but those given: every writer and notifier that could still tell
+   * something has ended. The moment a negative check ("told once", "told nothing") is worth making.
+   */
+  async settled(except: readonly number[] = [], timeoutMs = 60_000): Promise<void> {
+    await waitFor('no pk at work in the sandbox', () => this.pkProcesses(except).length === 0, timeoutMs)
+  }
+
   /** The pid the state directory's writer mark names, if any. */
   private writerPid(): number | null {
     try {
@@ -152,6 +182,35 @@ export class Sandbox {
     } catch {
       return null
     }
+  }
+}
+
+/** A `pk ls --watch --json` run: its lines as they come, with when each came. */
+export interface Watcher {
+  child: ChildProcess
+  lines: {at: number; text: string}[]
+  /** Until it printed a line after `since` (a snapshot, a change or its heartbeat): a whole pass of it ended after then. */
+  passAfter(since: number, timeoutMs?: number): Promise<void>
+}
+
+export function startWatcher(env: NodeJS.ProcessEnv, args: string[] = []): Watcher {
+  const child = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', ...args], {env, stdio: ['ignore', 'pipe', 'ignore']})
+  const lines: Watcher['lines'] = []
+  let pending = ''
+  child.stdout!.on('data', (d: Buffer) => {
+    pending += d.toString('utf8')
+    let end
+    while ((end = pending.indexOf('\n')) >= 0) {
+      lines.push({at: Date.now(), text: pending.slice(0, end)})
+      pending = pending.slice(end + 1)
+    }
+  })
+  return {
+    child,
+    lines,
+    passAfter: async (since, timeoutMs = 20_000) => {
+      await waitFor('a pass of the watcher', () => lines.some((l) => l.at > since), timeoutMs)
+    },
   }
 }
 

@@ -1,10 +1,10 @@
 import {ChildProcess, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, watch as watchDir, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, ROOT, Sandbox, startWatcher, waitFor} from '../helpers/sandbox.js'
 import {spooled as spooledIn} from '../helpers/reporting-session.js'
 
 /**
@@ -28,7 +28,6 @@ afterEach(() => {
 
 const lines = () => (existsSync(told) ? readFileSync(told, 'utf8').trim().split('\n').filter(Boolean) : [])
 const spooled = () => spooledIn(sb)
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const claude = (event: string, extra: object = {}) => JSON.stringify({hook_event_name: event, session_id: 'conv-1', ...extra})
 /** A shell line that reports one Claude event the way Claude's string-form hooks do: through `sh -c`. */
 const viaShell = (payload: string, node = true) =>
@@ -85,8 +84,15 @@ describe('readers never write', () => {
     expect(stateTree()).toEqual(before)
     // The writer started meanwhile waits for the live holder (never overtakes it) and applies the event
     // once it lets go.
+    // (its asks for the lock: entries made in registry.lock/ while the holder holds it)
+    const asks: string[] = []
+    const lockWatch = watchDir(join(sb.stateDir, 'registry.lock'), (_, name) => name?.startsWith('W_') && asks.push(name))
     const writer = sb.pk(['notify', '--fold'])
-    await settle(1500)
+    try {
+      await waitFor('the writer asked for the lock', () => asks.length >= 2, 15_000)
+    } finally {
+      lockWatch.close()
+    }
     expect(spooled()).toHaveLength(1)
     holder.kill('SIGTERM')
     await new Promise((r) => holder.once('exit', r))
@@ -118,14 +124,15 @@ describe('told once per event', () => {
       '-c',
       `while [ ! -e "${go}" ]; do sleep 0.1; done; ${viaShell(claude('PermissionRequest'))}; sleep 1; ${viaShell(claude('Notification', {notification_type: 'permission_prompt'}))}; exec sleep 100000`,
     ])
-    const readers = Array.from({length: 4}, () =>
-      spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: 'ignore'}),
-    )
-    children.push(...readers)
+    const readers = Array.from({length: 4}, () => startWatcher(sb.env, ['--interval', '1']))
+    children.push(...readers.map((r) => r.child))
     writeFileSync(go, '')
     await waitFor('told', () => lines().length > 0, 15_000)
     await waitFor('both applied', () => spooled().length === 0, 15_000)
-    await settle(1500)
+    // Every watcher looked after that, and every notifier any of them started has ended.
+    const applied = Date.now()
+    await Promise.all(readers.map((r) => r.passAfter(applied)))
+    await sb.settled(readers.map((r) => r.child.pid!))
     await Promise.all([sb.pk(['notify']), sb.pk(['notify', '--fold']), sb.pk(['ls'])])
     expect(lines()).toEqual([`${row.id} waiting for you`])
   }, 60_000)
@@ -178,15 +185,18 @@ describe('told once per event', () => {
     const term = sb.socket('term')
     sb.tmux(term, 'new-session', '-d', '-x', '100', '-y', '20', '--', 'env', '-u', 'TMUX', 'tmux', '-S', sb.pkSocket, 'attach', '-t', row.tmux!.sessionId)
     await waitFor('attached', () => sb.tmuxTry(sb.pkSocket, 'list-clients').stdout.trim() !== '')
-    // The client attached first; the turn ends a second later, while it looks.
-    await settle(1100)
+    // The client attached first; the turn ends a second later, while it looks (tmux dates to the second).
+    const attachedAt = Math.floor(Date.now() / 1000)
+    await waitFor('the next second', () => Math.floor(Date.now() / 1000) > attachedAt)
     writeFileSync(go, '')
     await waitFor(
       'applied',
       async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'idle' && spooled().length === 0),
       15_000,
     )
-    await settle(1100)
+    // (the detach a second after the turn ended, by tmux's clock)
+    const endedAt = Math.floor(Date.now() / 1000)
+    await waitFor('the next second', () => Math.floor(Date.now() / 1000) > endedAt)
     sb.tmux(sb.pkSocket, 'detach-client', '-s', row.tmux!.sessionId)
     const detached = await waitFor(
       'detach noted',
@@ -288,28 +298,20 @@ describe('every turn end counts', () => {
     await waitFor('working', async () => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id && s.state === 'working'), 10_000)
     // Two watchers, each of which has seen the session working (on a loaded machine their first look can
     // take seconds): only then does the turn end.
-    const seen = [false, false]
-    for (const i of [0, 1]) {
-      const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {
-        env: {...sb.env, ...env},
-        stdio: ['ignore', 'pipe', 'ignore'],
-      })
-      let text = ''
-      watcher.stdout!.on('data', (d) => {
-        text += d
-        if (/"state": ?"working"/.test(text)) seen[i] = true
-      })
-      children.push(watcher)
-    }
-    await waitFor('both watchers saw it working', () => seen.every(Boolean), 20_000)
+    const watchers = [0, 1].map(() => startWatcher({...sb.env, ...env}, ['--interval', '1']))
+    children.push(...watchers.map((w) => w.child))
+    await waitFor('both watchers saw it working', () => watchers.every((w) => w.lines.some((l) => /"state": ?"working"/.test(l.text))), 20_000)
     writeFileSync(done, '')
     await waitFor('told', () => lines().length > 0, 15_000)
     const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
     expect(listed).toMatchObject({state: 'idle', stateSource: 'pane', attention: true})
     expect(listed.attentionSince).not.toBeNull()
-    // The screen redraws: the same event, still told once.
+    // The screen redraws: the same event, still told once (each watcher looked at the redrawn screen, and
+    // what it started has ended).
     sb.tmux(sb.pkSocket, 'send-keys', '-t', row.tmux!.pane, 'x')
-    await settle(2000)
+    const redrawn = Date.now()
+    await Promise.all(watchers.map((w) => w.passAfter(redrawn)))
+    await sb.settled(watchers.map((w) => w.child.pid!))
     expect(lines()).toEqual([`${row.id} finished its turn`])
   }, 60_000)
 
@@ -389,23 +391,21 @@ exec sleep 100000
     const row = await sb.bgRow(['codex'], {env})
     await waitFor('the first turn told', () => lines().length === 1, 15_000)
     await waitFor('applied', () => spooled().length === 0, 15_000)
-    const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {
-      env: {...sb.env, ...env},
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-    children.push(watcher)
-    let seen = ''
-    watcher.stdout!.on('data', (d) => (seen += d))
-    await waitFor('the watcher saw it idle', () => /"state": ?"idle"/.test(seen), 20_000)
+    const watcher = startWatcher({...sb.env, ...env}, ['--interval', '1'])
+    children.push(watcher.child)
+    const seen = () => watcher.lines.map((l) => l.text).join('\n')
+    await waitFor('the watcher saw it idle', () => /"state": ?"idle"/.test(seen()), 20_000)
     writeFileSync(go, '')
-    await waitFor('the watcher saw it working', () => /"state": ?"working"/.test(seen), 20_000)
+    await waitFor('the watcher saw it working', () => /"state": ?"working"/.test(seen()), 20_000)
     writeFileSync(fail, '')
     await waitFor('the failed turn told', () => lines().length === 2, 20_000)
     const listed = (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === row.id)!
     expect(listed).toMatchObject({state: 'idle', stateSource: 'pane', attention: true})
     // The screen redraws, other readers look: still told once.
     sb.tmux(sb.pkSocket, 'send-keys', '-t', row.tmux!.pane, 'x')
-    await settle(2500)
+    const redrawn = Date.now()
+    await watcher.passAfter(redrawn)
+    await sb.settled([watcher.child.pid!])
     await Promise.all([sb.pk(['notify']), sb.pk(['notify', '--fold']), sb.pk(['ls'])])
     expect(lines()).toEqual([`${row.id} finished its turn`, `${row.id} finished its turn`])
   }, 90_000)

@@ -1,11 +1,12 @@
-import {ChildProcess, spawn} from 'node:child_process'
+import {ChildProcess} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer, IncomingHttpHeaders} from 'node:http'
 import {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, PK_BIN, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, Sandbox, startWatcher, waitFor} from '../helpers/sandbox.js'
+import {spooled as spooledIn} from '../helpers/reporting-session.js'
 import {installStandins} from '../helpers/standins.js'
 
 let sb: Sandbox
@@ -29,7 +30,6 @@ function configure(notify: unknown[]): void {
 }
 
 const lines = () => (existsSync(told) ? readFileSync(told, 'utf8').trim().split('\n').filter(Boolean) : [])
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('notifications', () => {
   it('a waiting hook with nobody attached notifies exactly once, with the event in the environment', async () => {
@@ -46,7 +46,8 @@ describe('notifications', () => {
       {env},
     )
     await waitFor('told', () => lines().length > 0, 15_000)
-    await settle(1500)
+    // The writer the hook started, and whatever it started, have ended: nothing more could tell it now.
+    await sb.settled()
     // Asked again, by anyone: the same event is never told twice.
     await sb.pk(['notify'], {env})
     await sb.pk(['ls'], {env})
@@ -65,7 +66,9 @@ describe('notifications', () => {
       15_000,
     )
     expect(seen.attached).toBe(true)
-    await settle(1500)
+    // Where it would have been told: the hook's writer applied the event and ended.
+    await waitFor('the event applied', () => spooledIn(sb).length === 0, 15_000)
+    await sb.settled()
     expect(lines()).toEqual([])
     // Detached after looking: the event is acknowledged, and still nobody is told.
     sb.tmux(sb.pkSocket, 'detach-client', '-s', row.tmux!.sessionId)
@@ -74,11 +77,10 @@ describe('notifications', () => {
   })
 
   it('two watchers and the hook notify once in all', async () => {
-    for (let i = 0; i < 2; i++) {
-      const watcher = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json'], {env: {...sb.env, ...env}, stdio: 'ignore'})
-      children.push(watcher)
-    }
-    await settle(1500)
+    const watchers = [0, 1].map(() => startWatcher({...sb.env, ...env}))
+    children.push(...watchers.map((w) => w.child))
+    // Both looked once before the session starts.
+    await Promise.all(watchers.map((w) => w.passAfter(0)))
     const row = await sb.bgRow(
       [
         '--name',
@@ -91,7 +93,10 @@ describe('notifications', () => {
       {env},
     )
     await waitFor('told', () => lines().length > 0, 15_000)
-    await settle(3000)
+    // Each watcher looked again after it was told, and what any of them started has ended.
+    const told = Date.now()
+    await Promise.all(watchers.map((w) => w.passAfter(told)))
+    await sb.settled(watchers.map((w) => w.child.pid!))
     expect(lines()).toEqual([`${row.id} idle finished its turn crowd`])
   })
 
