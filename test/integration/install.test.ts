@@ -5,7 +5,7 @@ import {createInterface} from 'node:readline'
 import {Ajv} from 'ajv'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
 let sb: Sandbox
 beforeEach(() => {
@@ -52,7 +52,12 @@ describe('published shapes', () => {
     sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'sleep', '100001')
     const dead = await sb.pk(['bg', '--json', '--', 'sh', '-c', 'sleep 1; exit 3'])
     writeFileSync(join(sb.stateDir, 'sessions', 'broken.json'), '{')
-    await new Promise((r) => setTimeout(r, 1500))
+    const deadId = (JSON.parse(dead.stdout) as {session: {id: string}}).session.id
+    await waitFor(
+      'the second session exited',
+      async () => (await sb.pkJson<LsJson>(['ls'])).sessions.some((s) => s.id === deadId && s.state === 'exited'),
+      15_000,
+    )
     for (const args of [
       ['ls', '--json'],
       ['ls', '--json', '--all'],

@@ -3,7 +3,7 @@ import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileS
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {LsJson, PK_BIN, ROOT, Sandbox, startWatcher, waitFor} from '../helpers/sandbox.js'
 
 /**
  * Issue 35: slow is not absent. A tmux server that answers late (a busy machine; here, stopped with
@@ -120,26 +120,18 @@ describe('a tmux server stopped for 5 s', () => {
 
   it('a running pk ls --watch --json emits no change that flips a session to unknown, nor removes one', async () => {
     const rows = await Promise.all([sb.bgRow(['--', 'sleep', '100000']), sb.bgRow(['--', 'sleep', '100001'])])
-    const watch = spawn(process.execPath, [PK_BIN, 'ls', '--watch', '--json', '--interval', '1'], {env: sb.env, stdio: ['ignore', 'pipe', 'inherit']})
-    children.push(watch)
-    const events: {type: string; session?: {id: string; state: string; verified: boolean}; id?: string}[] = []
-    let buffered = ''
-    watch.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8')
-      const lines = buffered.split('\n')
-      buffered = lines.pop()!
-      for (const line of lines) if (line.trim()) events.push(JSON.parse(line))
-    })
-    await waitFor('the snapshot', () => events.some((e) => e.type === 'snapshot'), 15_000)
+    const watcher = startWatcher(sb.env, ['--interval', '1'])
+    children.push(watcher.child)
+    const events = () => watcher.lines.map((l) => JSON.parse(l.text) as {type: string; session?: {id: string; state: string; verified: boolean}; id?: string})
+    await watcher.passAfter(0, 15_000)
     const pid = serverPid(sb.pkSocket)
     await stopFor(pid, 5000)
-    // Two more polls after it answers again.
-    const after = events.length
-    await waitFor('polls after the stop', () => events.length > after + 1 || events.filter((e) => e.type === 'heartbeat').length >= 2, 20_000).catch(() => null)
-    await new Promise((r) => setTimeout(r, 2500))
-    const flips = events.filter((e) => (e.type === 'changed' && (e.session!.state === 'unknown' || !e.session!.verified)) || e.type === 'removed')
+    // Two whole passes after it answers again: its heartbeats (a pass that found no change) or changes.
+    const answered = Date.now()
+    await waitFor('two passes after the stop', () => watcher.lines.filter((l) => l.at > answered).length >= 2, 20_000)
+    const flips = events().filter((e) => (e.type === 'changed' && (e.session!.state === 'unknown' || !e.session!.verified)) || e.type === 'removed')
     expect(flips).toEqual([])
-    expect(rows.every((r) => events[0]!.type === 'snapshot' && JSON.stringify(events[0]).includes(r.id))).toBe(true)
+    expect(rows.every((r) => events()[0]!.type === 'snapshot' && JSON.stringify(events()[0]).includes(r.id))).toBe(true)
   }, 60_000)
 })
 
