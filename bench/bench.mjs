@@ -571,27 +571,47 @@ if (part('pressure')) {
   // A backlog: DRAIN events of the 50 sessions' processes, in folders of 1000 (one second each), applied by one writer run.
   const DRAIN = Number(arg('drain', '100000'))
   const links = panes.map((pid) => `${pid}:${readStat(pid).startTime}`)
-  mkdirSync(spool, {recursive: true, mode: 0o700})
-  for (let i = 0; i < DRAIN; i++) {
-    const second = 100_000 + Math.floor(i / 1000)
-    if (i % 1000 === 0) mkdirSync(join(spool, String(second)), {recursive: true, mode: 0o700})
-    writeFileSync(
-      join(spool, String(second), `${second}${String(i % 100).padStart(2, '0')}-${i}`),
-      `pk-spool 2 claude ${second}.${String(i % 100).padStart(2, '0')} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i % links.length}"}`,
-    )
+  const fill = () => {
+    mkdirSync(spool, {recursive: true, mode: 0o700})
+    for (let i = 0; i < DRAIN; i++) {
+      const second = 100_000 + Math.floor(i / 1000)
+      if (i % 1000 === 0) mkdirSync(join(spool, String(second)), {recursive: true, mode: 0o700})
+      writeFileSync(
+        join(spool, String(second), `${second}${String(i % 100).padStart(2, '0')}-${i}`),
+        `pk-spool 2 claude ${second}.${String(i % 100).padStart(2, '0')} ${links[i % links.length]}\n{"hook_event_name":"PreToolUse","session_id":"s${i % links.length}"}`,
+      )
+    }
   }
+  const pendingNow = () =>
+    readdirSync(spool)
+      .filter((b) => !b.startsWith('.'))
+      .reduce((n, b) => n + readdirSync(join(spool, b)).length, 0)
+  fill()
   const {without, pending} = withAndWithoutSpool(w, spool)
   console.log(
     `pk ls --json with ${DRAIN} events pending: ${pending.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('backlog', pending / without, 1.5)}`,
   )
   const drainMs = time([process.execPath, PK, 'notify', '--fold'], w.env)
-  const left = readdirSync(spool)
-    .filter((b) => !b.startsWith('.'))
-    .reduce((n, b) => n + readdirSync(join(spool, b)).length, 0)
+  const left = pendingNow()
   console.log(
     `drain: ${DRAIN} pending events applied by one writer run in ${(drainMs / 1000).toFixed(1)} s = ${Math.round(DRAIN / (drainMs / 1000))} events/s; ${left} left`,
   )
   verdicts.push(left === 0)
+  // The same backlog again, beside the storm's CPU hog (8 busy loops): how fast the writer drains when the
+  // machine is what the storm makes it.
+  fill()
+  const hog = Array.from({length: 8}, () => spawn('sh', ['-c', 'while :; do :; done'], {stdio: 'ignore'}))
+  let hogMs
+  try {
+    hogMs = time([process.execPath, PK, 'notify', '--fold'], w.env)
+  } finally {
+    for (const loop of hog) loop.kill('SIGKILL')
+  }
+  const leftBeside = pendingNow()
+  console.log(
+    `drain beside a CPU hog of 8 busy loops: ${DRAIN} events in ${(hogMs / 1000).toFixed(1)} s = ${Math.round(DRAIN / (hogMs / 1000))} events/s (${(drainMs / hogMs).toFixed(2)}x the quiet rate); ${leftBeside} left`,
+  )
+  verdicts.push(leftBeside === 0)
   cleanup()
 }
 // Usage (issue #25): pk ls --json at 100 agent sessions whose transcripts are 10 MB each, the writer having
