@@ -16,7 +16,7 @@ import {Known} from '../events/events.js'
 import {capturePanes} from '../tmux/capture.js'
 import {ServerScan} from '../tmux/servers.js'
 import {mark} from '../cli/timings.js'
-import {WatchCache} from './watch-cache.js'
+import {KeptScreen, WatchCache, screenStillShows} from './watch-cache.js'
 
 export interface Listing extends Correlation {
   snapshot: Snapshot
@@ -73,7 +73,13 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
   }
   const paired = withPendingConversations(result.rows, applied, snap.presets)
   const rows = applyUsageAttention(
-    withUsage(await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets)), records, snap.state, env, await usageRules(ctx)),
+    withUsage(
+      await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets, cache?.screens)),
+      records,
+      snap.state,
+      env,
+      await usageRules(ctx),
+    ),
   )
   mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems, ...sharedCodexFolders(rows)], provisional}
@@ -129,20 +135,40 @@ async function withWorktrees(rows: SessionRow[]): Promise<SessionRow[]> {
   return Promise.all(rows.map(async (r) => (r.worktree === null ? r : {...r, worktree: {...r.worktree, dirty: await isDirty(r.worktree.path)}})))
 }
 
-/** One capture call per server, covering only the agent panes that need one. */
-async function withStatus(rows: SessionRow[], known: ReadonlyMap<string, Known>, presets: readonly AgentPreset[]): Promise<SessionRow[]> {
+/**
+ * One capture call per server, covering only the agent panes that need one; with `kept` (a watcher's), not
+ * those whose window showed no output since their last capture (see screenStillShows).
+ */
+async function withStatus(
+  rows: SessionRow[],
+  known: ReadonlyMap<string, Known>,
+  presets: readonly AgentPreset[],
+  kept?: Map<string, KeptScreen>,
+): Promise<SessionRow[]> {
   const now = Date.now()
   const wanted = new Map<string, PaneId[]>()
+  const captures = new Map<string, string>()
+  const activity = new Map<string, number | null>()
   for (const row of rows) {
     if (!needsCapture(row, known.get(row.id), presets, now)) continue
-    wanted.set(row.tmux!.socket, [...(wanted.get(row.tmux!.socket) ?? []), row.tmux!.pane])
+    const key = captureKey(row.tmux!.socket, row.tmux!.pane)
+    activity.set(key, row.tmux!.activity)
+    const before = kept?.get(key)
+    if (screenStillShows(before, row.tmux!.activity)) captures.set(key, before.screen)
+    else wanted.set(row.tmux!.socket, [...(wanted.get(row.tmux!.socket) ?? []), row.tmux!.pane])
   }
-  const captures = new Map<string, string>()
   await Promise.all(
     [...wanted].map(async ([socket, panes]) => {
-      for (const [pane, screen] of await capturePanes(socket, panes).catch(() => new Map<PaneId, string>())) captures.set(captureKey(socket, pane), screen)
+      for (const [pane, screen] of await capturePanes(socket, panes).catch(() => new Map<PaneId, string>())) {
+        const key = captureKey(socket, pane)
+        captures.set(key, screen)
+        const at = activity.get(key)
+        if (kept !== undefined && at !== null && at !== undefined) kept.set(key, {screen, activity: at, takenAt: now})
+      }
     }),
   )
+  // (screens of panes no longer captured go: a pane that comes back is captured afresh)
+  if (kept !== undefined) for (const key of kept.keys()) if (!activity.has(key)) kept.delete(key)
   return applyStatus({rows, known, captures, presets, now})
 }
 

@@ -19,8 +19,29 @@ export const CHECK_EVERY_LISTINGS = 10
  * live processes, a tenth of them per listing, so that each is checked within ten listings (ten seconds
  * at one a second); any that is gone, another process, or a zombie makes that listing pair afresh.
  */
+/** A pane's screen as a watcher captured it: when the capture began (ms), and its window's last activity then (tmux's seconds). */
+export interface KeptScreen {
+  screen: string
+  activity: number
+  takenAt: number
+}
+
+/**
+ * Pure: whether a screen captured before still shows the pane, its window's last activity being `activity`
+ * now (tmux's `window_activity`, in whole seconds). Only when the activity is the same and the capture
+ * began after that second was over: output in the capture's own second would leave the activity as it
+ * was and the screen behind it (an agent that went idle in that second, and then printed nothing more).
+ */
+export const screenStillShows = (kept: KeptScreen | undefined, activity: number | null): kept is KeptScreen =>
+  kept !== undefined && activity !== null && kept.activity === activity && kept.takenAt >= (activity + 1) * 1000
+
 export class WatchCache {
   readonly records = new RecordCache()
+  /**
+   * The screens captured at the last listings, by `socket\0paneId`: a screen whose window showed no output
+   * since is not captured again (a hundred agents' screens each poll were most of pk serve's CPU).
+   */
+  readonly screens = new Map<string, KeptScreen>()
   /** The last pairing, what it was made from, and its live processes with their start times. */
   private paired: {key: string[]; records: StoredRecord[]; result: Correlation; live: {pid: number; startTime: number}[]} | null = null
   private cursor = 0

@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {PRESETS} from '../../../src/lib/agents/presets.js'
 import {correlate} from '../../../src/lib/listing/pairing.js'
 import {Snapshot} from '../../../src/lib/listing/snapshot.js'
-import {CHECK_EVERY_LISTINGS, STANDING_MS, WatchCache} from '../../../src/lib/listing/watch-cache.js'
+import {CHECK_EVERY_LISTINGS, STANDING_MS, WatchCache, screenStillShows} from '../../../src/lib/listing/watch-cache.js'
 import {sameJson} from '../../../src/lib/listing/watch.js'
 import {FakeProcess, VIEW, fakeSource, pane, sampleRecord, server} from '../../helpers/fixtures.js'
 
@@ -102,5 +102,20 @@ describe('ls option checks (issue #23)', () => {
       headers: true,
     })
     expect(parseLsArgv(['--no-headers'])).toMatchObject({headers: false})
+  })
+})
+
+describe('screenStillShows', () => {
+  const kept = {screen: '❯ ', activity: 1_000, takenAt: 1_001_000}
+  it('a screen captured after its window last showed output, with no output since: still what the pane shows', () => {
+    expect(screenStillShows(kept, 1_000)).toBe(true)
+    expect(screenStillShows({...kept, takenAt: 1_005_300}, 1_000)).toBe(true)
+  })
+  it('captured again once the window showed output, or when the capture was made in the second of its last output', () => {
+    expect(screenStillShows(kept, 1_001)).toBe(false)
+    // (output later in the capture's own second leaves the activity at 1000: the screen could be behind it)
+    expect(screenStillShows({...kept, takenAt: 1_000_999}, 1_000)).toBe(false)
+    expect(screenStillShows(undefined, 1_000)).toBe(false)
+    expect(screenStillShows(kept, null)).toBe(false)
   })
 })
