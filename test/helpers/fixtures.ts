@@ -107,6 +107,51 @@ export const sessionRow = (over: Partial<import('../../src/lib/model/contract.js
   ...over,
 })
 
+/** A live Claude at work in /home/u/app, on a pane of its own (what the dashboard and the watch stream show). */
+export const workingRow = (id: string, over: Partial<import('../../src/lib/model/contract.js').SessionRow> = {}) =>
+  sessionRow({
+    id,
+    state: 'working',
+    stateSource: 'hook',
+    cwd: '/home/u/app',
+    command: ['claude'],
+    startedAt: '2026-11-29T10:00:00Z',
+    record: null,
+    tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
+    ...over,
+  })
+
+/** A Claude that an earlier boot ended, with a conversation to resume (what stop, resume, restore and send refuse or take). */
+export const resumableRow = (id: string, over: Partial<import('../../src/lib/model/contract.js').SessionRow> = {}) =>
+  sessionRow({
+    id,
+    state: 'exited',
+    stateSource: 'process',
+    cwd: '/w',
+    command: ['claude'],
+    resume: ['claude', '--resume', 'c1'],
+    record: `${id}.json`,
+    exitReason: 'other-boot',
+    agentSource: 'record',
+    tmux: null,
+    ...over,
+  })
+
+/** An idle Claude in /home/u/app on pk's own server, pane %12 (what pk ls prints, as text and as JSON). */
+export const listedRow = (over: Partial<import('../../src/lib/model/contract.js').SessionRow> = {}) =>
+  sessionRow({
+    id: 'abcd1234',
+    state: 'idle',
+    stateSource: 'hook',
+    cwd: '/home/u/app',
+    command: ['claude'],
+    startedAt: '2026-11-30T10:00:00Z',
+    record: null,
+    agentSource: 'record',
+    tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null},
+    ...over,
+  })
+
 /**
  * A machine: pane shells 10 and 20 (two Codex windows, 11 and 21, in /w), the first window's app-server
  * daemon 12 (which runs every window's notify), a Claude in pane 30 (31), a plain pane 40.

@@ -25,23 +25,14 @@ const idOf = (pid: number) => sessionIdOf({...VIEW, pid, startTime: CODEX_MACHIN
 const row = (pid: number, over: Partial<SessionRow> = {}): SessionRow =>
   sessionRow({
     id: idOf(pid),
-
     kind: 'detected',
-
     agent: null,
-
     state: 'idle',
-
     stateSource: 'pane',
-
     pid,
-
     cwd: '/w',
-
     record: null,
-
     tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: `%${pid}`, lastAttached: null, lastDetached: null, activity: null},
-
     ...over,
   })
 

@@ -4,28 +4,9 @@ import {SessionRow} from '../../../src/lib/model/contract.js'
 import {LOOK_FLOOR_MS, diffRows, lookDeadline, reached, waitForAnySession, waitForStates} from '../../../src/lib/listing/watch.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
-import {sessionRow} from '../../helpers/fixtures.js'
+import {workingRow} from '../../helpers/fixtures.js'
 
-const row = (id: string, over: Partial<SessionRow> = {}): SessionRow =>
-  sessionRow({
-    id,
-
-    state: 'working',
-
-    stateSource: 'hook',
-
-    cwd: '/home/u/app',
-
-    command: ['claude'],
-
-    startedAt: '2026-11-29T10:00:00Z',
-
-    record: null,
-
-    tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
-
-    ...over,
-  })
+const row = workingRow
 
 describe('watch events and the short format', () => {
   it('emits added, changed and removed, one per session, ignoring activity ticks', () => {

@@ -2,30 +2,9 @@ import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/contract.js'
 import {presentListing, LS_DEFAULTS, filterRows, shortSummary} from '../../../src/lib/present/listing.js'
-import {sessionRow} from '../../helpers/fixtures.js'
+import {listedRow} from '../../helpers/fixtures.js'
 
-const row = (over: Partial<SessionRow>): SessionRow =>
-  sessionRow({
-    id: 'abcd1234',
-
-    state: 'idle',
-
-    stateSource: 'hook',
-
-    cwd: '/home/u/app',
-
-    command: ['claude'],
-
-    startedAt: '2026-11-30T10:00:00Z',
-
-    record: null,
-
-    agentSource: 'record',
-
-    tmux: {socket: '/tmp/tmux-0/pk', session: 'claude', sessionId: '$1', window: '@1', pane: '%12', lastAttached: null, lastDetached: null, activity: null},
-
-    ...over,
-  })
+const row = listedRow
 const now = Date.parse('2026-11-30T12:00:00Z')
 
 describe('ls filters (issue #23)', () => {

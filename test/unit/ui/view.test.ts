@@ -2,28 +2,9 @@ import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/contract.js'
 import {UiState, moveSelection, reconcileSelection, renderScreen, splitKeys, visibleRows} from '../../../src/lib/ui/view.js'
-import {sessionRow} from '../../helpers/fixtures.js'
+import {workingRow} from '../../helpers/fixtures.js'
 
-const row = (id: string, over: Partial<SessionRow> = {}): SessionRow =>
-  sessionRow({
-    id,
-
-    state: 'working',
-
-    stateSource: 'hook',
-
-    cwd: '/home/u/app',
-
-    command: ['claude'],
-
-    startedAt: '2026-11-29T10:00:00Z',
-
-    record: null,
-
-    tmux: {socket: '/s', session: id, sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
-
-    ...over,
-  })
+const row = workingRow
 const base = (rows: SessionRow[], over: Partial<UiState> = {}): UiState => ({
   rows,
   problems: [],

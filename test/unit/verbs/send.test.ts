@@ -1,34 +1,10 @@
 import {describe, expect, it} from 'vitest'
 
-import {SessionRow} from '../../../src/lib/model/contract.js'
 import {checkSendText, lastLines} from '../../../src/lib/verbs/lifecycle.js'
 import {readiness} from '../../../src/lib/verbs/send.js'
-import {sessionRow} from '../../helpers/fixtures.js'
+import {resumableRow} from '../../helpers/fixtures.js'
 
-const row = (id: string, over: Partial<SessionRow> = {}): SessionRow =>
-  sessionRow({
-    id,
-
-    state: 'exited',
-
-    stateSource: 'process',
-
-    cwd: '/w',
-
-    command: ['claude'],
-
-    resume: ['claude', '--resume', 'c1'],
-
-    record: `${id}.json`,
-
-    exitReason: 'other-boot',
-
-    agentSource: 'record',
-
-    tmux: null,
-
-    ...over,
-  })
+const row = resumableRow
 
 describe('pk send text (pure)', () => {
   it('types text, never keys: CRLF becomes LF, tabs and newlines pass, C0 and C1 controls are refused', () => {
