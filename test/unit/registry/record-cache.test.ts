@@ -8,12 +8,12 @@ import {RecordCache} from '../../../src/lib/registry/record-cache.js'
 import {readRecords} from '../../../src/lib/registry/records.js'
 import {StateDir, stateLayout} from '../../../src/lib/registry/state-dir.js'
 import {sampleRecord} from '../../helpers/fixtures.js'
+import {waitFor} from '../../helpers/sandbox.js'
 
 let root: string
 let state: StateDir
 const put = (name: string, over = {}) => writeFileSync(join(state.sessions, name), JSON.stringify(sampleRecord(over)))
 /** inotify's events arrive through the event loop: give them a moment, as a watcher's second between polls does. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100))
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'pk-records-'))
@@ -62,15 +62,14 @@ describe('RecordCache', () => {
     try {
       expect(cache.read(state).records.map((r) => r.record.label)).toEqual(['one'])
       // In place (no rename): the directory's mtime does not change, inotify still says so.
+      // (inotify's word comes a moment later: each change is waited for, with a deadline)
+      const labels = () => cache.read(state).records.map((r) => r.record.label)
       put('a.json', {label: 'two'})
-      await settle()
-      expect(cache.read(state).records.map((r) => r.record.label)).toEqual(['two'])
+      await waitFor('the change in place seen', () => labels().join() === 'two')
       put('b.json', {label: 'three', identity: {...sampleRecord().identity, pid: 11}})
-      await settle()
-      expect(cache.read(state).records).toHaveLength(2)
+      await waitFor('the new record seen', () => labels().length === 2)
       rmSync(join(state.sessions, 'a.json'))
-      await settle()
-      expect(cache.read(state).records.map((r) => r.record.label)).toEqual(['three'])
+      await waitFor('the removal seen', () => labels().join() === 'three')
       rmSync(state.sessions, {recursive: true})
       mkdirSync(state.sessions, {mode: 0o700})
       put('c.json', {label: 'four'})
