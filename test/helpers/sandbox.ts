@@ -135,13 +135,26 @@ export class Sandbox {
 
   cleanup(): void {
     for (const socket of this.sockets()) this.tmuxTry(socket, 'kill-server')
-    // The writer a hook started may still be working in here (it waits out a stopped server, and comes back
-    // for events a held lock kept from it for minutes): let it finish for up to 5 s, then end it; whatever
-    // else lingers is retried, as rm -rf would be.
-    const writer = this.writerPid()
-    for (let waited = 0; writer !== null && alive(writer) && waited < 5000; waited += 50) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
-    if (writer !== null && alive(writer)) process.kill(writer, 'SIGKILL')
+    // What a test started may still be working in here: the writer a hook started (it waits out a stopped
+    // server, and comes back for events a held lock kept from it), a notifier a watcher started, a hook an
+    // agent's pane ran as it closed. Let them finish for up to 5 s, then end them, and remove the tree only
+    // once none is left to write into it (a file made during rm -rf fails it with ENOTEMPTY).
+    const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+    for (let waited = 0; this.processes().length > 0 && waited < 5000; waited += 50) sleep(50)
+    for (const pid of this.processes()) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // gone meanwhile
+      }
+    }
+    for (let waited = 0; this.processes().length > 0 && waited < 2000; waited += 20) sleep(20)
     rmSync(this.root, {recursive: true, force: true, maxRetries: 10, retryDelay: 100})
+  }
+
+  /** Every live process, pk or not, with this sandbox's state directory in its environment. */
+  private processes(): number[] {
+    return this.matching(() => true)
   }
 
   /**
@@ -149,18 +162,22 @@ export class Sandbox {
    * start, the writers hooks start, the notifiers watchers start), but those given (a watcher that runs on).
    */
   pkProcesses(except: readonly number[] = []): number[] {
+    return this.matching((pid, cmdline) => !except.includes(pid) && cmdline.includes(join('bin', 'run.js')))
+  }
+
+  private matching(test: (pid: number, cmdline: string) => boolean): number[] {
     const pids: number[] = []
     for (const name of readdirSync('/proc')) {
       const pid = Number(name)
-      if (!Number.isSafeInteger(pid) || except.includes(pid) || pid === process.pid) continue
+      if (!Number.isSafeInteger(pid) || pid === process.pid) continue
       try {
-        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join('bin', 'run.js'))) continue
+        if (!test(pid, readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) continue
         if (!readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`PK_STATE_DIR=${this.stateDir}\0`)) continue
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
         if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue
         pids.push(pid)
       } catch {
-        // gone meanwhile
+        // gone meanwhile, or another user's
       }
     }
     return pids
@@ -172,16 +189,6 @@ export class Sandbox {
    */
   async settled(except: readonly number[] = [], timeoutMs = 60_000): Promise<void> {
     await waitFor('no pk at work in the sandbox', () => this.pkProcesses(except).length === 0, timeoutMs)
-  }
-
-  /** The pid the state directory's writer mark names, if any. */
-  private writerPid(): number | null {
-    try {
-      const pid = Number(readFileSync(join(this.stateDir, 'writer'), 'utf8').trim().split(/\s+/)[0])
-      return Number.isSafeInteger(pid) && pid > 0 ? pid : null
-    } catch {
-      return null
-    }
   }
 }
 
@@ -221,14 +228,5 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
     if (value) return value as NonNullable<T>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
   }
 }
