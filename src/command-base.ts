@@ -1,4 +1,4 @@
-import {Command} from '@oclif/core'
+import {Args, Command, Flags} from '@oclif/core'
 import type {Interfaces} from '@oclif/core'
 
 // (oclif's own, which it does not export)
@@ -13,7 +13,8 @@ import {Context} from './lib/config/context.js'
 import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
 import {createContext} from './context.js'
 import {usageLine} from './lib/cli/suggest.js'
-import {booleanGivenValue} from './lib/cli/simple-argv.js'
+import {booleanGivenValue, CommandSpec, FlagSpec, Parsed, withDefaults} from './lib/cli/simple-argv.js'
+import type {Descriptor} from './descriptors/descriptor.js'
 import {printJson, say} from './output.js'
 
 /**
@@ -47,6 +48,22 @@ export abstract class PkCommand extends Command {
       throw new PkError('bad-flags', `${bad.token}: --${bad.name} takes no value (${no}); nothing was done`)
     }
     return super.parse(options, argv)
+  }
+
+  /**
+   * The command's words parsed by oclif (its flags and args made from the descriptor's spec), as the
+   * descriptor's input takes them: every flag of the spec with its value or default, the words in order,
+   * and `given` (default: the words as given) for what reads them byte for byte. `raw` is oclif's own
+   * output, for the flags only oclif's command has.
+   */
+  protected async parseBy<S extends CommandSpec>(
+    descriptor: Descriptor<S, unknown>,
+    argv: string[] = this.argv,
+    given: readonly string[] = this.argv,
+  ): Promise<{parsed: Parsed<S>; raw: Record<string, unknown>}> {
+    const own = this.constructor as unknown as Input<FlagOutput, FlagOutput, ArgOutput>
+    const {flags, argv: words} = await this.parse({flags: own.flags, args: own.args, strict: own.strict}, argv)
+    return {parsed: {flags: withDefaults(descriptor.spec, flags), words: words.map(String), argv: given}, raw: flags}
   }
 
   /** One more line for a usage error, where the command has something to say (bg: the agent's words go after --). */
@@ -84,5 +101,31 @@ export abstract class PkCommand extends Command {
     printJson(value)
   }
 }
+
+/** oclif's flags, made from a descriptor's spec (the command adds those only it has). */
+export function oclifFlags(spec: CommandSpec): Interfaces.FlagInput {
+  const exclusive = (name: string) => spec.exclusive?.find((group) => group.includes(name))?.filter((other) => other !== name)
+  return Object.fromEntries(Object.entries(spec.flags).map(([name, flag]) => [name, oclifFlag(flag, exclusive(name))]))
+}
+
+function oclifFlag(flag: FlagSpec, exclusive: string[] | undefined) {
+  const common = {description: flag.description, ...(exclusive ? {exclusive} : {}), ...('hidden' in flag && flag.hidden ? {hidden: true} : {})}
+  const char = 'char' in flag && flag.char ? {char: flag.char as Interfaces.AlphabetLowercase} : {}
+  if (flag.type === 'boolean')
+    return Flags.boolean({...common, ...char, ...(flag.default === undefined ? {} : {default: flag.default}), ...(flag.allowNo ? {allowNo: true} : {})})
+  if (flag.type === 'integer') return Flags.integer({...common, ...char, min: flag.min, ...(flag.default === undefined ? {} : {default: flag.default})})
+  if (flag.type === 'option') return Flags.option({...common, options: flag.options, ...(flag.default === undefined ? {} : {default: flag.default})})()
+  return Flags.string({...common, ...char})
+}
+
+/** oclif's args, made from a descriptor's spec; `descriptions` replaces what only the command can say (bg's presets). */
+export function oclifArgs(spec: CommandSpec, descriptions: Record<string, string> = {}): Interfaces.ArgInput {
+  return Object.fromEntries(
+    spec.args.map((arg) => [arg.name, Args.string({description: descriptions[arg.name] ?? arg.description, ...(arg.required ? {required: true} : {})})]),
+  )
+}
+
+/** Whether oclif counts the words: not where they may be many, nor where a command follows `--` (bg). */
+export const oclifStrict = (spec: CommandSpec): boolean => !spec.variadic && !spec.command
 
 export {JSON_SCHEMA_VERSION, schemaHead} from './lib/model/contract.js'

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {doctor} from '../bodies/doctor.js'
-import {PkCommand} from '../command-base.js'
+import {oclifArgs, oclifFlags, PkCommand} from '../command-base.js'
+import {doctorCommand} from '../descriptors/doctor.js'
 import type {Outcome} from '../lib/model/errors.js'
 import type {Diagnosis} from '../lib/doctor/index.js'
 import {taskList} from '../progress.js'
@@ -18,16 +19,17 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     '<%= config.bin %> doctor --fix',
     '<%= config.bin %> doctor --json | jq ".checks[] | select(.status != \\"pass\\")"',
   ]
+  static override args = oclifArgs(doctorCommand.spec)
   static override flags = {
-    json: Flags.boolean({description: 'print the diagnosis as JSON, nothing else on stdout'}),
-    fix: Flags.boolean({description: 'apply the fixes that lose nothing, then check again'}),
+    ...oclifFlags(doctorCommand.spec),
     fleet: Flags.boolean({description: 'also run doctor on every configured host (over ssh) and report per host'}),
     host: Flags.string({description: 'also run doctor on this host; repeatable', multiple: true}),
   }
 
   protected async execute(): Promise<Outcome | void> {
     const {ctx} = this
-    const {flags} = await this.parse(Doctor)
+    const {parsed, raw} = await this.parseBy(doctorCommand)
+    const flags = {...parsed.flags, fleet: raw.fleet === true, host: raw.host as string[] | undefined}
     const {doctorHosts, resolveHosts} = await import('../lib/fleet/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, ctx.env) : []
     // Hosts answer within seconds each: on a terminal, a person sees which are still asked.
@@ -35,7 +37,7 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     const remote = hosts.length > 0 ? doctorHosts(hosts, progress).finally(() => progress?.finished()) : undefined
     const render = process.stdout.isTTY && hosts.length === 0 && wantColour(process.stdout, ctx.env) ? renderWithListr : undefined
     const confirm = process.stdin.isTTY && process.stdout.isTTY ? (await import('../prompt.js')).confirm : undefined
-    return doctor(ctx, {json: Boolean(flags.json), fix: Boolean(flags.fix)}, {remote, render, confirm: confirm && ((q) => confirm(`${q} [y/N] `))})
+    return doctor(ctx, doctorCommand.input(parsed), {remote, render, confirm: confirm && ((q) => confirm(`${q} [y/N] `))})
   }
 }
 

@@ -1,7 +1,5 @@
-import {Args, Flags} from '@oclif/core'
-
-import {send} from '../bodies/send.js'
-import {PkCommand} from '../command-base.js'
+import {oclifArgs, oclifFlags, oclifStrict, PkCommand} from '../command-base.js'
+import {sendCommand} from '../descriptors/send.js'
 import type {Outcome} from '../lib/model/errors.js'
 
 export default class Send extends PkCommand {
@@ -25,21 +23,11 @@ it took the line, so --json says "submitted": null. Text on --stdin must be UTF-
     '<%= config.bin %> send 3f9a --no-enter "draft"',
   ]
   static override usage = 'send ID TEXT... [--stdin] [--no-enter] [--enter-only] [--when-idle] [--timeout <value>] [--json]'
-  static override strict = false
-  static override args = {id: Args.string({description: 'session id or unique prefix', required: true})}
-  static override flags = {
-    stdin: Flags.boolean({description: 'read the text from standard input'}),
-    enter: Flags.boolean({description: 'press Enter after the text (--no-enter: do not)', default: true, allowNo: true}),
-    'enter-only': Flags.boolean({description: 'press Enter alone, with no text (an agent waiting on a dialog is refused: answer it with pk answer)'}),
-    'when-idle': Flags.boolean({description: 'wait for a running turn to end before typing'}),
-    timeout: Flags.integer({description: 'seconds to wait for the agent to be ready for input (default 30)', default: 30, min: 0}),
-    json: Flags.boolean({description: 'print {schema, id, bytes, enter, submitted, enters, state} as JSON'}),
-  }
+  static override strict = oclifStrict(sendCommand.spec)
+  static override args = oclifArgs(sendCommand.spec)
+  static override flags = oclifFlags(sendCommand.spec)
 
   protected async execute(): Promise<Outcome | void> {
-    const {args, argv, flags} = await this.parse(Send)
-    // (oclif leaves a boolean flag that was not given undefined)
-    const input = {id: args.id, words: argv.slice(1).map(String), stdin: Boolean(flags.stdin), enter: flags.enter, enterOnly: Boolean(flags['enter-only'])}
-    return send(this.ctx, {...input, whenIdle: Boolean(flags['when-idle']), timeout: flags.timeout, json: Boolean(flags.json)})
+    return sendCommand.run(this.ctx, sendCommand.input((await this.parseBy(sendCommand)).parsed))
   }
 }

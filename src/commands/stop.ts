@@ -1,7 +1,5 @@
-import {Args, Flags} from '@oclif/core'
-
-import {stop} from '../bodies/stop.js'
-import {PkCommand} from '../command-base.js'
+import {oclifArgs, oclifFlags, oclifStrict, PkCommand} from '../command-base.js'
+import {stopCommand} from '../descriptors/stop.js'
 import type {Outcome} from '../lib/model/errors.js'
 
 export default class Stop extends PkCommand {
@@ -19,28 +17,11 @@ one is tried; the exit code is the first failure's. A session that has exited al
     '<%= config.bin %> stop 3f9a --force --json',
     '<%= config.bin %> stop --all --agent claude',
   ]
-  static override strict = false
-  static override args = {id: Args.string({description: 'session id or unique prefix (several allowed)'})}
-  static override flags = {
-    all: Flags.boolean({description: 'every live session pk ls lists, with its filters (--state, --agent, --attention)'}),
-    state: Flags.string({description: 'with --all: only sessions in these states, comma-separated'}),
-    agent: Flags.string({description: 'with --all: only sessions of this agent'}),
-    attention: Flags.boolean({description: 'with --all: only sessions that need you'}),
-    force: Flags.boolean({description: 'SIGKILL at once'}),
-    timeout: Flags.integer({description: 'seconds to wait after SIGTERM before SIGKILL', default: 10, min: 0}),
-    json: Flags.boolean({description: 'print {schema, stopped, failed} as JSON'}),
-  }
+  static override strict = oclifStrict(stopCommand.spec)
+  static override args = oclifArgs(stopCommand.spec)
+  static override flags = oclifFlags(stopCommand.spec)
 
   protected async execute(): Promise<Outcome | void> {
-    const {argv, flags} = await this.parse(Stop)
-    const filters = {state: flags.state, attention: Boolean(flags.attention), agent: flags.agent}
-    return stop(this.ctx, {
-      ids: argv.map(String),
-      all: Boolean(flags.all),
-      filters,
-      force: Boolean(flags.force),
-      timeout: flags.timeout,
-      json: Boolean(flags.json),
-    })
+    return stopCommand.run(this.ctx, stopCommand.input((await this.parseBy(stopCommand)).parsed))
   }
 }

@@ -1,7 +1,5 @@
-import {Args, Flags} from '@oclif/core'
-
-import {usage} from '../bodies/usage.js'
-import {PkCommand} from '../command-base.js'
+import {oclifArgs, oclifFlags, oclifStrict, PkCommand} from '../command-base.js'
+import {usageCommand} from '../descriptors/usage.js'
 
 import type {Outcome} from '../lib/model/errors.js'
 
@@ -12,15 +10,11 @@ count until pruned), or one. Cost is the agent's own record (Pi) or your config'
 million tokens per model); a model without a rate is named unpriced and its cost left out (null), never guessed.
 --since counts whole days (the transcripts' own dates, UTC).`
   static override examples = ['<%= config.bin %> usage', '<%= config.bin %> usage --by agent --since 7d', '<%= config.bin %> usage 3f9a --json']
-  static override args = {id: Args.string({description: 'only this session (id or unique prefix)'})}
-  static override flags = {
-    since: Flags.string({description: 'only since then: 12h, 3d, 2w, or a date (YYYY-MM-DD)'}),
-    by: Flags.option({options: ['session', 'agent', 'day'] as const, default: 'session', description: 'one line per session (default), agent or day'})(),
-    json: Flags.boolean({description: 'print {schema, by, since, lines, total} as JSON'}),
-  }
+  static override strict = oclifStrict(usageCommand.spec)
+  static override args = oclifArgs(usageCommand.spec)
+  static override flags = oclifFlags(usageCommand.spec)
 
   protected async execute(): Promise<Outcome | void> {
-    const {args, flags} = await this.parse(Usage)
-    return usage(this.ctx, {id: args.id, since: flags.since, by: flags.by, json: flags.json})
+    return usageCommand.run(this.ctx, usageCommand.input((await this.parseBy(usageCommand)).parsed))
   }
 }

@@ -1,7 +1,5 @@
-import {Args, Flags} from '@oclif/core'
-
-import {wait} from '../bodies/wait.js'
-import {PkCommand} from '../command-base.js'
+import {oclifArgs, oclifFlags, oclifStrict, PkCommand} from '../command-base.js'
+import {waitCommand} from '../descriptors/wait.js'
 import type {Outcome} from '../lib/model/errors.js'
 
 export default class Wait extends PkCommand {
@@ -20,32 +18,11 @@ of the turn it started, not the idle state from before.`
     '<%= config.bin %> wait 3f9a a70e 9c1d --for idle --all',
     '<%= config.bin %> wait $(pk ls -q --agent claude) --any',
   ]
-  static override strict = false
-  static override args = {
-    id: Args.string({description: 'session id or unique prefix (several: one per argument)'}),
-  }
-  static override flags = {
-    for: Flags.option({description: 'the state to wait for (default: needs you)', options: ['waiting', 'idle', 'exited'] as const})(),
-    all: Flags.boolean({description: 'with several ids: until every one has (the default)', exclusive: ['any']}),
-    any: Flags.boolean({description: 'with several ids: until one has', exclusive: ['all']}),
-    timeout: Flags.integer({description: 'give up after this many seconds (exit 124)', min: 0}),
-    'all-sessions': Flags.boolean({description: 'instead of ids: every session pk ls lists, present and started while it waits, until any one gets there'}),
-    agent: Flags.string({description: 'with --all-sessions: only sessions of this agent'}),
-    next: Flags.boolean({description: 'only what happens after the wait began: the next turn to end, not the state already there'}),
-    json: Flags.boolean({description: 'print {schema, sessions: [{id, agent, label, state, attention, attentionSince, exitStatus}]} of those that got there'}),
-  }
+  static override strict = oclifStrict(waitCommand.spec)
+  static override args = oclifArgs(waitCommand.spec)
+  static override flags = oclifFlags(waitCommand.spec)
 
   protected async execute(): Promise<Outcome | void> {
-    const {argv, flags} = await this.parse(Wait)
-    return wait(this.ctx, {
-      ids: argv.map(String),
-      for: flags.for,
-      any: Boolean(flags.any),
-      next: Boolean(flags.next),
-      agent: flags.agent,
-      allSessions: Boolean(flags['all-sessions']),
-      timeout: flags.timeout,
-      json: Boolean(flags.json),
-    })
+    return waitCommand.run(this.ctx, waitCommand.input((await this.parseBy(waitCommand)).parsed))
   }
 }

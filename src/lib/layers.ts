@@ -38,8 +38,12 @@ export const TOP_LAYERS: readonly (readonly string[])[] = [
   ['lib'],
   // An invocation's ends: its context, standard input, the one way out, a terminal's task lists and questions.
   ['context', 'input', 'output', 'progress', 'prompt'],
-  // What commands do, shared by oclif and the fast path; the fast path's flag specs; oclif's command base.
-  ['bodies', 'fast-argv', 'command-base'],
+  // What commands do, shared by oclif and the fast path.
+  ['bodies'],
+  // Each command written once: its flags and words, how they become its input, its body (descriptors/).
+  ['descriptors'],
+  // oclif's command base, which makes a command's flags and args from its descriptor.
+  ['command-base'],
   // The ways in: oclif's commands and its hooks, and the fast path.
   ['commands', 'hooks', 'fast-path'],
 ]

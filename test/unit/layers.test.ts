@@ -77,9 +77,10 @@ describe('the layers of src/lib', () => {
 })
 
 describe('the ranks of src/ above lib', () => {
-  it('commands and the fast path import bodies, bodies and the command base the ends of an invocation, all of them lib: never up, never sideways', () => {
+  it('commands and the fast path import descriptors, descriptors bodies, bodies the ends of an invocation, all of them lib: never up, never sideways', () => {
     const edges = importGraph(src)
-    expect(edges.filter((e) => e.from.startsWith('commands/') && e.to.startsWith('bodies/')).length).toBeGreaterThan(5)
+    expect(edges.filter((e) => e.from.startsWith('commands/') && e.to.startsWith('descriptors/')).length).toBeGreaterThan(5)
+    expect(edges.filter((e) => e.from.startsWith('descriptors/') && e.to.startsWith('bodies/')).length).toBeGreaterThan(5)
     expect(topViolations(edges, TOP_LAYERS)).toEqual([])
   })
 
@@ -95,12 +96,14 @@ describe('the ranks of src/ above lib', () => {
     plant(root, 'bodies/stop.ts', "import '../commands/stop.js'")
     plant(root, 'commands/ls.ts', "const _lazy = async () => import('../fast-path.js')")
     plant(root, 'output.ts', "import type {StopInput as _S} from './bodies/stop.js'")
+    plant(root, 'descriptors/stop.ts', "import '../command-base.js'")
     writeFileSync(join(root, 'loose.ts'), "import '../lib/model/errors.js'\nimport './output.js'\n")
     const found = topViolations(importGraph(root), TOP_LAYERS)
-    expect(found).toContainEqual(expect.stringMatching(/^bodies\/stop imports commands\/stop: commands \(rank 3\) is above bodies \(rank 2\)/))
-    expect(found).toContainEqual(expect.stringMatching(/^commands\/ls imports fast-path \(lazily\): commands and fast-path share rank 3/))
+    expect(found).toContainEqual(expect.stringMatching(/^bodies\/stop imports commands\/stop: commands \(rank 5\) is above bodies \(rank 2\)/))
+    expect(found).toContainEqual(expect.stringMatching(/^commands\/ls imports fast-path \(lazily\): commands and fast-path share rank 5/))
     expect(found).toContainEqual(expect.stringMatching(/^output imports bodies\/stop: bodies \(rank 2\) is above output \(rank 1\)/))
     expect(found).toContainEqual(expect.stringMatching(/^loose imports output: loose has no rank/))
+    expect(found).toContainEqual(expect.stringMatching(/^descriptors\/stop imports command-base: command-base \(rank 4\) is above descriptors \(rank 3\)/))
     // and lib into the commands or the bodies, by the rule of lib's own layers
     plant(root, 'lib/verbs/prune.ts', "import '../../bodies/stop.js'")
     expect(layerViolations(importGraph(root), LAYERS)).toContainEqual(

@@ -7,35 +7,78 @@
  */
 
 export type FlagSpec =
-  | {type: 'boolean'; char?: string; default?: boolean; allowNo?: true}
-  | {type: 'integer'; char?: string; min: number; default?: number}
-  | {type: 'option'; options: readonly string[]; default?: string}
-  | {type: 'string'; char?: string}
+  | {type: 'boolean'; description: string; char?: string; default?: boolean; allowNo?: true; hidden?: true}
+  | {type: 'integer'; description: string; char?: string; min: number; default?: number}
+  | {type: 'option'; description: string; options: readonly string[]; default?: string}
+  | {type: 'string'; description: string; char?: string; hidden?: true}
+
+/** A word a command takes (an id, an agent): its name and help as oclif shows them. */
+export interface ArgSpec {
+  name: string
+  description: string
+  required?: true
+}
 
 export interface CommandSpec {
   flags: Record<string, FlagSpec>
-  /** How many words besides the flags. */
-  words: {min: number; max: number}
+  /** The words besides the flags, in order; with `variadic`, the last one may come any number of times. */
+  args: readonly ArgSpec[]
+  variadic?: true
   /** Flags that oclif refuses together. */
-  exclusive?: readonly string[][]
+  exclusive?: readonly (readonly string[])[]
   /** The command's flags left to oclif: any of them sends the argv there (parseSimple does not know them). */
   oclifOnly?: readonly string[]
   /** The words after the first `--` are not pk's (bg's command): the caller parses only those before it. */
   command?: true
 }
 
-export interface Parsed {
-  flags: Record<string, string | number | boolean | undefined>
+/** How many words besides the flags a command takes. */
+export function wordsOf(spec: CommandSpec): {min: number; max: number} {
+  return {min: spec.args.filter((a) => a.required).length, max: spec.variadic ? Number.POSITIVE_INFINITY : spec.args.length}
+}
+
+/** A flag's value once parsed, as its spec types it: so a command's input names only flags it has. */
+export type FlagValue<F extends FlagSpec> = F extends {type: 'boolean'}
+  ? boolean
+  : F extends {type: 'integer'; default: number}
+    ? number
+    : F extends {type: 'integer'}
+      ? number | undefined
+      : F extends {type: 'option'; options: readonly (infer O extends string)[]; default: string}
+        ? O
+        : F extends {type: 'option'; options: readonly (infer O extends string)[]}
+          ? O | undefined
+          : string | undefined
+
+export interface Parsed<S extends CommandSpec = CommandSpec> {
+  flags: {[K in keyof S['flags']]: FlagValue<S['flags'][K]>}
   words: string[]
+  /** The words after the command's name as given (bg reads its command and --cwd from them byte for byte). */
+  argv: readonly string[]
+}
+
+/**
+ * Pure: every flag of the spec with its value as given, else its default (a boolean not given is false):
+ * what both parsers hand a command's input, so neither sees an undefined the other would not.
+ */
+export function withDefaults<S extends CommandSpec>(spec: S, given: Record<string, unknown>): Parsed<S>['flags'] {
+  const flags: Record<string, unknown> = {}
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    flags[name] = given[name] !== undefined ? given[name] : 'default' in flag ? flag.default : flag.type === 'boolean' ? false : undefined
+  }
+  return flags as Parsed<S>['flags']
 }
 
 /** Pure: the argv (after the command's name) by the spec, or null where only oclif may answer. */
-export function parseSimple(argv: readonly string[], spec: CommandSpec): Parsed | null {
-  const flags: Parsed['flags'] = {}
+export function parseSimple<S extends CommandSpec>(argv: readonly string[], spec: S): Parsed<S> | null {
+  const flags: Record<string, string | number | boolean> = {}
   const words: string[] = []
   const byChar = new Map(Object.entries(spec.flags).flatMap(([name, f]) => ('char' in f && f.char ? [[f.char, name] as const] : [])))
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!
+  // bg: only the words before the first `--` are pk's; the rest is the command, byte for byte.
+  const split = spec.command ? argv.indexOf('--') : -1
+  const own = split === -1 ? argv : argv.slice(0, split)
+  for (let i = 0; i < own.length; i++) {
+    const token = own[i]!
     if (!token.startsWith('-')) {
       words.push(token)
       continue
@@ -52,19 +95,16 @@ export function parseSimple(argv: readonly string[], spec: CommandSpec): Parsed 
       flags[name] = !negated
       continue
     }
-    const value = long?.[2] ?? argv[++i]
+    const value = long?.[2] ?? own[++i]
     if (value === undefined || value === '' || (long?.[2] === undefined && value.startsWith('-'))) return null
     const taken = valueOf(flag, value)
     if (taken === null) return null
     flags[name] = taken
   }
-  if (words.length < spec.words.min || words.length > spec.words.max) return null
+  const {min, max} = wordsOf(spec)
+  if (words.length < min || words.length > max) return null
   if (spec.exclusive?.some((group) => group.filter((f) => f in flags).length > 1)) return null
-  for (const [name, flag] of Object.entries(spec.flags)) {
-    if (name in flags) continue
-    flags[name] = 'default' in flag ? flag.default : flag.type === 'boolean' ? false : undefined
-  }
-  return {flags, words}
+  return {flags: withDefaults(spec, flags), words, argv}
 }
 
 function valueOf(flag: Exclude<FlagSpec, {type: 'boolean'}>, value: string): string | number | null {

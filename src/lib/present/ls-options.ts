@@ -87,12 +87,13 @@ const LS_SPEC: CommandSpec = {
   flags: Object.fromEntries(
     Object.entries(LS_FLAGS).map(([name, flag]): [string, FlagSpec] => {
       const char = 'short' in flag ? {char: flag.short} : {}
-      if (flag.type === 'boolean') return [name, {type: 'boolean', ...char}]
-      if ('options' in flag) return [name, {type: 'option', options: flag.options, default: flag.default}]
-      return [name, {type: 'string', ...char}]
+      const {description} = flag
+      if (flag.type === 'boolean') return [name, {type: 'boolean', description, ...char}]
+      if ('options' in flag) return [name, {type: 'option', description, options: flag.options, default: flag.default}]
+      return [name, {type: 'string', description, ...char}]
     }),
   ),
-  words: {min: 0, max: 0},
+  args: [],
 }
 
 /**

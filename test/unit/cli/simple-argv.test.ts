@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {FAST_COMMANDS} from '../../../src/fast-argv.js'
+import {sendCommand} from '../../../src/descriptors/send.js'
+import {waitCommand} from '../../../src/descriptors/wait.js'
 import {booleanGivenValue, CommandSpec, parseSimple} from '../../../src/lib/cli/simple-argv.js'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -8,21 +9,19 @@ import {ROOT} from '../../helpers/sandbox.js'
 
 const spec: CommandSpec = {
   flags: {
-    n: {type: 'integer', char: 'n', min: 1, default: 200},
-    json: {type: 'boolean'},
-    by: {type: 'option', options: ['a', 'b'], default: 'a'},
-    since: {type: 'string'},
+    n: {type: 'integer', char: 'n', min: 1, default: 200, description: 'n'},
+    json: {type: 'boolean', description: 'json'},
+    by: {type: 'option', options: ['a', 'b'], default: 'a', description: 'by'},
+    since: {type: 'string', description: 'since'},
   },
-  words: {min: 1, max: 1},
+  args: [{name: 'id', description: 'id', required: true}],
 }
 
 describe('parseSimple: the plain forms, or null for oclif', () => {
   it('takes long and short flags, with a value after a space or an =, and fills the defaults', () => {
-    expect(parseSimple(['ab12'], spec)).toEqual({flags: {n: 200, json: false, by: 'a', since: undefined}, words: ['ab12']})
-    expect(parseSimple(['--json', 'ab12', '-n', '5', '--by=b', '--since', '3d'], spec)).toEqual({
-      flags: {n: 5, json: true, by: 'b', since: '3d'},
-      words: ['ab12'],
-    })
+    expect(parseSimple(['ab12'], spec)).toEqual({flags: {n: 200, json: false, by: 'a', since: undefined}, words: ['ab12'], argv: ['ab12']})
+    const argv = ['--json', 'ab12', '-n', '5', '--by=b', '--since', '3d']
+    expect(parseSimple(argv, spec)).toEqual({flags: {n: 5, json: true, by: 'b', since: '3d'}, words: ['ab12'], argv})
     expect(parseSimple(['ab12', '--n=007', '--since=-3d'], spec)?.flags).toMatchObject({n: 7, since: '-3d'})
   })
   it.each([
@@ -49,15 +48,15 @@ describe('parseSimple: the plain forms, or null for oclif', () => {
     expect(parseSimple(argv, spec)).toBeNull()
   })
   it('takes --no-NAME only for a flag that allows it', () => {
-    expect(parseSimple(['ab12', 'hi', '--no-enter'], FAST_COMMANDS.send)?.flags.enter).toBe(false)
-    expect(parseSimple(['ab12', 'hi'], FAST_COMMANDS.send)?.flags.enter).toBe(true)
-    expect(parseSimple(['ab12', 'hi', '--no-enter', '--enter'], FAST_COMMANDS.send)).toBeNull()
-    expect(parseSimple(['ab12', 'hi', '--no-json'], FAST_COMMANDS.send)).toBeNull()
-    expect(parseSimple(['ab12', 'hi', '--no-enter=x'], FAST_COMMANDS.send)).toBeNull()
+    expect(parseSimple(['ab12', 'hi', '--no-enter'], sendCommand.spec)?.flags.enter).toBe(false)
+    expect(parseSimple(['ab12', 'hi'], sendCommand.spec)?.flags.enter).toBe(true)
+    expect(parseSimple(['ab12', 'hi', '--no-enter', '--enter'], sendCommand.spec)).toBeNull()
+    expect(parseSimple(['ab12', 'hi', '--no-json'], sendCommand.spec)).toBeNull()
+    expect(parseSimple(['ab12', 'hi', '--no-enter=x'], sendCommand.spec)).toBeNull()
   })
   it('refuses flags oclif refuses together', () => {
-    expect(parseSimple(['ab12', '--all', '--any'], FAST_COMMANDS.wait)).toBeNull()
-    expect(parseSimple(['ab12', '--any'], FAST_COMMANDS.wait)?.flags.any).toBe(true)
+    expect(parseSimple(['ab12', '--all', '--any'], waitCommand.spec)).toBeNull()
+    expect(parseSimple(['ab12', '--any'], waitCommand.spec)?.flags.any).toBe(true)
   })
 })
 
