@@ -34,11 +34,12 @@ const onWriteError = (stream) => (error) => {
 const writeHandlers = new Map([process.stdout, process.stderr].map((stream) => [stream, onWriteError(stream)]))
 for (const [stream, handler] of writeHandlers) stream.on('error', handler)
 
-// `pk hook` runs inside an agent, which may wait for it: its deadline starts here, before oclif loads, not
-// once the command runs (the same numbers as HOOK_DEADLINE_MS and HOOK_MIN_WORK_MS in src/lib/events/hook.ts,
-// which a test holds equal): the whole process ends 0.9 s after node started, or 0.6 s after this line
-// on a machine so loaded that node's own start took most of that. (`pk hook --json`, what a person runs to
-// see what a payload does, goes through oclif and counts its deadline from there: its answer is the point.)
+// `pk hook` runs inside an agent, which may wait for it: its deadline, the only one it has, starts here,
+// before anything else loads. The whole process ends 0.9 s after node started, or 0.6 s after this line on
+// a machine so loaded that node's own start took most of that; a stuck lock, a stopped server or a
+// standard input that never closes do not hold the agent longer (writes are atomic: stopping mid-way
+// tears nothing). `pk hook --json`, what a person runs to see what a payload does, has none: its answer is
+// the point, and the person can stop it.
 if (args[0] === 'hook' && !args.includes('--json')) setTimeout(() => process.exit(0), Math.max(900 - performance.now(), 600)).unref()
 
 // `pk -h` and `pk -v` are what people type for help and version.

@@ -92,11 +92,6 @@ export abstract class PkCommand extends Command {
     process.exitCode = exitCode
   }
 
-  /** End the process successfully in `ms`, whatever still pends: for `pk hook`, which an agent waits on. */
-  protected succeedAt(ms: number): void {
-    setTimeout(() => process.exit(0), ms).unref()
-  }
-
   protected printJson(value: unknown): void {
     printJson(value)
   }

@@ -8,7 +8,6 @@ import type {Context} from './lib/config/context.js'
 import type {ServerScan} from './lib/tmux/servers.js'
 import {mark} from './lib/cli/timings.js'
 import {out, say, terminal, write} from './output.js'
-import {readStdin} from './input.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
@@ -129,26 +128,9 @@ async function printIds(live: boolean): Promise<boolean> {
   return true
 }
 
-/**
- * `pk hook AGENT [PAYLOAD]` without oclif (with --json, or anything else, oclif's command does the same):
- * always exit 0, never a word on stdout; errors go to hook.log; a refusal (another pid namespace, unsafe
- * state) is said on stderr and writes nothing. bin/run.js set its deadline before this loaded.
- */
+/** `pk hook AGENT [PAYLOAD]` without oclif: the body both ways in run (bodies/hook.ts). */
 async function takeHook(args: string[]): Promise<boolean> {
-  const ctx = createContext()
-  const {logHookError, takeHookEvent} = await import('./lib/events/hook.js')
-  const flags = args.filter((a) => a.startsWith('-'))
-  const [agent, ...rest] = args.filter((a) => !a.startsWith('-'))
-  try {
-    // A misconfigured hook still never fails the agent: said in hook.log, exit 0.
-    if (agent === undefined) throw new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again')
-    if (flags.length > 0) throw new Error(`pk hook does not take ${flags.join(' ')} (pk hook AGENT [PAYLOAD]); run pk setup ${agent} again`)
-    const payload = rest.length > 0 ? rest.at(-1)! : await readStdin(500)
-    await takeHookEvent(ctx, agent, payload)
-  } catch (error) {
-    if (error instanceof PkError && error.exitCode === 5) say(`pk hook: ${error.message}\n`)
-    else logHookError(ctx, agent ?? '(no agent)', error)
-  }
-  process.exitCode = 0
+  const {hook, hookInput} = await import('./bodies/hook.js')
+  await hook(createContext(), hookInput(args))
   return true
 }

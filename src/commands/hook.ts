@@ -1,10 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {PkError, Outcome} from '../lib/model/errors.js'
-import {HOOK_DEADLINE_MS, HOOK_MIN_WORK_MS, logHookError, takeHookEvent} from '../lib/events/hook.js'
-import {say} from '../output.js'
-import {readStdin} from '../input.js'
+import type {Outcome} from '../lib/model/errors.js'
+import {logHookError} from '../lib/events/hook.js'
+import {hook, hookInput} from '../bodies/hook.js'
 
 export default class Hook extends PkCommand {
   /** A misconfigured hook (unknown flag, anything) still never fails the agent: logged, exit 0. */
@@ -31,40 +30,7 @@ in the state directory. pk setup AGENT installs the integration.`
   }
 
   protected async execute(): Promise<Outcome | void> {
-    const {ctx} = this
-    // The agent waits for this process: end it at the deadline whatever is still pending (a stuck lock,
-    // a stopped server, stdin that never closes). Writes are atomic, so stopping mid-way tears nothing.
-    // On a machine so loaded that starting node took most of the second, the work still gets a fair
-    // share (HOOK_MIN_WORK_MS) rather than nothing: the deadline is for what pk waits on, not node's start.
-    const end = Math.max(HOOK_DEADLINE_MS, performance.now() + HOOK_MIN_WORK_MS)
-    const left = () => Math.max(0, end - performance.now())
-    this.succeedAt(left())
-    const {args, argv, flags} = await this.parse(Hook)
-    const positional = argv.slice(1).map(String)
-    if (args.agent === undefined) {
-      logHookError(ctx, '(no agent)', new Error('pk hook was called without the agent name (pk hook AGENT [PAYLOAD]); run pk setup AGENT again'))
-      return
-    }
-    try {
-      const payload = positional.length > 0 ? positional.at(-1)! : await readStdin(Math.min(500, left()))
-      const {report, file} = await takeHookEvent(ctx, args.agent, payload)
-      if (flags.json)
-        this.printJson({
-          spooled: file !== null,
-          file,
-          state: report?.state ?? null,
-          reason:
-            report === null
-              ? 'event carries no state'
-              : file === null
-                ? 'this pk may not write the state directory'
-                : 'pending; pk notify --fold applies it to the session its sender runs in, if any',
-        })
-    } catch (error) {
-      // A refusal (foreign pid namespace, unsafe state) writes nothing, not even a log line.
-      if (error instanceof PkError && error.exitCode === 5) say(`pk hook: ${error.message}\n`)
-      else logHookError(ctx, args.agent, error)
-      if (flags.json) this.printJson({recorded: false, id: null, reason: error instanceof Error ? error.message : String(error)})
-    }
+    // (only --json and --help come this way: every other form is the fast path's, by the same body)
+    await hook(this.ctx, hookInput(this.argv))
   }
 }

@@ -14,11 +14,6 @@ import {startPkDetached} from '../exec/run.js'
 import {HOOK_STATES, isOneOf} from '../model/states.js'
 import {Context} from '../config/context.js'
 
-/** The whole `pk hook` process ends within this long after it started, whatever happens. */
-export const HOOK_DEADLINE_MS = 900
-/** ...but never leaves itself less than this for its work once it runs (node may start slowly under load). */
-export const HOOK_MIN_WORK_MS = 600
-
 /** What one hook call reports, whatever the agent's payload style. */
 export interface HookReport {
   state: HookStatus['state']
