@@ -57,7 +57,7 @@ export abstract class PkCommand extends Command {
    * output, for the flags only oclif's command has.
    */
   protected async parseBy<S extends CommandSpec>(
-    descriptor: Descriptor<S, unknown>,
+    descriptor: Pick<Descriptor<S, unknown>, 'spec'>,
     argv: string[] = this.argv,
     given: readonly string[] = this.argv,
   ): Promise<{parsed: Parsed<S>; raw: Record<string, unknown>}> {

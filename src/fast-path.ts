@@ -2,7 +2,8 @@ import {describeError, exitOf, PkError} from './lib/model/errors.js'
 import {DESCRIPTORS} from './descriptors/index.js'
 import type {Descriptor} from './descriptors/descriptor.js'
 import {parseSimple} from './lib/cli/simple-argv.js'
-import {checkLsOptions, parseLsArgv} from './lib/present/ls-options.js'
+import {checkLsOptions} from './lib/present/ls-options.js'
+import {parseLsArgv} from './descriptors/ls.js'
 import {createContext} from './context.js'
 import type {Context} from './lib/config/context.js'
 import type {ServerScan} from './lib/tmux/servers.js'
@@ -12,7 +13,7 @@ import {out, say, terminal, write} from './output.js'
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and
  * loading oclif alone costs twice what starting node does. So `pk ls` with only its simple flags (the
- * ones lib/present/ls-options.ts defines for both paths), `pk attach ID [--print]`, the plain forms of the
+ * ones descriptors/ls.ts defines for both paths), `pk attach ID [--print]`, the plain forms of the
  * commands in the descriptors' table (bg, doctor, logs, notify, prune, resume, send, stop, usage, wait)
  * and the hook are served here (and `pk --version` by bin/run.js itself), by the same code the oclif
  * commands run; any other argv goes to oclif.

@@ -1,11 +1,12 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import type {Outcome} from '../lib/model/errors.js'
-import {PkCommand} from '../command-base.js'
+import {oclifArgs, oclifFlags, oclifStrict, PkCommand} from '../command-base.js'
+import {lsOptions, lsSpec} from '../descriptors/ls.js'
 import {isListedByDefault} from '../lib/listing/pairing.js'
 import type {HostConfig} from '../lib/config/config.js'
 import {listSessions} from '../lib/listing/listing.js'
-import {LS_FLAGS, checkLsOptions, checkWatchOptions, parseColumns, parseStates} from '../lib/present/ls-options.js'
+import {checkLsOptions, checkWatchOptions} from '../lib/present/ls-options.js'
 import {filterRows, presentListing} from '../lib/present/listing.js'
 import type {SessionRow} from '../lib/model/contract.js'
 import {out, terminal, write} from '../output.js'
@@ -26,22 +27,11 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     '<%= config.bin %> ls --changes',
     '<%= config.bin %> ls -o id,state 3f9a a70e',
   ]
-  static override strict = false
-  static override args = {id: Args.string({description: 'only these sessions (ids or unique prefixes, several allowed)'})}
+  static override strict = oclifStrict(lsSpec)
+  static override args = oclifArgs(lsSpec)
   static override flags = {
-    changes: Flags.boolean({description: LS_FLAGS.changes.description}),
-    json: Flags.boolean({description: LS_FLAGS.json.description}),
-    all: Flags.boolean({char: LS_FLAGS.all.short, description: LS_FLAGS.all.description}),
+    ...oclifFlags(lsSpec),
     watch: Flags.boolean({description: 'with --json: keep running; a snapshot, then one event per change (NDJSON)', dependsOn: ['json']}),
-    format: Flags.option({options: LS_FLAGS.format.options, default: LS_FLAGS.format.default, description: LS_FLAGS.format.description})(),
-    color: Flags.boolean({description: LS_FLAGS.color.description}),
-    state: Flags.string({description: LS_FLAGS.state.description}),
-    attention: Flags.boolean({description: LS_FLAGS.attention.description}),
-    agent: Flags.string({description: LS_FLAGS.agent.description}),
-    ids: Flags.boolean({char: LS_FLAGS.ids.short, description: LS_FLAGS.ids.description}),
-    'no-headers': Flags.boolean({description: LS_FLAGS['no-headers'].description}),
-    count: Flags.boolean({description: LS_FLAGS.count.description}),
-    output: Flags.string({char: LS_FLAGS.output.short, description: LS_FLAGS.output.description}),
     interval: Flags.integer({description: 'with --watch: seconds between polls', default: 1, min: 1, hidden: true}),
     fleet: Flags.boolean({description: 'also every configured host (over ssh); their ids are HOST/ID'}),
     host: Flags.string({description: 'also this host (configured name or ssh destination); repeatable', multiple: true}),
@@ -49,20 +39,15 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
 
   protected async execute(): Promise<Outcome | void> {
     const {ctx} = this
-    const {flags, argv} = await this.parse(Ls)
-    const ids = argv.map(String)
-    const opts = {
-      json: flags.json,
-      all: flags.all,
-      format: flags.format,
-      color: flags.color,
-      states: parseStates(flags.state),
-      attention: flags.attention,
-      agent: flags.agent ?? null,
-      ids: flags.ids,
-      headers: !flags['no-headers'],
-      count: Boolean(flags.count),
-      columns: parseColumns(flags.output),
+    const {parsed, raw} = await this.parseBy({spec: lsSpec})
+    const ids = parsed.words
+    const opts = lsOptions(parsed)
+    const flags = {
+      ...parsed.flags,
+      watch: raw.watch === true,
+      interval: raw.interval as number,
+      fleet: raw.fleet === true,
+      host: raw.host as string[] | undefined,
     }
     if (flags.watch) checkWatchOptions(opts)
     else checkLsOptions(opts)

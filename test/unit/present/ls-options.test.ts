@@ -1,16 +1,25 @@
 import {describe, expect, it} from 'vitest'
 
-describe('fast path flags', async () => {
-  const {parseLsArgv: parseLsFlags} = await import('../../../src/lib/present/ls-options.js')
-  it('takes only the flags it knows, and leaves the rest to oclif', () => {
-    const none = {states: null, attention: false, agent: null, ids: false, headers: true, count: false, columns: null, changes: false}
-    expect(parseLsFlags([])).toEqual({json: false, all: false, format: 'table', color: false, ...none})
-    expect(parseLsFlags(['--json', '-a'])).toEqual({json: true, all: true, format: 'table', color: false, ...none})
-    expect(parseLsFlags(['--format', 'short', '--color'])).toEqual({json: false, all: false, format: 'short', color: true, ...none})
-    expect(parseLsFlags(['--format=short'])).toMatchObject({format: 'short'})
-    expect(parseLsFlags(['-o', 'id, STATE,label', '--no-headers'])).toMatchObject({columns: ['id', 'state', 'label'], headers: false})
-    expect(parseLsFlags(['--count', '--agent', 'claude'])).toMatchObject({count: true, agent: 'claude'})
-    for (const argv of [['--watch'], ['--help'], ['--format'], ['--format', 'long'], ['extra'], ['--json=false'], ['-o', 'id,nope'], ['-o', ',']])
-      expect(parseLsFlags(argv)).toBeNull()
+describe('ls option checks (issue #23)', () => {
+  it('refuse what means nothing, on both paths (exit 2), and parse the filters on the fast path', async () => {
+    const {checkLsOptions, checkWatchOptions} = await import('../../../src/lib/present/ls-options.js')
+    const {parseLsArgv} = await import('../../../src/descriptors/ls.js')
+    const {LS_DEFAULTS} = await import('../../../src/lib/present/listing.js')
+    expect(() => checkLsOptions({...LS_DEFAULTS, ids: true, json: true})).toThrow(/--json and --ids are two different outputs/)
+    expect(() => checkLsOptions({...LS_DEFAULTS, count: true, columns: ['id'], json: true})).toThrow(/--json, --count and -o are 3 different outputs/)
+    expect(() => checkLsOptions({...LS_DEFAULTS, headers: false, json: true})).toThrow(/--no-headers goes with the table or -o/)
+    expect(() => checkLsOptions({...LS_DEFAULTS, headers: false, columns: ['id']})).not.toThrow()
+    expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, count: true})).toThrow(/--count, -o/)
+    expect(() => checkLsOptions({...LS_DEFAULTS, states: ['sleepy']})).toThrow(/the states are working, waiting, idle, exited, unknown/)
+    expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, format: 'short'})).toThrow(/--watch streams JSON events/)
+    expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, states: ['waiting']})).not.toThrow()
+    expect(parseLsArgv(['--state', 'waiting, idle', '-q', '--agent', 'claude', '--attention'])).toMatchObject({
+      states: ['waiting', 'idle'],
+      ids: true,
+      agent: 'claude',
+      attention: true,
+      headers: true,
+    })
+    expect(parseLsArgv(['--no-headers'])).toMatchObject({headers: false})
   })
 })
