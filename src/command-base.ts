@@ -11,11 +11,11 @@ type ParserOutput<F extends FlagOutput, B extends FlagOutput, A extends ArgOutpu
 
 import {Context} from './lib/config/context.js'
 import {describeError, exitOf, Outcome, PkError} from './lib/model/errors.js'
-import {createContext} from './context.js'
+import {createContext} from './invocation/context.js'
 import {usageLine} from './lib/cli/suggest.js'
 import {booleanGivenValue, CommandSpec, FlagSpec, Parsed, withDefaults} from './lib/cli/simple-argv.js'
 import type {Descriptor} from './descriptors/descriptor.js'
-import {printJson, say} from './output.js'
+import {printJson, say} from './invocation/output.js'
 
 /**
  * What every command stands on: the invocation's context, built here once, and the one way out. A command's

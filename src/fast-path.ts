@@ -4,11 +4,11 @@ import type {Descriptor} from './descriptors/descriptor.js'
 import {parseSimple} from './lib/cli/simple-argv.js'
 import {checkLsOptions} from './lib/present/ls-options.js'
 import {parseLsArgv} from './descriptors/ls.js'
-import {createContext} from './context.js'
+import {createContext} from './invocation/context.js'
 import type {Context} from './lib/config/context.js'
 import type {ServerScan} from './lib/tmux/servers.js'
 import {mark} from './lib/cli/timings.js'
-import {out, say, terminal, write} from './output.js'
+import {out, say, terminal, write} from './invocation/output.js'
 
 /**
  * The hot path without oclif. `pk ls --json` is what scripts and the dashboard call over and over, and

@@ -5,7 +5,7 @@ import {Outcome, PkError} from '../lib/model/errors.js'
 import {runAttach} from '../lib/verbs/attach-run.js'
 import {LaunchRequest, launch} from '../lib/verbs/bg.js'
 import {resumeSession} from '../lib/verbs/lifecycle.js'
-import {out, printJson, say} from '../output.js'
+import {out, printJson, say} from '../invocation/output.js'
 
 /** What `pk bg` launches (the words after `--` byte for byte), and what it does with the new session. */
 export interface BgInput extends Pick<LaunchRequest, 'agent' | 'extra' | 'cwd' | 'name' | 'socket' | 'worktree'> {

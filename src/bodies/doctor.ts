@@ -4,7 +4,7 @@ import type {HostDiagnosis} from '../lib/fleet/fleet.js'
 import {schemaHead} from '../lib/model/contract.js'
 import {Outcome, terminalSafe} from '../lib/model/errors.js'
 import {doctorText} from '../lib/present/doctor.js'
-import {out, printJson} from '../output.js'
+import {out, printJson} from '../invocation/output.js'
 
 export interface DoctorInput {
   json: boolean

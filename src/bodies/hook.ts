@@ -1,8 +1,8 @@
 import {Context} from '../lib/config/context.js'
 import {logHookError, takeHookEvent} from '../lib/events/hook.js'
 import {ExitCode, PkError} from '../lib/model/errors.js'
-import {readStdin} from '../input.js'
-import {printJson, say} from '../output.js'
+import {readStdin} from '../invocation/input.js'
+import {printJson, say} from '../invocation/output.js'
 
 /** `pk hook AGENT [PAYLOAD]`, its words split: the agent, flags it does not take, the payload if given. */
 export interface HookInput {

@@ -2,7 +2,7 @@ import {Context} from '../lib/config/context.js'
 import {schemaHead} from '../lib/model/contract.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {readLogs} from '../lib/verbs/lifecycle.js'
-import {out, printJson} from '../output.js'
+import {out, printJson} from '../invocation/output.js'
 
 export interface LogsInput {
   id: string

@@ -10,7 +10,7 @@ import {WRITER_PERSIST_MS, logHook, runWriter, spoolHasPending} from '../lib/wri
 import {eventsStranded, startWriterOnce} from '../lib/events/writer-mark.js'
 import {mayWrite} from '../lib/registry/ownership.js'
 import {startPkDetached} from '../lib/exec/run.js'
-import {printJson, write} from '../output.js'
+import {printJson, write} from '../invocation/output.js'
 
 export interface NotifyInput {
   test: boolean

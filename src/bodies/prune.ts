@@ -5,7 +5,7 @@ import {Progress} from '../lib/model/progress.js'
 import {planLines, pruneText} from '../lib/present/prune.js'
 import {worktreeLines} from '../lib/present/verbs.js'
 import {prune as pruneVerb} from '../lib/verbs/prune.js'
-import {out, printJson, write} from '../output.js'
+import {out, printJson, write} from '../invocation/output.js'
 
 export interface PruneInput {
   dryRun: boolean

@@ -4,7 +4,7 @@ import {schemaHead} from '../lib/model/contract.js'
 import {Outcome, PkError, terminalSafe} from '../lib/model/errors.js'
 import {diffChanges, LandOptions, landSession, reviewedSession, sharedCheckoutNote} from '../lib/verbs/review.js'
 import {diffArgv, withWorkingTreeIndex} from '../lib/worktree/changes.js'
-import {out, printJson, say} from '../output.js'
+import {out, printJson, say} from '../invocation/output.js'
 
 export interface DiffInput {
   id: string

@@ -2,7 +2,7 @@ import {Context} from '../lib/config/context.js'
 import {schemaHead} from '../lib/model/contract.js'
 import {PkError} from '../lib/model/errors.js'
 import {sendText} from '../lib/verbs/send.js'
-import {printJson} from '../output.js'
+import {printJson} from '../invocation/output.js'
 
 export interface SendInput {
   id: string

@@ -3,7 +3,7 @@ import {schemaHead} from '../lib/model/contract.js'
 import {describeError, Outcome, PkError} from '../lib/model/errors.js'
 import {stopFailedText, stoppedText} from '../lib/present/verbs.js'
 import {StopResult, stopSession} from '../lib/verbs/lifecycle.js'
-import {printJson, write} from '../output.js'
+import {printJson, write} from '../invocation/output.js'
 
 export interface StopInput {
   ids: string[]

@@ -5,7 +5,7 @@ import {resolveId} from '../lib/listing/resolve.js'
 import {collectSessions} from '../lib/listing/sessions.js'
 import {usageText} from '../lib/present/usage.js'
 import {USAGE_AGENTS, readCache, readOn, rulesOf, sinceDay, totals, transcriptOf} from '../lib/usage/usage.js'
-import {printJson, write} from '../output.js'
+import {printJson, write} from '../invocation/output.js'
 import {compareText} from '../lib/listing/pairing.js'
 
 export interface UsageInput {

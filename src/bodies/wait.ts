@@ -2,7 +2,7 @@ import {Context} from '../lib/config/context.js'
 import {schemaHead, SessionRow} from '../lib/model/contract.js'
 import {PkError} from '../lib/model/errors.js'
 import {waitForAnySession, waitForStates} from '../lib/listing/watch.js'
-import {out, printJson} from '../output.js'
+import {out, printJson} from '../invocation/output.js'
 
 export interface WaitInput {
   ids: string[]

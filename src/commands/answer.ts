@@ -5,7 +5,7 @@ import {parseAnswer} from '../lib/agents/dialogs.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
 import {answerDialog} from '../lib/verbs/answer.js'
 import {sendText} from '../lib/verbs/send.js'
-import {out, printJson} from '../output.js'
+import {out, printJson} from '../invocation/output.js'
 
 export default class Answer extends PkCommand {
   static override summary = "Answer what an agent waits on: a permission dialog with yes (once), always, no or a choice's number; a question with --text."

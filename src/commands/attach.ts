@@ -4,7 +4,7 @@ import type {Outcome} from '../lib/model/errors.js'
 import {PkCommand} from '../command-base.js'
 import {attachCommand, runAttach} from '../lib/verbs/attach-run.js'
 import {shellQuote} from '../lib/model/shell.js'
-import {out} from '../output.js'
+import {out} from '../invocation/output.js'
 
 export default class Attach extends PkCommand {
   static override summary = 'Attach to (or, inside tmux, switch to) the verified pane of a session.'

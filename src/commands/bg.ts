@@ -6,7 +6,7 @@ import {bgCommand} from '../descriptors/bg.js'
 import {bg, needTerminal} from '../bodies/bg.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {worktreeWords} from '../lib/verbs/bg.js'
-import {out} from '../output.js'
+import {out} from '../invocation/output.js'
 
 export default class Bg extends PkCommand {
   static override summary = 'Start an agent or any command in a new detached tmux session and print its id.'

@@ -5,7 +5,7 @@ import {PkCommand} from '../command-base.js'
 import {presetNames} from '../lib/agents/presets.js'
 import {CompletionCommand, CompletionFlag, ID_COMMANDS, SHELLS, completionScript} from '../lib/cli/completion.js'
 import {SETUP_AGENTS} from '../lib/setup/index.js'
-import {out} from '../output.js'
+import {out} from '../invocation/output.js'
 
 export default class Completion extends PkCommand {
   static override summary = 'Print the shell completion script for bash, zsh or fish.'

@@ -5,7 +5,7 @@ import {oclifArgs, oclifFlags, PkCommand} from '../command-base.js'
 import {doctorCommand} from '../descriptors/doctor.js'
 import type {Outcome} from '../lib/model/errors.js'
 import type {Diagnosis} from '../lib/doctor/index.js'
-import {taskList} from '../progress.js'
+import {taskList} from '../invocation/progress.js'
 import {wantColour} from '../lib/present/table.js'
 
 export default class Doctor extends PkCommand {
@@ -36,7 +36,7 @@ Exit 1 when any check fails, 0 otherwise (warnings allowed).`
     const progress = hosts.length > 0 && !flags.json && process.stdout.isTTY ? await taskList() : undefined
     const remote = hosts.length > 0 ? doctorHosts(hosts, progress).finally(() => progress?.finished()) : undefined
     const render = process.stdout.isTTY && hosts.length === 0 && wantColour(process.stdout, ctx.env) ? renderWithListr : undefined
-    const confirm = process.stdin.isTTY && process.stdout.isTTY ? (await import('../prompt.js')).confirm : undefined
+    const confirm = process.stdin.isTTY && process.stdout.isTTY ? (await import('../invocation/prompt.js')).confirm : undefined
     return doctor(ctx, doctorCommand.input(parsed), {remote, render, confirm: confirm && ((q) => confirm(`${q} [y/N] `))})
   }
 }

@@ -2,8 +2,8 @@ import {prune} from '../bodies/prune.js'
 import {oclifArgs, oclifFlags, oclifStrict, PkCommand} from '../command-base.js'
 import {pruneCommand} from '../descriptors/prune.js'
 import type {Outcome} from '../lib/model/errors.js'
-import {confirm} from '../prompt.js'
-import {taskList} from '../progress.js'
+import {confirm} from '../invocation/prompt.js'
+import {taskList} from '../invocation/progress.js'
 
 export default class Prune extends PkCommand {
   static override summary = 'Remove records of dead sessions, the dead panes they left, and stale sockets.'

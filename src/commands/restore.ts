@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 
 import {PkCommand, schemaHead} from '../command-base.js'
-import {confirm} from '../prompt.js'
-import {taskList} from '../progress.js'
+import {confirm} from '../invocation/prompt.js'
+import {taskList} from '../invocation/progress.js'
 import {PkError, Outcome} from '../lib/model/errors.js'
 import {restoreAll} from '../lib/verbs/lifecycle.js'
 
-import {out, write} from '../output.js'
+import {out, write} from '../invocation/output.js'
 import {restoreCandidates, restoreText} from '../lib/present/verbs.js'
 
 export default class Restore extends PkCommand {

@@ -3,7 +3,7 @@ import {fileURLToPath} from 'node:url'
 
 import {PkCommand} from '../command-base.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
-import {out, say} from '../output.js'
+import {out, say} from '../invocation/output.js'
 
 /** The page's files, shipped in the package beside dist/. */
 const ASSETS = fileURLToPath(new URL('../../assets/web', import.meta.url))

@@ -2,10 +2,10 @@ import {Args, Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {describeError, PkError, Outcome} from '../lib/model/errors.js'
-import {taskList} from '../progress.js'
+import {taskList} from '../invocation/progress.js'
 import {pkArgv} from '../lib/setup/common.js'
 import {SETUP_AGENTS, planSetup, setupAgents} from '../lib/setup/index.js'
-import {say, write} from '../output.js'
+import {say, write} from '../invocation/output.js'
 import {autostartText, setupText} from '../lib/present/verbs.js'
 import {Env} from '../lib/registry/state-dir.js'
 

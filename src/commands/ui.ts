@@ -3,7 +3,7 @@ import {PkCommand} from '../command-base.js'
 import {KEYS} from '../lib/ui/view.js'
 import {listSessions} from '../lib/listing/listing.js'
 import {LS_DEFAULTS, presentListing} from '../lib/present/listing.js'
-import {terminal, write} from '../output.js'
+import {terminal, write} from '../invocation/output.js'
 
 export default class Ui extends PkCommand {
   static override summary = 'The dashboard: every session at a glance; Enter attaches (bare `pk` on a terminal opens it).'

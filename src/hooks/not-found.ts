@@ -1,7 +1,7 @@
 import {Hook} from '@oclif/core'
 
 import {closestWord} from '../lib/cli/suggest.js'
-import {say} from '../output.js'
+import {say} from '../invocation/output.js'
 
 /**
  * `pk lss`, `pk start ID`: a word that is no command never runs another command, on a terminal or not:

@@ -37,7 +37,7 @@ export const LAYERS: readonly (readonly string[])[] = [
 export const TOP_LAYERS: readonly (readonly string[])[] = [
   ['lib'],
   // An invocation's ends: its context, standard input, the one way out, a terminal's task lists and questions.
-  ['context', 'input', 'output', 'progress', 'prompt'],
+  ['invocation'],
   // What commands do, shared by oclif and the fast path.
   ['bodies'],
   // Each command written once: its flags and words, how they become its input, its body (descriptors/).

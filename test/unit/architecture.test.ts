@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 /**
  * The structure the verbs stand on (issue #24), held by reading the source: one place opens the config and
- * the state directory (src/context.ts), lib code writes to no stream, and every tmux command pk builds is
+ * the state directory (src/invocation/context.ts), lib code writes to no stream, and every tmux command pk builds is
  * under src/lib/tmux. Each rule names the files that break it.
  */
 const SRC = join(import.meta.dirname, '..', '..', 'src')
@@ -15,7 +15,7 @@ const breaking = (pattern: RegExp, where: (file: string) => boolean) => all.filt
 
 describe('the structure of src', () => {
   it('the config and the state directory are opened only where the context is built', () => {
-    const defining = new Set(['context.ts', 'lib/config/config.ts', 'lib/registry/state-dir.ts'])
+    const defining = new Set(['invocation/context.ts', 'lib/config/config.ts', 'lib/registry/state-dir.ts'])
     expect(breaking(/\b(loadConfig|openStateDirForReading|openStateDirForWriting)\(/, (f) => !defining.has(f))).toEqual([])
   })
   it('lib code writes to no stream and reads no terminal: the command layer hands them in', () => {
@@ -47,8 +47,8 @@ describe('the structure of src', () => {
       )
     expect(untested).toEqual([])
   })
-  it('commands and the fast path write through src/output.ts only (one writer, escape sequences kept off stderr: a mistyped command is printed back)', () => {
-    expect(breaking(/process\.(stdout|stderr)\.write\(|console\.(log|error|warn)\(/, (f) => !f.startsWith('lib/') && f !== 'output.ts')).toEqual([])
+  it('commands and the fast path write through src/invocation/output.ts only (one writer, escape sequences kept off stderr: a mistyped command is printed back)', () => {
+    expect(breaking(/process\.(stdout|stderr)\.write\(|console\.(log|error|warn)\(/, (f) => !f.startsWith('lib/') && f !== 'invocation/output.ts')).toEqual([])
   })
   it('no command picks an exit or builds a context: the command base does both (command-base.ts)', () => {
     const commands = (f: string) => f.startsWith('commands/')

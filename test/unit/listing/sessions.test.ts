@@ -2,7 +2,7 @@ import {readFileSync, readdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {createContext} from '../../../src/context.js'
+import {createContext} from '../../../src/invocation/context.js'
 import {collectSessions, sharedCodexFolders} from '../../../src/lib/listing/sessions.js'
 import {sessionRow} from '../../helpers/fixtures.js'
 import {claudePayload, reportingSession, spooled} from '../../helpers/reporting-session.js'

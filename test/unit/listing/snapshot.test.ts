@@ -1,6 +1,6 @@
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
-import {createContext} from '../../../src/context.js'
+import {createContext} from '../../../src/invocation/context.js'
 import {BUILTIN_PRESETS} from '../../../src/lib/agents/presets.js'
 import {takeSnapshot} from '../../../src/lib/listing/snapshot.js'
 import {ServerScan} from '../../../src/lib/tmux/servers.js'

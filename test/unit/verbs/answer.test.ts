@@ -1,6 +1,6 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {createContext} from '../../../src/context.js'
+import {createContext} from '../../../src/invocation/context.js'
 import {answerDialog} from '../../../src/lib/verbs/answer.js'
 import {Sandbox} from '../../helpers/sandbox.js'
 

@@ -2,7 +2,7 @@ import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {createContext} from '../../../src/context.js'
+import {createContext} from '../../../src/invocation/context.js'
 import {attachCommand, remoteAttachCommand, runAttach} from '../../../src/lib/verbs/attach-run.js'
 import {Sandbox} from '../../helpers/sandbox.js'
 

@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {createContext} from '../../../src/context.js'
+import {createContext} from '../../../src/invocation/context.js'
 import {foldPending} from '../../../src/lib/writer/fold.js'
 import {withWriteAccess} from '../../../src/lib/registry/ownership.js'
 import {stateLayout} from '../../../src/lib/registry/state-dir.js'

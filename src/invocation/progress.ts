@@ -1,5 +1,5 @@
-import {terminalSafe} from './lib/model/errors.js'
-import type {Progress} from './lib/model/progress.js'
+import {terminalSafe} from '../lib/model/errors.js'
+import type {Progress} from '../lib/model/progress.js'
 
 export interface TaskList extends Progress {
   /** Resolves when the list is drawn to its end: print nothing before. */

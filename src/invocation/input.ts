@@ -1,4 +1,4 @@
-import {MAX_EVENT_BYTES} from './lib/events/spool.js'
+import {MAX_EVENT_BYTES} from '../lib/events/spool.js'
 
 /**
  * What pk reads from its own process's world besides argv, for `pk hook` (the oclif command and the fast

@@ -1,8 +1,8 @@
-import {jsonDocument} from './lib/model/contract.js'
-import {terminalSafe, terminalSafeColour} from './lib/model/errors.js'
-import {Output, Terminal} from './lib/present/listing.js'
-import {wantColour} from './lib/present/table.js'
-import {mark, measuring, timingsLine} from './lib/cli/timings.js'
+import {jsonDocument} from '../lib/model/contract.js'
+import {terminalSafe, terminalSafeColour} from '../lib/model/errors.js'
+import {Output, Terminal} from '../lib/present/listing.js'
+import {wantColour} from '../lib/present/table.js'
+import {mark, measuring, timingsLine} from '../lib/cli/timings.js'
 
 // `npm run bench`: where a listing's milliseconds went, as one line on stderr at exit.
 if (measuring)
