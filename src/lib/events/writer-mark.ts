@@ -59,9 +59,20 @@ export function startWriterOnce(state: StateDir, start: () => number | null | un
     return // another hook made it first: its writer runs
   }
   const pid = start()
-  const stat = pid === undefined || pid === null ? null : readStat(pid)
-  if (stat === null) unlinkSync(path)
-  else writeFileAtomic(path, `${pid} ${stat.startTime}\n`, 'replace')
+  if (pid === undefined || pid === null) {
+    unlinkSync(path)
+    return
+  }
+  // Asked again while it comes back empty, as the sh hook does: a process in the middle of its exec can be
+  // missing from one look (ps reads several files of it). Named all the same where it stays so: a writer
+  // that finds its name gone takes itself for one run by hand and does not come back for what it could
+  // not apply yet (on a loaded machine, all of it).
+  let stat = readStat(pid)
+  for (let tries = 0; stat === null && tries < 5; tries++) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)
+    stat = readStat(pid)
+  }
+  writeFileAtomic(path, `${pid} ${stat?.startTime ?? 0}\n`, 'replace')
 }
 
 /** Whether `writer` names this process: the writer a hook started, in the background (not a pk run by hand). */

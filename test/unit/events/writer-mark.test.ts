@@ -74,6 +74,18 @@ describe('one writer at a time (the writer named by pid and start time)', () => 
     }
   })
 
+  it('names the writer it started even where no look finds it yet (the writer then comes back as the named one), and none where none started', () => {
+    const state = stateLayout(dir)
+    const unseen = 4_194_303 // (above any pid this machine gives: a process no look finds)
+    startWriterOnce(state, () => unseen)
+    expect(readFileSync(writerMarkPath(state), 'utf8')).toBe(`${unseen} 0\n`)
+    // (named, but no writer running: the next hook or notifier may start one)
+    expect(writerRunning(state)).toBe(false)
+    rmSync(writerMarkPath(state))
+    startWriterOnce(state, () => null)
+    expect(existsSync(writerMarkPath(state))).toBe(false)
+  })
+
   it('the writer takes its own name away, and only its own', async () => {
     const state = stateLayout(dir)
     writeFileSync(writerMarkPath(state), `1 1\n`)
