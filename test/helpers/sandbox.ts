@@ -1,5 +1,5 @@
 import {ChildProcess, execFile, execFileSync, spawn} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
@@ -62,6 +62,18 @@ export class Sandbox {
 
   socket(name: string): string {
     return join(this.socketDir, name)
+  }
+
+  /**
+   * A tmux first on PATH that notes each call once the real tmux has answered it: where a test must know
+   * that a pk has looked (a wait has begun), not guess how long that takes. `path` goes before PATH.
+   */
+  tmuxCalls(): {path: string; answered: () => string[]} {
+    const dir = mkdtempSync(join(this.root, 'tmux-shim-'))
+    const log = join(dir, 'answered')
+    const real = execFileSync('sh', ['-c', 'command -v tmux'], {encoding: 'utf8'}).trim()
+    writeFileSync(join(dir, 'tmux'), `#!/bin/sh\n'${real}' "$@"\nrc=$?\necho "$*" >> '${log}'\nexit $rc\n`, {mode: 0o755})
+    return {path: dir, answered: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [])}
   }
 
   get pkSocket(): string {

@@ -18,6 +18,13 @@ const bg = (...args: string[]) => sb.bgRow(args)
 
 const pkCommand = (...args: string[]) => [process.execPath, PK_BIN, ...args].map(shellQuote).join(' ')
 
+/** A pk started with a tmux that notes its calls: `looked()` once its first look has been answered (a wait has begun). */
+function begun(args: string[]): {result: ReturnType<Sandbox['pk']>; looked: () => Promise<unknown>} {
+  const tmux = sb.tmuxCalls()
+  const result = sb.pk(args, {env: {PATH: `${tmux.path}:${sb.env.PATH}`}})
+  return {result, looked: () => waitFor('its first look', () => tmux.answered().some((call) => call.includes('list-panes')), 30_000)}
+}
+
 /** Report a hook state from inside a session's pane (a shell), as an agent's hook would. */
 function reportFromPane(row: SessionRow, state: string): void {
   sb.tmux(sb.pkSocket, 'send-keys', '-t', row.tmux!.pane, `${pkCommand('hook', 'shell', JSON.stringify({state}))}`, 'Enter')
@@ -29,6 +36,8 @@ describe('pk ui in a real terminal', () => {
     const b = await bg('--name', 'beta', '--', 'sleep', '1001')
     const term = sb.socket('term')
     const status = join(sb.root, 'ui-status')
+    const tmux = sb.tmuxCalls()
+    const looks = () => tmux.answered().filter((call) => call.includes('list-panes')).length
     sb.tmux(
       term,
       'new-session',
@@ -47,7 +56,7 @@ describe('pk ui in a real terminal', () => {
       'TMUX_PANE',
       'sh',
       '-c',
-      `${pkCommand()}; echo $? > ${shellQuote(status)}; exec sleep 1000`,
+      `PATH=${shellQuote(tmux.path)}:"$PATH"; ${pkCommand()}; echo $? > ${shellQuote(status)}; exec sleep 1000`,
     )
     const screen = () => sb.tmux(term, 'capture-pane', '-p', '-t', 'term')
     await waitFor('dashboard', () => screen().includes('2 session(s)'), 10_000)
@@ -87,7 +96,9 @@ describe('pk ui in a real terminal', () => {
     sb.tmux(term, 'resize-window', '-t', 'term', '-x', '110', '-y', '20')
     sb.tmux(term, 'send-keys', '-t', 'term', 'l')
     await waitFor('logs shown', () => screen().includes('any key: back'), 10_000)
-    await new Promise((r) => setTimeout(r, 3500))
+    // Two of the dashboard's refreshes since: either would have drawn over the logs.
+    const shown = looks()
+    await waitFor('two refreshes', () => looks() >= shown + 2, 20_000)
     expect(screen()).toContain('any key: back')
     sb.tmux(term, 'send-keys', '-t', 'term', 'x')
     await waitFor('back from the logs', () => screen().includes('? keys'), 10_000)
@@ -182,19 +193,19 @@ describe('pk ls --watch --json', () => {
 describe('pk wait', () => {
   it('returns 0 when the state is reached, 124 on timeout, 3 when the session goes away', async () => {
     const shell = await bg('--', 'sh')
-    const waiting = sb.pk(['wait', shell.id.slice(0, 6), '--for', 'waiting', '--timeout', '30'])
-    await new Promise((r) => setTimeout(r, 1500))
+    const waiting = begun(['wait', shell.id.slice(0, 6), '--for', 'waiting', '--timeout', '30'])
+    await waiting.looked()
     reportFromPane(shell, 'waiting')
-    expect((await waiting).code).toBe(0)
+    expect((await waiting.result).code).toBe(0)
 
     const timeout = await sb.pk(['wait', shell.id, '--for', 'idle', '--timeout', '1'])
     expect(timeout.code).toBe(124)
     expect(timeout.stderr).toMatch(/still waiting after 1 s/)
 
-    const gone = sb.pk(['wait', shell.id, '--for', 'idle', '--timeout', '30'])
-    await new Promise((r) => setTimeout(r, 1500))
+    const gone = begun(['wait', shell.id, '--for', 'idle', '--timeout', '30'])
+    await gone.looked()
     sb.tmux(sb.pkSocket, 'kill-session', '-t', shell.tmux!.sessionId)
-    const goneResult = await gone
+    const goneResult = await gone.result
     expect(goneResult.code).toBe(3)
   })
 
@@ -210,10 +221,10 @@ describe('pk wait on several sessions (issue #23)', () => {
   it('waits until all, or any, and without --for until they need you; prints the ids that did', async () => {
     const a = await bg('--', 'sh')
     const b = await bg('--', 'sh')
-    const any = sb.pk(['wait', a.id, b.id, '--any', '--timeout', '30'])
-    await new Promise((r) => setTimeout(r, 1200))
+    const any = begun(['wait', a.id, b.id, '--any', '--timeout', '30'])
+    await any.looked()
     reportFromPane(b, 'waiting')
-    const first = await any
+    const first = await any.result
     expect(first.code, first.stderr).toBe(0)
     expect(first.stdout).toBe(`${b.id}\n`)
     const none = await sb.pk(['wait', a.id, b.id, '--timeout', '1'])

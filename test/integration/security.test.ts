@@ -120,7 +120,11 @@ describe('a path is never code', () => {
     expect(result.code, result.stderr).toBe(0)
     await waitFor('pwd', () => existsSync(out))
     expect(readFileSync(out, 'utf8').trim()).toBe(dir)
-    await new Promise((r) => setTimeout(r, 300))
+    // The moment a job would have run: tmux runs #() jobs as it expands a format, so one run here after pk's
+    // calls, and seen done, comes after any such job of theirs had started.
+    const control = join(sb.root, 'control-ran')
+    sb.tmux(sb.pkSocket, 'display-message', '-p', `#(touch '${control}')`)
+    await waitFor('the control job', () => existsSync(control))
     expect(spawnSync('find', [sb.root, '-name', 'format-ran'], {encoding: 'utf8'}).stdout).toBe('')
   })
 })
@@ -273,7 +277,7 @@ describe('no agent runs without a record', () => {
 
 describe('a live server never loses its socket', () => {
   it('a server that starts between the stale check and the unlink gets its socket back', async () => {
-    const {removeStaleSocket} = await import('../../src/lib/tmux/servers.js')
+    const {removeStaleSocket} = await import('../../src/lib/tmux/stale-sockets.js')
     const socket = sb.socket('racy')
     sb.tmux(socket, 'new-session', '-d', '--', 'sleep', '1000')
     process.kill(serverPid(socket), 'SIGKILL')

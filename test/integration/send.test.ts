@@ -148,9 +148,11 @@ describe('pk wait over every session (issue 39)', () => {
     await sb.bgRow(['--', 'sleep', '100000'])
     // No ids is a usage error, not every session: `pk wait $(pk ls -q --agent x)` with none must not wait on others.
     expect((await sb.pk(['wait', '--for', 'idle'], {env})).code).toBe(2)
-    const waiting = sb.pk(['wait', '--all-sessions', '--agent', 'claude', '--json', '--timeout', '60'], {env})
-    // (what is there when it starts needs nobody: the wait has to see the new session)
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const tmux = sb.tmuxCalls()
+    const waiting = sb.pk(['wait', '--all-sessions', '--agent', 'claude', '--json', '--timeout', '60'], {env: {...env, PATH: `${tmux.path}:${env.PATH}`}})
+    // (what is there when it starts needs nobody: the wait has to see the new session) Its first look
+    // over, and a second begun: the new session starts while it waits.
+    await waitFor('the wait has looked, and looks again', () => tmux.answered().filter((call) => call.includes('list-panes')).length >= 2, 30_000)
     const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_DIALOG: '1', STANDIN_READY_MS: '0'}})).stdout.trim()
     const done = await waiting
     expect(done.code, done.stderr).toBe(0)

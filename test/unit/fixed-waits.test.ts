@@ -17,7 +17,7 @@ const FIXED_WAIT = /await new Promise\(\((\w+)\) => setTimeout\(\1, [\d_]+\)\)|c
 /**
  * The fixed waits left, each with why it is one. A test waits on a condition with a deadline (waitFor); a
  * negative check waits for the moment the thing would have happened. What is here is either a poll's
- * pause inside such a wait, a stand-in that takes time on purpose, or a place still to be rewritten.
+ * pause inside such a wait, or a stand-in that takes time on purpose.
  */
 const ALLOWED: Record<string, {count: number; why: string}> = {
   'helpers/sandbox.ts': {count: 1, why: "waitFor's own pause between two looks"},
@@ -26,9 +26,6 @@ const ALLOWED: Record<string, {count: number; why: string}> = {
   'unit/events/writer-mark.test.ts': {count: 1, why: 'a hook that is slow on purpose to name the writer it started'},
   'unit/registry/lock.test.ts': {count: 2, why: 'holders that hold the lock for a while on purpose'},
   'unit/setup/opencode.test.ts': {count: 2, why: 'writers that interleave on purpose'},
-  'integration/dashboard.test.ts': {count: 4, why: 'to rewrite: that the logs view is not overdrawn; that a pk wait has begun before the change'},
-  'integration/send.test.ts': {count: 1, why: 'to rewrite: that a pk wait over every session has begun before the session starts'},
-  'integration/security.test.ts': {count: 1, why: 'to rewrite: that tmux ran no format job from a directory name'},
 }
 
 describe('waits of fixed length in the tests', () => {
