@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
 
 import {readChildren} from '../proc/reader.js'
-import {parseUnixSockets, socketHolders} from '../tmux/servers.js'
+import {parseUnixSockets, socketHolders} from '../tmux/server-check.js'
 
 /** A tmux server that still runs, with its panes, but whose socket file is gone or taken by another server. */
 export interface OrphanServer {

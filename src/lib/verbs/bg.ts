@@ -17,7 +17,8 @@ import {RECORD_VERSION, SessionBase, SessionRecord, createRecord, removeRecordFi
 import {Env} from '../registry/state-dir.js'
 import {exactEnv, fsPath} from '../model/bytes.js'
 
-import {checkSocketPath, ensureSocketDir, resolveSocket, checkServer} from '../tmux/servers.js'
+import {checkSocketPath, ensureSocketDir, resolveSocket} from '../tmux/socket-dir.js'
+import {checkServer} from '../tmux/server-check.js'
 import {GATE_NAME, inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
 import {Context} from '../config/context.js'
 import {pkOwnDirectories} from '../config/config.js'

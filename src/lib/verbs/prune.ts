@@ -14,7 +14,8 @@ import {PkError} from '../model/errors.js'
 import {eachWithProgress, NO_PROGRESS, Progress} from '../model/progress.js'
 import {collectSessions} from '../listing/sessions.js'
 import {resolveId} from '../listing/resolve.js'
-import {ServerListing, removeStaleSocket} from '../tmux/servers.js'
+import {ServerListing} from '../tmux/servers.js'
+import {removeStaleSocket} from '../tmux/stale-sockets.js'
 import {killPaneIfDead} from '../tmux/pane-io.js'
 
 export interface PruneItem {

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import {platformOf} from '../../../src/lib/model/platform.js'
 import {desktopArgv} from '../../../src/lib/notify/notify.js'
-import {tmuxSocketDir} from '../../../src/lib/tmux/servers.js'
+import {tmuxSocketDir} from '../../../src/lib/tmux/socket-dir.js'
 import {launchdPath, launchdPlist, planAutostart} from '../../../src/lib/verbs/service.js'
 
 describe('the platform pk acts for', () => {

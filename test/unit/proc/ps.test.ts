@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import {judgePsView} from '../../../src/lib/proc/ps.js'
 import {describeView, isInitial, isNamespaceName} from '../../../src/lib/proc/view.js'
-import {parseLsofSocketPaths} from '../../../src/lib/tmux/servers.js'
+import {parseLsofSocketPaths} from '../../../src/lib/tmux/server-check.js'
 
 describe('the view the ps source sees from', () => {
   const row = (pid: number, ppid: number, startTime = 100) => ({pid, ppid, pgrp: pid, state: 'S', comm: 'x', startTime, argv: []})

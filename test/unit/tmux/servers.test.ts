@@ -1,72 +1,35 @@
-import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {judgeSocketDirs, parseUnixSockets, socketInodesOfFds, verifyServer} from '../../../src/lib/tmux/servers.js'
-import {waitFor} from '../../helpers/sandbox.js'
+import {ServerScan, listServer} from '../../../src/lib/tmux/servers.js'
+import {Sandbox} from '../../helpers/sandbox.js'
 
-describe('server verification data', () => {
-  it('finds listening sockets by path and socket inodes among fds', () => {
-    const text = [
-      'Num       RefCount Protocol Flags    Type St Inode Path',
-      '0000000000000000: 00000002 00000000 00010000 0001 01 5001 /tmp/tmux-0/pk',
-      '0000000000000000: 00000003 00000000 00000000 0001 03 5002 /tmp/tmux-0/pk',
-      '0000000000000000: 00000002 00000000 00010000 0001 01 5003 /tmp/with space/s',
-      '0000000000000000: 00000002 00000000 00010000 0001 01 5004',
-    ].join('\n')
-    const sockets = parseUnixSockets(text)
-    expect([...sockets.get('/tmp/tmux-0/pk')!]).toEqual(['5001'])
-    expect([...sockets.get('/tmp/with space/s')!]).toEqual(['5003'])
-    expect([...socketInodesOfFds(['/dev/null', 'socket:[5001]', 'pipe:[7]'])]).toEqual(['5001'])
-  })
+let sb: Sandbox
+beforeEach(() => {
+  sb = new Sandbox()
 })
+afterEach(() => sb.cleanup())
 
-describe('the process that holds a listening socket', () => {
-  it.runIf(process.platform === 'linux')('is found whether its socket is among its lowest fds (tmux) or past them; one that holds none is not it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pk-holder-'))
-    // A tmux server listens on one of its first fds; a process that opened 40 files first listens well past
-    // the fds tried before the fd folder is listed.
-    const tmux = join(dir, 'tmux')
-    execFileSync('tmux', ['-S', tmux, '-f', '/dev/null', 'new-session', '-d', 'sleep 60'])
-    const server = Number(execFileSync('tmux', ['-S', tmux, 'display-message', '-p', '#{pid}'], {encoding: 'utf8'}))
-    const high = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const fs = require('fs'); for (let i = 0; i < 40; i++) fs.openSync('/dev/null', 'r'); require('net').createServer().listen(${JSON.stringify(join(dir, 'high'))}); setTimeout(() => {}, 60000)`,
-      ],
-      {stdio: 'ignore'},
-    )
-    try {
-      await waitFor('listening', () => existsSync(join(dir, 'high')))
-      expect(verifyServer(tmux, server)).toEqual({verified: true, reason: null})
-      expect(verifyServer(join(dir, 'high'), high.pid!)).toEqual({verified: true, reason: null})
-      expect(verifyServer(join(dir, 'high'), server).verified).toBe(false)
-      expect(verifyServer(tmux, high.pid!).verified).toBe(false)
-      expect(verifyServer(tmux, 0x3fffffff)).toMatchObject({verified: false, reason: expect.stringMatching(/not a process in this pid namespace/)})
-    } finally {
-      high.kill('SIGKILL')
-      spawnSync('tmux', ['-S', tmux, 'kill-server'])
-      rmSync(dir, {recursive: true, force: true})
-    }
+describe('listing a server', () => {
+  it('lists its panes, checks it is a process here holding its socket, and says why not where nothing answers', async () => {
+    const socket = sb.socket('mine')
+    sb.tmux(socket, 'new-session', '-d', '-s', 'a', '--', 'sleep', '1000')
+    sb.tmux(socket, 'new-session', '-d', '-s', 'b', '--', 'sleep', '1001')
+    const listed = await listServer(socket)
+    expect(listed).toMatchObject({socket, status: 'ok', verified: true, unverifiedReason: null, rejectedLines: 0})
+    expect(listed.panes).toHaveLength(2)
+    expect(listed.serverPid).toBe(Number(sb.tmux(socket, 'display-message', '-p', '#{pid}').trim()))
+    // The same answer again stands as it was (a watcher's next look); a missing server is no-server.
+    expect(await listServer(socket, {previous: listed})).toBe(listed)
+    expect(await listServer(sb.socket('none'))).toMatchObject({status: 'no-server', panes: [], verified: false})
   })
-})
 
-describe('socket directories', () => {
-  const dir = (path: string, uid: number, mode: number) => ({path, uid, mode, isDirectory: true})
-  const root = dir('/', 0, 0o40755)
-  it("trusts a private directory of yours under directories that are yours or root's", () => {
-    expect(judgeSocketDirs([root, dir('/tmp', 0, 0o41777), dir('/tmp/tmux-1000', 1000, 0o40700)], 1000)).toBeNull()
-    expect(judgeSocketDirs([root, dir('/home', 0, 0o40755), dir('/home/u', 1000, 0o40755), dir('/home/u/s', 1000, 0o40755)], 1000)).toBeNull()
-  })
-  it('refuses one another user could write, own, or reach through a directory above it without the sticky bit', () => {
-    expect(judgeSocketDirs([root, dir('/tmp', 0, 0o41777), dir('/tmp/tmux-1000', 1000, 0o40777)], 1000)).toMatch(/writable by every user/)
-    expect(judgeSocketDirs([root, dir('/tmp', 0, 0o41777), dir('/tmp/tmux-1000', 1000, 0o40770)], 1000)).toMatch(/writable by its group/)
-    expect(judgeSocketDirs([root, dir('/tmp', 0, 0o41777), dir('/tmp/tmux-1000', 1001, 0o40700)], 1000)).toMatch(/belongs to uid 1001/)
-    expect(judgeSocketDirs([root, dir('/shared', 0, 0o40777), dir('/shared/mine', 1000, 0o40700)], 1000)).toMatch(/without the sticky bit/)
-    expect(judgeSocketDirs([root, dir('/srv', 1001, 0o40755), dir('/srv/mine', 1000, 0o40700)], 1000)).toMatch(/belongs to uid 1001/)
-    expect(judgeSocketDirs([root, {path: '/x', uid: 1000, mode: 0o100600, isDirectory: false}], 1000)).toMatch(/not a directory/)
+  it("a scan lists every socket of the socket directory, and the records' sockets added to it, once each", async () => {
+    for (const name of ['one', 'two']) sb.tmux(sb.socket(name), 'new-session', '-d', '--', 'sleep', '1000')
+    const scan = new ServerScan(sb.env)
+    scan.add(sb.socket('one'))
+    const {servers, tmuxMissing} = await scan.settle()
+    expect(tmuxMissing).toBeNull()
+    expect(servers.map((s) => s.socket).sort()).toEqual([sb.socket('one'), sb.socket('two')])
+    expect(servers.every((s) => s.status === 'ok' && s.verified)).toBe(true)
   })
 })

@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {isTmuxProcess} from '../../tmux/servers.js'
+import {isTmuxProcess} from '../../tmux/stale-sockets.js'
 import {Check} from '../types.js'
 
 export const orphanedServersCheck: Check = {

@@ -1,4 +1,4 @@
-import {removeStaleSocket} from '../../tmux/servers.js'
+import {removeStaleSocket} from '../../tmux/stale-sockets.js'
 import {Check} from '../types.js'
 
 export const staleSocketsCheck: Check = {
