@@ -37,8 +37,8 @@ export const isPkArgv = (argv: string[] | null) =>
 
 export function gatherClaims(state: StateDir, view: Pick<View, 'bootId' | 'pidNs'>): {lock: LockClaim[]; writer: WriterClaim} {
   const source = processSource()
-  const look = source.look()
-  const commandOf = (pid: number) => look.argv(pid)
+  const table = source.table()
+  const commandOf = (pid: number) => table.argv(pid)
   let names: string[] = []
   try {
     names = readdirSync(lockDir(state))

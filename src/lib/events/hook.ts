@@ -191,7 +191,7 @@ export async function spoolReport(ctx: Context, agent: string, payload: string, 
   // A pk of another pid namespace writes nothing: refused (and said on stderr), never silently.
   assertMayWrite(state)
   await enrol(state)
-  const chain = ancestry(senderPid, processSource().look().stat)
+  const chain = ancestry(senderPid, processSource().table().stat)
   if (chain.length === 0) return null
   return enqueue(state, agent, chain, payload)
 }

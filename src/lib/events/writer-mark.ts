@@ -33,7 +33,7 @@ export function writerRunning(state: StateDir): boolean {
   const [pid, start] = text.trim().split(/\s+/).map(Number)
   const stat = pid === undefined || !Number.isSafeInteger(pid) ? null : readStat(pid)
   if (stat === null || stat.startTime !== start || stat.state === 'Z') return false
-  return isPkWriterArgv(processSource().look().argv(pid!))
+  return isPkWriterArgv(processSource().table().argv(pid!))
 }
 
 /** Pure: whether a process's argv is a pk writer's (`notify --fold`) or a hook's that starts one (`pk hook`, the sh hook). */

@@ -7,7 +7,7 @@ import {ProcStat} from '../proc/parse.js'
 import {findUp} from '../proc/ancestry.js'
 import {ProcessIdentity, checkLiveness, identityFromStat, identityKey, sessionIdOf} from '../proc/identity.js'
 import {View} from '../proc/view.js'
-import type {ProcessLook} from '../proc/source.js'
+import type {ProcessTable} from '../proc/source.js'
 import {SessionRecord, StoredRecord} from '../registry/records.js'
 
 import {Pane} from '../tmux/panes.js'
@@ -21,7 +21,7 @@ import {ServerListing} from '../tmux/servers.js'
 
 /** Read access to process facts; the real one reads /proc, tests hand in data. */
 /** The process facts pairing reads: one look of the process source (see proc/source.ts). */
-export type ProcessSource = ProcessLook
+export type ProcessSource = ProcessTable
 
 export interface CorrelateInput {
   view: View

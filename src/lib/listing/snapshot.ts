@@ -3,7 +3,7 @@ import {Context} from '../config/context.js'
 import {ProcessSource} from './pairing.js'
 import {PkError} from '../model/errors.js'
 import {View, ViewMeasurement} from '../proc/view.js'
-import {ProcessLook, processSource, readView} from '../proc/source.js'
+import {ProcessTable, processSource, readView} from '../proc/source.js'
 import {ReadTrust, readTrust} from '../registry/ownership.js'
 import {RecordCache} from '../registry/record-cache.js'
 import {StoredRecord, readRecords} from '../registry/records.js'
@@ -13,8 +13,8 @@ import {ServerListing, ServerScan, checkDeferred} from '../tmux/servers.js'
 import {mark} from '../cli/timings.js'
 import {TMUX_DEADLINE_MS} from '../tmux/exec.js'
 
-function measured(look: ProcessLook): {view: View; viewMeasurement: ViewMeasurement} {
-  const {view, measurement} = readView(look)
+function measured(table: ProcessTable): {view: View; viewMeasurement: ViewMeasurement} {
+  const {view, measurement} = readView(table)
   return {view, viewMeasurement: measurement}
 }
 
@@ -63,7 +63,7 @@ export interface SnapshotOptions {
 export async function takeSnapshot(ctx: Context, opts: SnapshotOptions = {}): Promise<Snapshot> {
   const env = ctx.env
   const standing = opts.carried?.standing
-  const proc = processSource().look()
+  const proc = processSource().table()
   // The ps source's one table call, read while tmux lists and the records are read (nothing, for /proc).
   const ahead = proc.ready?.()
   const state = opts.state === undefined ? ctx.readState() : opts.state

@@ -115,7 +115,7 @@ export function judgePsView(
 }
 
 /** A look backed by one `ps` table, read when first needed (or ahead, with `ready`). */
-export class PsLook {
+export class PsTable {
   private pending: Promise<void> | undefined
   private kids: Map<number, number[]> | undefined
   private readonly ns = new Map<number, string | null>()
@@ -168,12 +168,12 @@ export class PsLook {
 /** One process as ps sees it now (a lock's holder, a pane's process just started): one call for one pid. */
 export function psStat(pid: number): ProcStat | null {
   const rows = runPsSync([pid])
-  return rows === null ? null : new PsLook(rows).stat(pid)
+  return rows === null ? null : new PsTable(rows).stat(pid)
 }
 
-/** The view from a look's table where one is given, else from one call for this process and pid 1. */
+/** The view from a process table where one is given, else from one call for this process and pid 1. */
 export function psMeasureView(look?: unknown): ViewMeasurement {
-  const seen = look instanceof PsLook ? look : new PsLook(runPsSync([process.pid, 1]))
+  const seen = look instanceof PsTable ? look : new PsTable(runPsSync([process.pid, 1]))
   const table = seen.table()
   const selfNs = psDialect() === 'procps' ? (seen.namespaces([process.pid]).get(process.pid) ?? null) : null
   return judgePsView({bootId: sysctlBootId(), self: table.get(process.pid), selfNs, pid1: table.get(1), ppid: process.ppid}, psDialect())

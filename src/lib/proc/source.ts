@@ -2,7 +2,7 @@ import {constants, accessSync} from 'node:fs'
 
 import {PkError} from '../model/errors.js'
 import {ProcStat} from './parse.js'
-import {PsLook, UNKNOWN_PS_VIEW, psCaughtSignals, psDialect, psMeasureView, psStat, sysctlBootId} from './ps.js'
+import {PsTable, UNKNOWN_PS_VIEW, psCaughtSignals, psDialect, psMeasureView, psStat, sysctlBootId} from './ps.js'
 import {
   PROC_ROOT,
   readCaughtSignals,
@@ -20,7 +20,7 @@ import {View, ViewMeasurement, measureProcView, readProcView} from './view.js'
 /**
  * Where everything pk learns about processes comes from: one interface, two sources.
  * - `proc`: Linux's /proc (start times in hundredths of a second after boot, pid namespaces).
- * - `ps`: one `ps` call for the whole table per look, and `sysctl` for the boot (macOS, and any system
+ * - `ps`: one `ps` call for the whole table per reading, and `sysctl` for the boot (macOS, and any system
  *   without /proc); start times in whole seconds.
  * Chosen by what the machine has, or forced with PK_PROCESS_SOURCE=proc|ps. Identities taken by one source
  * are not compared with the other's: the ps source's view names its pid namespace `ps:INODE` (or `ps`
@@ -28,8 +28,8 @@ import {View, ViewMeasurement, measureProcView, readProcView} from './view.js'
  * namespace's: shown unverified, never written (see registry/ownership.ts).
  */
 
-/** What one look at the processes says; each fact is read at most once per look. */
-export interface ProcessLook {
+/** One reading of the process table; each fact is read at most once per table. */
+export interface ProcessTable {
   stat(pid: number): ProcStat | null
   argv(pid: number): string[] | null
   /** The working directory, where the source can tell (the ps source cannot: null). */
@@ -38,7 +38,7 @@ export interface ProcessLook {
   startedAt(startTime: number): string | null
   /** The executable as the kernel names it (/proc/PID/exe, or ps' `comm`), or null when it cannot be read. */
   exe(pid: number): string | null
-  /** The look's table read ahead, so that pairing does not wait for it (the ps source's one call). */
+  /** The table read ahead, so that pairing does not wait for it (the ps source's one call). */
   ready?(): Promise<void>
   /** The pid namespaces of a few pids, where the source reads them apart from its table (ps). */
   namespaces?(pids: readonly number[]): Map<number, string | null>
@@ -56,12 +56,12 @@ export interface ProcessSource {
   readonly name: SourceName
   /** Whether this source sees pid namespaces (Linux); where not, the namespace guard does not apply. */
   readonly namespaces: boolean
-  /** A fresh look: its facts read once each, never shared with another look. */
-  look(): ProcessLook
+  /** A fresh table: its facts read once each, never shared with another. */
+  table(): ProcessTable
   /** One process as it is now (a lock's holder, a pane's process just started). */
   stat(pid: number): ProcStat | null
-  /** Which boot and pid namespace this pk sees the world from; from `look`'s table where one is given. */
-  measureView(look?: ProcessLook): ViewMeasurement
+  /** Which boot and pid namespace this pk sees the world from; from `table` where one is given. */
+  measureView(table?: ProcessTable): ViewMeasurement
   startDate(startTime: number): Date | null
   /** How coarse start times are: two processes that started within this long of each other may read alike. */
   readonly startResolutionMs: number
@@ -73,7 +73,7 @@ export interface ProcessSource {
 export const procSource: ProcessSource = {
   name: 'proc',
   namespaces: true,
-  look() {
+  table() {
     // Each reader says "gone" with null, never undefined: one lookup a call (pairing asks several times a row).
     const memo = <T>(read: (pid: number) => T) => {
       const cache = new Map<number, T>()
@@ -108,7 +108,7 @@ export function psSource(): ProcessSource {
   return {
     name: 'ps',
     namespaces: psDialect() === 'procps',
-    look: () => new PsLook(),
+    table: () => new PsTable(),
     stat: psStat,
     measureView: (look) => psMeasureView(look),
     startDate: (seconds) => new Date(seconds * 1000),
@@ -146,17 +146,17 @@ export function processSource(): ProcessSource {
   return chosen.source
 }
 
-export const measureView = (look?: ProcessLook): ViewMeasurement => processSource().measureView(look)
+export const measureView = (table?: ProcessTable): ViewMeasurement => processSource().measureView(table)
 
 /**
  * The view for readers: boot and pid namespace as far as they can be read, with the measurement that
  * says whether they can be trusted (when not, nothing read here is paired by pid). Throws only when even
  * the boot id or the namespace cannot be read.
  */
-export function readView(look?: ProcessLook): {view: View; measurement: ViewMeasurement} {
+export function readView(table?: ProcessTable): {view: View; measurement: ViewMeasurement} {
   const source = processSource()
   if (source.name === 'proc') return readProcView()
-  const measurement = source.measureView(look)
+  const measurement = source.measureView(table)
   // Without a coherent view nothing is paired; the boot, where sysctl names it, still tells this boot's
   // records (unverified) from an earlier one's (exited).
   return {view: measurement.ok ? measurement.view : {...UNKNOWN_PS_VIEW, bootId: sysctlBootId() ?? UNKNOWN_PS_VIEW.bootId}, measurement}

@@ -3,7 +3,7 @@ import {readFileSync, readdirSync, readlinkSync, realpathSync, statSync} from 'n
 import {run} from '../exec/run.js'
 import {isTmuxComm, systemTool} from '../proc/ps.js'
 import {PROC_ROOT, readPidNamespace} from '../proc/reader.js'
-import {ProcessLook, processSource} from '../proc/source.js'
+import {ProcessTable, processSource} from '../proc/source.js'
 
 /**
  * A server's reality: whether the pid a tmux server reports is a process of this pid namespace holding
@@ -134,15 +134,15 @@ export const lsofSockets = (pid: number) => run([systemTool('lsof'), '-w', '-a',
 export async function verifyServerPs(
   socket: string,
   serverPid: number,
-  look: ProcessLook,
+  table: ProcessTable,
   ownPidNs: string,
   ahead?: ReturnType<typeof lsofSockets>,
 ): Promise<{verified: boolean; reason: string | null}> {
-  const stat = look.stat(serverPid)
+  const stat = table.stat(serverPid)
   if (stat === null) return {verified: false, reason: `the server reports pid ${serverPid}, which ps does not list here`}
-  const exe = look.exe(serverPid)
+  const exe = table.exe(serverPid)
   if (exe === null || !isTmuxComm(exe)) return {verified: false, reason: `pid ${serverPid} here is not tmux (${exe ?? 'unnamed'})`}
-  const ns = look.namespaces?.([serverPid]).get(serverPid) ?? null
+  const ns = table.namespaces?.([serverPid]).get(serverPid) ?? null
   if (ownPidNs.startsWith('ps:') && `ps:${ns}` !== ownPidNs)
     return {verified: false, reason: `pid ${serverPid} lives in pid namespace ${ns ?? 'unknown'}, not this one (${ownPidNs.slice(3)})`}
   const ran = await (ahead ?? lsofSockets(serverPid))
@@ -163,9 +163,9 @@ export async function verifyServerPs(
 export async function checkServer(socket: string, serverPid: number): Promise<{verified: boolean; reason: string | null}> {
   const source = processSource()
   if (source.name === 'proc') return verifyServer(socket, serverPid)
-  const look = source.look()
-  const measured = source.measureView(look)
-  return verifyServerPs(socket, serverPid, look, measured.ok ? measured.view.pidNs : '')
+  const table = source.table()
+  const measured = source.measureView(table)
+  return verifyServerPs(socket, serverPid, table, measured.ok ? measured.view.pidNs : '')
 }
 
 /** Every process of `uid` that holds one of `wanted` (socket inodes), by inode. */

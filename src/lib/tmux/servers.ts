@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
 import {PkError} from '../model/errors.js'
-import {ProcessLook, processSource} from '../proc/source.js'
+import {ProcessTable, processSource} from '../proc/source.js'
 import {TmuxCommandError, TmuxFailureKind, runTmux, tmuxArgv} from './exec.js'
 import {PANE_FORMAT, Pane, parsePaneList} from './panes.js'
 import {Env, socketDir, PK_SOCKET_NAME, checkSocketDir, socketDirIsSafe, listSocketFiles, isSocketFile} from './socket-dir.js'
@@ -36,14 +36,14 @@ export interface ServerListing {
 /** lsof started for a listing's server while the rest of the snapshot is read (ps source only). */
 const lsofAhead = new WeakMap<ServerListing, ReturnType<typeof lsofSockets>>()
 
-/** Servers listed by a ps-source scan, checked once the look's table is there (ServerListing.checkDeferred). */
-export async function checkDeferred(servers: ServerListing[], look: ProcessLook, ownPidNs: string): Promise<ServerListing[]> {
+/** Servers listed by a ps-source scan, checked once the snapshot's process table is there (ServerListing.checkDeferred). */
+export async function checkDeferred(servers: ServerListing[], table: ProcessTable, ownPidNs: string): Promise<ServerListing[]> {
   // Every server's pid namespace in one call, before each is checked.
-  look.namespaces?.(servers.flatMap((s) => (s.checkDeferred && s.serverPid !== null ? [s.serverPid] : [])))
+  table.namespaces?.(servers.flatMap((s) => (s.checkDeferred && s.serverPid !== null ? [s.serverPid] : [])))
   return Promise.all(
     servers.map(async (s) => {
       if (!s.checkDeferred || s.serverPid === null) return s
-      const check = await verifyServerPs(s.socket, s.serverPid, look, ownPidNs, lsofAhead.get(s))
+      const check = await verifyServerPs(s.socket, s.serverPid, table, ownPidNs, lsofAhead.get(s))
       return {...s, checkDeferred: false, verified: check.verified, unverifiedReason: check.reason}
     }),
   )
@@ -89,7 +89,7 @@ export async function listServer(socket: string, opts: ListOptions = {}): Promis
     return listing
   }
   if (processSource().name === 'ps') {
-    // The ps source checks a server against a look's table, which the snapshot reads meanwhile.
+    // The ps source checks a server against a process table, which the snapshot reads meanwhile.
     listing.checkDeferred = true
     listing.unverifiedReason = 'not checked yet'
     const ahead = lsofSockets(listing.serverPid)

@@ -175,7 +175,7 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
     if (!checkLiveness(view, identity).alive) return false
     // The argv first, then the mask: once a read shows the gate's argv, the exec is done, and a mask read
     // after it is the gate's own (the other order could pair tmux's mask with the gate's argv).
-    const argv = source.look().argv(identity.pid)
+    const argv = source.table().argv(identity.pid)
     if (gateReady(argv, source.caughtSignals(identity.pid))) {
       process.kill(identity.pid, 'SIGUSR1')
       return true

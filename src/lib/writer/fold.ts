@@ -304,8 +304,8 @@ function create(
   entry: Applied,
 ): string | null {
   const pid = entry.agentLink?.pid ?? row.pid
-  const look = processSource().look()
-  const stat = pid === null ? null : look.stat(pid)
+  const table = processSource().table()
+  const stat = pid === null ? null : table.stat(pid)
   if (stat === null || row.tmux === null || serverPid === undefined || (entry.agentLink && stat.startTime !== entry.agentLink.startTime)) return null
   // Not while the second it started in lasts, where start times are read to the second (ps): another
   // process could still take its pid in that second and read alike. Once it is over, the process must
@@ -321,8 +321,8 @@ function create(
     version: RECORD_VERSION,
     identity,
     tmux: {socket: row.tmux.socket, paneId: row.tmux.pane, sessionId: row.tmux.sessionId, serverPid},
-    cwd: look.cwd(identity.pid) ?? '/',
-    argv: look.argv(identity.pid) ?? [],
+    cwd: table.cwd(identity.pid) ?? '/',
+    argv: table.argv(identity.pid) ?? [],
     agent: entry.agent,
     label: null,
     createdAt: new Date().toISOString(),

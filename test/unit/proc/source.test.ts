@@ -23,10 +23,10 @@ describe('the source in use', () => {
     process.env.PK_PROCESS_SOURCE = 'ps'
     const ps = processSource()
     expect(ps).toMatchObject({name: 'ps', startResolutionMs: 1000})
-    const byPs = ps.look().stat(process.pid)!
+    const byPs = ps.table().stat(process.pid)!
     process.env.PK_PROCESS_SOURCE = 'proc'
     expect(processSource()).toBe(procSource)
-    const byProc = procSource.look().stat(process.pid)!
+    const byProc = procSource.table().stat(process.pid)!
     expect(byPs).toMatchObject({pid: process.pid, ppid: byProc.ppid})
     // The same moment, read to the second by one and in hundredths after boot by the other.
     expect(Math.abs(ps.startDate(byPs.startTime)!.getTime() - procSource.startDate(byProc.startTime)!.getTime())).toBeLessThan(2000)
