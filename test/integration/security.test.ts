@@ -120,11 +120,12 @@ describe('a path is never code', () => {
     expect(result.code, result.stderr).toBe(0)
     await waitFor('pwd', () => existsSync(out))
     expect(readFileSync(out, 'utf8').trim()).toBe(dir)
-    // The moment a job would have run: tmux runs #() jobs as it expands a format, so one run here after pk's
-    // calls, and seen done, comes after any such job of theirs had started.
+    // The moment a job would have run: tmux runs a #() job it finds in a window's -c as it makes the window
+    // (this is how a directory name could have run one), so a control job given that way after pk's calls,
+    // seen done, comes after any job of theirs had started.
     const control = join(sb.root, 'control-ran')
-    sb.tmux(sb.pkSocket, 'display-message', '-p', `#(touch '${control}')`)
-    await waitFor('the control job', () => existsSync(control))
+    sb.tmux(sb.pkSocket, 'new-window', '-d', '-c', `${sb.root}/#(touch '${control}')`, '--', 'true')
+    await waitFor('the control job', () => existsSync(control), 15_000)
     expect(spawnSync('find', [sb.root, '-name', 'format-ran'], {encoding: 'utf8'}).stdout).toBe('')
   })
 })
