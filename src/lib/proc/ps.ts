@@ -100,14 +100,15 @@ export function sysctlBootId(): string | null {
 
 /** Pure: the view from the table's rows for this process and pid 1, or why there is none. */
 export function judgePsView(
-  facts: {bootId: string | null; self: PsRow | undefined; selfNs: string | null; pid1: PsRow | undefined; ppid: number},
+  facts: {bootId: string | null; self: PsRow | undefined; selfNs: string | null; pid1: PsRow | undefined; ppids: readonly number[]},
   dialect: PsDialect,
 ): ViewMeasurement {
   if (facts.bootId === null) return {ok: false, reason: 'cannot read the boot from sysctl'}
   if (facts.self === undefined) return {ok: false, reason: 'ps does not list this process'}
   // ps in a pid namespace whose processes it does not list (a procfs of an ancestor namespace) shows
-  // another process under this pid, or none.
-  if (facts.self.ppid !== facts.ppid)
+  // another process under this pid, or none. (`ppids`: this process's parent before and after ps read the
+  // table, and now: a parent that ended meanwhile is not another namespace.)
+  if (!facts.ppids.includes(facts.self.ppid))
     return {ok: false, reason: `ps lists pid ${facts.self.pid} with another parent: it sees another pid namespace's processes`}
   if (dialect === 'procps' && facts.selfNs === null) return {ok: false, reason: "ps cannot read this process's pid namespace"}
   if (facts.pid1 === undefined) return {ok: false, reason: 'ps does not list pid 1'}
@@ -120,17 +121,35 @@ export class PsTable {
   private kids: Map<number, number[]> | undefined
   private readonly ns = new Map<number, string | null>()
 
-  constructor(private rows?: Map<number, PsRow> | null) {}
+  /**
+   * This process's parent as it was right before and right after the table was read: a parent that ends
+   * meanwhile (a detached writer's) makes this process init's child between the two, and ps may have seen
+   * either (see judgePsView).
+   */
+  readonly parents: number[] = []
+
+  constructor(
+    private rows?: Map<number, PsRow> | null,
+    parents: readonly number[] = [],
+  ) {
+    this.parents.push(...parents)
+  }
 
   ready(): Promise<void> {
+    this.parents.push(process.ppid)
     this.pending ??= runPsAsync().then((rows) => {
+      this.parents.push(process.ppid)
       if (this.rows === undefined) this.rows = rows
     })
     return this.pending
   }
 
   table(): Map<number, PsRow> {
-    if (this.rows === undefined) this.rows = runPsSync()
+    if (this.rows === undefined) {
+      this.parents.push(process.ppid)
+      this.rows = runPsSync()
+      this.parents.push(process.ppid)
+    }
     return this.rows ?? new Map()
   }
 
@@ -173,10 +192,12 @@ export function psStat(pid: number): ProcStat | null {
 
 /** The view from a process table where one is given, else from one call for this process and pid 1. */
 export function psMeasureView(look?: unknown): ViewMeasurement {
-  const seen = look instanceof PsTable ? look : new PsTable(runPsSync([process.pid, 1]))
+  const before = process.ppid
+  const seen = look instanceof PsTable ? look : new PsTable(runPsSync([process.pid, 1]), [before, process.ppid])
   const table = seen.table()
   const selfNs = psDialect() === 'procps' ? (seen.namespaces([process.pid]).get(process.pid) ?? null) : null
-  return judgePsView({bootId: sysctlBootId(), self: table.get(process.pid), selfNs, pid1: table.get(1), ppid: process.ppid}, psDialect())
+  const ppids = [...seen.parents, process.ppid]
+  return judgePsView({bootId: sysctlBootId(), self: table.get(process.pid), selfNs, pid1: table.get(1), ppids}, psDialect())
 }
 
 /** The signals `pid` has a handler for (`ps -o caught=`), or null. */
