@@ -7,7 +7,7 @@ import {DEFAULT_CHANNELS, deliver, notifyRows, SessionLink} from '../lib/notify/
 import {sessionPageUrl} from '../lib/model/contract.js'
 import {notifyTestText} from '../lib/present/verbs.js'
 import {WRITER_PERSIST_MS, logHook, runWriter, spoolHasPending} from '../lib/writer/fold.js'
-import {eventsStranded, startWriterOnce} from '../lib/events/writer-mark.js'
+import {eventsStranded, startWriterOnce, writerRunning} from '../lib/events/writer-mark.js'
 import {mayWrite} from '../lib/registry/ownership.js'
 import {startPkDetached} from '../lib/exec/run.js'
 import {printJson, write} from '../invocation/output.js'
@@ -49,6 +49,10 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
   // tells nothing it could show only from part of a backlog (see tellable).
   // The hook's writer comes back for what it could not apply yet; an observer that could not apply what it
   // saw leaves it to that writer, started if none runs.
+  // Where the writer runs, an observation waits for it in the spool, as a hook's event does: it was there
+  // before the writer took its name away, so the writer's last look finds it. An observer that applied the
+  // backlog itself contended for the lock with the writer and with every other observer: under a storm,
+  // one of them stopped while it held the lock kept them all out, the writer too.
   // A notifier that finds events stranded with no writer (see eventsStranded) starts one.
   if (input.fold) {
     await runWriter(ctx, state, {persistMs: WRITER_PERSIST_MS}).catch((error: unknown) => {
@@ -56,9 +60,9 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
       if (state !== null) logHook(state, [`the writer failed: ${error instanceof Error ? error.message : String(error)}`])
       throw error
     })
-  } else if (input.observe !== undefined) {
+  } else if (input.observe !== undefined && state !== null && !writerRunning(state)) {
     const applied = await runWriter(ctx, state)
-    if (state !== null && (applied.busy || applied.blind || spoolHasPending(state))) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
+    if (applied.busy || applied.blind || spoolHasPending(state)) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
   } else if (state !== null && mayWrite(state) && eventsStranded(state)) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
   const listing = await collectSessions(ctx)
   const rows = input.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === input.check)

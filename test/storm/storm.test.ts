@@ -105,7 +105,8 @@ function stateReport(): string {
     `pk processes: ${processes.join('; ') || 'none'}`,
     `notified: ${existsSync(notified) ? readdirSync(notified).join(' ') : '(none)'}`,
     `hook.log (${log.length} lines), its last:`,
-    ...log.slice(-40),
+    // (few: CI keeps a failure's last lines, and what matters most comes after this)
+    ...log.slice(-12),
   ].join('\n')
 }
 
@@ -282,7 +283,9 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
       holding = false
       // Where each stand-in stands, said when the turns do not end: its step, what the watcher last showed,
       // what was told of it, its record's state and its screen's last lines.
+      // (the stand-ins last: CI keeps a failure's last lines)
       const turnsReport = async () =>
+        `${stateReport()}\nspooled: ${spooled(sb).length}\n` +
         (
           await Promise.all(
             turnIds.map(async (id, i) => {
@@ -297,7 +300,7 @@ describe.runIf(process.env.PK_STORM === '1')('a storm under pressure', () => {
               return `${id}: step files ${files.sort().join(',')}; watcher ${looks.get(id)}; told ${toldOf(id)}; record ${record}; screen ${screen}`
             }),
           )
-        ).join('\n') + `\nspooled: ${spooled(sb).length}\n${stateReport()}`
+        ).join('\n')
       await waitFor('every Claude stand-in ended its turns', () => turnIds.every((_, i) => existsSync(join(sb.root, `turns.${i}`))), 20 * 60_000).catch(
         async (error: Error) => {
           throw new Error(`${error.message}\n${await turnsReport()}`)

@@ -92,14 +92,14 @@ function whoAmI(): Me {
   return me
 }
 
-/** One try at the lock: null when held now, else who stands in the way. */
-function tryOnce(dir: string, self: Me, stat: (pid: number) => ProcStat | null): {entry: string} | {blocker: LockHolder} {
-  const tag = `${self.view.bootId}_${self.view.pidNs}_${process.pid}_${self.startTime}_${randomBytes(4).toString('hex')}`
-  const want = join(dir, `W_${tag}`)
-  writeFileSync(want, '', {flag: 'wx', mode: 0o600})
+/**
+ * Who stands in the way in the lock's directory, but `own` (this process's entry, when it made one): a live
+ * holder rather than a contender. Entries of dead processes are removed on the way.
+ */
+function blockerIn(dir: string, self: Me, stat: (pid: number) => ProcStat | null, own: string | null): LockHolder | null {
   let blocker: LockHolder | null = null
   for (const name of readdirSync(dir)) {
-    if (name === `W_${tag}`) continue
+    if (name === own) continue
     const entry = parseLockEntry(name)
     if (entry === null) continue
     const liveness = entryLiveness(self.view, entry, entry.bootId === self.view.bootId && entry.pidNs === self.view.pidNs ? stat(entry.pid) : null)
@@ -115,6 +115,22 @@ function tryOnce(dir: string, self: Me, stat: (pid: number) => ProcStat | null):
     if (blocker === null || (blocker.what !== 'holds' && entry.kind === 'H'))
       blocker = {pid: entry.pid, what: liveness === 'unknown' ? 'unknown' : entry.kind === 'H' ? 'holds' : 'wants'}
   }
+  return blocker
+}
+
+/**
+ * One try at the lock: its entry when held now, else who stands in the way. A try makes its `W_` entry only
+ * where a first look found nobody in the way: an entry of a process stopped between making it and taking
+ * it away keeps everyone else out (15 s, under SIGSTOP), and a waiter that made one every pause, many
+ * waiting on a loaded machine, made that likely.
+ */
+function tryOnce(dir: string, self: Me, stat: (pid: number) => ProcStat | null): {entry: string} | {blocker: LockHolder} {
+  const before = blockerIn(dir, self, stat, null)
+  if (before !== null) return {blocker: before}
+  const tag = `${self.view.bootId}_${self.view.pidNs}_${process.pid}_${self.startTime}_${randomBytes(4).toString('hex')}`
+  const want = join(dir, `W_${tag}`)
+  writeFileSync(want, '', {flag: 'wx', mode: 0o600})
+  const blocker = blockerIn(dir, self, stat, `W_${tag}`)
   if (blocker === null) {
     const held = join(dir, `H_${tag}`)
     renameSync(want, held)

@@ -143,6 +143,25 @@ describe('the lock, on real processes', () => {
     expect(await exited(held)).toBe(0)
   })
 
+  it('a waiter leaves no entry of its own while a live holder holds: a waiter stopped as it waits keeps nobody out', async () => {
+    const state = stateLayout(dir)
+    mkdirSync(state.sessions)
+    createRecord(state, sampleRecord())
+    const held = await holder('first')
+    // What the lock's directory holds each time the waiter looks at who is in it: the holder's entry alone.
+    const seen: string[][] = []
+    const stat = (pid: number) => {
+      seen.push(readdirSync(lockDir(state)))
+      return readStat(pid)
+    }
+    const error = await withStateLock(state, () => {}, {waitMs: 1000, stat}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(LockBusyError)
+    expect(seen.length).toBeGreaterThan(3)
+    for (const names of seen) expect(names.map((n) => n.slice(0, 2) + n.split('_')[3])).toEqual([`H_${held.pid}`])
+    held.kill('SIGUSR2')
+    expect(await exited(held)).toBe(0)
+  })
+
   it('a holder killed while it holds (SIGKILL) is passed over at once, its entry removed', async () => {
     const state = stateLayout(dir)
     mkdirSync(state.sessions)
