@@ -224,10 +224,36 @@ function breakdown(env, runs = 7) {
     .join(', ')
 }
 
+/** Clock ticks of pid's children it reaped, and every tick (own and reaped) of its live descendants: a shell
+ * pk keeps to start programs (exec/spawner.ts) reaps them itself, and is reaped only when pk ends. */
+function childrenTicks(pid) {
+  const stats = new Map()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const f = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')
+      stats.set(Number(name), {ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), reaped: Number(f[13]) + Number(f[14])})
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let sum = stats.get(pid)?.reaped ?? 0
+  const below = [pid]
+  while (below.length > 0) {
+    const parent = below.pop()
+    for (const [child, stat] of stats)
+      if (stat.ppid === parent) {
+        sum += stat.own + stat.reaped
+        below.push(child)
+      }
+  }
+  return sum
+}
+
 /**
  * Steady-state CPU of a long-running process as a share of one core: every thread's run time
- * (/proc/PID/task/TID/schedstat, exact) over `seconds`, after a warm-up, plus its reaped children's
- * (clock ticks). Started in its own process group, which is killed afterwards.
+ * (/proc/PID/task/TID/schedstat, exact) over `seconds`, after a warm-up, plus its children's (clock ticks,
+ * see childrenTicks). Started in its own process group, which is killed afterwards.
  */
 async function cpuShare(argv, env, seconds, warmup = 6) {
   const child = spawn(argv[0], argv.slice(1), {env, stdio: 'ignore', detached: true})
@@ -237,12 +263,7 @@ async function cpuShare(argv, env, seconds, warmup = 6) {
       (sum, task) => sum + Number(readFileSync(`/proc/${child.pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]),
       0,
     )
-  const childTicks = () =>
-    readFileSync(`/proc/${child.pid}/stat`, 'utf8')
-      .split(') ')[1]
-      .split(' ')
-      .slice(13, 15)
-      .reduce((a, b) => a + Number(b), 0)
+  const childTicks = () => childrenTicks(child.pid)
   try {
     await sleep(warmup * 1000)
     const [run0, ticks0, t0] = [runTime(), childTicks(), process.hrtime.bigint()]
@@ -777,7 +798,7 @@ if (part('serve')) {
   // Two pages open, nothing changing: the server's CPU (its own and its tmux clients') over a while.
   const ticks = () => {
     const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0)
+    return Number(f[11]) + Number(f[12]) + childrenTicks(child.pid)
   }
   await sleep(3000)
   const [c0, t0] = [ticks(), performance.now()]

@@ -5,7 +5,8 @@ import type {Writable} from 'node:stream'
  * The one way pk runs another program: an argv array (never a shell), within a deadline, and it never
  * throws for what the program did. tmux, git, ssh, systemctl, crontab and a notifier's command all go
  * through `run`; a terminal handed over goes through `runInTerminal`; pk's own writer starts through
- * `startPkDetached`. Callers turn a `Ran` into their own typed errors.
+ * `startPkDetached`; a long-lived poll's tmux reads start through a Spawner (spawner.ts), which answers
+ * as `run` does. Callers turn a `Ran` into their own typed errors.
  */
 
 export type RunEnv = Readonly<Record<string, string | undefined>>

@@ -11,6 +11,7 @@ import {WatchCache} from './watch-cache.js'
 import {collectSessions, listingIdentity} from './sessions.js'
 import {Context} from '../config/context.js'
 import {TMUX_DEADLINE_MS} from '../tmux/exec.js'
+import {useSpawner} from '../exec/spawner.js'
 
 export type WatchEvent =
   | {type: 'snapshot'; $schema: 'urn:pk:watch-event'; schema: typeof JSON_SCHEMA_VERSION; sessions: SessionRow[]; problems: unknown[]}
@@ -92,6 +93,8 @@ export async function watchSessions(opts: {
   emit: (event: WatchEvent) => void
   signal: AbortSignal
 }): Promise<void> {
+  // (a poll for as long as it runs: tmux is asked through a small shell, not a fork of node each time)
+  useSpawner()
   let previous: SessionRow[] | null = null
   let lastEmit = Date.now()
   const cache = new WatchCache()

@@ -2,6 +2,7 @@ import {toBytes} from '../model/bytes.js'
 
 import {errnoCode, PkError} from '../model/errors.js'
 import {run, runInTerminal} from '../exec/run.js'
+import {spawnerFor} from '../exec/spawner.js'
 
 /**
  * tmux splits its argv into commands at any argument that ends in ';' (and `\;` keeps a literal ';').
@@ -111,7 +112,12 @@ export interface RunTmuxOptions {
 export async function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promise<TmuxResult> {
   const deadlineMs = opts.deadlineMs ?? TMUX_DEADLINE_MS
   const socket = argv[0] === '-S' ? argv[1] : undefined
-  const ran = await run([...(opts.wrap ?? []), 'tmux', '-u', ...argv], {env: opts.env ?? clientEnv(process.env), input: opts.input, deadlineMs})
+  const env = opts.env ?? clientEnv(process.env)
+  const spawner = opts.input === undefined && opts.wrap === undefined && onlyReads(argv) ? spawnerFor(env) : null
+  const ran =
+    spawner !== null
+      ? await spawner.run(['tmux', '-u', ...argv], deadlineMs)
+      : await run([...(opts.wrap ?? []), 'tmux', '-u', ...argv], {env, input: opts.input, deadlineMs})
   const {stdout, stderr} = ran
   if (ran.error) throw errnoCode(ran.error) === 'ENOENT' ? tmuxMissing() : ran.error
   if (ran.timedOut)
@@ -127,6 +133,21 @@ export async function runTmux(argv: string[], opts: RunTmuxOptions = {}): Promis
   if (ran.code === 0) return {stdout, stderr}
   const detail = stderr.trim() || `tmux exited with ${ran.code ?? 'a signal'}`
   throw new TmuxCommandError(classifyTmuxFailure(stderr), stderr, `tmux ${argv[2] ?? ''}: ${detail}`, stdout)
+}
+
+/** tmux commands that change nothing: asked again when the spawner that ran one went (see spawner.ts). */
+const READS = new Set(['list-panes', 'list-clients', 'list-sessions', 'list-windows', 'capture-pane', 'show-options'])
+
+/** Pure: whether every command of a tmux argv (`-S SOCKET CMD ARGS [; CMD ARGS]...`) only reads. */
+export function onlyReads(argv: readonly string[]): boolean {
+  let at = 0
+  while (at < argv.length && ['-S', '-L', '-f'].includes(argv[at]!)) at += 2
+  if (at >= argv.length) return false
+  for (let start = true; at < argv.length; at++) {
+    if (start && !READS.has(argv[at]!)) return false
+    start = argv[at] === ';'
+  }
+  return true
 }
 
 /** `tmux -V`: the version, or why there is none (not installed, or it failed). */

@@ -12,6 +12,7 @@ import {branchReader} from './git.js'
 import {ChangeWatch, baseKey} from '../worktree/changes.js'
 import {UiState, keyAction, reconcileSelection, renderScreen, splitKeys, visibleRows} from './view.js'
 import {Context} from '../config/context.js'
+import {useSpawner} from '../exec/spawner.js'
 
 const ENTER_ALT = '\u001B[?1049h\u001B[?25l'
 const LEAVE_ALT = '\u001B[?25h\u001B[?1049l'
@@ -80,6 +81,8 @@ class Dashboard {
   private async refresh(): Promise<void> {
     if (this.busy || this.closed) return
     this.busy = true
+    // (a poll for as long as it runs: tmux is asked through a small shell, not a fork of node each time)
+    useSpawner()
     try {
       this.branchOf = branchReader()
       const listing = await collectSessions(this.ctx, {cache: this.cache})
