@@ -233,6 +233,16 @@ export function startWatcher(env: NodeJS.ProcessEnv, args: string[] = []): Watch
   }
 }
 
+/** Whether a process of this pid is there (signal 0). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 5000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {

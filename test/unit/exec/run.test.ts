@@ -4,19 +4,10 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {run, runInTerminal} from '../../../src/lib/exec/run.js'
-import {waitFor} from '../../helpers/sandbox.js'
+import {alive, waitFor} from '../../helpers/sandbox.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pk-run-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 describe('run: the one child-process runner', () => {
   it('runs an argv without a shell and hands back status, stdout and stderr', async () => {
     const ran = await run(['sh', '-c', 'printf "%s" "$1"; echo err >&2; exit 3', 'sh', '$(not run) ;|'])

@@ -7,7 +7,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {run} from '../../../src/lib/exec/run.js'
 import {Spawner} from '../../../src/lib/exec/spawner.js'
 import {onlyReads} from '../../../src/lib/tmux/exec.js'
-import {ROOT, waitFor} from '../../helpers/sandbox.js'
+import {ROOT, alive, waitFor} from '../../helpers/sandbox.js'
 
 let dir: string
 let spawner: Spawner
@@ -26,15 +26,6 @@ afterEach(() => {
   }
   rmSync(dir, {recursive: true, force: true})
 })
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('the spawner: programs started by a small shell, answered as run answers', () => {
   it('output, errors, exit status and every awkward word as run gives them', async () => {
