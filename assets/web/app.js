@@ -113,6 +113,7 @@ function notifyWaiting(row) {
 
 function apply(event) {
   if (event.type === 'snapshot') {
+    renderProblems(event.problems)
     rows.clear()
     for (const row of event.sessions) {
       rows.set(row.id, row)
@@ -125,6 +126,18 @@ function apply(event) {
   } else if (event.type === 'removed') rows.delete(event.id)
   else return
   renderList()
+}
+
+/** What pk ls would say below its table (a host that cannot be reached, a server not answering), as text. */
+function renderProblems(problems) {
+  const list = $('problems')
+  const items = (Array.isArray(problems) ? problems : []).map((p) => {
+    const li = document.createElement('li')
+    li.textContent = String(p?.message ?? p)
+    return li
+  })
+  list.replaceChildren(...items)
+  list.hidden = items.length === 0
 }
 
 function renderDetailHead() {

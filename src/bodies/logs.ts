@@ -1,7 +1,8 @@
 import {Context} from '../lib/config/context.js'
 import {schemaHead} from '../lib/model/contract.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
-import {readLogs} from '../lib/verbs/lifecycle.js'
+import {PkError} from '../lib/model/errors.js'
+import {readLogs, readScreen} from '../lib/verbs/lifecycle.js'
 import {out, printJson} from '../invocation/output.js'
 
 export interface LogsInput {
@@ -9,11 +10,13 @@ export interface LogsInput {
   lines: number
   follow: boolean
   color: boolean
+  screen: boolean
   json: boolean
 }
 
 /** `pk logs ID` once its words are parsed: by the oclif command and the fast path alike. */
 export async function logs(ctx: Context, input: LogsInput): Promise<void> {
+  if (input.screen) return screen(ctx, input)
   const controller = new AbortController()
   process.once('SIGINT', () => controller.abort())
   process.once('SIGTERM', () => controller.abort())
@@ -34,4 +37,20 @@ export async function logs(ctx: Context, input: LogsInput): Promise<void> {
     wanted: () => pipeHasReader(1) !== false,
   })
   if (input.json && !input.follow) printJson({...schemaHead('logs'), id: result.id, dead: result.dead, lines: collected})
+}
+
+/** `pk logs ID --screen`: the visible screen (a page's view of it, for a script or another host's pk serve). */
+async function screen(ctx: Context, input: LogsInput): Promise<void> {
+  if (input.follow) throw new PkError('bad-flags', '--screen is one look at the screen; it does not --follow')
+  const look = await readScreen(input.id, ctx)
+  // Without --color the screen is plain text: every escape sequence of the capture (colours, a link) goes.
+  // eslint-disable-next-line no-control-regex -- these are exactly what is removed
+  const text = input.color ? look.screen.text : look.screen.text.replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b./g, '')
+  if (input.json) printJson({...schemaHead('screen'), ...look, screen: {...look.screen, text}})
+  else {
+    // (the blank rows below the last line written are the screen's, not output)
+    const shown = text.replace(/\n+$/, '')
+    if (shown !== '') out(shown + '\n')
+  }
+  if (input.color && !input.json) out('\u001b[0m')
 }

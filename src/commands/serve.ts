@@ -16,13 +16,16 @@ acts only through pk's verbs, under their checks: what pk answer, send, stop or 
 refuses, in their words. Listens on 127.0.0.1:7433 unless --listen says otherwise; an address other than
 loopback needs --tls-cert and --tls-key. From a phone: ssh -L, or tailscale serve (README: From a browser
 or a phone). --read-only serves the view with every action refused; a pk in another pid namespace than the
-state directory's serves read only by itself. --url prints the address of the server started last (its token
+state directory's serves read only by itself. With --fleet (every host of the config) or --host NAME, other
+hosts' sessions are listed too (HOST/ID, as pk ls --fleet lists them) and acted on by that host's own pk
+over ssh, under its checks. --url prints the address of the server started last (its token
 is kept, 0600, in the state directory) and exits.`
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --read-only',
     '<%= config.bin %> serve --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> serve --url',
+    '<%= config.bin %> serve --fleet',
   ]
   static override flags = {
     listen: Flags.string({description: 'HOST:PORT to listen on (default 127.0.0.1:7433; port 0 picks a free one)', default: '127.0.0.1:7433'}),
@@ -30,6 +33,8 @@ is kept, 0600, in the state directory) and exits.`
     url: Flags.boolean({description: 'print the address (with the token) of the server started last, and exit'}),
     'tls-cert': Flags.string({description: 'a PEM certificate: serve HTTPS (needed to listen beyond loopback)'}),
     'tls-key': Flags.string({description: "the certificate's PEM private key"}),
+    fleet: Flags.boolean({description: 'also list and act on the sessions of every host in the config, over ssh'}),
+    host: Flags.string({description: 'also list and act on the sessions of this host (a configured name or an ssh destination)', multiple: true}),
   }
 
   protected async execute(): Promise<Outcome | void> {
@@ -44,7 +49,14 @@ is kept, 0600, in the state directory) and exits.`
     }
     if ((flags['tls-cert'] === undefined) !== (flags['tls-key'] === undefined)) throw new PkError('bad-flags', '--tls-cert and --tls-key go together')
     const tls = flags['tls-cert'] === undefined ? null : {cert: flags['tls-cert'], key: flags['tls-key']!}
-    const serving = await startServe({ctx: this.ctx, listen: parseListen(flags.listen), tls, readOnly: Boolean(flags['read-only']), assetsDir: ASSETS})
+    const serving = await startServe({
+      ctx: this.ctx,
+      listen: parseListen(flags.listen),
+      tls,
+      readOnly: Boolean(flags['read-only']),
+      assetsDir: ASSETS,
+      fleet: {fleet: Boolean(flags.fleet), hosts: flags.host ?? []},
+    })
     out(serving.url + '\n')
     if (serving.readOnly !== null) say(`pk serve: ${serving.readOnly}\n`)
     await new Promise<void>((resolve) => {

@@ -7,10 +7,11 @@ export const logsCommand = describeCommand({
       lines: {type: 'integer', char: 'n', description: 'how many lines', default: 200, min: 1},
       follow: {type: 'boolean', char: 'f', description: 'keep printing new lines until the session ends'},
       color: {type: 'boolean', description: 'keep colours and other escape codes'},
+      screen: {type: 'boolean', description: 'what the pane shows now, and (--json) the dialog or question it waits on'},
       json: {type: 'boolean', description: 'print as JSON'},
     },
   },
-  input: ({flags, words}) => ({id: words[0]!, lines: flags.lines, follow: flags.follow, color: flags.color, json: flags.json}),
+  input: ({flags, words}) => ({id: words[0]!, lines: flags.lines, follow: flags.follow, color: flags.color, screen: flags.screen, json: flags.json}),
   looksFirst: true,
   run: async (ctx, input) => (await import('../bodies/logs.js')).logs(ctx, input),
 })

@@ -149,4 +149,85 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
     expect(guarded.code).toBe(5)
     expect(guarded.stderr).toMatch(/does not fan out/)
   })
+  it("pk serve --host: the page lists the host's sessions as HOST/ID and acts on them through that host's pk", async () => {
+    // Its own sessions on host two (the others' listings above stay as they are), removed at the end.
+    const user = HOST_USERS[1]
+    const reader = world.pkAs(user, ['bg', '--', 'sh', '-c', 'printf "ready\\n"; exec cat']).trim()
+    const sleeper = world.pkAs(user, ['bg', '--', 'sleep', '1000']).trim()
+    configure([host('two', user), host('closed', user, {options: world.options.map((o) => (o === String(world.port) ? '1' : o))})])
+    const {spawn} = await import('node:child_process')
+    const child = spawn(process.execPath, [PK_BIN, 'serve', '--listen', '127.0.0.1:0', '--fleet'], {env: sb.env, stdio: ['ignore', 'pipe', 'pipe']})
+    let printed = ''
+    child.stdout!.on('data', (d) => (printed += d))
+    try {
+      const url = await waitFor('the address printed', () => /^(http:\/\/127\.0\.0\.1:\d+)\/login\?token=[\w-]+\n/.exec(printed), 20_000)
+      const origin = url[1]!
+      const login = await fetch(url[0].trim(), {redirect: 'manual'})
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+      const get = (path: string) => fetch(origin + path, {headers: {cookie}})
+      const post = (path: string, body: object) =>
+        fetch(origin + path, {method: 'POST', headers: {cookie, origin, 'content-type': 'application/json'}, body: JSON.stringify(body)})
+
+      // The event stream: one snapshot with this machine's and the host's sessions, and the closed host's problem.
+      const events = await get('/api/events')
+      const reading = events.body!.getReader()
+      let buffered = ''
+      type Snapshot = {type: string; sessions: FleetRow[]; problems: {code: string; host?: string; message: string}[]}
+      const snapshot = await waitFor(
+        'a snapshot with both hosts told',
+        async () => {
+          const {value} = await reading.read()
+          buffered += new TextDecoder().decode(value)
+          const snapshots = [...buffered.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Snapshot).filter((e) => e.type === 'snapshot')
+          return snapshots.reverse().find((e) => e.sessions.some((r) => r.id === `two/${reader}`) && e.problems.some((p) => p.host === 'closed'))
+        },
+        30_000,
+      )
+      await reading.cancel()
+      const row = snapshot.sessions.find((r) => r.id === `two/${reader}`)!
+      expect(row.host).toBe('two')
+      expect(snapshot.sessions.find((r) => r.id === `two/${sleeper}`)?.host).toBe('two')
+      expect(snapshot.problems.find((p) => p.host === 'closed')).toMatchObject({code: 'host-unreachable', message: expect.stringMatching(/^closed: /)})
+
+      // The screen, read by that host's pk logs --screen.
+      const path = (id: string, verb: string) => `/api/sessions/${encodeURIComponent(`two/${id}`)}/${verb}`
+      const screen = await get(path(reader, 'screen'))
+      expect(screen.status).toBe(200)
+      const look = (await screen.json()) as {id: string; screen: {cols: number; text: string}; dialog: unknown}
+      expect(look).toMatchObject({id: `two/${reader}`, dialog: null})
+      expect(look.screen.cols).toBeGreaterThan(0)
+      expect(look.screen.text).toContain('ready')
+
+      // A line sent from the page, with a leading dash (never a flag there), arrives once in the host's pane.
+      const sent = await post(path(reader, 'send'), {text: '-n from the page'})
+      expect(sent.status, await sent.clone().text()).toBe(200)
+      expect(((await sent.json()) as {result: {id: string}}).result.id).toBe(`two/${reader}`)
+      const pane = (JSON.parse(world.pkAs(user, ['ls', '--json'])) as {sessions: FleetRow[]}).sessions.find((s) => s.id === reader)!.tmux!.pane
+      const shown = await waitFor("the line in the host's pane", () => {
+        const text = world.tmuxAs(user, ['capture-pane', '-p', '-t', pane])
+        return text.includes('-n from the page') ? text : null
+      })
+      expect(shown.split('-n from the page').length - 1).toBeGreaterThanOrEqual(1)
+      // (cat echoes the line once: the terminal's echo and cat's copy make two, never more)
+      expect(shown.split('-n from the page').length - 1).toBeLessThanOrEqual(2)
+
+      // The host's own refusal, in its words and with its exit: a dialog answer where there is none.
+      const refused = await post(path(reader, 'answer'), {answer: 'yes'})
+      expect(refused.status).toBe(409)
+      expect(((await refused.json()) as {error: {exit: number; message: string}}).error).toMatchObject({exit: 1, message: expect.stringMatching(/^two: /)})
+      // A host this server does not serve, and an id there that names nothing.
+      expect((await post(`/api/sessions/${encodeURIComponent(`elsewhere/${reader}`)}/stop`, {})).status).toBe(404)
+      expect((await post(path('00000000', 'stop'), {})).status).toBe(404)
+
+      // Stop, done by the host's pk stop.
+      const stopped = await post(path(sleeper, 'stop'), {})
+      expect(stopped.status, await stopped.clone().text()).toBe(200)
+      const after = (JSON.parse(world.pkAs(user, ['ls', '--json', '--all'])) as {sessions: FleetRow[]}).sessions
+      expect(after.find((s) => s.id === sleeper)?.state).toBe('exited')
+    } finally {
+      child.kill('SIGTERM')
+      world.pkAs(user, ['stop', reader])
+      world.pkAs(user, ['prune', '--yes'])
+    }
+  }, 120_000)
 })

@@ -1,4 +1,4 @@
-import {ChildProcess, spawn} from 'node:child_process'
+import {ChildProcess, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {chromium, Browser, Page} from 'playwright-core'
@@ -117,6 +117,16 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
       expect(box.y + box.height).toBeLessThanOrEqual(height)
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
       await page.screenshot({path: join(ARTIFACTS, `${name}-dialog.png`), fullPage: true})
+      // The same look for a script, or for another host's page: pk logs --screen --json, the same choices.
+      const look = await sb.pkJson<{dialog: {question: string; choices: {label: string; means: string}[]} | null; question: boolean; screen: {text: string}}>(
+        ['logs', row.id, '--screen', '--json'],
+        {env},
+      )
+      expect(look.dialog?.question).toBe('Do you want to proceed?')
+      expect(look.dialog?.choices.map((c) => c.means)).toEqual(['yes', 'always', 'no'])
+      expect(look.question).toBe(false)
+      expect(look.screen.text).toContain('Do you want to proceed?')
+      expect(look.screen.text).not.toContain('\u001b')
 
       await yes.click()
       await page.getByText('answered: Yes').waitFor({timeout: 20_000})
@@ -195,6 +205,29 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
     await context.close()
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('x\n')
   }, 60_000)
+
+  it.skipIf(spawnSync('ssh', ['-V']).error !== undefined)(
+    'a host that cannot be reached (pk serve --host) is said on the page, as text',
+    async () => {
+      mkdirSync(join(sb.home, '.config', 'pk'), {recursive: true})
+      const name = 'closed'
+      writeFileSync(
+        join(sb.home, '.config', 'pk', 'config.json'),
+        JSON.stringify({hosts: [{name, destination: 'nobody@127.0.0.1', options: ['-F', '/dev/null', '-p', '1', '-o', 'BatchMode=yes']}]}),
+      )
+      const url = await serve(['--fleet'])
+      const context = await browser.newContext({viewport: {width: 360, height: 640}})
+      const page = await context.newPage()
+      await page.goto(url)
+      const problem = page.getByRole('list', {name: 'Problems'}).getByText(`${name}: `, {exact: false})
+      await problem.waitFor({timeout: 20_000})
+      expect(await problem.textContent()).toMatch(/refused/i)
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+      await page.screenshot({path: join(ARTIFACTS, 'phone-host-unreachable.png'), fullPage: true})
+      await context.close()
+    },
+    60_000,
+  )
 
   it('a session’s changes, read only: the counts, each file (a hostile name as text) and the commits', async () => {
     const repo = makeRepo(sb)

@@ -97,11 +97,11 @@ export interface RemoteResult {
 }
 
 /** Run pk on a host; a host that does not answer in time is killed, never waited on. */
-export async function runRemote(host: HostConfig, pkArgs: string[], timeoutMs: number): Promise<RemoteResult> {
+export async function runRemote(host: HostConfig, pkArgs: string[], timeoutMs: number, input?: string): Promise<RemoteResult> {
   const argv = sshArgv(host, pkArgs, {tty: false, controlDir: controlDir(process.env), connectTimeoutS: Math.max(1, Math.ceil(timeoutMs / 1000))})
   // Over when ssh has exited and its stdout is drained: with ControlPersist, the master that ssh leaves in
   // the background keeps our stderr pipe open for its lifetime.
-  const ran = await run(['ssh', ...argv], {deadlineMs: timeoutMs, until: 'stdout'})
+  const ran = await run(['ssh', ...argv], {deadlineMs: timeoutMs, until: 'stdout', input})
   return {code: ran.code, stdout: ran.stdout, stderr: sshError(ran), timedOut: ran.timedOut}
 }
 

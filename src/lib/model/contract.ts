@@ -14,7 +14,7 @@ export const JSON_SCHEMA_VERSION = 1 as const
 
 /** The documents pk's --json output follows: each is `schemas/NAME.schema.json`, whose `$id` is `urn:pk:NAME`. */
 export type SchemaName =
-  'answer' | 'bg' | 'diff' | 'doctor' | 'land' | 'logs' | 'ls' | 'notify' | 'prune' | 'restore' | 'send' | 'stop' | 'usage' | 'wait' | 'watch-event'
+  'answer' | 'bg' | 'diff' | 'doctor' | 'land' | 'logs' | 'ls' | 'notify' | 'prune' | 'restore' | 'screen' | 'send' | 'stop' | 'usage' | 'wait' | 'watch-event'
 
 /**
  * The head of every --json document: which schema it follows (`$schema`, the `$id` of its file in schemas/)

@@ -21,7 +21,8 @@ import {StateDir} from '../registry/state-dir.js'
 import {Listing, collectSessions} from '../listing/sessions.js'
 import {setRemainOnExit} from '../tmux/session.js'
 import {ServerListing} from '../tmux/servers.js'
-import {PaneView, unanswered, viewAndCapture, viewAndRange} from '../tmux/pane-io.js'
+import {capturePane, PaneScreen, PaneView, screenForPage, unanswered, viewAndCapture, viewAndRange} from '../tmux/pane-io.js'
+import {dialogOf} from './answer.js'
 import {beforeTyping, Deadline} from './deadline.js'
 import {Context} from '../config/context.js'
 
@@ -407,4 +408,42 @@ export async function readLogs(
     if (rest !== '') opts.emit(lastLines(rest, rest.split('\n').length, known.dead))
     return {id: row.id, dead: known.dead || !(opts.signal?.aborted ?? false)}
   }
+}
+
+/** What a page shows of a session: its screen with colours and geometry, and what it waits on. */
+export interface ScreenLook {
+  id: string
+  state: SessionRow['state']
+  screen: PaneScreen
+  /** The permission dialog pk answer would answer on this screen (its question, text and choices), or null. */
+  dialog: {question: string; body: string; choices: {n: number; label: string; means: string}[]} | null
+  /** Waiting with no permission dialog: a question that takes words (pk answer --text). */
+  question: boolean
+}
+
+/**
+ * A paired row's screen now: the screen in one tmux call, and the dialog read from a plain capture by the
+ * same reading as pk answer (so what is offered is what pk answer would accept). Null when the pane is gone.
+ */
+export async function screenOf(row: PaneRow, deadlineMs: number): Promise<ScreenLook | null> {
+  const {socket, pane} = row.tmux
+  const screen = await screenForPage(socket, pane, deadlineMs)
+  if (screen === null) return null
+  const dialog = row.state === 'waiting' && row.agent !== null ? dialogOf(row, await capturePane(socket, pane, deadlineMs)) : null
+  return {
+    id: row.id,
+    state: row.state,
+    screen,
+    dialog: dialog && {question: dialog.question, body: dialog.body, choices: dialog.choices.map(({n, label, means}) => ({n, label, means}))},
+    question: row.state === 'waiting' && row.agent !== null && dialog === null,
+  }
+}
+
+/** `pk logs ID --screen`: what the session's pane shows now (the page's view, for a script or another host's page). */
+export async function readScreen(idArg: string, ctx: Context): Promise<ScreenLook> {
+  const deadline = new Deadline(LOGS_WAIT_MS)
+  const row = await resolveChecked(idArg, ctx, readable, {waitMs: deadline.left()})
+  const look = await beforeTyping(screenOf(row, deadline.callMs()), deadline, `session ${row.id}'s pane cannot be read`, 'nothing was printed')
+  if (look === null) throw new PkError('no-such-session', `session ${row.id}'s pane is gone`)
+  return look
 }

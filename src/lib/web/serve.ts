@@ -11,6 +11,7 @@ import {writeFileAtomic} from '../registry/atomic.js'
 import {readRegularFile} from '../registry/files.js'
 import {mayWrite, readTrust} from '../registry/ownership.js'
 import {StateDir} from '../registry/state-dir.js'
+import {resolveHosts} from '../fleet/fleet.js'
 import {buildApp} from './server.js'
 import {allowedHosts, checkExposure, isToken, Listen, newToken} from './security.js'
 
@@ -56,10 +57,13 @@ export async function startServe(opts: {
   readOnly: boolean
   assetsDir: string
   intervalMs?: number
+  /** Which other hosts to list and act on (pk serve --fleet, --host NAME). */
+  fleet?: {fleet: boolean; hosts: string[]}
 }): Promise<Serving> {
   checkExposure(opts.listen, opts.tls !== null)
   const {config} = await opts.ctx.config()
   const publicUrl = config.serve?.publicUrl
+  const remotes = opts.fleet ? resolveHosts(config, opts.fleet, opts.ctx.env) : []
   const state = opts.ctx.readState()
   // A pk in another pid namespace than the state's may not act on its sessions: it serves the view only.
   const trust = readTrust(state)
@@ -75,7 +79,17 @@ export async function startServe(opts: {
   let server: ReturnType<typeof createAdaptorServer> | null = null
   // The Host headers are known once the port is (a port of 0 is chosen by the kernel).
   const hosts = new Set<string>()
-  const {app, feed} = buildApp({ctx: opts.ctx, token, hosts, tls: tls !== null, publicUrl, readOnly, assetsDir: opts.assetsDir, intervalMs: opts.intervalMs})
+  const {app, feed} = buildApp({
+    ctx: opts.ctx,
+    token,
+    hosts,
+    tls: tls !== null,
+    publicUrl,
+    readOnly,
+    assetsDir: opts.assetsDir,
+    intervalMs: opts.intervalMs,
+    remotes,
+  })
   server =
     tls === null
       ? createAdaptorServer({fetch: app.fetch})

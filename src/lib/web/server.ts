@@ -10,10 +10,10 @@ import {parseAnswer} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 import {SessionRow} from '../model/contract.js'
 import {describeError, ExitCode, PkError} from '../model/errors.js'
-import {capturePane, screenForPage} from '../tmux/pane-io.js'
-import {answerDialog, dialogOf} from '../verbs/answer.js'
-import {readLogs, resumeSession, stopSession} from '../verbs/lifecycle.js'
+import {answerDialog} from '../verbs/answer.js'
+import {readLogs, resumeSession, screenOf, stopSession} from '../verbs/lifecycle.js'
 import {sendText} from '../verbs/send.js'
+import {HostConfig} from '../config/config.js'
 import {SessionFeed} from './feed.js'
 import {allowedOrigins, COOKIE, cookieValue, CSP, FailedTries, sameSecret, setCookie} from './security.js'
 
@@ -36,6 +36,8 @@ export interface WebOptions {
   intervalMs?: number
   /** The page's files (assets/web) and xterm.js's. */
   assetsDir: string
+  /** Other hosts whose sessions are listed and acted on, through their own pk over ssh (--fleet, --host). */
+  remotes?: HostConfig[]
 }
 
 /** How long an action waits for a slow tmux server: what the CLI's --timeout defaults to. */
@@ -78,7 +80,8 @@ type Json = Record<string, unknown>
 export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
   const app = new Hono()
   const files = loadFiles(opts.assetsDir)
-  const feed = new SessionFeed(opts.ctx, opts.intervalMs ?? 700)
+  const remotes = opts.remotes ?? []
+  const feed = new SessionFeed(opts.ctx, opts.intervalMs ?? 700, remotes)
   const tries = new FailedTries()
   const session = cookieValue(opts.token)
   const cookieName = opts.tls ? `__Host-${COOKIE}` : COOKIE
@@ -168,22 +171,49 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     return row as SessionRow & {tmux: NonNullable<SessionRow['tmux']>}
   }
 
+  /**
+   * Another host's session (`HOST/ID`): the request is that host's own pk command over ssh, which checks
+   * and acts there as it would for a person logged in (this side only passes words and reads the answer:
+   * its JSON, or its refusal with its exit). Null for a session of this machine.
+   */
+  async function onHost(c: HonoContext, args: (id: string) => string[], opts: {input?: string; timeoutMs?: number} = {}): Promise<Response | null> {
+    const {splitFleetId} = await import('../fleet/fleet.js')
+    const {host: name, id} = splitFleetId(c.req.param('id') ?? '')
+    if (name === null) return null
+    const host = remotes.find((h) => h.name === name)
+    if (host === undefined) return fail(c, 404, 'no-such-host', `${name} is not a host this pk serve lists (pk serve --host ${name})`, ExitCode.noSuchSession)
+    const {remoteProblem, runRemote} = await import('../fleet/fleet.js')
+    const timeoutMs = opts.timeoutMs ?? ACTION_TIMEOUT_MS + 10_000
+    const ran = await runRemote(host, args(id), timeoutMs, opts.input)
+    if (ran.code === 0) {
+      try {
+        const result = JSON.parse(ran.stdout) as Json
+        delete result.$schema
+        delete result.schema
+        return c.json({ok: true, result: 'id' in result ? {...result, id: `${name}/${String(result.id)}`} : result})
+      } catch {
+        return fail(c, 500, 'host-pk-incompatible', `${name}: pk there did not answer with JSON; it may be too old for pk serve --host`)
+      }
+    }
+    // ssh itself failed (255), or nothing came in time: the host, not the session, is the problem.
+    if (ran.timedOut || ran.code === null || ran.code === 255) {
+      const problem = remoteProblem(host, ran, timeoutMs)
+      return fail(c, 504, problem.code, problem.message, ExitCode.timeout)
+    }
+    const said = ran.stderr.trim().split('\n').filter(Boolean).at(-1) ?? `pk exited ${ran.code}`
+    return c.json({ok: false, error: {code: 'host-refused', exit: ran.code, message: `${name}: ${said.replace(/^pk: /, '')}`}}, httpStatus(ran.code))
+  }
+
   // The screen, with its colours, and the dialog pk answer would answer on it.
   app.get('/api/sessions/:id/screen', async (c) => {
+    const remote = await onHost(c, (id) => ['logs', id, '--screen', '--color', '--json'], {timeoutMs: 15_000})
+    if (remote !== null) return remote.status === 200 ? c.json((await remote.json()).result) : remote
     const row = visible(c)
     if (row instanceof Response) return row
     try {
-      const screen = await screenForPage(row.tmux.socket, row.tmux.pane, 5000)
-      if (screen === null) return fail(c, 404, 'gone', `session ${row.id}'s pane is gone`, ExitCode.noSuchSession)
-      const dialog = row.state === 'waiting' && row.agent !== null ? dialogOf(row, await capturePane(row.tmux.socket, row.tmux.pane, 5000)) : null
-      return c.json({
-        id: row.id,
-        state: row.state,
-        screen,
-        dialog: dialog && {question: dialog.question, body: dialog.body, choices: dialog.choices.map(({n, label, means}) => ({n, label, means}))},
-        // A session waiting with no permission dialog waits on a question: words answer it (pk answer --text).
-        question: row.state === 'waiting' && row.agent !== null && dialog === null,
-      })
+      const look = await screenOf(row, 5000)
+      if (look === null) return fail(c, 404, 'gone', `session ${row.id}'s pane is gone`, ExitCode.noSuchSession)
+      return c.json(look)
     } catch (error) {
       const {message, exitCode} = describeError(error)
       return fail(c, 504, 'unreadable', message, exitCode)
@@ -192,6 +222,8 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
 
   app.get('/api/sessions/:id/logs', async (c) => {
     const lines = Math.min(Math.max(Number(c.req.query('lines') ?? 50) || 50, 1), 2000)
+    const remote = await onHost(c, (id) => ['logs', id, '--lines', String(lines), '--json'])
+    if (remote !== null) return remote
     const out: string[] = []
     return act(c, async () => ({
       ...(await readLogs(c.req.param('id'), opts.ctx, {lines, color: false, follow: false, emit: (l) => out.push(...l)})),
@@ -200,12 +232,15 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
   })
 
   // What the session changed since it started: pk diff --json, read only (a reader, like the screen).
-  app.get('/api/sessions/:id/changes', async (c) =>
-    act(c, async () => {
-      const {diffChanges} = await import('../verbs/review.js')
-      const {row, base, changes} = await diffChanges(opts.ctx, c.req.param('id'), [])
-      return {id: row.id, base, scope: base.kind, ...changes}
-    }),
+  app.get(
+    '/api/sessions/:id/changes',
+    async (c) =>
+      (await onHost(c, (id) => ['diff', id, '--json'])) ??
+      act(c, async () => {
+        const {diffChanges} = await import('../verbs/review.js')
+        const {row, base, changes} = await diffChanges(opts.ctx, c.req.param('id'), [])
+        return {id: row.id, base, scope: base.kind, ...changes}
+      }),
   )
 
   /** Run a verb; its refusal becomes the answer, with its words and its exit. */
@@ -236,26 +271,39 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     const words = text(data, 'text')
     if (words !== null) {
       if (words === '') return fail(c, 400, 'bad-text', 'no text to answer with', ExitCode.usage)
+      const remote = await onHost(c, (id) => ['answer', id, `--text=${words}`, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)])
+      if (remote !== null) return remote
       return act(c, () => sendText(id, opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false, answering: true}))
     }
     const answer = parseAnswer(text(data, 'answer') ?? '')
     if (answer === null) return fail(c, 400, 'bad-flags', 'an answer is yes, always, no, or the number of a choice', ExitCode.usage)
+    const remote = await onHost(c, (id) => ['answer', id, text(data, 'answer')!, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)])
+    if (remote !== null) return remote
     return act(c, () => answerDialog(id, opts.ctx, answer, {timeoutMs: ACTION_TIMEOUT_MS}))
   })
 
   app.post('/api/sessions/:id/send', async (c) => {
     const words = text(await body(c), 'text')
     if (words === null || words === '') return fail(c, 400, 'bad-text', 'no text to send', ExitCode.usage)
+    // (the words on the remote pk's standard input: text that starts with a dash is never taken for a flag)
+    const remote = await onHost(c, (id) => ['send', id, '--stdin', '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)], {input: words})
+    if (remote !== null) return remote
     return act(c, () => sendText(c.req.param('id'), opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false}))
   })
 
-  app.post('/api/sessions/:id/stop', (c) => act(c, () => stopSession(c.req.param('id'), opts.ctx, {force: false, timeoutMs: 10_000})))
+  app.post(
+    '/api/sessions/:id/stop',
+    async (c) => (await onHost(c, (id) => ['stop', id, '--json'])) ?? act(c, () => stopSession(c.req.param('id'), opts.ctx, {force: false, timeoutMs: 10_000})),
+  )
 
-  app.post('/api/sessions/:id/resume', (c) =>
-    act(c, async () => {
-      const resumed = await resumeSession(c.req.param('id'), opts.ctx)
-      return {id: resumed.id, resumedFrom: resumed.resumedFrom}
-    }),
+  app.post(
+    '/api/sessions/:id/resume',
+    async (c) =>
+      (await onHost(c, (id) => ['resume', id, '--json'])) ??
+      act(c, async () => {
+        const resumed = await resumeSession(c.req.param('id'), opts.ctx)
+        return {id: resumed.id, resumedFrom: resumed.resumedFrom}
+      }),
   )
 
   app.notFound((c) => c.text('not found\n', 404))
