@@ -3,9 +3,10 @@
 // MODE=hang holds every request open (the agent shows that it works), MODE=fail answers 500 (it retries,
 // then fails), MODE=auth answers 401, MODE=bad 400 (not retried), MODE=gemini-tool asks Gemini CLI to run a command, MODE=openai-tool
 // and MODE=responses-tool do the same in OpenAI's chat and Responses APIs (TOOL_COMMAND, ESCALATE=1),
-// MODE=anthropic-tool in Anthropic's Messages API (Claude Code's Bash tool). ANSWER=text makes each of the
+// MODE=anthropic-tool in Anthropic's Messages API (Claude Code's Bash tool, or TOOL=AskUserQuestion its question tool). ANSWER=text makes each of the
 // tool modes answer with plain text ("Done.") instead, so every turn ends at once.
 // Prints its port. Bounded: it exits by itself after LIFETIME seconds.
+import {appendFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 
 const mode = process.env.MODE ?? 'hang'
@@ -14,6 +15,8 @@ const server = createServer((req, res) => {
   req.on('data', (d) => (body += d))
   req.on('end', () => {
     process.stderr.write(`${mode} ${req.method} ${req.url} ${body.slice(0, 120)}\n`)
+    // DUMP=FILE: every request body, one per line (to read what an agent offers, a tool's schema say).
+    if (process.env.DUMP) appendFileSync(process.env.DUMP, body.replace(/\n/g, ' ') + '\n')
     if (mode === 'hang') return // never answered
     if (mode === 'gemini-tool') return geminiTool(req, res)
     if (mode === 'openai-tool') return openaiTool(req, res, body)
@@ -123,8 +126,12 @@ function anthropicTool(req, res, body) {
   } catch {
     // a HEAD or a probe: answered below all the same
   }
-  const offersBash = (request.tools ?? []).some((t) => t.name === 'Bash')
-  const answered = process.env.ANSWER === 'text' || body.includes('"tool_result"')
+  // TOOL=AskUserQuestion: Claude Code's question tool instead (a question with choices and a free answer).
+  const tool = process.env.TOOL ?? 'Bash'
+  const offersBash = (request.tools ?? []).some((t) => t.name === tool)
+  // Answered when the last message hands back the tool's result: each new prompt asks again.
+  const last = (request.messages ?? []).at(-1)
+  const answered = process.env.ANSWER === 'text' || (Array.isArray(last?.content) && last.content.at(-1)?.type === 'tool_result')
   const event = (type, payload) => `event: ${type}\ndata: ${JSON.stringify({type, ...payload})}\n\n`
   const message = {
     id: 'msg_1',
@@ -139,8 +146,23 @@ function anthropicTool(req, res, body) {
   res.writeHead(200, {'content-type': 'text/event-stream'})
   res.write(event('message_start', {message}))
   if (offersBash && !answered) {
-    const input = {command: process.env.TOOL_COMMAND ?? 'touch pk-was-here', description: 'Create a file'}
-    res.write(event('content_block_start', {index: 0, content_block: {type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {}}}))
+    const input =
+      tool === 'AskUserQuestion'
+        ? {
+            questions: [
+              {
+                question: 'Which database should the migration run against?',
+                header: 'Database',
+                options: [
+                  {label: 'staging', description: 'The staging copy'},
+                  {label: 'production', description: 'The live database'},
+                ],
+                multiSelect: false,
+              },
+            ],
+          }
+        : {command: process.env.TOOL_COMMAND ?? 'touch pk-was-here', description: 'Create a file'}
+    res.write(event('content_block_start', {index: 0, content_block: {type: 'tool_use', id: 'toolu_1', name: tool, input: {}}}))
     res.write(event('content_block_delta', {index: 0, delta: {type: 'input_json_delta', partial_json: JSON.stringify(input)}}))
   } else {
     res.write(event('content_block_start', {index: 0, content_block: {type: 'text', text: ''}}))

@@ -18,9 +18,12 @@ slow to answer is waited for, up to --timeout. Exit 0 then; 1 when the screen sh
 typed); 2 when the dialog has no such choice (nothing typed); 124 when tmux did not answer within --timeout
 before anything was typed (pk could not look: safe to try again); 6 when the keys went in but pk could not
 see the dialog leave (not typed again: look before answering again).
+Claude Code's question with numbered choices is answered by number too (pk moves its mark there, then
+Enter); no choice of a question means yes, always or no.
 With --text instead of an answer, for a question that takes words (an agent's question tool): the session
 must be waiting and show no permission dialog; the text is typed and submitted with the checks and exits of
-pk send (a session that is not waiting is refused with exit 1, nothing typed).`
+pk send (a session that is not waiting is refused with exit 1, nothing typed); on Claude Code's question with
+choices, into its "Type something." field.`
   static override examples = [
     '<%= config.bin %> answer 3f9a yes',
     '<%= config.bin %> answer 3f9a no',

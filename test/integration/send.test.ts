@@ -260,4 +260,60 @@ describe('pk answer --text: a question that takes words', () => {
     expect((await sb.pk(['answer', idle.id, 'yes', '--text', 'x'], {env})).code).toBe(2)
     expect(lines()).toEqual(['fix/login "quoted" $(x)'])
   })
+
+  /** A session of a stand-in of Claude Code's question tool (test/helpers/question-standin.cjs), waiting on it. */
+  async function question() {
+    const bin = join(sb.root, 'bin-question')
+    mkdirSync(bin, {recursive: true})
+    copyFileSync(join(ROOT, 'test', 'helpers', 'question-standin.cjs'), join(bin, 'claude'))
+    chmodSync(join(bin, 'claude'), 0o755)
+    const answers = join(sb.root, `answers-${Math.random().toString(36).slice(2)}`)
+    const qenv = {PATH: `${bin}:${process.env.PATH}`, STANDIN_PK: PK_BIN, STANDIN_ANSWERED: answers}
+    const row = await sb.bgRow(['claude'], {env: qenv})
+    await waitFor('waiting', async () => (await sb.pkJson<LsJson>(['ls'], {env: qenv})).sessions.find((s) => s.id === row.id && s.state === 'waiting'), 15_000)
+    await waitFor('the question drawn', () => sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane).includes('Enter to select'), 15_000)
+    return {
+      id: row.id,
+      env: qenv,
+      answers: () =>
+        existsSync(answers)
+          ? readFileSync(answers, 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l))
+          : [],
+    }
+  }
+
+  it("Claude Code's question with choices: a number picks that choice (the mark moved to it first), words go in its own field", async () => {
+    const picked = await question()
+    // What a script or the page sees: the question and its choices; words answer it too.
+    const look = await sb.pkJson<{dialog: {question: string; choices: {n: number; label: string}[]}; question: boolean}>([
+      'logs',
+      picked.id,
+      '--screen',
+      '--json',
+    ])
+    expect(look.dialog).toMatchObject({question: 'Which database should the migration run against?', body: 'Database'})
+    expect(look.dialog.choices.map((c) => [c.n, c.label])).toEqual([
+      [1, 'staging'],
+      [2, 'production'],
+      [4, 'Chat about this'],
+    ])
+    expect(look.question).toBe(true)
+    // No choice means yes; the field for words takes words, not a number: nothing typed.
+    expect(await sb.pk(['answer', picked.id, 'yes'])).toMatchObject({code: 2, stderr: expect.stringMatching(/no "yes" choice.*nothing was typed/)})
+    expect(await sb.pk(['answer', picked.id, '3'])).toMatchObject({code: 2, stderr: expect.stringMatching(/takes words: give them with --text/)})
+    const second = await sb.pk(['answer', picked.id, '2', '--json'])
+    expect(second.code, second.stderr).toBe(0)
+    expect(JSON.parse(second.stdout)).toMatchObject({choice: {n: 2, label: 'production'}, confirmed: true})
+    expect(picked.answers()).toEqual(['production'])
+
+    const worded = await question()
+    const typed = await sb.pk(['answer', worded.id, '--text', 'the staging copy, please', '--json'])
+    expect(typed.code, typed.stderr).toBe(0)
+    expect(JSON.parse(typed.stdout)).toMatchObject({submitted: true, enters: 1})
+    // (typed on the list, the words would be lost and Enter would pick "staging")
+    expect(worded.answers()).toEqual(['the staging copy, please'])
+  }, 60_000)
 })

@@ -1,5 +1,5 @@
 import {ChildProcess, spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {chromium, Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
@@ -204,6 +204,33 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
     await page.screenshot({path: join(ARTIFACTS, 'hostile-read-only.png'), fullPage: true})
     await context.close()
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', row.tmux!.pane)).not.toContain('x\n')
+  }, 60_000)
+
+  it("Claude Code's question with choices, at phone size: its choices as buttons and a box for words; a tap picks one", async () => {
+    const bin = join(sb.root, 'bin-question')
+    mkdirSync(bin, {recursive: true})
+    copyFileSync(join(ROOT, 'test', 'helpers', 'question-standin.cjs'), join(bin, 'claude'))
+    chmodSync(join(bin, 'claude'), 0o755)
+    const answers = join(sb.root, 'answers')
+    env = {PATH: `${bin}:${process.env.PATH}`, STANDIN_PK: PK_BIN, STANDIN_ANSWERED: answers}
+    const row = await sb.bgRow(['claude'], {env})
+    await waitFor('waiting', async () => (await sb.pkJson<LsJson>(['ls'], {env})).sessions.find((s) => s.id === row.id && s.state === 'waiting'), 15_000)
+    const url = await serve()
+    const context = await browser.newContext({viewport: {width: 360, height: 640}})
+    const page = await context.newPage()
+    await page.goto(url)
+    await page.getByRole('button', {name: /^claude/}).click({timeout: 15_000})
+    await page.getByRole('heading', {name: 'Which database should the migration run against?'}).waitFor({timeout: 15_000})
+    await page.getByRole('button', {name: 'staging', exact: true}).waitFor()
+    expect(await page.getByRole('button', {name: 'Type something.'}).count()).toBe(0)
+    await page.getByLabel('The agent asks a question: answer it').waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await page.screenshot({path: join(ARTIFACTS, 'phone-question.png'), fullPage: true})
+    await page.getByRole('button', {name: 'production', exact: true}).click()
+    await page.getByText('answered: production').waitFor({timeout: 20_000})
+    await waitFor('answered', () => existsSync(answers), 10_000)
+    expect(readFileSync(answers, 'utf8')).toBe('"production"\n')
+    await context.close()
   }, 60_000)
 
   it.skipIf(spawnSync('ssh', ['-V']).error !== undefined)(

@@ -29,6 +29,13 @@ export interface Dialog {
    * text: the same question about another command is another dialog (the next tool call's).
    */
   body: string
+  /**
+   * An agent's question (Claude Code's question tool), not a permission: the number of its choice that
+   * takes words ("Type something."), whose keys only move there (pk answer --text types the words).
+   */
+  takesText?: number
+  /** A question's choice marked ❯ now: its choices are picked by moving this mark (↑/↓), then Enter. */
+  focused?: number
 }
 
 /** Pure: the lines from `from` up to `to` (not included) as one text, frames and blank lines left out. */
@@ -125,16 +132,66 @@ const rowAtBottom = (lines: string[], row: RegExp) => {
   return end >= 0 && row.test(lines[end]!) ? end : -1
 }
 
+/** Claude Code's question frame ends in this footer (captured: test/fixtures/panes/claude.waiting.question.txt). */
+const QUESTION_FOOTER = /^\s*Enter to select \u00B7 \u2191\/\u2193 to navigate\b/
+/** Its header: one chip (a ballot box and the question's short name); a form of several has one per question. */
+const CHIP = /[\u2610\u2611\u2612\u2714]/g
+const QUESTION_CHOICE = /^\s*(\u276F\s*)?(\d)\.\s+(.+)$/
+
 /**
- * Pure: the permission dialog on an agent's screen, or null when the screen shows none pk knows. Only the
- * agent's own frame at the bottom of the screen counts (see bottomDialog).
+ * Claude Code's question (its AskUserQuestion tool): a chip naming it, the question, numbered choices (each
+ * with a line of description under it, a rule before the last), "Type something." among them for words of
+ * your own, and its footer as the screen's last line. The focused choice is marked ❯, and ↑/↓ move it
+ * (a digit does not reliably, and a move and Enter sent at once were taken as Enter on the marked choice:
+ * seen on 2.1.197), so a choice is picked by moving the mark one key at a time until the screen shows it
+ * there (`focused`), then Enter (its `keys`; the field for words has none: the words go there). Only one
+ * question with one answer is read: a form of several questions, or a choice of several answers ([ ]
+ * boxes), is not, and gets nothing typed.
+ */
+function claudeQuestion(lines: string[]): Dialog | null {
+  let end = lines.length - 1
+  while (end >= 0 && lines[end]!.trim() === '') end--
+  if (end < 0 || !QUESTION_FOOTER.test(lines[end]!)) return null
+  const chip = lastIndex(lines.slice(0, end), /^\s*[\u2610\u2611\u2612\u2714]\s+\S/)
+  if (chip === -1 || end - chip > 60 || (lines[chip]!.match(CHIP) ?? []).length !== 1 || /\bSubmit\b/.test(lines[chip]!)) return null
+  const asked: string[] = []
+  const choices: {n: number; label: string}[] = []
+  let focused: number | null = null
+  for (let i = chip + 1; i < end; i++) {
+    const line = lines[i]!
+    const m = QUESTION_CHOICE.exec(line)
+    if (m) {
+      choices.push({n: Number(m[2]), label: m[3]!.trim()})
+      if (m[1] !== undefined) focused = Number(m[2])
+    } else if (line.trim() === '' || /^[\u2500\u2501]+$/.test(line.trim())) continue
+    else if (choices.length === 0) asked.push(line.trim())
+    // (a choice's description, indented under its label)
+    else if (!/^\s{3,}\S/.test(line)) return null
+  }
+  if (asked.length === 0 || choices.length < 2 || focused === null || !choices.every((c, i) => c.n === i + 1)) return null
+  if (choices.some((c) => /^\[.\]/.test(c.label))) return null
+  const text = choices.find((c) => /^Type something\.?$/.test(c.label))
+  return {
+    agent: 'claude',
+    question: asked.join(' '),
+    body: lines[chip]!.replace(CHIP, '').trim(),
+    choices: choices.map((c) => ({...c, means: 'other' as const, keys: c === text ? [] : ['Enter']})),
+    focused,
+    ...(text === undefined ? {} : {takesText: text.n}),
+  }
+}
+
+/**
+ * Pure: the permission dialog on an agent's screen, or the question it asks (Claude Code's), or null when
+ * the screen shows none pk knows. Only the agent's own frame at the bottom of the screen counts (see
+ * bottomDialog).
  */
 export function readDialog(agent: string | null, screen: string): Dialog | null {
   const lines = screen.split('\n').map((line) => line.trimEnd())
   if (agent === 'claude') {
     // Claude Code: "Do you want to proceed?" (or "... make this edit ...?") over "❯ 1. Yes" ... "3. No"; a digit picks.
     const found = bottomDialog(lines, /^[\s\u2502]*Do you want to .*\?[\s\u2502]*$/, /^\s*(Esc to cancel|Tab to amend|ctrl\+e to explain)\b/)
-    if (found === null) return null
+    if (found === null) return claudeQuestion(lines)
     return {
       agent,
       question: lines[found.question]!.replace(/\u2502/g, '').trim(),
@@ -209,6 +266,8 @@ export function choose(dialog: Dialog, answer: Answer): Choice | {refuse: string
   const listed = dialog.choices.map((c) => `${c.n}. ${c.label}`).join(', ')
   if (typeof answer === 'number') {
     const choice = dialog.choices.find((c) => c.n === answer)
+    if (choice !== undefined && choice.n === dialog.takesText)
+      return {refuse: `choice ${choice.n} of ${dialog.agent}'s question ("${choice.label}") takes words: give them with --text`}
     return choice ?? {refuse: `${dialog.agent}'s dialog has no choice ${answer} (${listed})`}
   }
   const found = dialog.choices.filter((c) => c.means === answer)

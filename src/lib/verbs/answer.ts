@@ -70,13 +70,43 @@ export async function answerDialog(
   // From the keys on, they may be in the agent: never exit 1, never typed twice.
   let confirmed: boolean
   try {
+    if (dialog.focused !== undefined && !(await focusChoice(row, dialog, picked.n, deadline)))
+      throw unconfirmed(`pk could not see ${row.agent}'s mark on that choice (it moved it, Enter was not pressed)`)
     await sendKeys(socket, pane, picked.keys, deadline.callMs())
     confirmed = await dialogGone(socket, pane, row.agent!, dialog, deadline)
   } catch (error) {
+    if (error instanceof PkError && error.code === 'not-confirmed') throw error
     throw unconfirmed(unanswered(error) ? `its tmux server did not answer within ${deadline}` : describeError(error).message)
   }
   if (!confirmed) throw unconfirmed(`${row.agent}'s dialog was still on its screen after ${ANSWER_CONFIRM_MS / 1000} s`)
   return {...result, confirmed}
+}
+
+/**
+ * Move a question's mark (❯) to choice `n`, one ↑/↓ at a time, each seen on the screen before the next:
+ * an agent that takes a move and Enter sent together as Enter would pick the wrong choice. True once the
+ * screen shows the mark there; false when the question left or the mark did not move.
+ */
+export async function focusChoice(row: LiveRow, asked: Dialog, n: number, deadline: Deadline): Promise<boolean> {
+  const {socket, pane} = row.tmux
+  let now: Dialog | null = asked
+  for (let moves = 0; moves <= asked.choices.length; moves++) {
+    if (now === null || now.question !== asked.question || now.focused === undefined) return false
+    const from = now.focused
+    if (from === n) return true
+    await sendKeys(socket, pane, [n > from ? 'Down' : 'Up'], deadline.callMs())
+    let seen: Dialog | null = now
+    await watchScreen(
+      async () => {
+        seen = readDialog(row.agent, await capturePane(socket, pane, deadline.callMs()))
+        return seen?.focused !== from
+      },
+      2000,
+      deadline,
+    )
+    now = seen
+  }
+  return false
 }
 
 /**

@@ -417,7 +417,7 @@ export interface ScreenLook {
   screen: PaneScreen
   /** The permission dialog pk answer would answer on this screen (its question, text and choices), or null. */
   dialog: {question: string; body: string; choices: {n: number; label: string; means: string}[]} | null
-  /** Waiting with no permission dialog: a question that takes words (pk answer --text). */
+  /** Waiting on words: a question that takes them (pk answer --text), with choices (dialog) or none. */
   question: boolean
 }
 
@@ -434,8 +434,13 @@ export async function screenOf(row: PaneRow, deadlineMs: number): Promise<Screen
     id: row.id,
     state: row.state,
     screen,
-    dialog: dialog && {question: dialog.question, body: dialog.body, choices: dialog.choices.map(({n, label, means}) => ({n, label, means}))},
-    question: row.state === 'waiting' && row.agent !== null && dialog === null,
+    // (a question's field for words is the text box, not a button)
+    dialog: dialog && {
+      question: dialog.question,
+      body: dialog.body,
+      choices: dialog.choices.filter((c) => c.n !== dialog.takesText).map(({n, label, means}) => ({n, label, means})),
+    },
+    question: row.state === 'waiting' && row.agent !== null && (dialog === null || dialog.takesText !== undefined),
   }
 }
 

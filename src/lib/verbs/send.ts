@@ -9,8 +9,9 @@ import {lookDeadline} from '../listing/watch.js'
 
 import {collectSessions} from '../listing/sessions.js'
 import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
+import {focusChoice} from './answer.js'
 import {inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
-import {readDialog} from '../agents/dialogs.js'
+import {Dialog, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -106,6 +107,21 @@ export function stillInInput(text: string, beforePaste: string, now: string): bo
   return last !== null && now.includes(last) && !beforePaste.includes(last)
 }
 
+/** Move a question's mark to its field for words, and see it there; else nothing of the text is typed. */
+async function toTextField(row: LiveRow, question: Dialog, deadline: Deadline): Promise<void> {
+  const notThere = (why: string) =>
+    new PkError(
+      'not-confirmed',
+      `pk moved ${row.agent}'s question in session ${row.id} to its field for words ("Type something."), but ${why}; none of the text was typed (see it with pk attach ${row.id})`,
+    )
+  try {
+    if (!(await focusChoice(row, question, question.takesText!, deadline))) throw notThere('did not see its mark there')
+  } catch (error) {
+    if (error instanceof PkError && error.code === 'not-confirmed') throw error
+    throw notThere(unanswered(error) ? `its tmux server did not answer within ${deadline}` : describeError(error).message)
+  }
+}
+
 /** Pure: the first characters of a text, for a message that says what was typed. */
 const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)
 
@@ -148,15 +164,18 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
     }
     return {id: row.id, bytes, enter: opts.enter, submitted: null, enters: opts.enter ? 1 : 0, state}
   }
-  // A permission dialog takes one of its choices, never text: its keys would be read as an answer.
+  // A permission dialog takes one of its choices, never text: its keys would be read as an answer. A
+  // question with choices takes words only in its own field ("Type something."): pk moves there first
+  // and sees it focused, or types nothing (typed on the list, the words would pick whatever is marked).
   if (opts.answering) {
     const shown = await beforeTyping(capturePane(socket, pane, deadline.callMs()), deadline, `session ${row.id}`)
     const dialog = readDialog(row.agent, shown)
-    if (dialog !== null)
+    if (dialog !== null && dialog.takesText === undefined)
       throw new PkError(
         'not-ready',
-        `${row.agent} in session ${row.id} shows a permission dialog ("${dialog.question}"), which takes a choice, not text; nothing was typed (pk answer ${row.id} yes|always|no|N)`,
+        `${row.agent} in session ${row.id} shows ${dialog.choices.every((c) => c.means === 'other') ? 'a question' : 'a permission dialog'} ("${dialog.question}"), which takes a choice, not text; nothing was typed (pk answer ${row.id} ${dialog.choices.every((c) => c.means === 'other') ? 'N' : 'yes|always|no|N'})`,
       )
+    if (dialog !== null) await toTextField(row, dialog, deadline)
   }
   // A draft in the input (typed, not sent) would be sent with the text as one message: say what is there.
   if (clean !== '' && !opts.answering && readsDrafts(row.agent)) {

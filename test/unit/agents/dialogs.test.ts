@@ -111,6 +111,7 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
       'opencode.waiting.always-allow',
       'codex.waiting.permission-heredoc.synthetic',
       'opencode.waiting.permission-next.synthetic',
+      'claude.waiting.question', // (a question with choices: read as one, see below)
     ])
     for (const file of readdirSync(PANES).filter((f) => f.endsWith('.txt'))) {
       const name = file.replace(/\.txt$/, '')
@@ -144,5 +145,32 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
     expect(choose(dialog, 2)).toMatchObject({n: 2})
     expect(choose(dialog, 7)).toEqual({refuse: expect.stringMatching(/has no choice 7 \(1\. Yes, 2\. Yes, and always .*, 3\. No\)/)})
     expect([parseAnswer('yes'), parseAnswer('3'), parseAnswer('0'), parseAnswer('y'), parseAnswer('12')]).toEqual(['yes', 3, null, null, null])
+  })
+})
+
+describe("Claude Code's question tool (2.1.197, captured through a fake API)", () => {
+  it('reads its question and choices, the mark on the first, choice 3 its field for words; no choice means yes', () => {
+    const dialog = readDialog('claude', screen('claude.waiting.question'))!
+    expect(dialog).toMatchObject({question: 'Which database should the migration run against?', body: 'Database', focused: 1, takesText: 3})
+    expect(dialog.choices.map((c) => [c.n, c.label, c.means, c.keys])).toEqual([
+      [1, 'staging', 'other', ['Enter']],
+      [2, 'production', 'other', ['Enter']],
+      [3, 'Type something.', 'other', []],
+      [4, 'Chat about this', 'other', ['Enter']],
+    ])
+    expect(choose(dialog, 'yes')).toMatchObject({refuse: expect.stringMatching(/no "yes" choice/)})
+    expect(choose(dialog, 3)).toMatchObject({refuse: expect.stringMatching(/takes words: give them with --text/)})
+    expect(choose(dialog, 2)).toMatchObject({n: 2, label: 'production'})
+  })
+
+  it('reads where the mark is; a form of several questions, a choice of several answers, or a prompt below is not read', () => {
+    const lines = screen('claude.waiting.question').split('\n')
+    const moved = lines.map((l) => l.replace('❯ 1. staging', '  1. staging').replace('  2. production', '❯ 2. production'))
+    expect(readDialog('claude', moved.join('\n'))?.focused).toBe(2)
+    const form = lines.map((l) => l.replace(' ☐ Database', ' ☐ Database  ☐ Region  ✔ Submit'))
+    expect(readDialog('claude', form.join('\n'))).toBeNull()
+    const boxes = lines.map((l) => l.replace('1. staging', '1. [ ] staging').replace('2. production', '2. [ ] production'))
+    expect(readDialog('claude', boxes.join('\n'))).toBeNull()
+    expect(readDialog('claude', [...lines, '❯ ', '  ? for shortcuts'].join('\n'))).toBeNull()
   })
 })

@@ -81,6 +81,18 @@ describe('hook payloads', () => {
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_start', sessionId: 'p1'}))).toMatchObject({state: 'working', conversationId: 'p1'})
     expect(parseHookPayload('pi', JSON.stringify({event: 'agent_end', sessionId: 'p1'}))).toMatchObject({state: 'idle', turnEnded: true})
   })
+  it("reads Claude Code 2.1.197's events around its question tool as it sent them: waiting while it asks, idle when the turn ends", () => {
+    const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'claude-2.1.197-question.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+    expect(payloads.map((p) => JSON.parse(p).tool_name ?? null)).toEqual(['AskUserQuestion', 'AskUserQuestion', 'AskUserQuestion', null])
+    expect(payloads.map((p) => parseHookPayload('claude', p)).map((r) => [r?.event, r?.state, r?.turnEnded])).toEqual([
+      ['PreToolUse', 'working', false],
+      ['PermissionRequest', 'waiting', false],
+      ['PostToolUse', 'working', false],
+      ['Stop', 'idle', true],
+    ])
+  })
   it("reads Gemini CLI 0.61's hook payloads as it sent them (one session, two turns), dated by its own clock", () => {
     const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'gemini-0.61-hooks.jsonl'), 'utf8')
       .trim()
