@@ -63,10 +63,10 @@ esac
 # readlink's answer comes on fd 4.
 main() {
   # The process that writes the event, named in the spool file's name (readers judge a file being written
-  # by its maker's pid and start time): this subshell under /proc (its pid from /proc/self), the hook
-  # itself under ps.
+  # by its maker's pid and start time): the hook itself where main runs in it (under ps, or in the owner's
+  # namespace), else the subshell main runs in beside readlink (its pid from /proc/self: $$ is the hook's).
   me=$$
-  if [ "$source" = proc ]; then
+  if [ "$source" = proc ] && [ -z "$in_owner_ns" ]; then
     read -r me _ < /proc/self/stat || exit 0
   fi
   # The sender's whole ancestry, noted now: `pid:starttime` from the hook's parent up to pid 1 (the start
