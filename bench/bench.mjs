@@ -428,7 +428,7 @@ if (part('hook')) {
   // next run: each is timed on a quiet machine, not beside the last one's writer.
   const mark = join(w.env.PK_STATE_DIR, 'writer')
   const settle = () => {
-    for (const end = Date.now() + 10_000; existsSync(mark) && Date.now() < end; ) spawnSync('sleep', ['0.05'])
+    for (const end = Date.now() + 10_000; existsSync(mark) && Date.now() < end;) spawnSync('sleep', ['0.05'])
   }
   for (let i = 0; i < RUNS; i++)
     commands.forEach(([argv, input], j) => {
