@@ -18,7 +18,23 @@ describe('the contract the types and the schemas both state', () => {
     expect(new Set(versions)).toEqual(new Set([JSON_SCHEMA_VERSION]))
   })
   it("every document names the schema it follows: `$schema` is its file's `$id`, required, first", () => {
-    const names: SchemaName[] = ['answer', 'bg', 'diff', 'doctor', 'land', 'logs', 'ls', 'notify', 'prune', 'restore', 'screen', 'send', 'stop', 'usage', 'wait']
+    const names: SchemaName[] = [
+      'answer',
+      'bg',
+      'diff',
+      'doctor',
+      'land',
+      'logs',
+      'ls',
+      'notify',
+      'prune',
+      'restore',
+      'screen',
+      'send',
+      'stop',
+      'usage',
+      'wait',
+    ]
     for (const name of names) {
       const file = schema(`${name}.schema.json`)
       expect(file.$id, name).toBe(`urn:pk:${name}`)
