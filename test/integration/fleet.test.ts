@@ -218,6 +218,10 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
       // A host this server does not serve, and an id there that names nothing.
       expect((await post(`/api/sessions/${encodeURIComponent(`elsewhere/${reader}`)}/stop`, {})).status).toBe(404)
       expect((await post(path('00000000', 'stop'), {})).status).toBe(404)
+      // An id that is a flag there (pk stop --all) is no id: refused here, nothing run on the host.
+      const flag = await post(`/api/sessions/${encodeURIComponent('two/--all')}/stop`, {})
+      expect(flag.status).toBe(400)
+      expect(((await flag.json()) as {error: {code: string}}).error.code).toBe('bad-id')
 
       // Stop, done by the host's pk stop.
       const stopped = await post(path(sleeper, 'stop'), {})

@@ -14,6 +14,7 @@ import {answerDialog} from '../verbs/answer.js'
 import {readLogs, resumeSession, screenOf, stopSession} from '../verbs/lifecycle.js'
 import {sendText} from '../verbs/send.js'
 import {HostConfig} from '../config/config.js'
+import {checkIdForm} from '../listing/resolve.js'
 import {SessionFeed} from './feed.js'
 import {allowedOrigins, COOKIE, cookieValue, CSP, FailedTries, sameSecret, setCookie} from './security.js'
 
@@ -182,9 +183,16 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     if (name === null) return null
     const host = remotes.find((h) => h.name === name)
     if (host === undefined) return fail(c, 404, 'no-such-host', `${name} is not a host this pk serve lists (pk serve --host ${name})`, ExitCode.noSuchSession)
+    // An id there is an id, never a word the host's pk would read as a flag (`--all`).
+    let remoteId: string
+    try {
+      remoteId = checkIdForm(id)
+    } catch (error) {
+      return fail(c, 400, 'bad-id', describeError(error).message, ExitCode.usage)
+    }
     const {remoteProblem, runRemote} = await import('../fleet/fleet.js')
     const timeoutMs = opts.timeoutMs ?? ACTION_TIMEOUT_MS + 10_000
-    const ran = await runRemote(host, args(id), timeoutMs, opts.input)
+    const ran = await runRemote(host, args(remoteId), timeoutMs, opts.input)
     if (ran.code === 0) {
       try {
         const result = JSON.parse(ran.stdout) as Json
