@@ -172,3 +172,9 @@ export function recognizeAgent(argv: string[], presets: readonly AgentPreset[] =
   }
   return null
 }
+
+/**
+ * Agents whose hooks say when a turn starts (Claude's UserPromptSubmit, Gemini's BeforeAgent, opencode's and
+ * Pi's busy events), not only when it ends (Codex's notify).
+ */
+export const HOOKS_REPORT_WORK: ReadonlySet<string> = new Set(['claude', 'gemini', 'opencode', 'pi'])

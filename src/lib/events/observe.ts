@@ -1,6 +1,7 @@
 import {startPkDetached} from '../exec/run.js'
 import {join} from 'node:path'
 
+import {HOOKS_REPORT_WORK} from '../agents/presets.js'
 import {SessionRow} from '../model/contract.js'
 import {ScreenObservation, SCREEN_EVENT, isEventDate} from './events.js'
 import {PkError} from '../model/errors.js'
@@ -96,9 +97,13 @@ export class ScreenWatch {
       if (row.state !== 'idle' && row.state !== 'waiting') continue
       const from = before && before.state !== row.state ? before.state : null
       // A state the screen alone shows, not dated yet; or one dated before the work this watcher saw, which
-      // ended since (a failed Codex turn: the last hook report is the previous turn's).
+      // ended since (a failed Codex turn: the last hook report is the previous turn's). Only for an agent
+      // whose hooks do not report work: where they do, work is a report of its own, and an older report
+      // coming back (a pending report of the new turn a reader did not take in this time, under a storm)
+      // is no turn end; the turn's end is a report, or a screen that reads idle against it (undated).
       const undated = row.stateSource === 'pane' && row.attentionSince === null
-      const olderThanWork = from === 'working' && row.attentionSince !== null && Date.parse(row.attentionSince) < before!.since
+      const olderThanWork =
+        from === 'working' && !HOOKS_REPORT_WORK.has(row.agent ?? '') && row.attentionSince !== null && Date.parse(row.attentionSince) < before!.since
       if (!undated && !olderThanWork) continue
       // Idle is worth handing in only after work was seen: the end of a turn.
       if (row.state === 'idle' && from !== 'working') continue

@@ -5,12 +5,8 @@ import {applyPaneRules} from '../agents/pane-rules.js'
 import {sortRows} from './pairing.js'
 import {SessionRow, State, StateSource} from '../model/contract.js'
 import {HookStatus} from '../registry/records.js'
+import {HOOKS_REPORT_WORK} from '../agents/presets.js'
 
-/**
- * Agents whose hooks say when a turn starts (Claude's UserPromptSubmit, Gemini's BeforeAgent, opencode's and
- * Pi's busy events), not only when it ends (Codex's notify).
- */
-export const HOOKS_REPORT_WORK: ReadonlySet<string> = new Set(['claude', 'gemini', 'opencode', 'pi'])
 /**
  * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's
  * pane rules over one capture; process facts; else `unknown`. Nothing here samples twice or guesses.

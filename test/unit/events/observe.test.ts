@@ -7,6 +7,45 @@ import {ASK_AGAIN_MS, ScreenWatch, parseObservation} from '../../../src/lib/even
 import {markerName} from '../../../src/lib/registry/markers.js'
 import {StateDir, openStateDirForWriting} from '../../../src/lib/registry/state-dir.js'
 import {sessionRow} from '../../helpers/fixtures.js'
+import type {SessionRow} from '../../../src/lib/model/contract.js'
+
+describe('what a watcher hands in: a turn end it saw, never an older report coming back', () => {
+  const who = () => ({pid: 42, startTime: 900})
+  const turnDone = '2026-12-05T07:32:56.470Z'
+  const looks = (agent: string, states: [SessionRow['state'], SessionRow['stateSource'], string | null][]) => {
+    const watch = new ScreenWatch()
+    return states.map(([state, stateSource, attentionSince], i) =>
+      watch.observe([sessionRow({id: 'aaaaaaaa', agent, state, stateSource, attentionSince})], who, Date.parse('2026-12-05T07:34:00Z') + i * 1000),
+    )
+  }
+
+  it("Codex: work on its screen, then its prompt again under the last turn's report (a failed turn): one turn end", () => {
+    const seen = looks('codex', [
+      ['idle', 'hook', turnDone],
+      ['working', 'pane', null],
+      ['idle', 'hook', turnDone],
+      ['idle', 'hook', turnDone],
+    ])
+    expect(seen.map((o) => o.length)).toEqual([0, 0, 1, 0])
+    expect(seen[2]![0]).toMatchObject({state: 'idle', from: 'working'})
+  })
+
+  it("Claude: a new turn's pending report a look took in, then an older report again (the storm): no turn end; its screen idle against the report: one", () => {
+    expect(
+      looks('claude', [
+        ['idle', 'hook', turnDone],
+        ['working', 'hook', null],
+        ['idle', 'hook', turnDone],
+        ['working', 'hook', null],
+      ]).map((o) => o.length),
+    ).toEqual([0, 0, 0, 0])
+    const screen = looks('claude', [
+      ['working', 'hook', null],
+      ['idle', 'pane', null],
+    ])
+    expect(screen.map((o) => o.length)).toEqual([0, 1])
+  })
+})
 
 describe("a watcher's screen observation (pk notify --observe)", () => {
   it('takes a process, the state its screen shows and when it was first seen', () => {
