@@ -283,7 +283,7 @@ const isPlainDir = isPrivateDir
  * same moment or later, gets false), or that takes over the claim of a notifier that died before it told
  * the event (killed, or its machine's OOM killer: the event was never told). Takeovers happen under the
  * state lock, so of two notifiers that found one dead claim, one takes it. The caller says `toldEvent`
- * once told. Markers older than a week are swept.
+ * as it starts telling. Markers older than a week are swept.
  */
 export async function claimEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attentionSince'>): Promise<boolean> {
   const dir = join(state.root, 'notified')
@@ -311,7 +311,7 @@ export async function claimEvent(state: StateDir, row: Pick<SessionRow, 'id' | '
   return true
 }
 
-/** The claimed event was told (or seen by the user): no notifier tells it again. */
+/** The claimed event is being told, or was seen by the user: no notifier tells it again. */
 export function toldEvent(state: StateDir, row: Pick<SessionRow, 'id' | 'attentionSince'>): void {
   try {
     writeFileAtomic(join(state.root, 'notified', markerName(row)), toldText(new Date()), 'replace')
@@ -359,11 +359,15 @@ export async function notifyRows(
   for (const {row, event} of untold) {
     const named = {id: row.id, attentionSince: event.since}
     if (!(await claimEvent(state, named))) continue
+    // Told from the moment its channels start, not when they are done: a notifier killed while a channel
+    // ran (its command goes on without it) would leave a claim that another notifier takes over, and the
+    // user would be told twice (the storm: a kill among hundreds of tellings). Killed before this line, it
+    // told nothing, and its claim is taken over.
+    toldEvent(state, named)
     if (event.unseen) {
       await deliver(eventOf(row, event.reason, event.since), channels ?? DEFAULT_CHANNELS, env, state, link)
       told.push(row.id)
     }
-    toldEvent(state, named)
   }
   return told
 }

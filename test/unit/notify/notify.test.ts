@@ -103,4 +103,14 @@ describe('telling the user', () => {
     expect(existsSync(join(state.root, 'notified', markerName(watched)))).toBe(true)
     expect(await notifyRows([waiting], channels, {}, null)).toEqual([])
   })
+
+  it('an event is told from the moment its channels start: a notifier killed while one runs leaves no claim to take over', async () => {
+    const seen = join(dir, 'seen')
+    const marker = join(state.root, 'notified', markerName(waiting))
+    // The channel reads the marker while it runs: what a notifier killed at that moment would leave.
+    const channels = [{command: ['sh', '-c', 'cat "$1" > "$2"', 'sh', marker, seen]}]
+    expect(await notifyRows([waiting], channels, {PATH: process.env.PATH}, state)).toEqual(['ab12cd34'])
+    expect(readFileSync(seen, 'utf8')).toMatch(/^told /)
+    expect(markerState(marker)).toBe('told')
+  })
 })
