@@ -14,6 +14,7 @@ import {answerDialog} from '../verbs/answer.js'
 import {readLogs, resumeSession, screenOf, stopSession} from '../verbs/lifecycle.js'
 import {sendText} from '../verbs/send.js'
 import {HostConfig} from '../config/config.js'
+import {remoteProblem, runRemote, splitFleetId} from '../fleet/fleet.js'
 import {checkIdForm} from '../listing/resolve.js'
 import {SessionFeed} from './feed.js'
 import {allowedOrigins, COOKIE, cookieValue, CSP, FailedTries, sameSecret, setCookie} from './security.js'
@@ -178,7 +179,6 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
    * its JSON, or its refusal with its exit). Null for a session of this machine.
    */
   async function onHost(c: HonoContext, args: (id: string) => string[], opts: {input?: string; timeoutMs?: number} = {}): Promise<Response | null> {
-    const {splitFleetId} = await import('../fleet/fleet.js')
     const {host: name, id} = splitFleetId(c.req.param('id') ?? '')
     if (name === null) return null
     const host = remotes.find((h) => h.name === name)
@@ -190,7 +190,6 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     } catch (error) {
       return fail(c, 400, 'bad-id', describeError(error).message, ExitCode.usage)
     }
-    const {remoteProblem, runRemote} = await import('../fleet/fleet.js')
     const timeoutMs = opts.timeoutMs ?? ACTION_TIMEOUT_MS + 10_000
     const ran = await runRemote(host, args(remoteId), timeoutMs, opts.input)
     if (ran.code === 0) {
