@@ -439,6 +439,19 @@ if (part('hook')) {
   console.log(
     `hook per event (sh, spool): ${sh.toFixed(1)} ms = ${check('hook', sh / node, BUDGET.hook)}; pk hook (node) for comparison: ${(viaNode / node).toFixed(2)}x`,
   )
+  // An event that may need the user while a writer runs (an agent's turn end beside a busy writer): the
+  // hook checks the running writer's name (its pid, start time and command name) and starts none.
+  settle()
+  const writer = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 1e9)'], {stdio: 'ignore'})
+  await sleep(300)
+  writeFileSync(mark, `${writer.pid} ${processSource().stat(writer.pid).startTime}\n`)
+  const stop = [[join(ROOT, 'assets', 'pk-hook.sh'), 'claude', process.execPath], '{"hook_event_name":"Stop","session_id":"bench"}']
+  const turnEnd = [[], []]
+  for (let i = 0; i < RUNS; i++) [[[process.execPath, '-e', '0'], null], stop].forEach(([argv, input], j) => turnEnd[j].push(time(argv, w.env, input)))
+  writer.kill()
+  rmSync(mark, {force: true})
+  const [node2, stopped] = turnEnd.map(median)
+  console.log(`hook per turn end, a writer running (sh): ${stopped.toFixed(1)} ms = ${(stopped / node2).toFixed(2)}x of node -e 0`)
   cleanup()
 }
 
