@@ -11,7 +11,8 @@ first (for --for exited, disappearing counts as reaching it). --all-sessions ins
 ls lists, those present and those started while it waits (--agent NAME: only that agent's), until any one gets
 there; its id is printed (no ids without it is a usage error, so an empty $(pk ls -q) never waits on others). --json names each session that got there, with its state and why it needs you. --next counts only
 what happens after the wait began (a session seen elsewhere first, or needing you since): after pk send, the end
-of the turn it started, not the idle state from before.`
+of the turn it started, not the idle state from before. Behind a backlog of hook events (pk ls: events-pending), a
+session whose newest events pk could not read yet is not there yet (its exit still counts).`
   static override examples = [
     '<%= config.bin %> wait 3f9a && notify-send "claude needs you"',
     '<%= config.bin %> wait 3f9a --for idle --timeout 600',

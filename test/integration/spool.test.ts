@@ -320,6 +320,41 @@ describe('a reader beside a huge backlog', () => {
     300_000,
   )
 
+  // (about which events a reader reads: once, with the machine's own source)
+  it.skipIf(process.env.PK_PROCESS_SOURCE === 'ps')(
+    "pk wait takes no turn end from a session whose newest event waits beyond what a reader reads (its new turn's start pushed out by others' events)",
+    async () => {
+      const row = await sb.bgRow(['--', 'sleep', '100000'])
+      const link = `${row.pid}:${processSource().stat(row.pid!)!.startTime}`
+      mkdirSync(spool(), {recursive: true, mode: 0o700})
+      const uptime = Math.floor(processSource().clock()!.seconds)
+      const put = (second: number, i: number, chain: string, body: string) => {
+        mkdirSync(join(spool(), String(second)), {recursive: true, mode: 0o700})
+        writeFileSync(
+          join(spool(), String(second), `${second * 100 + i}-${4000 + i}`),
+          `pk-spool 2 claude ${second}.${String(i).padStart(2, '0')} ${chain}\n${body}`,
+        )
+      }
+      // Its last turn ended, and the writer applied that.
+      put(uptime - 30, 0, link, '{"hook_event_name":"Stop","session_id":"conv-w"}')
+      expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+      expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === row.id)).toMatchObject({state: 'idle'})
+      // Its next turn began; then 300 events of nobody's, newer, before any writer ran.
+      put(uptime - 20, 0, link, '{"hook_event_name":"UserPromptSubmit","session_id":"conv-w"}')
+      for (let i = 0; i < 300; i++) put(uptime - 10 + Math.floor(i / 100), i % 100, '99:5', '{"hook_event_name":"PostToolUse","session_id":"conv-x"}')
+      const listed = await sb.pkJson<LsJson>(['ls'])
+      expect(listed.problems.map((p) => p.code)).toContain('events-pending')
+      const waited = await sb.pk(['wait', row.id, '--for', 'idle', '--timeout', '2'])
+      expect([waited.code, waited.stderr]).toEqual([124, expect.stringMatching(/its newest hook events wait behind a backlog/)])
+      // Applied, the turn shows: still no idle.
+      expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
+      expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === row.id)).toMatchObject({state: 'working'})
+      const after = await sb.pk(['wait', row.id, '--for', 'idle', '--timeout', '1'])
+      expect([after.code, after.stderr]).toEqual([124, expect.stringMatching(/still working/)])
+    },
+    120_000,
+  )
+
   it('reads of each pending payload only what identifies the event: 8 MiB tool outputs are not read by a reader', async () => {
     const row = await sb.bgRow(['--', 'sleep', '100000'])
     mkdirSync(spool(), {recursive: true, mode: 0o700})

@@ -26,6 +26,12 @@ export interface Listing extends Correlation {
    * the writer, which applies every event in order, does.
    */
   provisional: ReadonlySet<string>
+  /**
+   * Sessions none of whose events this reader read while more were pending than it read (a backlog): an
+   * event of theirs may wait beyond what it read (under a storm, a newer turn's start pushed out by other
+   * sessions' events), so the state shown may be older than theirs. pk wait takes no turn end from them.
+   */
+  lagging: ReadonlySet<string>
 }
 
 /** The rows a listing may tell of (notify): all but the provisional ones. */
@@ -64,8 +70,10 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
       ? new Map()
       : applyEvents(pending.events, worldOf(snap.view, result.rows, snap.proc, records, env), records, bootMs()).applied
   const provisional = new Set<string>()
+  const lagging = new Set<string>()
   if (!pending.complete) {
     for (const [id, entry] of applied as Map<string, Applied>) if (entry.changed) provisional.add(id)
+    if (snap.trust.trusted) for (const row of result.rows) if (!applied.has(row.id)) lagging.add(row.id)
     problems.push({
       code: 'events-pending',
       message: `more than ${pending.events.length} hook events wait to be applied (a backlog); states shown from the newest of them may lag until pk's writer has applied them all`,
@@ -82,7 +90,7 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
     ),
   )
   mark('status')
-  return {snapshot: snap, rows, problems: [...problems, ...result.problems, ...sharedCodexFolders(rows)], provisional}
+  return {snapshot: snap, rows, problems: [...problems, ...result.problems, ...sharedCodexFolders(rows)], provisional, lagging}
 }
 
 /** Your config's usage rules: rates for agents that record no cost, context windows, thresholds. */

@@ -131,6 +131,23 @@ export const reached = (row: SessionRow, target: WaitTarget) => {
   return target === 'attention' ? row.attention : row.state === target
 }
 
+/** One look at the sessions for a wait: the rows, and those whose state may lag their events (Listing.lagging). */
+export interface WaitLook {
+  rows: SessionRow[]
+  lagging?: ReadonlySet<string>
+}
+
+/**
+ * Pure: whether a look tells anything of this row's state: not when an event of its may wait unread behind
+ * a backlog (its state may be older than its events; whether it exited is the kernel's, and is told).
+ */
+const told = (look: WaitLook, row: SessionRow) => row.state === 'exited' || !look.lagging?.has(row.id)
+
+const lookAtSessions = (ctx: Context) => async (deadlineMs: number) => {
+  const listing = await collectSessions(ctx, {deadlineMs})
+  return {rows: listing.rows, lagging: listing.lagging}
+}
+
 export interface WaitOptions {
   ctx: Context
   idArgs: string[]
@@ -144,7 +161,7 @@ export interface WaitOptions {
    */
   next?: boolean
   /** One look at the sessions, within a tmux deadline (tests hand in a stopped server that costs all of it). */
-  look?: (deadlineMs: number) => Promise<SessionRow[]>
+  look?: (deadlineMs: number) => Promise<WaitLook>
   sleep?: (ms: number) => Promise<unknown>
 }
 
@@ -160,14 +177,13 @@ export const lookDeadline = (leftMs: number) => Math.max(LOOK_FLOOR_MS, Math.min
 export async function waitForAnySession(opts: Omit<WaitOptions, 'idArgs' | 'mode'> & {agent: string | null}): Promise<SessionRow[]> {
   const now = () => opts.ctx.now()
   const deadline = opts.timeoutMs === null ? Infinity : now() + opts.timeoutMs
-  const lookWithin = opts.look ?? (async (deadlineMs: number) => (await collectSessions(opts.ctx, {deadlineMs})).rows)
+  const lookWithin = opts.look ?? lookAtSessions(opts.ctx)
   const pause = opts.sleep ?? ((ms: number) => sleep(ms))
   const what = opts.target === 'attention' ? 'needing you' : opts.target
   for (;;) {
-    const rows = (await lookWithin(lookDeadline(deadline - now()))).filter(
-      (r) => isListedByDefault(r) && !r.conflict && (opts.agent === null || r.agent === opts.agent),
-    )
-    const done = rows.filter((r) => reached(r, opts.target))
+    const look = await lookWithin(lookDeadline(deadline - now()))
+    const rows = look.rows.filter((r) => isListedByDefault(r) && !r.conflict && (opts.agent === null || r.agent === opts.agent))
+    const done = rows.filter((r) => told(look, r) && reached(r, opts.target))
     if (done.length > 0) return done
     if (now() >= deadline)
       throw new PkError('timeout', `no session${opts.agent === null ? '' : ` of ${opts.agent}`} was ${what} after ${(opts.timeoutMs ?? 0) / 1000} s`)
@@ -183,11 +199,12 @@ export async function waitForAnySession(opts: Omit<WaitOptions, 'idArgs' | 'mode
 export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
   const now = () => opts.ctx.now()
   const deadline = opts.timeoutMs === null ? Infinity : now() + opts.timeoutMs
-  const lookWithin = opts.look ?? (async (deadlineMs: number) => (await collectSessions(opts.ctx, {deadlineMs})).rows)
+  const lookWithin = opts.look ?? lookAtSessions(opts.ctx)
   const pause = opts.sleep ?? ((ms: number) => sleep(ms))
   // A stopped tmux server costs each look its deadline: never more than what is left of ours.
   const look = () => lookWithin(lookDeadline(deadline - now()))
-  const listing = await look()
+  const firstLook = await look()
+  const listing = firstLook.rows
   const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
   const refuseConflict = (row: SessionRow) => {
     if (row.conflict)
@@ -205,7 +222,8 @@ export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
     return !opts.next || away.has(row.id) || (row.attentionSince !== null && Date.parse(row.attentionSince) >= startedAt)
   }
   for (let first = true; ; first = false) {
-    const rows = first ? listing : await look()
+    const current = first ? firstLook : await look()
+    const rows = current.rows
     const done: SessionRow[] = []
     const lost: string[] = []
     const states = new Map<string, string>()
@@ -219,6 +237,11 @@ export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
         continue
       }
       refuseConflict(row)
+      // Neither there nor away: its newest event may not have been read (a backlog); the next look tells.
+      if (!told(current, row)) {
+        states.set(id, `${row.state} as far as pk could read (its newest hook events wait behind a backlog)`)
+        continue
+      }
       if (arrived(row)) done.push(row)
       else if (row.state === 'exited') lost.push(`session ${id} exited before it was ${what}${opts.next ? ' again' : ''}`)
     }

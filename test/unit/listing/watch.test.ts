@@ -50,7 +50,7 @@ describe('pk wait against a server that never answers', () => {
       look: async (ms) => {
         deadlines.push({at: clock, ms})
         clock += ms
-        return rows
+        return {rows}
       },
       sleep: async (ms) => {
         clock += ms
@@ -95,7 +95,7 @@ describe('pk wait against a server that never answers', () => {
       intervalMs: 500,
       look: async (ms) => {
         clock += ms
-        return [row('3f9a0000', {state: ++looks < 5 ? 'working' : 'idle'})]
+        return {rows: [row('3f9a0000', {state: ++looks < 5 ? 'working' : 'idle'})]}
       },
       sleep: async (ms) => {
         clock += ms
@@ -116,7 +116,7 @@ describe('pk wait over every session, present and future (issue 39)', () => {
       agent: opts.agent ?? null,
       timeoutMs: opts.timeoutMs ?? null,
       intervalMs: 500,
-      look: async () => looks[Math.min(n++, looks.length - 1)]!,
+      look: async () => ({rows: looks[Math.min(n++, looks.length - 1)]!}),
       sleep: async (ms) => {
         clock += ms
       },
@@ -147,7 +147,7 @@ describe('pk wait --next: what comes after the wait began (issue 39)', () => {
       next: true,
       timeoutMs,
       intervalMs: 500,
-      look: async () => looks[Math.min(n++, looks.length - 1)]!,
+      look: async () => ({rows: looks[Math.min(n++, looks.length - 1)]!}),
       sleep: async (ms) => {
         clock += ms
       },
@@ -184,7 +184,7 @@ describe('pk wait while a tmux server does not answer', () => {
         mode: 'all',
         timeoutMs,
         intervalMs: 500,
-        look: async () => looks[Math.min(n++, looks.length - 1)]!,
+        look: async () => ({rows: looks[Math.min(n++, looks.length - 1)]!}),
         sleep: async (ms) => {
           clock += ms
         },
@@ -197,5 +197,53 @@ describe('pk wait while a tmux server does not answer', () => {
     const gone = row('3f9a0000', {state: 'exited', stateSource: 'process', verified: false, notVerifiedJustNow: 'its tmux server (/s) did not answer in time'})
     expect(reached(gone, 'exited')).toBe(true)
     expect(reached(silent, 'idle')).toBe(false)
+  })
+})
+
+describe('pk wait behind a backlog of hook events', () => {
+  // The storm's case: a session's turn began (its UserPromptSubmit pending), other sessions' events pushed
+  // that out of what a reader reads, and the session showed its last turn's end again from its record.
+  let n = 0
+  const wait = (
+    looks: {rows: SessionRow[]; lagging?: ReadonlySet<string>}[],
+    opts: {next?: boolean; timeoutMs?: number | null; target?: 'idle' | 'exited'} = {},
+  ) => {
+    let clock = Date.parse('2026-12-05T10:00:00Z')
+    n = 0
+    return waitForStates({
+      ctx: clockContext(() => clock),
+      idArgs: ['3f9a'],
+      target: opts.target ?? 'idle',
+      mode: 'all',
+      next: opts.next ?? false,
+      timeoutMs: opts.timeoutMs ?? null,
+      intervalMs: 500,
+      look: async () => looks[Math.min(n++, looks.length - 1)]!,
+      sleep: async (ms) => {
+        clock += ms
+      },
+    })
+  }
+  const lagging = new Set(['3f9a0000'])
+  const idle = row('3f9a0000', {state: 'idle'})
+  const working = row('3f9a0000', {state: 'working'})
+
+  it('takes no turn end from a session whose newest events it could not read; the next full look tells', async () => {
+    const done = await wait([{rows: [working]}, {rows: [idle], lagging}, {rows: [idle], lagging}, {rows: [working]}, {rows: [idle]}], {next: true})
+    expect([done.map((r) => r.state), n]).toEqual([['idle'], 5])
+    // Not --next: the same, an idle read behind the backlog is no idle.
+    expect([(await wait([{rows: [idle], lagging}, {rows: [working]}, {rows: [idle]}])).map((r) => r.state), n]).toEqual([['idle'], 3])
+  })
+
+  it('says so when its deadline passes behind the backlog', async () => {
+    await expect(wait([{rows: [idle], lagging}], {timeoutMs: 2000})).rejects.toMatchObject({
+      code: 'timeout',
+      message: expect.stringMatching(/still idle as far as pk could read \(its newest hook events wait behind a backlog\)/),
+    })
+  })
+
+  it('an exit is the kernel\u2019s word, backlog or not', async () => {
+    const gone = row('3f9a0000', {state: 'exited'})
+    expect((await wait([{rows: [gone], lagging}], {target: 'exited'})).map((r) => r.state)).toEqual(['exited'])
   })
 })
