@@ -325,7 +325,9 @@ describe('a reader beside a huge backlog', () => {
     "pk wait takes no turn end from a session whose newest event waits beyond what a reader reads (its new turn's start pushed out by others' events)",
     async () => {
       const row = await sb.bgRow(['--', 'sleep', '100000'])
+      const quiet = await sb.bgRow(['--', 'sleep', '100001'])
       const link = `${row.pid}:${processSource().stat(row.pid!)!.startTime}`
+      const quietLink = `${quiet.pid}:${processSource().stat(quiet.pid!)!.startTime}`
       mkdirSync(spool(), {recursive: true, mode: 0o700})
       const uptime = Math.floor(processSource().clock()!.seconds)
       const put = (second: number, i: number, chain: string, body: string) => {
@@ -337,6 +339,7 @@ describe('a reader beside a huge backlog', () => {
       }
       // Its last turn ended, and the writer applied that.
       put(uptime - 30, 0, link, '{"hook_event_name":"Stop","session_id":"conv-w"}')
+      put(uptime - 30, 1, quietLink, '{"hook_event_name":"Stop","session_id":"conv-q"}')
       expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
       expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === row.id)).toMatchObject({state: 'idle'})
       // Its next turn began; then 300 events of nobody's, newer, before any writer ran.
@@ -346,6 +349,8 @@ describe('a reader beside a huge backlog', () => {
       expect(listed.problems.map((p) => p.code)).toContain('events-pending')
       const waited = await sb.pk(['wait', row.id, '--for', 'idle', '--timeout', '2'])
       expect([waited.code, waited.stderr]).toEqual([124, expect.stringMatching(/its newest hook events wait behind a backlog/)])
+      // A session no pending event names is told as it is, backlog or not.
+      expect((await sb.pk(['wait', quiet.id, '--for', 'idle', '--timeout', '10'])).code).toBe(0)
       // Applied, the turn shows: still no idle.
       expect((await sb.pk(['notify', '--fold'])).code).toBe(0)
       expect((await sb.pkJson<LsJson>(['ls'])).sessions.find((r) => r.id === row.id)).toMatchObject({state: 'working'})

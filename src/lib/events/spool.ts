@@ -363,6 +363,55 @@ export function readPending(state: StateDir | null, limit = READER_PENDING_LIMIT
   return {...readSpoolFiles(dir, names.slice(Math.max(0, names.length - limit)), {bodyBytes: READER_BODY_BYTES}), complete}
 }
 
+/** The most pending files whose senders a wait reads (SpoolSender), past the few a reader reads whole. */
+export const SENDER_SCAN_LIMIT = 20_000
+
+/** Who sent a pending event: its agent and the ancestry its hook noted, from the file's first line. */
+export interface SpoolSender {
+  agent: string
+  chain: Link[]
+}
+
+/**
+ * The senders of every pending event, from the first line of each file only (a few hundred bytes each);
+ * null when that cannot be told cheaply: a spool too large to list, or more than `limit` files. For a wait
+ * behind a backlog (which sessions' events may wait beyond what a reader read). Reads only.
+ */
+export function pendingSenders(state: StateDir | null, limit = SENDER_SCAN_LIMIT): SpoolSender[] | null {
+  const dir = state === null ? null : checkedSpool(state)
+  if (dir === null) return []
+  if (largeSpool(dir) !== null) return null
+  const {buckets, loose} = spoolLayout(dir)
+  const names: string[] = loose
+  for (const bucket of buckets) {
+    for (const name of bucketFiles(dir, bucket)) names.push(name)
+    if (names.length > limit) return null
+  }
+  if (names.length > limit) return null
+  const senders: SpoolSender[] = []
+  for (const name of names) {
+    let fd: number
+    try {
+      fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    } catch {
+      continue // applied meanwhile, or no file of an event (the writer judges it)
+    }
+    try {
+      const stats = fstatSync(fd)
+      if (!stats.isFile() || stats.uid !== process.getuid!()) continue
+      const text = readPrefix(fd, 4096).toString('utf8')
+      const newline = text.indexOf('\n')
+      const event = newline === -1 ? null : parseSpoolText(name, text.slice(0, newline))
+      if (event !== null) senders.push({agent: event.agent, chain: event.chain})
+    } catch {
+      // unreadable just now: the writer defers it
+    } finally {
+      closeSync(fd)
+    }
+  }
+  return senders
+}
+
 /**
  * The buckets of a spool too large to list (LARGE_SPOOL_BYTES), oldest first, found by their names: the
  * seconds on the spool's clock, back from when the folder last changed (a bucket made then changed it),

@@ -10,7 +10,9 @@ import {USAGE_AGENTS, UsageRules, rulesOf, sessionUsage} from '../usage/usage.js
 import {Context} from '../config/context.js'
 import {Env, StateDir} from '../registry/state-dir.js'
 import {Snapshot, takeSnapshot} from './snapshot.js'
-import {readPending} from '../events/spool.js'
+import {readPending, SpoolSender} from '../events/spool.js'
+import {sessionIdOf} from '../proc/identity.js'
+import {View} from '../proc/view.js'
 import {applyStatus, applyUsageAttention, captureKey, needsCapture} from './status.js'
 import {Known} from '../events/events.js'
 import {capturePanes} from '../tmux/capture.js'
@@ -29,9 +31,27 @@ export interface Listing extends Correlation {
   /**
    * Sessions none of whose events this reader read while more were pending than it read (a backlog): an
    * event of theirs may wait beyond what it read (under a storm, a newer turn's start pushed out by other
-   * sessions' events), so the state shown may be older than theirs. pk wait takes no turn end from them.
+   * sessions' events), so the state shown may be older than theirs. pk wait takes no turn end from those
+   * of them a pending event names (laggingBehind).
    */
   lagging: ReadonlySet<string>
+}
+
+/**
+ * Pure: of the sessions a listing could not tell of (Listing.lagging), those a pending event may be about:
+ * one whose process is in a pending event's ancestry, and every Codex session while a Codex event is
+ * pending (Codex's events name their session by thread or folder, not by ancestry). Senders unknown
+ * (null: too many to read): all of them.
+ */
+export function laggingBehind(lagging: ReadonlySet<string>, rows: readonly SessionRow[], view: View, senders: readonly SpoolSender[] | null): Set<string> {
+  if (senders === null) return new Set(lagging)
+  const named = new Set<string>()
+  let codex = false
+  for (const sender of senders) {
+    if (sender.agent === 'codex') codex = true
+    for (const link of sender.chain) named.add(sessionIdOf({...view, ...link}))
+  }
+  return new Set(rows.filter((r) => lagging.has(r.id) && (named.has(r.id) || (codex && r.agent === 'codex'))).map((r) => r.id))
 }
 
 /** The rows a listing may tell of (notify): all but the provisional ones. */

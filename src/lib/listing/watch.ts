@@ -8,7 +8,8 @@ import {PkError} from '../model/errors.js'
 
 import {ScreenWatch, watchPass} from '../events/observe.js'
 import {WatchCache} from './watch-cache.js'
-import {collectSessions, listingIdentity} from './sessions.js'
+import {collectSessions, laggingBehind, listingIdentity} from './sessions.js'
+import {pendingSenders} from '../events/spool.js'
 import {Context} from '../config/context.js'
 import {TMUX_DEADLINE_MS} from '../tmux/exec.js'
 import {useSpawner} from '../exec/spawner.js'
@@ -143,10 +144,14 @@ export interface WaitLook {
  */
 const told = (look: WaitLook, row: SessionRow) => row.state === 'exited' || !look.lagging?.has(row.id)
 
-const lookAtSessions = (ctx: Context) => async (deadlineMs: number) => {
-  const listing = await collectSessions(ctx, {deadlineMs})
-  return {rows: listing.rows, lagging: listing.lagging}
-}
+const lookAtSessions =
+  (ctx: Context) =>
+  async (deadlineMs: number): Promise<WaitLook> => {
+    const listing = await collectSessions(ctx, {deadlineMs})
+    if (listing.lagging.size === 0) return {rows: listing.rows}
+    // Which of them a pending event names: a quiet session stays told while busy ones fill the spool.
+    return {rows: listing.rows, lagging: laggingBehind(listing.lagging, listing.rows, listing.snapshot.view, pendingSenders(ctx.readState()))}
+  }
 
 export interface WaitOptions {
   ctx: Context

@@ -4,6 +4,8 @@ import {SessionRow} from '../../../src/lib/model/contract.js'
 import {LOOK_FLOOR_MS, diffRows, lookDeadline, reached, waitForAnySession, waitForStates} from '../../../src/lib/listing/watch.js'
 import {PkError} from '../../../src/lib/model/errors.js'
 import {TMUX_DEADLINE_MS} from '../../../src/lib/tmux/exec.js'
+import {laggingBehind} from '../../../src/lib/listing/sessions.js'
+import {sessionIdOf} from '../../../src/lib/proc/identity.js'
 import {workingRow} from '../../helpers/fixtures.js'
 
 const row = workingRow
@@ -245,5 +247,22 @@ describe('pk wait behind a backlog of hook events', () => {
   it('an exit is the kernel\u2019s word, backlog or not', async () => {
     const gone = row('3f9a0000', {state: 'exited'})
     expect((await wait([{rows: [gone], lagging}], {target: 'exited'})).map((r) => r.state)).toEqual(['exited'])
+  })
+})
+
+describe('which sessions a backlog holds back (laggingBehind)', () => {
+  const view = {bootId: 'b', pidNs: 'n'} as unknown as Parameters<typeof laggingBehind>[2]
+  const idOf = (pid: number, startTime: number) => sessionIdOf({...view, pid, startTime})
+  const a = row(idOf(10, 100), {agent: 'claude'})
+  const b = row(idOf(20, 200), {agent: 'claude'})
+  const c = row(idOf(30, 300), {agent: 'codex'})
+  const all = new Set([a.id, b.id, c.id])
+  it('names those in a pending event’s ancestry, every Codex session while a Codex event waits, and all when the senders are unknown', () => {
+    const sender = (agent: string, ...links: [number, number][]) => ({agent, chain: links.map(([pid, startTime]) => ({pid, startTime}))})
+    expect([...laggingBehind(all, [a, b, c], view, [sender('claude', [5, 1], [10, 100], [1, 1])])]).toEqual([a.id])
+    expect([...laggingBehind(all, [a, b, c], view, [sender('claude', [10, 999])])]).toEqual([])
+    expect([...laggingBehind(all, [a, b, c], view, [sender('codex', [77, 1])])]).toEqual([c.id])
+    expect([...laggingBehind(new Set([b.id]), [a, b, c], view, [sender('claude', [10, 100], [20, 200])])]).toEqual([b.id])
+    expect(laggingBehind(all, [a, b, c], view, null)).toEqual(all)
   })
 })
