@@ -376,7 +376,7 @@ export interface SpoolSender {
 }
 
 /**
- * The senders of every pending event, from the first line of each file only (a few hundred bytes each);
+ * The senders of every pending event, from the first line of each file (no more of a long payload);
  * null when that cannot be told cheaply: a spool too large to list, or more than `limit` files. For a wait
  * behind a backlog (which sessions' events may wait beyond what a reader read). Reads only.
  */
@@ -393,24 +393,9 @@ export function pendingSenders(state: StateDir | null, limit = SENDER_SCAN_LIMIT
   if (names.length > limit) return null
   const senders: SpoolSender[] = []
   for (const name of names) {
-    let fd: number
-    try {
-      fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-    } catch {
-      continue // applied meanwhile, or no file of an event (the writer judges it)
-    }
-    try {
-      const stats = fstatSync(fd)
-      if (!stats.isFile() || stats.uid !== process.getuid!()) continue
-      const text = readPrefix(fd, 4096).toString('utf8')
-      const newline = text.indexOf('\n')
-      const event = newline === -1 ? null : parseSpoolText(name, text.slice(0, newline))
-      if (event !== null) senders.push({agent: event.agent, chain: event.chain})
-    } catch {
-      // unreadable just now: the writer defers it
-    } finally {
-      closeSync(fd)
-    }
+    // (no payload: the first line names the sender; a file not yet whole, or no event, names nobody yet)
+    const outcome = readSpoolFile(dir, name, {bodyBytes: 0})
+    if (outcome !== null && 'event' in outcome) senders.push({agent: outcome.event.agent, chain: outcome.event.chain})
   }
   return senders
 }
