@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A stand-in for Claude Code's question tool (AskUserQuestion), built from what Claude Code 2.1.197 did when
-// it was driven through a fake API (test/fixtures/panes/claude.waiting.question.txt, and the events in
+// it was driven through a fake API (test/fixtures/panes/claude-2.1.197.waiting.question.txt, and the events in
 // test/fixtures/events/claude-2.1.197-question.jsonl): it draws the question with its choices, the mark ❯
 // on the first; ↑/↓ move the mark one choice; Enter picks the marked choice. What a person types goes only
 // into the field of choice 3 ("Type something.") while the mark is there, and is ignored elsewhere; a

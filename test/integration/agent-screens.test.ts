@@ -76,7 +76,7 @@ describe('text that looks like a dialog', () => {
 
 describe('a draft in the input', () => {
   it('Codex with a typed, unsent draft reads idle (pk wait ends), and pk send refuses, quoting the draft, typing nothing', async () => {
-    const {id, taken} = await showing('codex', 'codex.idle.draft.ansi')
+    const {id, taken} = await showing('codex', 'codex-0.171.0.idle.draft.ansi')
     const waited = await sb.pk(['wait', id, '--for', 'idle', '--timeout', '20'])
     expect(waited.code, waited.stderr).toBe(0)
     const sent = await sb.pk(['send', id, 'and also the lexer', '--timeout', '10'])
@@ -93,7 +93,9 @@ describe('a draft in the input', () => {
 describe('the next dialog', () => {
   const panes = join(ROOT, 'test', 'fixtures', 'panes')
   it('opencode asking about the next command right after the answer: the answer was taken (exit 0), not the same dialog', async () => {
-    const next = await showing('opencode', 'opencode.waiting.permission', {STANDIN_NEXT_SCREEN: join(panes, 'opencode.waiting.permission-next.synthetic.txt')})
+    const next = await showing('opencode', 'opencode-1.18.33.waiting.permission', {
+      STANDIN_NEXT_SCREEN: join(panes, 'opencode.waiting.permission-next.synthetic.txt'),
+    })
     await waitFor('waiting', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === next.id)?.state === 'waiting' ? true : null), 15_000)
     const result = await sb.pk(['answer', next.id, '2', '--json'])
     expect(result.code, result.stderr).toBe(0)
@@ -102,7 +104,7 @@ describe('the next dialog', () => {
   }, 60_000)
 
   it('the same dialog about the same command still there after the keys: exit 6, not typed again', async () => {
-    const same = await showing('opencode', 'opencode.waiting.permission', {STANDIN_NEXT_SCREEN: join(panes, 'opencode.waiting.permission.txt')})
+    const same = await showing('opencode', 'opencode-1.18.33.waiting.permission', {STANDIN_NEXT_SCREEN: join(panes, 'opencode-1.18.33.waiting.permission.txt')})
     await waitFor('waiting', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === same.id)?.state === 'waiting' ? true : null), 15_000)
     const result = await sb.pk(['answer', same.id, '1'])
     expect([result.code, result.stderr]).toEqual([6, expect.stringMatching(/dialog was still on its screen/)])

@@ -374,7 +374,7 @@ describe('a failed Codex turn', () => {
     mkdirSync(bin)
     const go = join(sb.root, 'go')
     const fail = join(sb.root, 'fail')
-    const failed = readFileSync(join(ROOT, 'test', 'fixtures', 'panes', 'codex.idle.failed.txt'), 'utf8')
+    const failed = readFileSync(join(ROOT, 'test', 'fixtures', 'panes', 'codex-0.171.0.idle.failed.txt'), 'utf8')
     writeFileSync(join(sb.root, 'failed.txt'), failed)
     // Codex 0.171's screens: a finished turn (reported by its notify), then a turn that fails after its
     // retries: work on the screen, then the prompt under "high demand", and no notify at all. Its working

@@ -211,7 +211,7 @@ describe('a tmux server stopped at each step of pk send and pk answer', () => {
     const answered = join(sb.root, 'answered')
     const env = {
       PATH: `${bin}:${process.env.PATH}`,
-      STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', 'codex.waiting.permission.txt'),
+      STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', 'codex-0.171.0.waiting.permission.txt'),
       STANDIN_KEYS: 'codex',
       STANDIN_ANSWERED: answered,
     }

@@ -171,10 +171,10 @@ describe('pk wait over every session (issue 39)', () => {
 
 describe('pk answer: a permission dialog answered from a script (issue 39)', () => {
   const dialogs = [
-    ['claude', 'claude.waiting.permission'],
-    ['codex', 'codex.waiting.permission'],
-    ['gemini', 'gemini.waiting.allow-shell'],
-    ['opencode', 'opencode.waiting.permission'],
+    ['claude', 'claude-2.1.197.waiting.permission'],
+    ['codex', 'codex-0.171.0.waiting.permission'],
+    ['gemini', 'gemini-0.61.0.waiting.allow-shell'],
+    ['opencode', 'opencode-1.18.33.waiting.permission'],
   ] as const
   const showing = async (agent: string, fixture: string, extra: NodeJS.ProcessEnv = {}) => {
     const bin = join(sb.root, `bin-${agent}`)
@@ -221,17 +221,17 @@ describe('pk answer: a permission dialog answered from a script (issue 39)', () 
   )
 
   it('types nothing where the screen is not the dialog, or the choice is not on it; says when the dialog stayed', async () => {
-    const {id, taken} = await showing('claude', 'claude.waiting.trust-folder')
+    const {id, taken} = await showing('claude', 'claude-2.1.197.waiting.trust-folder')
     const none = await sb.pk(['answer', id, 'yes'])
     expect([none.code, none.stderr]).toEqual([1, expect.stringMatching(/shows no permission dialog pk knows how to answer; nothing was typed/)])
     const plain = await sb.bgRow(['--', 'sleep', '100000'])
     expect((await sb.pk(['answer', plain.id, 'yes'])).code).toBe(1)
-    const dialog = await showing('gemini', 'gemini.waiting.allow-shell')
+    const dialog = await showing('gemini', 'gemini-0.61.0.waiting.allow-shell')
     const nine = await sb.pk(['answer', dialog.id, '9'])
     expect([nine.code, nine.stderr]).toEqual([2, expect.stringMatching(/has no choice 9 \(1\. Allow once, .*\); nothing was typed/)])
     expect((await sb.pk(['answer', dialog.id, 'maybe'])).code).toBe(2)
     expect([taken(), dialog.taken()]).toEqual([[], []])
-    const stuck = await showing('codex', 'codex.waiting.permission', {STANDIN_STUCK: '1'})
+    const stuck = await showing('codex', 'codex-0.171.0.waiting.permission', {STANDIN_STUCK: '1'})
     const result = await sb.pk(['answer', stuck.id, 'yes'])
     expect([result.code, result.stderr]).toEqual([6, expect.stringMatching(/dialog was still on its screen .*not typed again/)])
     expect(stuck.taken()).toEqual([1])

@@ -77,7 +77,7 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
         env: {
           ...env,
           STANDIN_READY_MS: '0',
-          STANDIN_DIALOG_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', 'claude.waiting.permission.txt'),
+          STANDIN_DIALOG_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', 'claude-2.1.197.waiting.permission.txt'),
           STANDIN_TOOL_RAN: ran,
           STANDIN_SUBMITTED: submitted,
           STANDIN_TURN_MS: '1500',

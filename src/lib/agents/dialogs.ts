@@ -49,6 +49,9 @@ const bodyOf = (lines: string[], from: number, to: number) =>
 const meaning = (label: string): Choice['means'] => {
   const l = label.toLowerCase()
   if (/^(no\b|reject|deny)/.test(l)) return 'no'
+  // Claude Code 2.1.332's third choice ("Yes, and switch to auto mode · auto mode handles these prompts for
+  // you") approves this call and hands every later one to its auto mode: more than a yes, taken only by its number.
+  if (/\bswitch to auto mode\b/.test(l)) return 'other'
   if (/always|don't ask again|for this session|every time/.test(l)) return 'always'
   if (/^(yes|allow once|allow\b|proceed)/.test(l)) return 'yes'
   return 'other'
@@ -132,7 +135,7 @@ const rowAtBottom = (lines: string[], row: RegExp) => {
   return end >= 0 && row.test(lines[end]!) ? end : -1
 }
 
-/** Claude Code's question frame ends in this footer (captured: test/fixtures/panes/claude.waiting.question.txt). */
+/** Claude Code's question frame ends in this footer (captured: test/fixtures/panes/claude-2.1.197.waiting.question.txt). */
 const QUESTION_FOOTER = /^\s*Enter to select \u00B7 \u2191\/\u2193 to navigate\b/
 /** Its header: one chip (a ballot box and the question's short name); a form of several has one per question. */
 const CHIP = /[\u2610\u2611\u2612\u2714]/g
@@ -181,6 +184,39 @@ function claudeQuestion(lines: string[]): Dialog | null {
   }
 }
 
+/** Claude Code's offer (2.1.332, in manual permission mode until answered once: claude-2.1.332.waiting.auto-mode-offer.txt). */
+const OFFER_QUESTION = /^\s*Make auto mode your default permission mode\?\s*$/
+/** Its choices: unnumbered, the focused one marked ❯, each on a line of its own. */
+const OFFER_CHOICE = /^\s{2,6}(\u276F\s+|\s{2})(\S.*)$/
+/** A footer some of its screens draw under the choices. */
+const OFFER_FOOTER = /\u2191\/\u2193 to (choose|navigate)|Enter to (select|confirm)/
+
+/**
+ * Claude Code's offer to make auto mode the default: its question, a few lines of what auto mode is, then
+ * its two choices (unnumbered, the focused one marked ❯) at the bottom of the screen. Picked as its question's
+ * choices are: the mark moved there one ↑/↓ at a time, then Enter. Its "Yes" is a yes: it is what was asked.
+ */
+function claudeOffer(lines: string[]): Dialog | null {
+  let end = lines.length - 1
+  while (end >= 0 && (lines[end]!.trim() === '' || OFFER_FOOTER.test(lines[end]!))) end--
+  const labels: {label: string; marked: boolean}[] = []
+  let at = end
+  for (; at >= 0 && end - at < 8; at--) {
+    const m = OFFER_CHOICE.exec(lines[at]!)
+    if (m === null) break
+    labels.unshift({label: m[2]!.trim(), marked: m[1]!.trim() !== ''})
+  }
+  const question = lastIndex(lines.slice(0, at + 1), OFFER_QUESTION)
+  if (labels.length < 2 || labels.filter((c) => c.marked).length !== 1 || question === -1 || at - question > 8) return null
+  return {
+    agent: 'claude',
+    question: lines[question]!.trim(),
+    body: bodyOf(lines, question + 1, at + 1),
+    choices: labels.map((c, i) => ({n: i + 1, label: c.label, means: meaning(c.label), keys: ['Enter']})),
+    focused: labels.findIndex((c) => c.marked) + 1,
+  }
+}
+
 /**
  * Pure: the permission dialog on an agent's screen, or the question it asks (Claude Code's), or null when
  * the screen shows none pk knows. Only the agent's own frame at the bottom of the screen counts (see
@@ -191,7 +227,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
   if (agent === 'claude') {
     // Claude Code: "Do you want to proceed?" (or "... make this edit ...?") over "❯ 1. Yes" ... "3. No"; a digit picks.
     const found = bottomDialog(lines, /^[\s\u2502]*Do you want to .*\?[\s\u2502]*$/, /^\s*(Esc to cancel|Tab to amend|ctrl\+e to explain)\b/)
-    if (found === null) return claudeQuestion(lines)
+    if (found === null) return claudeQuestion(lines) ?? claudeOffer(lines)
     return {
       agent,
       question: lines[found.question]!.replace(/\u2502/g, '').trim(),
@@ -275,8 +311,9 @@ export function choose(dialog: Dialog, answer: Answer): Choice | {refuse: string
   return {refuse: `${dialog.agent}'s dialog has ${found.length === 0 ? 'no' : 'more than one'} "${answer}" choice (${listed}): give its number`}
 }
 
-/** Pure: an answer as typed (`yes`, `always`, `no`, or a choice's number), or null. */
+/** Pure: an answer as typed (`yes` or `y`, `always`, `no` or `n`, or a choice's number), or null. */
 export function parseAnswer(word: string): Answer | null {
   if (word === 'yes' || word === 'always' || word === 'no') return word
+  if (word === 'y' || word === 'n') return word === 'y' ? 'yes' : 'no'
   return /^[1-9]$/.test(word) ? Number(word) : null
 }

@@ -52,8 +52,60 @@ function dimAtText(raw: string): boolean {
   return false
 }
 
-/** The marker each agent draws at the start of its input line, on its plain screen (Claude Code's inside its box). */
-const INPUT_MARKERS: Record<string, RegExp> = {codex: /^\u203A(?: (.*))?$/, claude: /^[\s\u2502]*\u276F(?: (.*?))?[\s\u2502]*$/}
+/**
+ * The marker each agent draws at the start of its input line, on its plain screen (Claude Code's inside its
+ * box; Gemini CLI 0.61's " > " between two rules of half blocks, earlier prompts drawn the same way above it:
+ * the input is the lowest).
+ */
+const INPUT_MARKERS: Record<string, RegExp> = {
+  codex: /^\u203A(?: (.*))?$/,
+  // (a no-break space after the marker of its input line, a plain one in the history above: both)
+  claude: /^[\s\u2502]*\u276F(?:[ \u00A0](.*?))?[\s\u2502]*$/,
+  gemini: /^[\s\u2502]*>(?:\s+(.*?))?[\s\u2502]*$/,
+}
+
+/**
+ * What an agent's empty input line holds, where pk can tell it from text without its colours: nothing
+ * (Claude Code), or a placeholder (Gemini CLI's). Codex draws changing placeholders told only by their
+ * colour: not here.
+ */
+const EMPTY_INPUTS: Record<string, RegExp> = {claude: /^$/, gemini: /^(Type your message or @path\/to\/file)?$/}
+
+/**
+ * Where an agent's input is, when it is on the screen: below this line (Gemini CLI draws a rule over its
+ * input area; its earlier prompts, above it, look like the input line). Without it, the input is off the
+ * screen (Gemini redraws everything as it resumes a conversation: "Resuming session...").
+ */
+const INPUT_BELOW: Record<string, RegExp> = {gemini: /^\s*\u2500{8,}\s*$/}
+
+/** Pure: the agent's input line (its lowest), or null where pk cannot read it (or it is not on the screen). */
+function inputLine(agent: string | null, screen: string): string | null {
+  const marker = agent === null ? undefined : INPUT_MARKERS[agent]
+  if (marker === undefined) return null
+  const lines = screen.split('\n')
+  const below = INPUT_BELOW[agent!]
+  let from = 0
+  if (below !== undefined) {
+    for (let i = lines.length - 1; i >= 0 && from === 0; i--) if (below.test(lines[i]!)) from = i + 1
+    if (from === 0) return null
+  }
+  for (let i = lines.length - 1; i >= from; i--) {
+    const match = marker.exec(lines[i]!)
+    if (match) return (match[1] ?? '').trim()
+  }
+  return null
+}
+
+/**
+ * Pure: whether the agent's input line is empty (true), holds something (false), or cannot be told (null):
+ * text pasted into an agent that redrew its whole screen meanwhile (Gemini CLI resuming a conversation) is
+ * lost, and an empty input after a paste says so.
+ */
+export function inputEmpty(agent: string | null, screen: string): boolean | null {
+  const empty = agent === null ? undefined : EMPTY_INPUTS[agent]
+  const line = inputLine(agent, screen)
+  return empty === undefined || line === null ? null : empty.test(line)
+}
 
 /**
  * Pure: whether the agent's input line (its last prompt line) still holds `text`'s last line: after an
@@ -61,16 +113,9 @@ const INPUT_MARKERS: Record<string, RegExp> = {codex: /^\u203A(?: (.*))?$/, clau
  * agent's input line.
  */
 export function inputHolds(agent: string | null, screen: string, text: string): boolean | null {
-  const marker = agent === null ? undefined : INPUT_MARKERS[agent]
-  if (marker === undefined) return null
   const last = typedTail(text)
-  if (last === null) return null
-  const lines = screen.split('\n')
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const match = marker.exec(lines[i]!)
-    if (match) return (match[1] ?? '').includes(last)
-  }
-  return null
+  const line = inputLine(agent, screen)
+  return last === null || line === null ? null : line.includes(last)
 }
 
 /**

@@ -32,9 +32,11 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     command: ['pi'],
     executables: ['pi'],
     resume: ['pi', '--session', '{id}'],
+    // 0.73: "Working..." after a spinner, over a footer "0.0%/128k (auto)"; 1.6: "Working" and its spinner set
+    // in a rule across the pane, over a footer of tokens and cost ending "1.4%/128k (auto)".
     paneRules: [
-      {state: 'working', pattern: String.raw`Working\.\.\.|Retrying \(\d+/\d+\)|\(escape to cancel\)`},
-      {state: 'idle', pattern: String.raw`^\S*\d+(\.\d+)?%/\S+`},
+      {state: 'working', pattern: String.raw`Working\.\.\.|^\u2500\u2500 \S+ Working \u2500|Retrying \(\d+/\d+\)|\(escape to cancel\)`},
+      {state: 'idle', pattern: String.raw`(?:^|\s)\d+(?:\.\d+)?%/\d+[kKmM]?\b`},
     ],
     hooks: 'extension: ~/.pi/agent/extensions/pk.js reports session_start, agent_start, agent_end, session_shutdown, and adds /bg',
   },
@@ -46,9 +48,16 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     resume: ['claude', '--resume', '{id}'],
     // (characters past ASCII as \u escapes, which RegExp reads as the characters: so pk's bundle is ASCII,
     // which node reads faster)
+    // Working: "esc to interrupt" in its footer, or its spinner line: a star, a verb and an ellipsis
+    // ("Twisting..." as one character): text typed into a working Claude hides the footer's hint (2.1.332),
+    // never the spinner. A finished turn reads "Baked for 12s" (no ellipsis). Waiting: its dialogs, and
+    // (2.1.332, in manual mode until answered once) its offer to make auto mode the default.
     paneRules: [
-      {state: 'working', pattern: String.raw`esc to interrupt`},
-      {state: 'waiting', pattern: String.raw`Do you want to|Enter to confirm|Press Enter to continue|Syntax theme:|^\s*\u276F\s\d+\.\s`},
+      {state: 'working', pattern: String.raw`esc to interrupt|^[\u00B7\u2722\u2733\u2736\u273B\u273D*] [A-Z][a-z]+\u2026`},
+      {
+        state: 'waiting',
+        pattern: String.raw`Do you want to|Enter to confirm|Press Enter to continue|Syntax theme:|^\s*\u276F\s\d+\.\s|^\s*Make auto mode your default permission mode\?`,
+      },
       {state: 'idle', pattern: String.raw`^\u276F\s|\? for shortcuts`},
     ],
     hooks:
@@ -87,7 +96,9 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
         pattern: String.raw`Allow execution|Apply this change\?|Yes, allow once|Waiting for user confirmation|Do you trust the files in this folder\?|How would you like to authenticate|Enter Gemini API Key|\(Use Enter to select\)|Press Enter to submit|A potential loop was detected|\u2502\s*\u25CF 1\. `,
         lines: 24,
       },
-      {state: 'idle', pattern: String.raw`Type your message`},
+      // (its input's placeholder; with a draft typed, the draft on its input line, under the rule over its
+      // input area: the earlier prompts above look the same)
+      {state: 'idle', pattern: String.raw`Type your message|^\u2500{8,}\n(?:.*\n){0,2}\u2584{8,}\n ?> \S`},
     ],
     hooks: 'hooks in ~/.gemini/settings.json: BeforeAgent (working), Notification (waiting), AfterAgent (idle), SessionEnd (exited)',
   },

@@ -103,6 +103,9 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
       sentAt: null,
       transcript: path(data.transcript_path),
     }
+    // Its question tool asks the user whatever the permission mode: the question is on the screen a moment
+    // after this event, and its PermissionRequest, fired as close, may be dated before it by a loaded machine.
+    if (event === 'PreToolUse' && data.tool_name === 'AskUserQuestion') return {...report, state: 'waiting' as const, event: 'PreToolUse:AskUserQuestion'}
     if (event !== 'Notification') return report
     // A Notification is a permission request or a question only by its type; the idle reminder Claude
     // sends a minute after a turn is not: it says the agent is idle, which the Stop already said.

@@ -2,6 +2,7 @@ import {Known} from '../events/events.js'
 import {PaneId} from '../model/ids.js'
 import {AgentPreset} from '../agents/presets.js'
 import {applyPaneRules} from '../agents/pane-rules.js'
+import {readDialog} from '../agents/dialogs.js'
 import {sortRows} from './pairing.js'
 import {SessionRow, State, StateSource} from '../model/contract.js'
 import {HookStatus} from '../registry/records.js'
@@ -26,13 +27,40 @@ const screenIsNewer = (row: SessionRow, hook: HookStatus) =>
   row.tmux?.activity !== null && row.tmux !== null && row.tmux.activity * 1000 > Date.parse(hook.at) + 1000
 
 /**
+ * A report that cannot speak for a dialog on the screen, read though the screen did not change clearly after
+ * it (tmux dates a window's output to the second): the agent's start (Claude Code 2.1.332 opens on its offer
+ * of auto mode as its SessionStart fires); work whose screen changed within about its second (a tool call that
+ * asks draws its dialog a moment after its PreToolUse, which a loaded machine can date after its
+ * PermissionRequest); a wait whose screen changed within about its second (a dialog answered at once leaves
+ * the screen within it: Claude's "No" leaves "Interrupted" at its prompt, and no hook fires). A dialog come
+ * or gone on such a screen is the newer evidence (see decide).
+ */
+function screenMayAsk(row: SessionRow, hook: HookStatus): boolean {
+  if (hook.state === 'idle') return !hook.turnEnded
+  const activity = row.tmux?.activity ?? null
+  return (hook.state === 'working' || hook.state === 'waiting') && activity !== null && activity * 1000 >= Date.parse(hook.at) - 2000
+}
+
+/**
+ * Pure: the screen overrules a report that cannot speak for it (screenMayAsk): a dialog is there where the
+ * last report was a start (a start screen that reads waiting) or work (only where pk reads the dialog there:
+ * a look-alike in its output is not one); or the dialog a wait was reported for is gone, its prompt back.
+ */
+function dialogCameOrWent(row: SessionRow, hook: HookStatus, fromPane: string | null, screen: string | undefined): boolean {
+  if (fromPane === null || screen === undefined || !screenMayAsk(row, hook)) return false
+  if (fromPane === 'waiting' && hook.state !== 'waiting') return hook.state === 'idle' || readDialog(row.agent, screen) !== null
+  return fromPane === 'idle' && hook.state === 'waiting' && readDialog(row.agent, screen) === null
+}
+
+/**
  * Rows whose screen is worth reading: live, verified agents with pane rules, and no fresh hook state or
- * one the screen has changed since (precedence is by time, not by source).
+ * one the screen has changed since (precedence is by time, not by source), or one that cannot speak for a
+ * dialog on it (screenMayAsk).
  */
 export function needsCapture(row: SessionRow, known: Known | undefined, presets: readonly AgentPreset[], now: number): boolean {
   if (!row.verified || row.state === 'exited' || row.tmux === null || row.agent === null) return false
   const hook = freshHookStatus(known?.status ?? null, now)
-  if (hook && hook.state !== 'exited' && !screenIsNewer(row, hook)) return false
+  if (hook && hook.state !== 'exited' && !screenIsNewer(row, hook) && !screenMayAsk(row, hook)) return false
   return (presets.find((p) => p.name === row.agent)?.paneRules.length ?? 0) > 0
 }
 
@@ -83,7 +111,7 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
       episode.turnEnded &&
       Date.parse(episode.since) > Date.parse(hook.at) &&
       (episode.lastOther === undefined || Date.parse(episode.lastOther) > Date.parse(hook.at))
-    if (hook && fromPane && (fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) {
+    if (hook && fromPane && (((fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) || dialogCameOrWent(row, hook, fromPane, screen))) {
       state = fromPane
       stateSource = 'pane'
       turnEnded = fromPane !== 'working' && (hook.state === 'working' || newerTurnEnd)

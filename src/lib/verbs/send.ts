@@ -10,7 +10,7 @@ import {lookDeadline} from '../listing/watch.js'
 import {collectSessions} from '../listing/sessions.js'
 import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
 import {focusChoice} from './answer.js'
-import {inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
+import {inputEmpty, inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
 import {Dialog, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 
@@ -122,6 +122,63 @@ async function toTextField(row: LiveRow, question: Dialog, deadline: Deadline): 
   }
 }
 
+/** How long a paste has to show in the agent's input (an agent may hide its input: then this long at most). */
+const PASTE_SHOWS_MS = 1500
+/** How much longer pk looks while an agent's input is off its screen (it redraws the whole screen). */
+const INPUT_BACK_MS = 5000
+
+/**
+ * Pure: what a screen after a paste says of it: `shown` (in the agent's input line, or, where pk reads none,
+ * any change of the screen; or, where an empty input reads as such, something else there: a paste the agent
+ * shows folded, "[Pasted text #1 +12 lines]"), or null (not yet: the input is empty, or off the screen).
+ */
+export function pasteShown(agent: string | null, readable: boolean, text: string, beforePaste: string, now: string): 'shown' | null {
+  const holds = inputHolds(agent, now, text)
+  if (holds === true) return 'shown'
+  if (!readable) return now !== beforePaste ? 'shown' : null
+  if (holds === null) return null
+  const empty = inputEmpty(agent, now)
+  // (Codex: its placeholder cannot be told from text without colours: a changed screen, as before)
+  return empty === false || (empty === null && now !== beforePaste) ? 'shown' : null
+}
+
+/**
+ * Paste the text and wait until it shows (pasteShown). A paste an agent lost (Gemini CLI redraws its whole
+ * screen as it resumes a conversation, and what was pasted a moment before is gone) leaves its input empty:
+ * then it is pasted once more, never more. Not seen, and the input not known empty: nothing is pressed, and
+ * pk says what it typed (exit 6).
+ */
+async function paste(row: LiveRow, text: string, beforePaste: string, deadline: Deadline, typed: (why: string, error?: unknown) => PkError): Promise<void> {
+  const {socket, pane} = row.tmux
+  const readable = inputHolds(row.agent, beforePaste, text) !== null
+  for (let tries = 1; ; tries++) {
+    try {
+      await pasteText(socket, pane, text, {deadlineMs: deadline.callMs()})
+    } catch (error) {
+      if (!unanswered(error)) throw error // tmux refused the call: nothing went in
+      throw typed('pk could not see it arrive', error)
+    }
+    let now = beforePaste
+    const look = async () => pasteShown(row.agent, readable, text, beforePaste, (now = await screen(row, deadline))) === 'shown'
+    try {
+      if (await watchScreen(look, PASTE_SHOWS_MS, deadline)) return
+      // Its input off the screen (a redraw going on): looked at a little longer, until it is back.
+      if (
+        readable &&
+        inputHolds(row.agent, now, text) === null &&
+        (await watchScreen(async () => (await look()) || inputHolds(row.agent, now, text) !== null, INPUT_BACK_MS, deadline)) &&
+        (await look())
+      )
+        return
+    } catch (error) {
+      throw typed('Enter was not pressed', error)
+    }
+    // Where pk cannot read the input, a paste that changed nothing on the screen is hidden, not lost: as before, Enter.
+    if (!readable) return
+    if (tries === 2 || inputEmpty(row.agent, now) !== true) throw typed(`pk did not see it in ${row.agent}'s input, so Enter was not pressed`)
+  }
+}
+
 /** Pure: the first characters of a text, for a message that says what was typed. */
 const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)
 
@@ -189,18 +246,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
   }
   const beforePaste = await beforeTyping(screen(row, deadline), deadline, `session ${row.id}`)
   if (clean !== '') {
-    try {
-      await pasteText(socket, pane, clean, {deadlineMs: deadline.callMs()})
-    } catch (error) {
-      if (!unanswered(error)) throw error // tmux refused the call: nothing went in
-      throw typed('pk could not see it arrive', error)
-    }
-    try {
-      // Until the paste shows (an agent may hide its input: then a second at most), then a moment more.
-      await watchScreen(async () => (await screen(row, deadline)) !== beforePaste, 1000, deadline)
-    } catch (error) {
-      throw typed('Enter was not pressed', error)
-    }
+    await paste(row, clean, beforePaste, deadline, typed)
     if (opts.enter) await sleep(PASTE_SETTLE_MS)
   }
   if (!opts.enter) return {id: row.id, bytes, enter: false, submitted: null, enters: 0, state}
@@ -213,11 +259,18 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
       const before = await screen(row, deadline)
       enters++
       await pressEnter(socket, pane, deadline.callMs())
-      let now = before
-      const changed = await watchScreen(async () => (now = await screen(row, deadline)) !== before, CONFIRM_MS, deadline)
-      // A screen that changed with the text still in the agent's input line was redrawn, not submitted
-      // (opencode after pk resume, Claude after pk restore): that is a swallowed Enter.
-      submitted = changed && inputHolds(row.agent, now, clean) !== true
+      // Taken once the screen changed and the text left the agent's input line (where pk reads one): a
+      // screen that changed with the text still there was redrawn (opencode after pk resume, Claude after
+      // pk restore) or is a spinner turning (a working Claude: its message is queued a moment later, "Press up
+      // to edit queued messages" in its input).
+      submitted = await watchScreen(
+        async () => {
+          const now = await screen(row, deadline)
+          return now !== before && inputHolds(row.agent, now, clean) !== true
+        },
+        CONFIRM_MS,
+        deadline,
+      )
       waiting = !submitted && clean !== '' && stillInInput(clean, beforePaste, await screen(row, deadline))
     }
   } catch (error) {

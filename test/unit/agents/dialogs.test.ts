@@ -49,7 +49,7 @@ describe('text that only looks like a dialog is not one', () => {
 
 describe("the permission dialogs on the real agents' screens (issue 39)", () => {
   it('reads each one, its question and its choices, with what each means and the keys that agent takes', () => {
-    expect(readDialog('claude', screen('claude.waiting.permission'))).toMatchObject({
+    expect(readDialog('claude', screen('claude-2.1.197.waiting.permission'))).toMatchObject({
       question: 'Do you want to proceed?',
       choices: [
         {n: 1, label: 'Yes', means: 'yes', keys: ['1']},
@@ -58,7 +58,7 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
       ],
     })
     expect(readDialog('claude', screen('claude.waiting.permission.synthetic'))?.choices.map((c) => c.means)).toEqual(['yes', 'always', 'no'])
-    expect(readDialog('codex', screen('codex.waiting.permission'))).toMatchObject({
+    expect(readDialog('codex', screen('codex-0.171.0.waiting.permission'))).toMatchObject({
       question: 'Would you like to run the following command?',
       choices: [
         {n: 1, means: 'yes', keys: ['y']},
@@ -66,7 +66,7 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
         {n: 3, means: 'no', keys: ['Escape']},
       ],
     })
-    expect(readDialog('gemini', screen('gemini.waiting.allow-shell'))).toMatchObject({
+    expect(readDialog('gemini', screen('gemini-0.61.0.waiting.allow-shell'))).toMatchObject({
       question: 'Allow execution of [Shell]?',
       choices: [
         {n: 1, label: 'Allow once', means: 'yes', keys: ['1']},
@@ -75,7 +75,7 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
       ],
     })
     expect(
-      readDialog('opencode', screen('opencode.waiting.permission'))?.choices.map((c) => [c.label, c.means, c.keys.filter((k) => k === 'Right').length]),
+      readDialog('opencode', screen('opencode-1.18.33.waiting.permission'))?.choices.map((c) => [c.label, c.means, c.keys.filter((k) => k === 'Right').length]),
     ).toEqual([
       ['Allow once', 'yes', 0],
       ['Allow always', 'always', 1],
@@ -84,13 +84,13 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
   })
 
   it('keeps what a dialog shows between its question and its choices: the same question about another command is another dialog', () => {
-    expect(readDialog('opencode', screen('opencode.waiting.permission'))?.body).toBe('# Shell command\n$ touch pk-was-here')
+    expect(readDialog('opencode', screen('opencode-1.18.33.waiting.permission'))?.body).toBe('# Shell command\n$ touch pk-was-here')
     expect(readDialog('opencode', screen('opencode.waiting.permission-next.synthetic'))?.body).toBe('# Shell command\n$ ls -la /tmp')
-    expect(readDialog('codex', screen('codex.waiting.permission'))?.body).toMatch(/\$ touch pk-was-here$/)
+    expect(readDialog('codex', screen('codex-0.171.0.waiting.permission'))?.body).toMatch(/\$ touch pk-was-here$/)
   })
 
   it("reads opencode's second question after Allow always as one to confirm", () => {
-    expect(readDialog('opencode', screen('opencode.waiting.always-allow'))).toMatchObject({
+    expect(readDialog('opencode', screen('opencode-1.18.33.waiting.always-allow'))).toMatchObject({
       question: 'Always allow',
       confirms: true,
       choices: [
@@ -102,16 +102,16 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
 
   it('finds none on any other screen: trust, sign-in, keys, a loop warning, a prompt, work', () => {
     const permission = new Set([
-      'claude.waiting.permission',
+      'claude-2.1.197.waiting.permission',
       'claude.waiting.permission.synthetic',
-      'codex.waiting.permission',
-      'gemini.waiting.allow-shell',
-      'opencode.waiting.permission',
+      'codex-0.171.0.waiting.permission',
+      'gemini-0.61.0.waiting.allow-shell',
+      'opencode-1.18.33.waiting.permission',
       'gemini.waiting.synthetic', // (an older Gemini CLI's: a permission dialog too)
-      'opencode.waiting.always-allow',
+      'opencode-1.18.33.waiting.always-allow',
       'codex.waiting.permission-heredoc.synthetic',
       'opencode.waiting.permission-next.synthetic',
-      'claude.waiting.question', // (a question with choices: read as one, see below)
+      'claude-2.1.197.waiting.question', // (a question with choices: read as one, see below)
     ])
     for (const file of readdirSync(PANES).filter((f) => f.endsWith('.txt'))) {
       const name = file.replace(/\.txt$/, '')
@@ -119,8 +119,8 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
       expect(readDialog(name.split('.')[0]!, screen(name)), name).toBeNull()
     }
     // The right screen for another agent is not its dialog.
-    expect(readDialog('gemini', screen('codex.waiting.permission'))).toBeNull()
-    expect(readDialog(null, screen('claude.waiting.permission'))).toBeNull()
+    expect(readDialog('gemini', screen('codex-0.171.0.waiting.permission'))).toBeNull()
+    expect(readDialog(null, screen('claude-2.1.197.waiting.permission'))).toBeNull()
   })
 
   it('joins a label wrapped on a narrow pane, so a key at its end is still found', () => {
@@ -140,17 +140,62 @@ describe("the permission dialogs on the real agents' screens (issue 39)", () => 
   })
 
   it('picks a choice by meaning or number, and refuses one the dialog does not have', () => {
-    const dialog = readDialog('claude', screen('claude.waiting.permission'))!
+    const dialog = readDialog('claude', screen('claude-2.1.197.waiting.permission'))!
     expect(choose(dialog, 'no')).toMatchObject({n: 3})
     expect(choose(dialog, 2)).toMatchObject({n: 2})
     expect(choose(dialog, 7)).toEqual({refuse: expect.stringMatching(/has no choice 7 \(1\. Yes, 2\. Yes, and always .*, 3\. No\)/)})
-    expect([parseAnswer('yes'), parseAnswer('3'), parseAnswer('0'), parseAnswer('y'), parseAnswer('12')]).toEqual(['yes', 3, null, null, null])
+    expect([parseAnswer('yes'), parseAnswer('3'), parseAnswer('0'), parseAnswer('12'), parseAnswer('Y'), parseAnswer('yess')]).toEqual([
+      'yes',
+      3,
+      null,
+      null,
+      null,
+      null,
+    ])
+    // (y and n, as a person types them at any other yes/no prompt)
+    expect([parseAnswer('y'), parseAnswer('n')]).toEqual(['yes', 'no'])
+  })
+})
+
+describe('Claude Code 2.1.332 (captured through the fake API)', () => {
+  it('its permission dialog has four choices: yes is the plain approve-once, always the always-allow, the switch to auto mode only by its number', () => {
+    const dialog = readDialog('claude', screen('claude-2.1.332.waiting.permission'))!
+    expect(dialog.choices.map((c) => [c.n, c.means, c.keys])).toEqual([
+      [1, 'yes', ['1']],
+      [2, 'always', ['2']],
+      [3, 'other', ['3']],
+      [4, 'no', ['4']],
+    ])
+    expect(choose(dialog, 'yes')).toMatchObject({n: 1, label: 'Yes'})
+    expect(choose(dialog, 'always')).toMatchObject({n: 2})
+    expect(choose(dialog, 'no')).toMatchObject({n: 4})
+    expect(choose(dialog, 3)).toMatchObject({n: 3, label: expect.stringMatching(/^Yes, and switch to auto mode/)})
+  })
+
+  it('its offer to make auto mode the default is a dialog: yes, no or a number, picked by moving its mark', () => {
+    const dialog = readDialog('claude', screen('claude-2.1.332.waiting.auto-mode-offer'))!
+    expect(dialog).toMatchObject({
+      question: 'Make auto mode your default permission mode?',
+      focused: 1,
+      choices: [
+        {n: 1, label: 'Yes, set auto mode as my default permission mode', means: 'yes', keys: ['Enter']},
+        {n: 2, label: 'No, keep manual mode', means: 'no', keys: ['Enter']},
+      ],
+    })
+    expect(dialog.body).toMatch(/^Auto mode lets Claude handle permission prompts automatically/)
+    expect(choose(dialog, 'no')).toMatchObject({n: 2})
+    // The mark moved to the second choice: read there.
+    const moved = screen('claude-2.1.332.waiting.auto-mode-offer').replace('  \u276F Yes, set', '    Yes, set').replace('    No, keep', '  \u276F No, keep')
+    expect(readDialog('claude', moved)?.focused).toBe(2)
+    // Not a dialog with the prompt below it (the offer's text shown as output), nor with no mark.
+    expect(readDialog('claude', `${moved}\n\u276F \n  ? for shortcuts\n`)).toBeNull()
+    expect(readDialog('claude', moved.replace('\u276F No', '  No'))).toBeNull()
   })
 })
 
 describe("Claude Code's question tool (2.1.197, captured through a fake API)", () => {
   it('reads its question and choices, the mark on the first, choice 3 its field for words; no choice means yes', () => {
-    const dialog = readDialog('claude', screen('claude.waiting.question'))!
+    const dialog = readDialog('claude', screen('claude-2.1.197.waiting.question'))!
     expect(dialog).toMatchObject({question: 'Which database should the migration run against?', body: 'Database', focused: 1, takesText: 3})
     expect(dialog.choices.map((c) => [c.n, c.label, c.means, c.keys])).toEqual([
       [1, 'staging', 'other', ['Enter']],
@@ -164,7 +209,7 @@ describe("Claude Code's question tool (2.1.197, captured through a fake API)", (
   })
 
   it('reads where the mark is; a form of several questions, a choice of several answers, or a prompt below is not read', () => {
-    const lines = screen('claude.waiting.question').split('\n')
+    const lines = screen('claude-2.1.197.waiting.question').split('\n')
     const moved = lines.map((l) => l.replace('❯ 1. staging', '  1. staging').replace('  2. production', '❯ 2. production'))
     expect(readDialog('claude', moved.join('\n'))?.focused).toBe(2)
     const form = lines.map((l) => l.replace(' ☐ Database', ' ☐ Database  ☐ Region  ✔ Submit'))

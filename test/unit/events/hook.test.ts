@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {parseHookPayload, salvage} from '../../../src/lib/events/hook.js'
+import {nextStatus, parseHookPayload, salvage} from '../../../src/lib/events/hook.js'
 import {ROOT} from '../../helpers/sandbox.js'
 
 describe('hook payloads', () => {
@@ -87,11 +87,16 @@ describe('hook payloads', () => {
       .split('\n')
     expect(payloads.map((p) => JSON.parse(p).tool_name ?? null)).toEqual(['AskUserQuestion', 'AskUserQuestion', 'AskUserQuestion', null])
     expect(payloads.map((p) => parseHookPayload('claude', p)).map((r) => [r?.event, r?.state, r?.turnEnded])).toEqual([
-      ['PreToolUse', 'working', false],
+      ['PreToolUse:AskUserQuestion', 'waiting', false],
       ['PermissionRequest', 'waiting', false],
       ['PostToolUse', 'working', false],
       ['Stop', 'idle', true],
     ])
+    // The two hooks of one question run side by side: whichever is dated last, the session waits (its
+    // PreToolUse dated after the PermissionRequest, on a loaded machine, read working for 6 s).
+    const [pre, asked] = payloads.slice(0, 2).map((p, i) => ({...parseHookPayload('claude', p)!, sentAt: 1000 + i}))
+    const first = nextStatus(null, asked!)
+    expect(nextStatus(first, {...pre!, sentAt: 2000}) ?? first).toMatchObject({state: 'waiting'})
   })
   it("reads Gemini CLI 0.61's hook payloads as it sent them (one session, two turns), dated by its own clock", () => {
     const payloads = readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'events', 'gemini-0.61-hooks.jsonl'), 'utf8')

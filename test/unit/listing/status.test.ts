@@ -1,7 +1,9 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {BUILTIN_PRESETS} from '../../../src/lib/agents/presets.js'
-import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, WORKING_FRESH_MS} from '../../../src/lib/listing/status.js'
+import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, needsCapture, WORKING_FRESH_MS} from '../../../src/lib/listing/status.js'
 import {rowEvents} from '../../../src/lib/notify/notify.js'
 import {sessionRow} from '../../helpers/fixtures.js'
 
@@ -87,6 +89,49 @@ describe('status', () => {
     // A screen that has not changed since the report leaves the hook's word standing.
     const quiet = row({agent: 'codex', tmux: {...row().tmux!, activity: (now - 120_000) / 1000}})
     expect(applyStatus({rows: [quiet], known: records, captures, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'idle', stateSource: 'hook'})
+  })
+
+  it('a dialog on the screen is newer than a start or a tool call reported within its second (Claude Code 2.1.332)', () => {
+    const panes = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
+    const offer = new Map([['/s\0%1', readFileSync(join(panes, 'claude-2.1.332.waiting.auto-mode-offer.txt'), 'utf8')]])
+    const question = new Map([['/s\0%1', readFileSync(join(panes, 'claude-2.1.197.waiting.question.txt'), 'utf8')]])
+    const drawn = (ms: number) => row({tmux: {...row().tmux!, activity: Math.floor((now - ms) / 1000)}})
+    // The offer drawn as SessionStart fired: waiting, from the screen, though no output came after the report.
+    const started = new Map([['a', {status: {...hook('idle', 3_000), event: 'SessionStart'}, observed: null}]])
+    expect(needsCapture(drawn(3_500), started.get('a'), BUILTIN_PRESETS, now)).toBe(true)
+    expect(applyStatus({rows: [drawn(3_500)], known: started, captures: offer, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({
+      state: 'waiting',
+      stateSource: 'pane',
+      attention: true,
+    })
+    // The question drawn a moment after its PreToolUse (whose report came last): waiting at once.
+    const asking = new Map([['a', {status: {...hook('working', 5_000), event: 'PreToolUse'}, observed: null}]])
+    expect(needsCapture(drawn(4_900), asking.get('a'), BUILTIN_PRESETS, now)).toBe(true)
+    expect(applyStatus({rows: [drawn(4_900)], known: asking, captures: question, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({
+      state: 'waiting',
+      stateSource: 'pane',
+    })
+    // A working report and a screen from before it: the screen is not read (nor would it win).
+    expect(needsCapture(drawn(60_000), asking.get('a'), BUILTIN_PRESETS, now)).toBe(false)
+    // A turn end's report: its screen is read only once it changes after it, as before.
+    const ended = new Map([['a', {status: hook('idle', 3_000, true), observed: null}]])
+    expect(needsCapture(drawn(3_500), ended.get('a'), BUILTIN_PRESETS, now)).toBe(false)
+    // Answered "No" at once: the dialog leaves within the report's second ("Interrupted" at the prompt, no hook
+    // fires, and its Notification about the same prompt comes later): idle, from the screen, nobody to tell.
+    const refused = new Map([['/s\0%1', readFileSync(join(panes, 'claude-2.1.332.idle.refused.txt'), 'utf8')]])
+    const asked = new Map([['a', {status: {...hook('waiting', 2_000), event: 'PermissionRequest'}, observed: null}]])
+    expect(needsCapture(drawn(1_500), asked.get('a'), BUILTIN_PRESETS, now)).toBe(true)
+    expect(applyStatus({rows: [drawn(1_500)], known: asked, captures: refused, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({
+      state: 'idle',
+      stateSource: 'pane',
+      attention: false,
+    })
+    // Still on the screen: waiting, as reported.
+    const permission = new Map([['/s\0%1', readFileSync(join(panes, 'claude-2.1.332.waiting.permission.txt'), 'utf8')]])
+    expect(applyStatus({rows: [drawn(1_500)], known: asked, captures: permission, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'waiting'})
+    // Working, and the screen only shows words that look like a dialog above the prompt: not a dialog, still working.
+    const lookalike = new Map([['/s\0%1', 'Do you want to proceed?\n \u276F 1. Yes\n   2. No\n\u2500\u2500\u2500\n\u276F \n  esc to interrupt\n']])
+    expect(applyStatus({rows: [drawn(4_900)], known: asking, captures: lookalike, presets: BUILTIN_PRESETS, now})[0]).toMatchObject({state: 'working'})
   })
 
   it('one turn end is one event: dated once, whether the screen or the hook was applied first', () => {

@@ -1,7 +1,9 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {checkSendText, lastLines} from '../../../src/lib/verbs/lifecycle.js'
-import {readiness} from '../../../src/lib/verbs/send.js'
+import {pasteShown, readiness} from '../../../src/lib/verbs/send.js'
 import {resumableRow} from '../../helpers/fixtures.js'
 
 const row = resumableRow
@@ -22,5 +24,27 @@ describe('pk send text (pure)', () => {
   })
   it('the last lines of a capture, without the blank screen below the output', () => {
     expect(lastLines('a\nb\nc\n\n\n', 2)).toEqual(['b', 'c'])
+  })
+})
+
+describe('whether a paste shows (pk send, before its Enter)', () => {
+  const panes = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
+  const screen = (name: string) => readFileSync(join(panes, name), 'utf8')
+  it('Gemini CLI 0.61 resuming a conversation: its input off the screen, then back empty, is not the paste shown; the text in it is', () => {
+    const before = screen('gemini-0.61.0.idle.prompt.txt')
+    // (pasted as it drew "Resuming session...": the screen changed, and the text went nowhere)
+    expect(pasteShown('gemini', true, 'resume test 18', before, screen('gemini-0.61.0.unknown.resuming.txt'))).toBeNull()
+    expect(pasteShown('gemini', true, 'resume test 18', before, before.replace('Auto', 'Auto '))).toBeNull()
+    expect(pasteShown('gemini', true, 'a draft for gemini', before, screen('gemini-0.61.0.idle.draft.txt'))).toBe('shown')
+  })
+  it('a paste an agent folds ("[Pasted text #1 +12 lines]") shows as its input not being empty; where the input cannot be read, any change', () => {
+    const box = (input: string) => `❯ earlier\n${'─'.repeat(20)}\n❯\u00A0${input}\n${'─'.repeat(20)}\n  ? for shortcuts\n`
+    expect(pasteShown('claude', true, 'line 1\nline 12', box(''), box('[Pasted text #1 +12 lines]'))).toBe('shown')
+    expect(pasteShown('claude', true, 'line 1\nline 12', box(''), box(''))).toBeNull()
+    expect(pasteShown('opencode', false, 'hi there', 'a', 'b')).toBe('shown')
+    expect(pasteShown('opencode', false, 'hi there', 'a', 'a')).toBeNull()
+    // Codex: a changed screen, its placeholder not told from text without colours.
+    const codex = screen('codex-0.171.0.idle.prompt.txt')
+    expect(pasteShown('codex', true, 'a long paste', codex, codex.replace('Ask Codex to do anything', '[Pasted Content 2048 chars]'))).toBe('shown')
   })
 })
