@@ -154,18 +154,24 @@ export const listedRow = (over: Partial<import('../../src/lib/model/contract.js'
 
 /**
  * A machine: pane shells 10 and 20 (two Codex windows, 11 and 21, in /w), the first window's app-server
- * daemon 12 (which runs every window's notify), a Claude in pane 30 (31), a plain pane 40.
+ * daemon 12 (which runs every window's notify), a Claude in pane 30 (31), a plain pane 40; 42 a program of
+ * the plain pane's that calls itself app-server (its executable is python's, not Codex's).
  */
-export const CODEX_MACHINE: Record<number, {startTime: number; argv: string[]}> = {
-  10: {startTime: 100, argv: ['bash']},
-  11: {startTime: 110, argv: ['node', '/usr/bin/codex']},
-  12: {startTime: 120, argv: ['/opt/codex', 'app-server', '--listen', 'unix://', '--managed-daemon']},
-  20: {startTime: 200, argv: ['bash']},
-  21: {startTime: 210, argv: ['node', '/usr/bin/codex']},
-  30: {startTime: 300, argv: ['bash']},
-  31: {startTime: 310, argv: ['claude']},
-  40: {startTime: 400, argv: ['bash']},
-  41: {startTime: 410, argv: ['python3', 'agent.py']},
+export const CODEX_MACHINE: Record<number, {startTime: number; argv: string[]; exe?: string}> = {
+  10: {startTime: 100, argv: ['bash'], exe: '/usr/bin/bash'},
+  11: {startTime: 110, argv: ['node', '/usr/bin/codex'], exe: '/opt/codex-linux-x64/bin/codex'},
+  12: {
+    startTime: 120,
+    argv: ['/home/u/.codex/packages/app-server-daemon/releases/0.171.0/bin/codex', 'app-server', '--listen', 'unix://', '--managed-daemon'],
+    exe: '/home/u/.codex/packages/app-server-daemon/releases/0.171.0/bin/codex',
+  },
+  20: {startTime: 200, argv: ['bash'], exe: '/usr/bin/bash'},
+  21: {startTime: 210, argv: ['node', '/usr/bin/codex'], exe: '/opt/codex-linux-x64/bin/codex'},
+  30: {startTime: 300, argv: ['bash'], exe: '/usr/bin/bash'},
+  31: {startTime: 310, argv: ['claude'], exe: '/opt/claude/claude.exe'},
+  40: {startTime: 400, argv: ['bash'], exe: '/usr/bin/bash'},
+  41: {startTime: 410, argv: ['python3', 'agent.py'], exe: '/usr/bin/python3.11'},
+  42: {startTime: 420, argv: ['codex', 'app-server', '--managed-daemon'], exe: '/usr/bin/python3.11'},
 }
 
 /** A process of CODEX_MACHINE as a link of an ancestry chain. */

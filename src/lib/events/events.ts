@@ -1,4 +1,5 @@
 import {readdirSync} from 'node:fs'
+import {basename} from 'node:path'
 
 import {SessionRow} from '../model/contract.js'
 import {PkError} from '../model/errors.js'
@@ -92,6 +93,8 @@ export interface World {
   rowsById: ReadonlyMap<string, SessionRow>
   stat(pid: number): {startTime: number} | null
   argv(pid: number): string[] | null
+  /** The executable the kernel names (/proc/PID/exe, ps' `comm`). */
+  exe(pid: number): string | null
   /** Whether a Codex thread is a conversation of the user's (it has a rollout file); null when that cannot be told. */
   codexThreadIsConversation(threadId: string, at: number | null): boolean | null
   /** The conversation id a session has (its record's, or one applied earlier in the same pass). */
@@ -102,15 +105,18 @@ export type Attribution =
   /** The session's row; `agent` names the process to record for a pane nobody recorded yet. */
   {kind: 'session'; row: SessionRow; agent: Link | null; by: 'ancestry' | 'conversation' | 'cwd'} | {kind: 'none'; reason: string}
 
-/** Pure: whether the ancestry passes through a live daemon that serves sessions, started (above it) by a live Codex session. */
+/**
+ * Pure: whether the ancestry passes through Codex's shared app-server daemon, alive: a process that runs
+ * Codex's own program (the kernel's word for what it runs, /proc/PID/exe) as `app-server`. The daemon
+ * serves every Codex window of the user's: started by the first, it outlives it (its parent is then pid 1),
+ * and the windows after go on sending their turns through it.
+ */
 function throughCodexDaemon(chain: Link[], world: World): boolean {
-  const daemon = chain.findIndex((link) => alive(world, link) && servesSessions(world.argv(link.pid)))
-  if (daemon === -1) return false
-  return chain.slice(daemon + 1).some((link) => {
-    const row = world.rowsById.get(sessionIdOf({...world.view, ...link}))
-    return row !== undefined && row.agent === 'codex' && alive(world, link)
-  })
+  return chain.some((link) => alive(world, link) && servesSessions(world.argv(link.pid)) && isCodexProgram(world.exe(link.pid)))
 }
+
+/** Pure: an executable path that is Codex's program (`codex`, perhaps replaced on disk since it started). */
+const isCodexProgram = (exe: string | null) => exe !== null && basename(exe.replace(/ \(deleted\)$/, '')) === 'codex'
 
 /** Pure: a process that serves several sessions (Codex's app-server daemon runs every window's notify). */
 export const servesSessions = (argv: string[] | null) => argv !== null && argv.some((word) => word === 'app-server')
@@ -154,10 +160,10 @@ export function attribute(event: SpoolEvent, report: HookReport, world: World): 
   const direct = alive(world, notifier) && !servesSessions(world.argv(notifier.pid)) ? byAncestry(event.chain, world) : null
   if (direct?.kind === 'session') return direct
   // What follows (a recorded thread, a directory) holds only for an event that came through Codex's shared
-  // daemon: one a Codex session started. From anywhere else (a codex run by hand in a plain terminal, a
-  // cron job, a forged call) a thread id and a directory are claims anyone can write: nobody's.
-  if (!throughCodexDaemon(event.chain, world))
-    return {kind: 'none', reason: 'a codex event from outside every session, not through the app-server daemon of a codex session'}
+  // daemon, whichever window started it and whether that one still runs. From anywhere else (a cron job, a
+  // forged call, a program that only calls itself app-server) a thread id and a directory are claims anyone
+  // can write: nobody's.
+  if (!throughCodexDaemon(event.chain, world)) return {kind: 'none', reason: "a codex event from outside every session, not through Codex's app-server daemon"}
   const live = [...world.rowsById.values()].filter((r) => r.agent === 'codex' && r.verified && r.state !== 'exited' && !r.conflict)
   if (thread !== null) {
     const owners = live.filter((r) => world.conversationOf(r) === thread)
@@ -339,7 +345,7 @@ export function codexThreadLookup(env: Env): World['codexThreadIsConversation'] 
 export function worldOf(
   view: World['view'],
   rows: SessionRow[],
-  proc: {stat: World['stat']; argv: World['argv']},
+  proc: {stat: World['stat']; argv: World['argv']; exe: World['exe']},
   records: ReadonlyMap<string, SessionRecord>,
   env: Env,
 ): World {
@@ -348,6 +354,7 @@ export function worldOf(
     rowsById: new Map(rows.map((r) => [r.id, r])),
     stat: proc.stat,
     argv: proc.argv,
+    exe: proc.exe,
     codexThreadIsConversation: codexThreadLookup(env),
     conversationOf: (row) => (row.record ? (records.get(row.record)?.conversationId ?? null) : null),
   }

@@ -42,6 +42,7 @@ function world(rows: SessionRow[], opts: {conversations?: Record<string, string>
     rowsById: new Map(rows.map((r) => [r.id, r])),
     stat: (pid) => (CODEX_MACHINE[pid] ? {startTime: CODEX_MACHINE[pid]!.startTime} : null),
     argv: (pid) => CODEX_MACHINE[pid]?.argv ?? null,
+    exe: (pid) => CODEX_MACHINE[pid]?.exe ?? null,
     codexThreadIsConversation: (thread) => (opts.threads && thread in opts.threads ? opts.threads[thread]! : null),
     conversationOf: (r) => opts.conversations?.[r.id] ?? null,
   }
@@ -116,9 +117,20 @@ describe('attribution: the right session or none', () => {
     // Naming the session's own recorded thread does not make it the session's either.
     const known = event('codex', [41, 40], {type: 'agent-turn-complete', 'thread-id': 't-first', cwd: '/w'})
     expect(attribute(known, report(known), world([first], {conversations: {[first.id]: 't-first'}})).kind).toBe('none')
-    // A process named app-server that no codex session started proves nothing.
-    const fakeDaemon = event('codex', [12, 40], {type: 'agent-turn-complete', 'thread-id': 't-z', cwd: '/w'})
+    // A process that only calls itself app-server (its program is python's) proves nothing.
+    const fakeDaemon = event('codex', [42, 40], {type: 'agent-turn-complete', 'thread-id': 't-z', cwd: '/w'})
     expect(attribute(fakeDaemon, report(fakeDaemon), world([first])).kind).toBe('none')
+  })
+  it("Codex 0.171: once the window that started its daemon stopped, the daemon (pid 1's child now) still carries every other window's turns", () => {
+    // Seen on 0.171.0: the first window stopped for a resume, its daemon lived on under pid 1; 17 of 53
+    // turns of the windows after were nobody's.
+    const second = row(21, {agent: 'codex', cwd: '/v'})
+    const orphaned = event('codex', [12], {type: 'agent-turn-complete', 'thread-id': 't-second', cwd: '/v'})
+    expect(attribute(orphaned, report(orphaned), world([second]))).toMatchObject({kind: 'session', row: {id: second.id}, by: 'cwd'})
+    expect(attribute(orphaned, report(orphaned), world([second], {conversations: {[second.id]: 't-second'}}))).toMatchObject({by: 'conversation'})
+    // The daemon itself gone (its pid taken by another process since): nobody's.
+    const gone = {...orphaned, chain: [{pid: 12, startTime: 999}]}
+    expect(attribute(gone, report(gone), world([second])).kind).toBe('none')
   })
   it("Codex: a thread with no rollout file (the side thread that writes the title) is nobody's", () => {
     const first = row(11, {agent: 'codex', cwd: '/w'})
