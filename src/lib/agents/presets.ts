@@ -75,10 +75,12 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
         state: 'waiting',
         pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue \u00B7 esc back`,
       },
-      // (with a draft typed and not sent, its input line and the status line under it: no shortcut hint)
+      // Its input line over its status line (the model and the folder): before that line is drawn, Codex
+      // 0.171 shows its prompt but drops what is typed into it (pk send lost its first message): not ready
+      // yet, so not idle. (With a draft typed and not sent: the same, without the shortcut hint.)
       {
         state: 'idle',
-        pattern: String.raw`\u23CE send|send message|Ask Codex to do anything|\? for shortcuts|^\u203A .*(?:\n {2}(?!\S.* \u00B7 ).*){0,8}\n {2}\S.* \u00B7 `,
+        pattern: String.raw`\u23CE send|send message|^\u203A .*(?:\n {2}(?!\S.* \u00B7 ).*){0,8}\n {2}\S.* \u00B7 `,
       },
     ],
     hooks: 'notify program in ~/.codex/config.toml (agent-turn-complete: idle)',

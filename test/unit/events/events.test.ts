@@ -249,6 +249,15 @@ describe('one turn end, one event', () => {
     expect(sameTurnEnd({...stop(T + 30_000), state: 'waiting', turnEnded: false}, working, seen(T + 20_000)).since).toBeUndefined()
     expect(sameTurnEnd(stop(T + 30_000), working, null).since).toBeUndefined()
   })
+
+  it("Codex: a turn that failed at once, its work never seen, is not the last turn end's sighting (seen on 0.171: never told)", () => {
+    // The last turn's notify at T; the watcher saw that turn end on the screen at T+0.4 s (it had last seen
+    // work at T-1 s); a message at T+5 s failed at once, and its notify came at T+5.5 s with no work seen.
+    const last = stop(T)
+    expect(sameTurnEnd(stop(T + 5_500), last, seen(T + 400, T - 1_000)).since).toBeUndefined()
+    // Work seen after the last report: the episode is this turn's end, seen before its notify.
+    expect(sameTurnEnd(stop(T + 5_500), last, seen(T + 5_000, T + 4_800)).since).toBe(iso(T + 5_000))
+  })
 })
 
 describe('what the real Codex 0.171 sends', () => {

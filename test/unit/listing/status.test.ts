@@ -158,7 +158,7 @@ describe('status', () => {
     // another turn end, with its own date.
     const newer = {...late, observed: {...late.observed, lastOther: new Date(hookAt + 1_000).toISOString()}}
     const codexRow = {...screenLater, agent: 'codex'}
-    const codexScreen = new Map([['/s\0%1', '\u203A Ask Codex to do anything']])
+    const codexScreen = new Map([['/s\0%1', '\u203A Ask Codex to do anything\n  gpt-5 default \u00B7 ~/w\n']])
     const [c] = applyStatus({rows: [codexRow], known: new Map([['a', newer]]), captures: codexScreen, presets: BUILTIN_PRESETS, now})
     expect(c).toMatchObject({stateSource: 'pane', attentionSince: new Date(hookAt + 3_000).toISOString()})
     // Claude reports its turns' work: work seen after a Stop is its screen catching up, not a new turn.
