@@ -30,6 +30,11 @@ export default tseslint.config(
     },
   },
   {
+    // The agents' check runs as plain node scripts (test/agents).
+    files: ['test/**/*.mjs'],
+    languageOptions: {globals: globals.node},
+  },
+  {
     // pk serve's page runs in a browser.
     files: ['assets/web/**/*.js'],
     languageOptions: {globals: browser},

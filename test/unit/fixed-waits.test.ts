@@ -26,6 +26,8 @@ const ALLOWED: Record<string, {count: number; why: string}> = {
   'unit/events/writer-mark.test.ts': {count: 1, why: 'a hook that is slow on purpose to name the writer it started'},
   'unit/registry/lock.test.ts': {count: 2, why: 'holders that hold the lock for a while on purpose'},
   'unit/setup/opencode.test.ts': {count: 2, why: 'writers that interleave on purpose'},
+  'agents/lab.ts': {count: 2, why: "the pause between two looks at a real agent, within a step's deadline"},
+  'agents/steps.ts': {count: 1, why: "the pause between two looks at the fake API's log, within a deadline"},
 }
 
 describe('waits of fixed length in the tests', () => {

@@ -1,0 +1,138 @@
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
+import {expect} from 'vitest'
+
+import {readDialog} from '../../src/lib/agents/dialogs.js'
+import {claude} from './drivers.js'
+import {timesSent} from './lab.js'
+import {agentCheck} from './scenario.js'
+
+/** The dialog is on the screen (the hook's report can come before Claude draws it). */
+const dialogShown = (_: unknown, screen: string) => readDialog('claude', screen) !== null
+
+agentCheck(claude, (lab, step) => {
+  let id = ''
+  let since = 0
+  const mark = () => (since = Date.now())
+
+  step('start: the offer of auto mode is a dialog', async () => {
+    mark()
+    id = await lab().bg('claude-check')
+    // Until answered once, Claude Code in manual mode opens with its offer to make auto mode the default.
+    await lab().expectState(id, 'waiting', {attention: true, fixture: 'auto-mode-offer', also: dialogShown})
+    const screen = JSON.parse((await lab().pk(['logs', id, '--screen', '--json'])).stdout) as {dialog: {choices: {means: string}[]} | null}
+    expect(screen.dialog?.choices.map((c) => c.means)).toEqual(['yes', 'no'])
+    await lab().toldSince(id, since)
+    // A message would be typed into the dialog: refused, nothing typed.
+    const sent = await lab().pk(['send', id, 'hello'])
+    expect(sent.code, sent.stderr).toBe(1)
+    expect(sent.stderr).toMatch(/waiting on a dialog/)
+    const answered = await lab().pk(['answer', id, 'no'])
+    expect(answered.code, answered.stderr).toBe(0)
+    await lab().expectState(id, 'idle', {fixture: 'prompt', also: (_, screen) => /manual mode on/.test(screen)})
+  })
+
+  step('a plain turn', async () => {
+    await lab().fake.behave({answer: 'text', text: 'Done with the first turn.'})
+    mark()
+    const sent = await lab().pk(['send', id, 'the first turn'])
+    expect(sent.code, sent.stderr).toBe(0)
+    await lab().expectState(id, 'idle', {attention: true, fixture: 'turn-done', also: (_, screen) => /Done with the first turn/.test(screen)})
+    expect(timesSent(await lab().fake.turns(), 'the first turn')).toBe(1)
+    expect((await lab().toldSince(id, since)).map((t) => t.reason)).toEqual(['finished its turn'])
+  })
+
+  step('working, while a person types and a message is queued', async () => {
+    await lab().fake.behave({answer: 'text', text: 'Done slowly.', delayMs: 20_000})
+    const sent = await lab().pk(['send', id, 'a slow turn'])
+    expect(sent.code, sent.stderr).toBe(0)
+    await lab().expectState(id, 'working', {fixture: 'spinner', timeoutMs: 15_000})
+    // Typed into a working Claude, text hides "esc to interrupt": the spinner still says it works.
+    await lab().typeByHand(id, ['typed by hand'])
+    await lab().expectState(id, 'working', {fixture: 'typing', also: (_, screen) => /typed by hand/.test(screen) && !/esc to interrupt/.test(screen)})
+    await lab().holds(id, 'working', 3000)
+    await lab().typeByHand(id, ['Enter'], false)
+    mark()
+    // Sent while it works, a message is queued: taken.
+    const queued = await lab().pk(['send', id, 'queued by pk'])
+    expect(queued.code, queued.stderr).toBe(0)
+    await lab().expectState(id, 'working', {fixture: 'queued', also: (_, screen) => /Queued/.test(screen)})
+    await lab().fake.behave({answer: 'text', text: 'Done with the queue.'})
+    await lab().expectState(id, 'idle', {attention: true, timeoutMs: 60_000, also: (_, screen) => /Done with the queue/.test(screen)})
+    const turns = await lab().fake.turns()
+    expect(timesSent(turns, 'queued by pk')).toBe(1)
+    expect(timesSent(turns, 'typed by hand')).toBe(1)
+    await lab().toldSince(id, since)
+  })
+
+  for (const [answer, file, fixture] of [
+    ['yes', 'by-yes', 'permission'],
+    ['no', null, null],
+    ['1', 'by-number', null],
+    ['always', 'by-always', null],
+  ] as const) {
+    step(`a permission dialog answered ${answer}`, async () => {
+      await lab().fake.behave({answer: 'tool', command: `touch ${file ?? 'refused'}`})
+      mark()
+      const sent = await lab().pk(['send', id, `make a file (${answer})`])
+      expect(sent.code, sent.stderr).toBe(0)
+      await lab().expectState(id, 'waiting', {attention: true, also: dialogShown, ...(fixture === null ? {} : {fixture})})
+      const screen = JSON.parse((await lab().pk(['logs', id, '--screen', '--json'])).stdout) as {dialog: {choices: {means: string}[]} | null}
+      expect(screen.dialog?.choices.map((c) => c.means)).toEqual(['yes', 'always', 'other', 'no'])
+      await lab().toldSince(id, since)
+      const answered = await lab().pk(['answer', id, answer])
+      expect(answered.code, answered.stderr).toBe(0)
+      await lab().expectState(id, 'idle', {timeoutMs: 30_000})
+      expect(existsSync(join(lab().work, file ?? 'refused'))).toBe(file !== null)
+    })
+  }
+
+  for (const [how, args, expected] of [
+    ['a choice', ['2'], 'production'],
+    ['words', ['--text', 'the staging copy, please'], 'the staging copy, please'],
+  ] as const) {
+    step(`a question answered with ${how}`, async () => {
+      await lab().fake.behave({answer: 'question'})
+      mark()
+      const sent = await lab().pk(['send', id, `ask me (${how})`])
+      expect(sent.code, sent.stderr).toBe(0)
+      await lab().expectState(id, 'waiting', {attention: true, also: dialogShown, fixture: how === 'a choice' ? 'question' : undefined})
+      // Waiting at every look while the question is there (not the hook's older "working").
+      await lab().holds(id, 'waiting', 3000)
+      await lab().toldSince(id, since)
+      const answered = await lab().pk(['answer', id, ...args])
+      expect(answered.code, answered.stderr).toBe(0)
+      await lab().expectState(id, 'idle', {timeoutMs: 30_000})
+      const results = (await lab().fake.turns()).flatMap((r) => r.toolResults)
+      expect(results.some((r) => r.includes(expected))).toBe(true)
+    })
+  }
+
+  step('a failed turn', async () => {
+    await lab().fake.behave({answer: 'error', status: 400})
+    mark()
+    const sent = await lab().pk(['send', id, 'this one fails'])
+    expect(sent.code, sent.stderr).toBe(0)
+    await lab().expectState(id, 'idle', {attention: true, fixture: 'failed', also: (_, screen) => /API Error/.test(screen)})
+    await lab().toldSince(id, since)
+  })
+
+  step('stopped and resumed, the conversation goes on', async () => {
+    await lab().fake.behave({answer: 'text', text: 'Done after the resume.'})
+    const stopped = await lab().pk(['stop', id])
+    expect(stopped.code, stopped.stderr).toBe(0)
+    const resumed = await lab().pk(['resume', id, '--json'])
+    expect(resumed.code, resumed.stderr).toBe(0)
+    id = (JSON.parse(resumed.stdout) as {session: {id: string}}).session.id
+    await lab().expectState(id, 'idle')
+    mark()
+    const sent = await lab().pk(['send', id, 'after the resume'])
+    expect(sent.code, sent.stderr).toBe(0)
+    await lab().expectState(id, 'idle', {attention: true, also: (_, screen) => /Done after the resume/.test(screen)})
+    const turns = await lab().fake.turns()
+    expect(timesSent(turns, 'after the resume')).toBe(1)
+    // (the same conversation: its first turn is in what the agent sent)
+    expect(timesSent(turns, 'the first turn')).toBe(1)
+    await lab().toldSince(id, since)
+  })
+})

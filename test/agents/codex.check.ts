@@ -1,0 +1,43 @@
+import {expect} from 'vitest'
+
+import {codex} from './drivers.js'
+import {timesSent} from './lab.js'
+import {agentCheck} from './scenario.js'
+import {Session, failedTurn, permission, plainTurn, send, start, stopAndResume, workingAndQueued} from './steps.js'
+
+agentCheck(codex, (lab, step) => {
+  const s: Session = {id: ''}
+  start(step, lab, s)
+  plainTurn(step, lab, s, /Done with the first turn/)
+  workingAndQueued(step, lab, s, {fixture: 'busy', queued: (screen) => /Messages to be submitted after next tool call/.test(screen)})
+  // Codex asks before it runs a command outside its sandbox; it has no hook for it: the screen says waiting.
+  const means = ['yes', 'always', 'no']
+  permission(step, lab, s, 'yes', {file: 'by-yes', means, fixture: 'permission', behavior: {escalate: true}})
+  permission(step, lab, s, 'no', {file: null, means, behavior: {escalate: true}})
+  permission(step, lab, s, '1', {file: 'by-number', means, behavior: {escalate: true}})
+  // (a server error, retried while the screen says so; a request Codex does not retry, 400, fails within a
+  // moment with no work ever on the screen and no notify: pk cannot tell that turn, see docs/agents.md)
+  failedTurn(step, lab, s, {answer: 'error', status: 500}, /\u25A0/, 120_000)
+  stopAndResume(step, lab, s, /Done after the resume/)
+
+  // Codex 0.171 runs every window's notify from one daemon, started by the first window: each window's turns
+  // land on it, also once that first window has stopped.
+  step('several windows, the one that started the daemon stopped', async () => {
+    await lab().fake.behave({answer: 'text', text: 'Done in a window.'})
+    const first = s.id
+    const other = {id: await lab().bg('codex-other', `${lab().work}-other`)}
+    await lab().expectState(other.id, 'idle', {timeoutMs: 90_000})
+    let since = Date.now()
+    await send(lab(), other, 'a turn of the other window')
+    await lab().expectState(other.id, 'idle', {attention: true, also: (_, screen) => /Done in a window/.test(screen)})
+    await lab().toldSince(other.id, since)
+    const stopped = await lab().pk(['stop', first])
+    expect(stopped.code, stopped.stderr).toBe(0)
+    since = Date.now()
+    await send(lab(), other, 'after the first window stopped')
+    await lab().expectState(other.id, 'idle', {attention: true, also: (_, screen) => /after the first window stopped[\s\S]*Done in a window/.test(screen)})
+    expect(timesSent(await lab().fake.turns(), 'after the first window stopped')).toBe(1)
+    // Told by its hook, on its own session (no watcher needed: the notify came through the daemon).
+    await lab().toldSince(other.id, since)
+  })
+})
