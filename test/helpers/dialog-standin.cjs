@@ -24,7 +24,7 @@ const take = (n) => {
   if (env.STANDIN_STUCK) return
   answered = true
   if (env.STANDIN_NEXT_SCREEN) return process.stdout.write('\x1b[2J\x1b[H' + fs.readFileSync(env.STANDIN_NEXT_SCREEN, 'utf8').replace(/\n/g, '\r\n'))
-  process.stdout.write('\x1b[2J\x1b[H  ? for shortcuts\r\n')
+  process.stdout.write('\x1b[2J\x1b[H\u203A \r\n  gpt-5 default \u00B7 ~/w\r\n  ? for shortcuts\r\n')
 }
 process.stdin.on('data', (chunk) => {
   let text = chunk.toString('utf8')

@@ -1,6 +1,6 @@
 import {ChildProcess, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -238,9 +238,13 @@ function codexStandins(threads: string[]) {
   for (const thread of threads) writeFileSync(join(rollouts, `rollout-2026-12-01T00-00-00-${thread}.jsonl`), '{}\n')
   const fire = join(sb.root, 'fire')
   const daemon = `while :; do for f in "${fire}".*; do [ -e "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; '${HOOK}' codex '${process.execPath}' "$p"; done; sleep 0.1; done`
+  // The daemon runs a program named codex, as Codex's does (pk knows it by what it runs): a copy of bash.
+  const program = join(sb.root, 'daemon', 'codex')
+  mkdirSync(join(sb.root, 'daemon'))
+  copyFileSync('/bin/bash', program)
   writeFileSync(
     join(bin, 'codex'),
-    `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then bash -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`,
+    `#!/bin/sh\nif [ -n "$START_DAEMON" ]; then '${program}' -c '${daemon.replaceAll("'", "'\\''")}' app-server & fi\nprintf '› Ask Codex to do anything\\n  gpt-5 default · ~/w\\n  ? for shortcuts\\n'\nexec sleep 100000\n`,
     {mode: 0o755},
   )
   const turn = (n: number, payload: object) => writeFileSync(`${fire}.${n}`, JSON.stringify({type: 'agent-turn-complete', 'turn-id': String(n), ...payload}))
@@ -384,7 +388,7 @@ describe('a failed Codex turn', () => {
     writeFileSync(
       join(bin, 'codex'),
       `#!/bin/sh
-printf '› Ask Codex to do anything\n  ? for shortcuts\n'
+printf '› Ask Codex to do anything\n  gpt-5 default · ~/w\n  ? for shortcuts\n'
 '${HOOK}' codex '${process.execPath}' '{"type":"agent-turn-complete","thread-id":"0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee","cwd":"/nowhere"}'
 while [ ! -e "${go}" ]; do sleep 0.1; done
 n=0

@@ -53,7 +53,9 @@ describe('a forged Codex turn', () => {
   it("from a process outside every session, naming a pk Codex session's directory and a thread: nobody's, the conversation and resume untouched", async () => {
     const bin = join(sb.root, 'bin')
     mkdirSync(bin)
-    writeFileSync(join(bin, 'codex'), `#!/bin/sh\nprintf '› Ask Codex to do anything\\n  ? for shortcuts\\n'\nexec sleep 100000\n`, {mode: 0o755})
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\nprintf '› Ask Codex to do anything\\n  gpt-5 default · ~/w\\n  ? for shortcuts\\n'\nexec sleep 100000\n`, {
+      mode: 0o755,
+    })
     const dir = join(sb.root, 'project')
     mkdirSync(dir)
     const row = await sb.bgRow(['codex', '--cwd', dir], {env: {PATH: `${bin}:${process.env.PATH}`}})
@@ -196,6 +198,43 @@ describe('a hook event bigger than 64 KB', () => {
     expect(spooled(sb)).toEqual([])
     expect(record(a.id)).toMatchObject({conversationId: 'conv-five', status: {state: 'waiting', event: 'PermissionRequest'}})
     expect(record(b.id)).toMatchObject({conversationId: 'conv-nine', status: {state: 'waiting', event: 'PermissionRequest'}})
+  })
+})
+
+describe('a permission request bigger than 64 KB, the only event sent (issue 61, item 9)', () => {
+  it('is applied and told at once by the writer its own hook starts, as a 10 KB one is (100 KB and 5 MB)', async () => {
+    // As installed (the hook given node: it starts the writer), each from inside its session, on standard
+    // input, nothing else sending: told within seconds, with no pk notify run by the test. (Reported told
+    // 37 s late, or never; not seen here on 2.1.332 nor in this test, kept as a guard.)
+    const config = join(sb.home, '.config', 'pk')
+    mkdirSync(config, {recursive: true})
+    const told = join(sb.root, 'told')
+    writeFileSync(join(config, 'config.json'), JSON.stringify({notify: [{command: ['sh', '-c', `echo "$PK_ID $PK_STATE" >> '${told}'`]}]}))
+    const payload = (conv: string, bytes: number) =>
+      JSON.stringify({
+        session_id: conv,
+        transcript_path: '/tmp/t.jsonl',
+        cwd: '/tmp',
+        permission_mode: 'default',
+        hook_event_name: 'PermissionRequest',
+        tool_name: 'Write',
+        tool_input: {file_path: '/tmp/x', content: 'x'.repeat(bytes)},
+      })
+    const sessions = []
+    for (const [conv, bytes] of [
+      ['conv-10k', 10_000],
+      ['conv-100k', 100_000],
+      ['conv-5m', 5 * 1024 * 1024],
+    ] as const) {
+      const file = join(sb.root, `${conv}.json`)
+      writeFileSync(file, payload(conv, bytes))
+      const row = await sb.bgRow(['--', 'sh', '-c', `'${HOOK}' claude '${process.execPath}' < '${file}'; exec sleep 100000`])
+      await waitFor(`${conv} told`, () => existsSync(told) && readFileSync(told, 'utf8').includes(`${row.id} waiting`), 30_000)
+      sessions.push(row.id)
+    }
+    await sb.settled()
+    expect(readFileSync(told, 'utf8').trim().split('\n').sort()).toEqual(sessions.map((id) => `${id} waiting`).sort())
+    expect(spooled(sb)).toEqual([])
   })
 })
 

@@ -213,7 +213,8 @@ export function sameTurnEnd(status: HookStatus, previous: HookStatus | null, epi
   // After a report of a turn end, an episode whose observer saw nothing else since that report is that
   // report's own sighting, not this turn's end (Codex 0.171: a turn that failed at once, its work never
   // seen, was dated as the turn before, and never told).
-  if (previous?.state === 'idle' && previous.turnEnded && (episode.lastOther === undefined || Date.parse(episode.lastOther) < Date.parse(previous.at))) return status
+  if (previous?.state === 'idle' && previous.turnEnded && (episode.lastOther === undefined || Date.parse(episode.lastOther) < Date.parse(previous.at)))
+    return status
   // After a report of the work, the first turn end on the screen is this turn's, even when the observer
   // dated it after the hook did: a hook's report can reach the spool seconds after its date, on a loaded
   // machine, and a new turn would have been reported first.
