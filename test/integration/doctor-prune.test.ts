@@ -1,4 +1,4 @@
-import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -61,12 +61,36 @@ describe('pk doctor', () => {
       'config',
       'server-env',
       'survive',
+      'agents',
     ])
-    expect(json.checks.filter((c) => c.status !== 'pass')).toEqual([])
+    // (the agents on this machine's PATH are this machine's: judged below, with agents of known releases)
+    expect(json.checks.filter((c) => c.status !== 'pass' && c.id !== 'agents')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(12)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(13)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
+  })
+
+  it('names the release of each agent on PATH, read from its npm package, and warns of one pk is not verified on', async () => {
+    const prefix = join(sb.root, 'npm-global')
+    const install = (pkg: string, version: string, program: string, name: string) => {
+      const dir = join(prefix, 'lib', 'node_modules', pkg)
+      mkdirSync(join(dir, 'bin'), {recursive: true})
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({name: pkg, version}))
+      writeFileSync(join(dir, 'bin', program), '#!/bin/sh\nexit 0\n', {mode: 0o755})
+      mkdirSync(join(prefix, 'bin'), {recursive: true})
+      symlinkSync(join(dir, 'bin', program), join(prefix, 'bin', name))
+    }
+    install('@anthropic-ai/claude-code', '2.1.340', 'claude.exe', 'claude')
+    install('@openai/codex', '0.171.0', 'codex.js', 'codex')
+    const result = await sb.pk(['doctor', '--json'], {env: {PATH: `${join(prefix, 'bin')}:/usr/bin:/bin`}})
+    const agents = check(JSON.parse(result.stdout) as DoctorJson, 'agents')
+    expect(agents).toMatchObject({
+      status: 'warn',
+      message: 'claude 2.1.340: newer than the newest release pk is verified on (2.1.332): states and dialogs may be misread; codex 0.171.0: verified',
+    })
+    // A warning: doctor still exits 0.
+    expect(result.code).toBe(0)
   })
 
   it('a killed server leaves a stale socket: found, and --fix removes it', async () => {

@@ -1,9 +1,10 @@
 import {orphanTemps} from '../events/spool.js'
-import {lstatSync, readFileSync, statfsSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, statfsSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {userInfo} from 'node:os'
 
 import {PRESETS} from '../agents/presets.js'
+import {VERIFIED, installedRelease} from '../agents/releases.js'
 import {errnoCode, PkError} from '../model/errors.js'
 import {checkLiveness, identityKey} from '../proc/identity.js'
 import {systemTool} from '../proc/ps.js'
@@ -191,7 +192,15 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
   const [login, autostart] = await asked
   const access = await accessing
   const hooks = (await import('../setup/index.js')).installedHooks(env)
+  const found = agentsOnPath(env.PATH, existsSync)
+  const agentReleases = Object.entries(VERIFIED).flatMap(([agent, known]) => {
+    const exe = PRESETS.find((p) => p.name === agent)
+      ?.executables.map((e) => found.get(e))
+      .find((p) => p !== undefined)
+    return exe === undefined ? [] : [{agent, path: exe, release: installedRelease(exe, known.packages)}]
+  })
   return {
+    agentReleases,
     env,
     ctx,
     uid,

@@ -13,6 +13,7 @@ import {stateLockCheck} from './checks/state-lock.js'
 import {configCheck} from './checks/config.js'
 import {surviveCheck} from './checks/survive.js'
 import {tmuxCheck} from './checks/tmux.js'
+import {agentsCheck} from './checks/agents.js'
 import {gatherFacts} from './facts.js'
 import {Check, DoctorFacts} from './types.js'
 import {CheckResult} from '../model/contract.js'
@@ -30,6 +31,7 @@ export const CHECKS: readonly Check[] = [
   configCheck,
   serverEnvCheck,
   surviveCheck,
+  agentsCheck,
 ]
 
 export function judgeAll(facts: DoctorFacts): CheckResult[] {

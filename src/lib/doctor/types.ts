@@ -11,6 +11,8 @@ export interface DoctorFacts {
   presets?: readonly {name: string; executables: string[]}[]
   /** Why the configuration does not load (every pk ls would exit 2), or null. */
   configError?: string | null
+  /** Each agent pk knows that is on PATH: where, and its release (null when the install does not say). */
+  agentReleases?: {agent: string; path: string; release: string | null}[]
   /** The agents' installed pk hooks, and whether they run this pk's hook. */
   hooks?: {agent: string; file: string; thisPk: boolean}[]
   /** What logind and the service manager do with this user's sessions (see service.ts). */
