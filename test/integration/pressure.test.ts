@@ -193,9 +193,12 @@ describe('a tmux server stopped at each step of pk send and pk answer', () => {
   it('pk send with a deadline shorter than the stop, before the paste: exit 124, nothing typed', async () => {
     const agent = tui()
     const id = await started(agent.env)
-    const resumed = stopFor(serverPid(sb.pkSocket), 5000)
+    // Stopped until pk gave up (however long a loaded machine takes to start it), then let go.
+    const pid = serverPid(sb.pkSocket)
+    stopped.push(pid)
+    process.kill(pid, 'SIGSTOP')
     const sent = await sb.pk(['send', id, 'never typed', '--timeout', '1'])
-    await resumed
+    process.kill(pid, 'SIGCONT')
     expect([sent.code, sent.stderr]).toEqual([124, expect.stringMatching(/did not answer .*nothing was (typed|done), try again/)])
     expect(agent.seen('pastes')).toBe(false)
     expect(sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!.tmux!.pane)).not.toContain(
@@ -247,9 +250,12 @@ describe('a tmux server stopped at each step of pk send and pk answer', () => {
 
   it('pk answer with a deadline shorter than the stop: exit 124 (could not look), not 1 (no dialog); nothing typed', async () => {
     const {id, taken} = await dialog()
-    const resumed = stopFor(serverPid(sb.pkSocket), 5000)
+    // Stopped until pk answered (however long a loaded machine takes to start it), then let go.
+    const pid = serverPid(sb.pkSocket)
+    stopped.push(pid)
+    process.kill(pid, 'SIGSTOP')
     const result = await sb.pk(['answer', id, 'yes', '--timeout', '1'])
-    await resumed
+    process.kill(pid, 'SIGCONT')
     expect([result.code, result.stderr]).toEqual([124, expect.stringMatching(/did not answer .*nothing was (typed|done), try again/)])
     expect(taken()).toEqual([])
   }, 60_000)

@@ -163,6 +163,62 @@ describe('pk diff', () => {
   })
 })
 
+describe("reading an agent's work runs none of its code (issue 62, item 3)", () => {
+  it("fsmonitor, a clean filter, an external diff, a textconv and a pager the worktree's config names: none runs on any read", async () => {
+    const s = await worktreeSession('hostile')
+    const ran = join(sb.root, 'ran')
+    const tool = (name: string) => {
+      const path = join(sb.root, `${name}.sh`)
+      // (each leaves its name in `ran`, and does what git asks of it, so that git goes on)
+      writeFileSync(path, `#!/bin/sh\necho ${name} >> '${ran}'\ncat\n`, {mode: 0o755})
+      return path
+    }
+    // What the agent can write: its checkout's attributes and the repository's (shared) configuration.
+    writeFileSync(join(s.path, '.gitattributes'), '*.txt filter=evil diff=evil\n')
+    git(s.path, 'config', 'filter.evil.clean', tool('clean'))
+    git(s.path, 'config', 'filter.evil.process', tool('process'))
+    git(s.path, 'config', 'diff.evil.textconv', tool('textconv'))
+    git(s.path, 'config', 'diff.evil.command', tool('diffcmd'))
+    git(s.path, 'config', 'core.fsmonitor', tool('fsmonitor'))
+    git(s.path, 'config', 'diff.external', tool('external'))
+    git(s.path, 'config', 'core.pager', tool('pager'))
+    git(s.path, 'config', 'log.showSignature', 'true')
+    git(s.path, 'config', 'gpg.program', tool('gpg'))
+    writeFileSync(join(s.path, 'lib.txt'), 'one\nTWO\n')
+    writeFileSync(join(s.path, 'new.txt'), 'new\n')
+    await stop(s.id)
+    for (const args of [
+      ['diff', s.id, '--json'],
+      ['diff', s.id, '--stat'],
+      ['diff', s.id],
+      ['ls', '--changes', '--json'],
+      ['land', s.id, '--dry-run', '--commit', '-m', 'x'],
+      ['prune', '--dry-run', '--include-worktrees'],
+    ]) {
+      const result = await pk(args)
+      expect([args.join(' '), result.code], result.stderr).toEqual([args.join(' '), 0])
+    }
+    // pk diff on a terminal, where git would page: the user's pager (PAGER), never the repository's.
+    const term = sb.socket('term')
+    const out = join(sb.root, 'paged')
+    sb.tmux(term, 'new-session', '-d', '-x', '120', '-y', '30', '--', 'sh', '-c', `PAGER=cat '${process.execPath}' '${PK_BIN}' diff ${s.id} > /dev/tty; echo done > '${out}'; sleep 100000`)
+    await waitFor('pk diff on a terminal ended', () => existsSync(out), 20_000)
+    sb.tmux(term, 'kill-server')
+    expect(existsSync(ran) ? readFileSync(ran, 'utf8') : '').toBe('')
+  })
+
+  it("a worktree whose .git names a git directory of its own (inside it) is read not at all: refused, exit 5", async () => {
+    const s = await worktreeSession('own-gitdir')
+    // A git directory the agent made, with a configuration of its own.
+    const fake = join(s.path, 'fake-git')
+    git(sb.root, 'init', '-q', '--bare', fake)
+    writeFileSync(join(s.path, '.git'), `gitdir: ${fake}\n`)
+    const diff = await pk(['diff', s.id, '--json'])
+    expect(diff.code).toBe(5)
+    expect(diff.stderr).toMatch(/is not its repository's own/)
+  })
+})
+
 describe('pk land', () => {
   /** A stopped worktree session with one commit changing `file`, main moved on by a commit changing `other` (or not). */
   async function landable(name: string, opts: {mainMoves: boolean; conflict?: boolean}) {
@@ -331,6 +387,60 @@ describe('pk land', () => {
     const noGh = await sb.pk(['land', t.id, '--pr'], {cwd: repo, env: {...gitEnv, PATH: '/usr/bin:/bin'}})
     expect(noGh.code).toBe(1)
     expect(noGh.stderr).toMatch(/is pushed to origin; gh .* is not installed, so no pull request was opened: install it/)
+  })
+})
+
+describe('land and prune lose nothing (issue 62, items 4 and 5)', () => {
+  it('pk land --rebase --commit --idle while the idle agent still writes: every line it wrote is in the worktree or the commit', async () => {
+    // An agent that reported its turn's end and still writes a line every 20 ms, until told to stop.
+    const go = join(sb.root, 'go-writer')
+    const stopAt = join(sb.root, 'stop-writer')
+    const hook = join(ROOT, 'assets', 'pk-hook.sh')
+    const row = await bg([
+      '--worktree',
+      '--name',
+      'writer',
+      '--',
+      'sh',
+      '-c',
+      `while [ ! -e "${go}" ]; do sleep 0.1; done; printf %s '${claudePayload('Stop')}' | "${hook}" claude; i=0; while [ ! -e "${stopAt}" ]; do i=$((i+1)); echo "$i" >> notes.txt; sleep 0.02; done; echo "$i" > '${join(sb.root, 'last')}'; exec sleep 100000`,
+    ])
+    writeFileSync(go, '')
+    await waitFor('it is idle', async () => (await sb.pkJson<LsJson>(['ls'], {env: gitEnv})).sessions.find((r) => r.id === row.id)?.state === 'idle', 15_000)
+    await waitFor('it wrote', () => existsSync(join(row.cwd!, 'notes.txt')))
+    // main moved on meanwhile (another file): the rebase changes the worktree's files.
+    writeFileSync(join(repo, 'lib.txt'), 'one\ntwo\nthree\nfrom main\n')
+    git(repo, 'commit', '-q', '-am', 'main moves on')
+    const landed = await pk(['land', row.id, '--rebase', '--commit', '-m', 'notes so far', '--idle'])
+    expect(landed.code, landed.stderr).toBe(0)
+    writeFileSync(stopAt, '')
+    await waitFor('the writer stopped', () => existsSync(join(sb.root, 'last')))
+    const last = Number(readFileSync(join(sb.root, 'last'), 'utf8'))
+    // Every line, in order, in the worktree's file: none lost under a reset.
+    const lines = readFileSync(join(row.cwd!, 'notes.txt'), 'utf8').trim().split('\n').map(Number)
+    expect(lines).toEqual(Array.from({length: last}, (_, i) => i + 1))
+    // What landed is a prefix of them, and the rebase's other change is in the worktree too.
+    const committed = git(repo, 'show', 'main:notes.txt').trim().split('\n').map(Number)
+    expect(committed).toEqual(lines.slice(0, committed.length))
+    expect(readFileSync(join(row.cwd!, 'lib.txt'), 'utf8')).toBe('one\ntwo\nthree\nfrom main\n')
+  })
+
+  it("a worktree holding files git ignores (.env, a local database) is kept by pk land --squash --prune and pk prune --include-worktrees, with why", async () => {
+    for (const how of ['land', 'prune'] as const) {
+      const s = await worktreeSession(`ignored-${how}`)
+      writeFileSync(join(s.path, '.gitignore'), '.env\nlocal.db\n')
+      writeFileSync(join(s.path, `work-${how}.txt`), 'w\n')
+      git(s.path, 'add', '.gitignore', `work-${how}.txt`)
+      git(s.path, 'commit', '-q', '-m', 'work')
+      writeFileSync(join(s.path, '.env'), 'SECRET=1\n')
+      writeFileSync(join(s.path, 'local.db'), 'rows\n')
+      await stop(s.id)
+      const done = how === 'land' ? await pk(['land', s.id, '--squash', '--prune', '--json']) : await pk(['prune', s.id, '--include-worktrees', '--yes', '--json'])
+      expect(done.code, done.stderr).toBe(0)
+      expect(done.stdout).toMatch(/ignored files git would delete \(\.env, local\.db\)/)
+      expect(readFileSync(join(s.path, '.env'), 'utf8')).toBe('SECRET=1\n')
+      expect(readFileSync(join(s.path, 'local.db'), 'utf8')).toBe('rows\n')
+    }
   })
 })
 

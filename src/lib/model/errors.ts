@@ -38,6 +38,10 @@ export const ERRORS = {
   cancelled: {exit: ExitCode.failure, meaning: 'you said no'},
   conflict: {exit: ExitCode.ambiguous, meaning: 'two records claim one process: pk refuses rather than guesses (pk doctor)'},
   'conversation-taken': {exit: ExitCode.ambiguous, meaning: 'the conversation is live in another session, or was resumed already'},
+  'dialog-changed': {
+    exit: ExitCode.refused,
+    meaning: 'pk answer --dialog (a tap on the page): the dialog on the screen is not the one answered (it changed since it was shown): nothing was typed',
+  },
   'died-at-once': {exit: ExitCode.failure, meaning: 'the command exited at once: its last output is in the message'},
   exited: {exit: ExitCode.noSuchSession, meaning: 'the session has exited: nothing to do to it (pk resume starts it again)'},
   'fleet-recursion': {exit: ExitCode.refused, meaning: 'a pk started by another pk over ssh does not fan out again'},
@@ -53,6 +57,10 @@ export const ERRORS = {
     meaning: 'pk land: not a worktree session, a main checkout that is dirty or on another branch, or uncommitted work without --commit: nothing was changed',
   },
   moved: {exit: ExitCode.refused, meaning: 'the session moved between two checks: try again'},
+  'unsafe-checkout': {
+    exit: ExitCode.refused,
+    meaning: "a worktree whose .git names a git directory that is not its repository's own: pk reads nothing there (its configuration could run programs)",
+  },
   'name-taken': {exit: ExitCode.failure, meaning: 'no free tmux session name for --name'},
   'needs-yes': {exit: ExitCode.usage, meaning: 'a destructive step without a terminal to confirm it: pass --yes'},
   'no-base': {

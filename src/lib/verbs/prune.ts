@@ -203,24 +203,21 @@ export interface WorktreeItem {
 }
 
 /**
- * What happens to the worktrees of the records prune removes: removed only when clean and their branch
- * is merged or pushed (with `includeWorktrees`, clean is enough); every other one is kept, with why. A
- * record prune keeps keeps its worktree (a resumable session resumes there).
+ * What happens to the worktrees of the records prune removes: removed only when clean (no uncommitted
+ * changes, no files git ignores: removing it would delete them) and their branch is merged or pushed (with
+ * `includeWorktrees`, clean is enough); every other one is kept, with why. A record prune keeps keeps its
+ * worktree (a resumable session resumes there).
  */
 export async function planWorktrees(plan: PrunePlan, records: StoredRecord[], opts: {includeWorktrees: boolean}): Promise<WorktreeItem[]> {
-  const {isDirty, isSafeToRemove} = await import('../worktree/worktree.js')
+  const {workLeftIn, isSafeToRemove} = await import('../worktree/worktree.js')
   const removed = new Set(plan.remove.filter((i) => i.kind === 'record').map((i) => i.target))
   const items: WorktreeItem[] = []
   for (const {file, record} of records) {
     const worktree = record.worktree
     if (!worktree || !removed.has(file) || !existsSync(worktree.path)) continue
     if (opts.includeWorktrees) {
-      const dirty = await isDirty(worktree.path)
-      items.push(
-        dirty === false
-          ? {...worktree, action: 'remove', reason: 'clean'}
-          : {...worktree, action: 'keep', reason: dirty ? 'it has uncommitted changes' : 'git cannot read it'},
-      )
+      const left = await workLeftIn(worktree.path)
+      items.push(left === null ? {...worktree, action: 'remove', reason: 'clean'} : {...worktree, action: 'keep', reason: left})
       continue
     }
     const verdict = await isSafeToRemove(worktree)

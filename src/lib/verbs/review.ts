@@ -8,7 +8,8 @@ import type {SessionBase, SessionRow} from '../model/contract.js'
 import {PkError} from '../model/errors.js'
 import type {SessionRecord} from '../registry/records.js'
 import {Changes, changesOf, checkBase, withWorkingTreeIndex} from '../worktree/changes.js'
-import {git} from '../worktree/worktree.js'
+import {guardedEnv} from '../worktree/guard.js'
+import {git, readGit} from '../worktree/worktree.js'
 
 /**
  * Reviewing and landing what an agent did (pk diff, pk land): measured from the base pk bg recorded, never
@@ -33,7 +34,7 @@ export async function reviewedSession(ctx: Context, idArg: string, first?: (row:
       'no-base',
       `session ${row.id} has no recorded base: it started outside a git checkout, or before pk recorded what sessions start from; compare by hand (git diff in ${record.cwd})`,
     )
-  await checkBase(record.base, row.id)
+  await checkBase(record.base, row.id, record.worktree?.repo ?? null)
   return {row, record, base: record.base}
 }
 
@@ -101,9 +102,9 @@ export function whyNotLandable(row: SessionRow, allowIdle: boolean): string | nu
   return null
 }
 
-/** git, quiet: stdout trimmed, or '' when git says no. */
+/** git, quiet, a read (guard.ts: no program of the checkout's runs): stdout trimmed, or '' when git says no. */
 const ask = (args: string[], cwd: string) =>
-  git(args, cwd, 10_000).then(
+  readGit(args, cwd, 10_000).then(
     (out) => out.trim(),
     () => '',
   )
@@ -159,7 +160,7 @@ export async function landSession(ctx: Context, idArg: string, opts: LandOptions
   if (!opts.pr) {
     const on = await ask(['symbolic-ref', '--quiet', '--short', 'HEAD'], repo)
     if (on !== into) throw new PkError('land-refused', `the main checkout ${repo} is on ${on || 'a detached HEAD'}, not ${into}: check out ${into} there first`)
-    const dirty = await git(['status', '--porcelain', '--untracked-files=no'], repo, 10_000)
+    const dirty = await readGit(['status', '--porcelain', '--untracked-files=no'], repo, 10_000)
     if (dirty.trim() !== '')
       throw new PkError(
         'land-refused',
@@ -169,21 +170,21 @@ export async function landSession(ctx: Context, idArg: string, opts: LandOptions
   // The worktree: its uncommitted work, committed only when asked.
   const tip = await ask(['rev-parse', '--verify', `refs/heads/${branch}`], repo)
   if (!tip) throw new PkError('land-refused', `branch ${branch} does not exist any more`)
-  const worktreeDirty = (await git(['status', '--porcelain'], worktree.path, 10_000)).trim()
-  if (worktreeDirty !== '' && opts.commit === null)
+  const worktreeDirty = await readGit(['status', '--porcelain'], worktree.path, 10_000)
+  if (worktreeDirty.trim() !== '' && opts.commit === null)
     throw new PkError(
       'land-refused',
       `session ${row.id}'s worktree has uncommitted work (${firstPaths(worktreeDirty)}): commit it there, or pass --commit -m MESSAGE; nothing was changed`,
     )
   let candidate = tip
-  if (worktreeDirty !== '') {
+  if (worktreeDirty.trim() !== '') {
     steps.push(`commit the worktree's uncommitted work on ${branch}`)
     if (!opts.dryRun) {
       candidate = await commitWorkingTree(ctx, worktree.path, tip, `${opts.commit}${trailer(record, row.id)}`)
       result.committed = candidate
     }
   }
-  result.commits = Number(await ask(['rev-list', '--count', `${into}..${candidate}`], repo)) + (opts.dryRun && worktreeDirty !== '' ? 1 : 0)
+  result.commits = Number(await ask(['rev-list', '--count', `${into}..${candidate}`], repo)) + (opts.dryRun && worktreeDirty.trim() !== '' ? 1 : 0)
   if (result.commits === 0) {
     steps.push(`nothing to land: ${branch} has no commits that ${into} lacks`)
     return result
@@ -202,8 +203,10 @@ export async function landSession(ctx: Context, idArg: string, opts: LandOptions
       return result
     }
     const rebased = await rebaseAside(repo, candidate, into)
+    // The worktree first: what the agent wrote since pk took its work stays (or nothing lands).
+    await followRebase(worktree.path, candidate, rebased)
+    await git(['update-ref', '-m', 'pk land', `refs/heads/${branch}`, rebased, tip], worktree.path)
     await git(['merge', '--ff-only', '--quiet', rebased], repo)
-    await moveBranch(worktree.path, branch, rebased, tip, true)
     result.commit = rebased
   } else {
     await refuseConflicts(repo, into, candidate)
@@ -229,7 +232,7 @@ export async function landSession(ctx: Context, idArg: string, opts: LandOptions
         },
       )
     }
-    if (candidate !== tip) await moveBranch(worktree.path, branch, candidate, tip, false)
+    if (candidate !== tip) await moveBranch(worktree.path, branch, candidate, tip)
     result.commit = await ask(['rev-parse', 'HEAD'], repo)
   }
   result.landed = true
@@ -301,7 +304,11 @@ async function gitEnv(env: Context['env'], args: string[], cwd: string): Promise
 
 /** Refuses (land-conflict, with the files) when merging `candidate` into `into` would conflict; changes nothing. */
 async function refuseConflicts(repo: string, into: string, candidate: string): Promise<void> {
-  const ran = await run(['git', 'merge-tree', '--write-tree', '--name-only', '--no-messages', into, candidate], {cwd: repo, deadlineMs: 30_000})
+  const ran = await run(['git', 'merge-tree', '--write-tree', '--name-only', '--no-messages', into, candidate], {
+    cwd: repo,
+    env: await guardedEnv(repo, process.env),
+    deadlineMs: 30_000,
+  })
   if (ran.code === 0) return
   if (ran.code === 1) {
     const files = ran.stdout.split('\n').slice(1).filter(Boolean)
@@ -344,9 +351,42 @@ async function rebaseAside(repo: string, candidate: string, into: string): Promi
  * The session's branch to `to` (only from `from`: nobody moved it meanwhile), and its worktree with it: the
  * index to the new commit; the files too after a rebase (they were all committed: nothing is lost).
  */
-async function moveBranch(worktree: string, branch: string, to: string, from: string, files: boolean): Promise<void> {
+async function moveBranch(worktree: string, branch: string, to: string, from: string): Promise<void> {
   await git(['update-ref', '-m', 'pk land', `refs/heads/${branch}`, to, from], worktree)
-  await git(files ? ['reset', '--quiet', '--hard', to] : ['reset', '--quiet', to], worktree)
+  // (the index only: the files stay as the agent left them, whatever it wrote since pk took them)
+  await git(['reset', '--quiet', to], worktree)
+}
+
+/**
+ * After a rebase, the worktree's files follow its branch from `landed` (what pk took of it) to `to`, as git
+ * checkout carries local changes: only the files that differ between the two are written, each only where
+ * it is still as pk took it. A file the agent changed since (an idle agent may write again), where the rebase
+ * changes it too, refuses the whole step (git read-tree checks every file before it writes one): nothing is
+ * written, the worktree's index is put back, and nothing lands. Never a hard reset over unseen work. The
+ * worktree's index is then `to`'s.
+ */
+async function followRebase(worktree: string, landed: string, to: string): Promise<void> {
+  const env = await guardedEnv(worktree, process.env, {filters: false})
+  const indexFile = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'index'], worktree, 10_000, env)).trim()
+  const {copyFileSync, existsSync: exists, rmSync} = await import('node:fs')
+  const saved = `${indexFile}.pk-land`
+  const had = exists(indexFile)
+  if (had) copyFileSync(indexFile, saved)
+  try {
+    await git(['read-tree', landed], worktree, 30_000, env)
+    // (what matches `landed` is known as such; what the agent changed since stays changed: read-tree checks it)
+    await git(['update-index', '-q', '--refresh'], worktree, 30_000, env).catch(() => {})
+    await git(['read-tree', '-m', '-u', landed, to], worktree, 30_000, env)
+  } catch (error) {
+    if (had) copyFileSync(saved, indexFile)
+    const said = (error as Error).message.match(/'([^']+)' not uptodate/g)?.map((m) => m.slice(1, m.indexOf("'", 1))) ?? []
+    throw new PkError(
+      'land-refused',
+      `the agent changed ${said.length > 0 ? said.join(', ') : 'files'} in its worktree since pk took its work, where the rebase changes them too: nothing landed, nothing in the worktree was touched; land again once it is done (pk stop it first)`,
+    )
+  } finally {
+    if (had) rmSync(saved, {force: true})
+  }
 }
 
 /** --pr: push the session's branch and open a pull request with gh, where gh is installed; how otherwise. */
@@ -358,7 +398,7 @@ async function openPullRequest(
   const remote = (await ask(['config', '--get', `branch.${at.branch}.remote`], at.repo)) || 'origin'
   result.steps.push(`push ${at.branch} to ${remote}`, `open a pull request of ${at.branch} into ${at.into} (gh pr create)`)
   if (at.dryRun) return
-  if (at.candidate !== at.tip) await moveBranch(at.worktree, at.branch, at.candidate, at.tip, false)
+  if (at.candidate !== at.tip) await moveBranch(at.worktree, at.branch, at.candidate, at.tip)
   await git(['push', '--quiet', '--set-upstream', remote, `${at.branch}:${at.branch}`], at.repo, 120_000)
   result.pushed = true
   const title = at.record.label ?? at.branch

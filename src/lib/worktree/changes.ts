@@ -5,7 +5,8 @@ import {dirname, isAbsolute, join} from 'node:path'
 import {run, RunEnv} from '../exec/run.js'
 import type {ChangeSummary, SessionBase} from '../model/contract.js'
 import {errnoCode, PkError} from '../model/errors.js'
-import {git} from './worktree.js'
+import {checkOwnGitDir, guardedEnv} from './guard.js'
+import {readGit} from './worktree.js'
 
 /**
  * What a session changed since its base (pk diff, pk ls --changes, pk land): its commits, and its
@@ -131,11 +132,14 @@ async function gitWith(env: RunEnv, args: string[], cwd: string): Promise<string
  * repository as it was. `keepObjects` writes them into the repository (pk land commits them).
  */
 export async function withWorkingTreeIndex<T>(checkout: string, env: RunEnv, fn: (env: RunEnv) => Promise<T>, opts: {keepObjects?: boolean} = {}): Promise<T> {
+  // (a read runs no program the checkout's configuration names, see guard.ts; a commit pk land makes
+  // (keepObjects) keeps its filters)
+  const guarded = await guardedEnv(checkout, env, {filters: !opts.keepObjects})
   const dir = mkdtempSync(join(tmpdir(), 'pk-index-'))
   const gitDir = gitDirOf(checkout)
   const objects = gitDir === null || opts.keepObjects ? null : objectsDirOf(gitDir)
   const indexed: RunEnv = {
-    ...env,
+    ...guarded,
     GIT_INDEX_FILE: join(dir, 'index'),
     GIT_OPTIONAL_LOCKS: '0',
     ...(objects === null ? {} : {GIT_OBJECT_DIRECTORY: join(dir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: objects}),
@@ -201,12 +205,14 @@ function copyIndex(from: string, to: string): boolean {
 }
 
 /** Checked before anything is measured: the checkout is there, and the base is a commit of it. */
-export async function checkBase(base: SessionBase, id: string): Promise<void> {
-  await git(['rev-parse', '--show-toplevel'], base.checkout, 5000).catch((error: unknown) => {
+export async function checkBase(base: SessionBase, id: string, repo: string | null = null): Promise<void> {
+  // A worktree pk made reads through its repository's own git directory, or not at all.
+  if (base.kind === 'worktree' && repo !== null && existsSync(base.checkout)) await checkOwnGitDir(base.checkout, repo, process.env)
+  await readGit(['rev-parse', '--show-toplevel'], base.checkout, 5000).catch((error: unknown) => {
     if (error instanceof PkError && error.code === 'no-git') throw error
     throw new PkError('no-base', `session ${id} ran in ${base.checkout}, which is no git checkout now (removed?); nothing to compare`)
   })
-  const known = await git(['cat-file', '-e', `${base.commit}^{commit}`], base.checkout, 5000).then(
+  const known = await readGit(['cat-file', '-e', `${base.commit}^{commit}`], base.checkout, 5000).then(
     () => true,
     () => false,
   )
@@ -218,8 +224,8 @@ export async function changesOf(base: SessionBase, env: RunEnv, paths: string[] 
   return withWorkingTreeIndex(base.checkout, env, async (indexed) => {
     const spec = ['--', ...(paths.length > 0 ? paths : [':/'])]
     const [numstat, names, log, head, dirty] = await Promise.all([
-      gitWith(indexed, ['diff', '--cached', '--numstat', '-z', '--no-color', base.commit, ...spec], base.checkout),
-      gitWith(indexed, ['diff', '--cached', '--name-status', '-z', '--no-color', base.commit, ...spec], base.checkout),
+      gitWith(indexed, ['diff', '--cached', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-textconv', base.commit, ...spec], base.checkout),
+      gitWith(indexed, ['diff', '--cached', '--name-status', '-z', '--no-color', '--no-ext-diff', '--no-textconv', base.commit, ...spec], base.checkout),
       gitWith(indexed, ['log', '-z', '--no-color', '--format=%H%x1f%an%x1f%aI%x1f%s', `${base.commit}..HEAD`], base.checkout),
       gitWith(indexed, ['rev-parse', 'HEAD'], base.checkout),
       gitWith(indexed, ['diff', '--cached', '--name-only', '-z', 'HEAD'], base.checkout),
@@ -245,6 +251,9 @@ export function diffArgv(base: SessionBase, mode: 'patch' | 'stat' | 'name-only'
     'git',
     'diff',
     '--cached',
+    // (no program of the checkout's: an external diff, a textconv)
+    '--no-ext-diff',
+    '--no-textconv',
     ...(mode === 'stat' ? ['--stat'] : mode === 'name-only' ? ['--name-only'] : []),
     base.commit,
     '--',
@@ -256,7 +265,7 @@ export function diffArgv(base: SessionBase, mode: 'patch' | 'stat' | 'name-only'
 async function summaryOf(base: SessionBase, env: RunEnv): Promise<ChangeSummary> {
   return withWorkingTreeIndex(base.checkout, env, async (indexed) => {
     const [numstat, commits, dirty] = await Promise.all([
-      gitWith(indexed, ['diff', '--cached', '--numstat', '-z', '--no-color', base.commit, '--', ':/'], base.checkout),
+      gitWith(indexed, ['diff', '--cached', '--numstat', '-z', '--no-color', '--no-ext-diff', '--no-textconv', base.commit, '--', ':/'], base.checkout),
       gitWith(indexed, ['rev-list', '--count', `${base.commit}..HEAD`], base.checkout),
       gitWith(indexed, ['diff', '--cached', '--name-only', '-z', 'HEAD'], base.checkout),
     ])

@@ -1,4 +1,5 @@
-import {run} from '../exec/run.js'
+import {run, RunEnv} from '../exec/run.js'
+import {guardedEnv} from './guard.js'
 import {existsSync} from 'node:fs'
 import {basename, dirname, isAbsolute, join, relative, resolve} from 'node:path'
 import {Writable} from 'node:stream'
@@ -31,8 +32,8 @@ export interface Worktree {
 const GIT_DEADLINE_MS = 30_000
 
 /** Run git without a shell, within a deadline; resolves stdout, rejects with git's own words. */
-export async function git(args: string[], cwd: string, deadlineMs = GIT_DEADLINE_MS): Promise<string> {
-  const ran = await run(['git', ...args], {cwd, deadlineMs})
+export async function git(args: string[], cwd: string, deadlineMs = GIT_DEADLINE_MS, env?: RunEnv): Promise<string> {
+  const ran = await run(['git', ...args], {cwd, deadlineMs, ...(env === undefined ? {} : {env})})
   if (ran.error)
     throw errnoCode(ran.error) === 'ENOENT'
       ? new PkError('no-git', 'git is not installed or not on PATH')
@@ -40,6 +41,11 @@ export async function git(args: string[], cwd: string, deadlineMs = GIT_DEADLINE
   if (ran.code === 0) return ran.stdout
   const why = ran.timedOut ? `no answer within ${deadlineMs / 1000} s` : ran.stderr.trim() || `exit ${ran.code ?? ran.signal}`
   throw new PkError('git-failed', `git ${args[0]}: ${why}`)
+}
+
+/** A read of a checkout: git with every program its configuration could run turned off (guard.ts). */
+export async function readGit(args: string[], cwd: string, deadlineMs = GIT_DEADLINE_MS): Promise<string> {
+  return git(args, cwd, deadlineMs, await guardedEnv(cwd, process.env))
 }
 
 /** Pure: a branch name from a label, git-safe. */
@@ -188,29 +194,38 @@ export async function runSetup(argv: string[], cwd: string, output: Writable | n
 
 /** Uncommitted changes (tracked or not) in a worktree; null when git cannot tell. */
 export async function isDirty(path: string): Promise<boolean | null> {
-  return git(['status', '--porcelain'], path, 5000).then(
+  return readGit(['status', '--porcelain'], path, 5000).then(
     (out) => out.trim() !== '',
     () => null,
   )
 }
 
-/** Whether the branch is merged into what the main checkout has, or pushed to its upstream. */
-export async function isSafeToRemove(worktree: Worktree): Promise<{ok: boolean; reason: string}> {
-  const dirty = await isDirty(worktree.path)
-  if (dirty === null) return {ok: false, reason: 'git cannot read it'}
-  if (dirty) return {ok: false, reason: 'it has uncommitted changes'}
-  // git status hides ignored files, and git worktree remove deletes them (.env, local databases).
-  const ignored = await git(['status', '--porcelain', '--ignored'], worktree.path, 5000).then(
+/**
+ * Why a worktree holds work that removing it would lose, or null when it holds none: uncommitted changes,
+ * or files git ignores (git status hides them, and git worktree remove deletes them: .env, local
+ * databases). Null too where git cannot read it (a reason).
+ */
+export async function workLeftIn(path: string): Promise<string | null> {
+  const dirty = await isDirty(path)
+  if (dirty === null) return 'git cannot read it'
+  if (dirty) return 'it has uncommitted changes'
+  const ignored = await readGit(['status', '--porcelain', '--ignored', '-z'], path, 5000).then(
     (out) =>
       out
-        .split('\n')
+        .split('\0')
         .filter((l) => l.startsWith('!! '))
         .map((l) => l.slice(3)),
     () => null,
   )
-  if (ignored === null) return {ok: false, reason: 'git cannot read it'}
-  if (ignored.length > 0)
-    return {ok: false, reason: `it holds ignored files git would delete (${ignored.slice(0, 3).join(', ')}${ignored.length > 3 ? ', …' : ''})`}
+  if (ignored === null) return 'git cannot read it'
+  if (ignored.length > 0) return `it holds ignored files git would delete (${ignored.slice(0, 3).join(', ')}${ignored.length > 3 ? ', …' : ''})`
+  return null
+}
+
+/** Whether the branch is merged into what the main checkout has, or pushed to its upstream. */
+export async function isSafeToRemove(worktree: Worktree): Promise<{ok: boolean; reason: string}> {
+  const left = await workLeftIn(worktree.path)
+  if (left !== null) return {ok: false, reason: left}
   const merged = await git(['merge-base', '--is-ancestor', worktree.branch, 'HEAD'], worktree.repo).then(
     () => true,
     () => false,
