@@ -14,17 +14,71 @@ const waitingSince = new Map()
 
 const STATE_RANK = {waiting: 0, idle: 2, working: 1, unknown: 3, exited: 4}
 
-/** The API, as the page's own origin: the cookie goes along, and a change is JSON (which needs the Origin check). */
-async function api(path, body) {
+// What signs the page in: the token (from the address pk serve printed, kept in this origin's own storage,
+// which no other origin or port can read), exchanged for a key of this run of the server, which only this
+// page's memory holds and its requests carry in a header. No cookie: a browser sends cookies to every port
+// of a host, another user's server included.
+const TOKEN = 'pk-serve-token'
+let key = null
+let keyTimer = null
+let offline = false
+
+/** The token from the address (`/#token=...`, where /login sends it), kept; the address bar then holds no secret. */
+function takeToken() {
+  const match = /^#token=([\w-]+)$/.exec(location.hash)
+  if (match === null) return
+  try {
+    localStorage.setItem(TOKEN, match[1])
+  } catch {
+    // a browser that keeps nothing: the page works until it is closed
+    sessionStorage.setItem(TOKEN, match[1])
+  }
+  history.replaceState(null, '', location.pathname)
+}
+
+const storedToken = () => localStorage.getItem(TOKEN) ?? sessionStorage.getItem(TOKEN)
+
+/** A key for this run of the server, for the token the page keeps; renewed before it expires. */
+async function signIn() {
+  const token = storedToken()
+  if (token === null) return {ok: false, message: 'Not signed in: open the address pk serve printed (pk serve --url prints it again).'}
+  const response = await fetch('/api/session', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({token})})
+  const data = await response.json().catch(() => ({}))
+  if (!response.ok || typeof data.key !== 'string') return {ok: false, message: data.error?.message ?? `signing in failed (${response.status})`}
+  key = data.key
+  clearTimeout(keyTimer)
+  keyTimer = setTimeout(() => void signIn(), Math.max(60_000, data.expiresAt - Date.now() - 5 * 60_000))
+  return {ok: true}
+}
+
+/** Whether a refusal is of the key (expired, or of a server that restarted since): then the page signs in again. */
+const staleKey = (status, data) => status === 401 && ['expired-key', 'wrong-key', 'no-key'].includes(data?.error?.code)
+
+/**
+ * The API, as the page's own origin, with the page's key; a change is JSON (which needs the Origin check).
+ * A server out of reach throws: the caller says so, and that nothing was sent.
+ */
+async function api(path, body, again = true) {
   const init = body === undefined ? {} : {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)}
-  const response = await fetch(path, {credentials: 'same-origin', ...init})
+  const response = await fetch(path, {...init, headers: {...init.headers, Authorization: `Bearer ${key}`}})
   let data = null
   try {
     data = await response.json()
   } catch {
     data = {ok: false, error: {message: `${response.status} ${response.statusText}`}}
   }
+  if (again && staleKey(response.status, data) && (await signIn()).ok) return api(path, body, false)
   return {status: response.status, data}
+}
+
+/** The server cannot be reached (stopped, the network gone): said once, until it answers again. */
+function outage(now) {
+  if (offline === now) return
+  offline = now
+  if (now) banner('pk serve is out of reach: what you see is from before, and nothing you do is sent. It comes back by itself.')
+  else if (readOnly === null) $('banner').hidden = true
+  else banner(readOnly)
+  $('summary').textContent = now ? 'out of reach…' : $('summary').textContent
 }
 
 function since(row) {
@@ -149,7 +203,7 @@ function renderDetailHead() {
   $('resume').disabled = readOnly !== null || !row || !exited || row.resume === null
   $('resume').hidden = !exited
   $('stop').hidden = exited
-  for (const input of document.querySelectorAll('#send input, #send button, #question input, #question button')) input.disabled = readOnly !== null || exited
+  for (const input of document.querySelectorAll('#send textarea, #send button, #question input, #question button')) input.disabled = readOnly !== null || exited
 }
 
 function say(text, bad = false) {
@@ -161,7 +215,9 @@ function say(text, bad = false) {
 function select(id) {
   if (selected !== id) {
     lastScreen = ''
+    // (what was read of the session before is not this one's)
     $('logs').hidden = true
+    $('changes').hidden = true
     say('')
   }
   selected = id
@@ -171,6 +227,7 @@ function select(id) {
   renderList()
   renderDetailHead()
   clearTimeout(screenTimer)
+  viewing()
   void pollScreen()
 }
 
@@ -220,9 +277,17 @@ function renderDialog(dialog) {
       const button = document.createElement('button')
       button.type = 'button'
       button.textContent = choice.label
+      if (choice.note) {
+        const note = document.createElement('small')
+        note.textContent = choice.note
+        button.append(note)
+      }
       if (choice.means === 'no') button.className = 'no'
       button.disabled = readOnly !== null
-      button.addEventListener('click', () => act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {answer: String(choice.n)}, `answered: ${choice.label}`))
+      // The tap carries the dialog it answers: one that changed since it was shown is refused, nothing typed.
+      button.addEventListener('click', () =>
+        act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {answer: String(choice.n), dialog: dialog.digest}, `answered: ${choice.label}`),
+      )
       return button
     }),
   )
@@ -242,11 +307,14 @@ async function pollScreen() {
   }
   try {
     const {status, data} = await api(`/api/sessions/${encodeURIComponent(id)}/screen`)
+    outage(false)
     if (id !== selected) return
     if (status === 200) {
       $('screen-note').hidden = true
       drawScreen(data.screen)
       renderDialog(data.dialog)
+      // (words answer the question shown: its digest goes with them)
+      $('question').dataset.dialog = data.dialog?.digest ?? ''
       $('question').hidden = !data.question || rows.get(id)?.state !== 'waiting'
     } else {
       renderDialog(null)
@@ -255,9 +323,18 @@ async function pollScreen() {
       $('screen-note').hidden = false
     }
   } catch {
-    // the server is away for a moment: try again
+    outage(true)
   }
   if (id === selected) screenTimer = setTimeout(pollScreen, document.hidden ? 3000 : 1000)
+}
+
+/**
+ * While the page is visible and shows a session, someone is looking at it, as at an attached client: the
+ * server is told every 2 s, and what happens meanwhile is seen, not told. Hidden or closed, it is not.
+ */
+function viewing() {
+  if (selected !== null && document.visibilityState === 'visible' && !offline && readOnly === null)
+    void api(`/api/sessions/${encodeURIComponent(selected)}/viewing`, {}).catch(() => {})
 }
 
 /** One action at a time: a second tap while one is under way does nothing (the verb would refuse it anyway). */
@@ -270,8 +347,9 @@ async function act(path, body, done) {
     if (data.ok) say(done)
     else say(data.error?.message ?? 'refused', true)
     return Boolean(data.ok)
-  } catch (error) {
-    say(`the server did not answer: ${error}`, true)
+  } catch {
+    outage(true)
+    say('pk serve is out of reach: nothing was sent', true)
     return false
   } finally {
     busy = false
@@ -300,11 +378,16 @@ function wire() {
     if (input.value === '') return
     if (await act(`/api/sessions/${encodeURIComponent(selected)}/send`, {text: input.value}, 'sent')) input.value = ''
   })
+  // (a text area: a phone's dictation, several lines; Ctrl+Enter or Cmd+Enter sends from a keyboard)
+  $('send-text').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) $('send').requestSubmit()
+  })
   $('question').addEventListener('submit', async (event) => {
     event.preventDefault()
     const input = $('question-text')
     if (input.value === '') return
-    if (await act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {text: input.value}, 'answered')) input.value = ''
+    const dialog = $('question').dataset.dialog
+    if (await act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {text: input.value, ...(dialog ? {dialog} : {})}, 'answered')) input.value = ''
   })
   $('stop').addEventListener('click', async () => {
     const row = rows.get(selected)
@@ -314,18 +397,10 @@ function wire() {
   $('resume').addEventListener('click', async () => {
     if (await confirmWith(`Resume the conversation of ${selected} in a new session?`, 'Resume')) await act(`/api/sessions/${encodeURIComponent(selected)}/resume`, {}, 'resumed')
   })
-  $('logs-button').addEventListener('click', async () => {
-    const {data} = await api(`/api/sessions/${encodeURIComponent(selected)}/logs?lines=80`)
-    const logs = $('logs')
-    logs.hidden = false
-    logs.textContent = data.ok ? data.result.lines.join('\n') : (data.error?.message ?? 'cannot be read')
-  })
-  $('changes-button').addEventListener('click', async () => {
-    const {data} = await api(`/api/sessions/${encodeURIComponent(selected)}/changes`)
-    const changes = $('changes')
-    changes.hidden = false
-    changes.textContent = data.ok ? changesText(data.result) : (data.error?.message ?? 'cannot be read')
-  })
+  $('logs-button').addEventListener('click', () =>
+    read('logs', `/api/sessions/${encodeURIComponent(selected)}/logs?lines=80`, (result) => result.lines.join('\n')),
+  )
+  $('changes-button').addEventListener('click', () => read('changes', `/api/sessions/${encodeURIComponent(selected)}/changes`, changesText))
   const notify = $('notify')
   if ('Notification' in window && Notification.permission === 'default') {
     notify.hidden = false
@@ -337,10 +412,27 @@ function wire() {
   window.addEventListener('hashchange', fromHash)
   document.addEventListener('visibilitychange', () => {
     if (!document.hidden && selected !== null) {
+      viewing()
       clearTimeout(screenTimer)
       void pollScreen()
     }
   })
+}
+
+/** Show what the session says of itself (its last lines, its changes) in `box`, if it is still the one shown. */
+async function read(box, path, format) {
+  const id = selected
+  let text
+  try {
+    const {data} = await api(path)
+    text = data.ok ? format(data.result) : (data.error?.message ?? 'cannot be read')
+  } catch {
+    outage(true)
+    text = 'pk serve is out of reach'
+  }
+  if (id !== selected) return
+  $(box).hidden = false
+  $(box).textContent = text
 }
 
 function fromHash() {
@@ -354,22 +446,71 @@ function banner(text) {
 }
 
 async function start() {
+  takeToken()
   wire()
-  const {status, data} = await api('/api/state')
-  if (status !== 200) {
+  let signedIn
+  try {
+    signedIn = await signIn()
+  } catch {
+    signedIn = {ok: false, message: 'pk serve is out of reach: start it again (pk serve), and this page comes back by itself.'}
+    setTimeout(() => location.reload(), 5000)
+  }
+  if (!signedIn.ok) {
     $('summary').textContent = 'not signed in'
-    banner(data.error?.message ?? 'Open the address pk serve printed (pk serve --url prints it again).')
+    banner(signedIn.message)
     return
   }
+  const {data} = await api('/api/state')
   readOnly = data.readOnly
   if (readOnly !== null) banner(readOnly)
-  const events = new EventSource('/api/events')
-  events.addEventListener('message', (message) => apply(JSON.parse(message.data)))
-  events.addEventListener('error', () => {
-    $('summary').textContent = 'reconnecting…'
-  })
+  void follow()
   fromHash()
   setInterval(renderList, 15_000) // the ages move on
+  setInterval(viewing, 2000)
+}
+
+/**
+ * The session events, as server-sent events read through fetch (which carries the page's key; an EventSource
+ * cannot): for as long as the page is open, started again when the stream ends or the server is away.
+ */
+async function follow() {
+  for (let pause = 1000; ; pause = Math.min(pause * 2, 15_000)) {
+    try {
+      let response = await fetch('/api/events', {headers: {Authorization: `Bearer ${key}`}})
+      if (response.status === 401 && (await signIn()).ok) response = await fetch('/api/events', {headers: {Authorization: `Bearer ${key}`}})
+      if (!response.ok || response.body === null) throw new Error(String(response.status))
+      outage(false)
+      pause = 1000
+      await readEvents(response.body)
+    } catch {
+      outage(true)
+    }
+    $('summary').textContent = 'reconnecting…'
+    await new Promise((resolve) => setTimeout(resolve, pause))
+  }
+}
+
+/** One stream of server-sent events to its end: each `data:` line of a message is an event of the watch stream. */
+async function readEvents(stream) {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader()
+  let pending = ''
+  for (;;) {
+    const {value, done} = await reader.read()
+    if (done) return
+    pending += value
+    let end
+    while ((end = pending.indexOf('\n\n')) !== -1) {
+      const message = pending.slice(0, end)
+      pending = pending.slice(end + 2)
+      const kind = /^event: (.*)$/m.exec(message)?.[1] ?? 'message'
+      const data = message
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n')
+      if (kind === 'message' && data !== '') apply(JSON.parse(data))
+    }
+  }
 }
 
 void start()

@@ -2,6 +2,7 @@ import {Context} from '../lib/config/context.js'
 import {schemaHead} from '../lib/model/contract.js'
 import {PkError} from '../lib/model/errors.js'
 import {sendText} from '../lib/verbs/send.js'
+import {readTextStdin} from '../invocation/input.js'
 import {printJson} from '../invocation/output.js'
 
 export interface SendInput {
@@ -17,22 +18,11 @@ export interface SendInput {
   json: boolean
 }
 
-/** Standard input to its end, as UTF-8; bytes that are not UTF-8 are refused, never typed as U+FFFD. */
-async function readAll(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  try {
-    return new TextDecoder('utf-8', {fatal: true}).decode(Buffer.concat(chunks))
-  } catch {
-    throw new PkError('bad-text', 'standard input is not UTF-8 text: pk send types text, and would not pass these bytes on as they are')
-  }
-}
-
 /** `pk send ID TEXT` once its words are parsed: by the oclif command and the fast path alike. */
 export async function send(ctx: Context, input: SendInput): Promise<void> {
   if (input.stdin && input.words.length > 0) throw new PkError('bad-text', 'give the text as words or with --stdin, not both')
   if (input.enterOnly && (input.words.length > 0 || input.stdin)) throw new PkError('bad-text', '--enter-only presses Enter alone; give no text with it')
-  const text = input.stdin ? (await readAll()).replace(/\r?\n$/, '') : input.words.join(' ')
+  const text = input.stdin ? await readTextStdin('pk send') : input.words.join(' ')
   // Enter alone confirms whatever is highlighted in a dialog: only when asked for by name.
   if (text === '' && !input.enterOnly) throw new PkError('bad-text', 'no text to send (pk send ID TEXT); --enter-only presses Enter alone')
   const sent = await sendText(input.id, ctx, text, {enter: input.enter || input.enterOnly, timeoutMs: input.timeout * 1000, whenIdle: input.whenIdle})

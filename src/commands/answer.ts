@@ -5,6 +5,7 @@ import {parseAnswer} from '../lib/agents/dialogs.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
 import {answerDialog} from '../lib/verbs/answer.js'
 import {sendText} from '../lib/verbs/send.js'
+import {readTextStdin} from '../invocation/input.js'
 import {out, printJson} from '../invocation/output.js'
 
 export default class Answer extends PkCommand {
@@ -23,38 +24,58 @@ Enter); no choice of a question means yes, always or no.
 With --text instead of an answer, for a question that takes words (an agent's question tool): the session
 must be waiting and show no permission dialog; the text is typed and submitted with the checks and exits of
 pk send (a session that is not waiting is refused with exit 1, nothing typed); on Claude Code's question with
-choices, into its "Type something." field.`
+choices, into its "Type something." field. --stdin takes the text from standard input instead (it never
+shows on a command line, which every user can read).
+With --dialog DIGEST (what pk logs ID --screen --json says of the dialog), only that dialog is answered: one
+that changed since (the agent asked about another command) is refused with exit 5, nothing typed.`
   static override examples = [
     '<%= config.bin %> answer 3f9a yes',
     '<%= config.bin %> answer 3f9a no',
     '<%= config.bin %> answer 3f9a 2 --json',
     '<%= config.bin %> answer 3f9a --text "the staging database"',
+    '<%= config.bin %> answer 3f9a yes --dialog 4025e3dfd5aa62b3',
   ]
   static override args = {
-    id: Args.string({description: 'session id or unique prefix', required: true}),
-    answer: Args.string({description: 'yes, always, no, or the number of a choice (or --text)', required: false}),
+    // (never read from standard input: words piped in are text for --stdin, never an answer or an id)
+    id: Args.string({description: 'session id or unique prefix', required: true, ignoreStdin: true}),
+    answer: Args.string({description: 'yes, always, no, or the number of a choice (or --text)', required: false, ignoreStdin: true}),
   }
   static override flags = {
     text: Flags.string({description: 'answer a question that takes text with this text (instead of a choice)'}),
+    stdin: Flags.boolean({description: 'as --text, with the text read from standard input (never on a command line)'}),
+    dialog: Flags.string({
+      description: 'answer only this dialog: its digest, as pk logs ID --screen --json gives it (another on the screen: refused, exit 5, nothing typed)',
+    }),
     timeout: Flags.integer({description: 'seconds to wait for a slow tmux server (default 30)', default: 30, min: 0}),
     json: Flags.boolean({description: 'print {schema, id, agent, question, choice: {n, label}, confirmed} as JSON'}),
   }
 
   protected async execute(): Promise<Outcome | void> {
     const {args, flags} = await this.parse(Answer)
-    if ((args.answer === undefined) === (flags.text === undefined))
-      throw new PkError('bad-flags', 'give an answer (yes, always, no or a number) or --text TEXT, one of them')
-    if (flags.text === '')
-      throw new PkError('bad-text', 'no text to answer with: --text needs the words (Enter alone would pick whatever the screen highlights)')
-    if (flags.text !== undefined) {
-      const sent = await sendText(args.id, this.ctx, flags.text, {enter: true, timeoutMs: flags.timeout * 1000, whenIdle: false, answering: true})
+    if ([args.answer !== undefined, flags.text !== undefined, flags.stdin].filter(Boolean).length !== 1)
+      throw new PkError('bad-flags', 'give an answer (yes, always, no or a number), --text TEXT or --stdin: one of them')
+    if (flags.dialog !== undefined && !/^[0-9a-f]{16}$/.test(flags.dialog))
+      throw new PkError('bad-flags', `--dialog takes a dialog's digest (16 hex digits, pk logs ID --screen --json), not ${JSON.stringify(flags.dialog)}`)
+    const words = flags.stdin ? await readTextStdin('pk answer') : flags.text
+    if (words === '') throw new PkError('bad-text', 'no text to answer with: --text needs the words (Enter alone would pick whatever the screen highlights)')
+    if (words !== undefined) {
+      const sent = await sendText(args.id, this.ctx, words, {
+        enter: true,
+        timeoutMs: flags.timeout * 1000,
+        whenIdle: false,
+        answering: true,
+        ...(flags.dialog === undefined ? {} : {dialog: flags.dialog}),
+      })
       if (flags.json) printJson({...schemaHead('send'), ...sent})
       else out(`${sent.id}: answered with ${sent.bytes} bytes of text\n`)
       return
     }
     const answer = parseAnswer(args.answer!)
     if (answer === null) throw new PkError('bad-flags', `${JSON.stringify(args.answer)} is not an answer: yes, always, no, or a choice's number (1-9)`)
-    const result = await answerDialog(args.id, this.ctx, answer, {timeoutMs: flags.timeout * 1000})
+    const result = await answerDialog(args.id, this.ctx, answer, {
+      timeoutMs: flags.timeout * 1000,
+      ...(flags.dialog === undefined ? {} : {dialog: flags.dialog}),
+    })
     if (flags.json) printJson({...schemaHead('answer'), ...result})
     else out(`${result.id}: ${result.choice.label}\n`)
   }

@@ -1,4 +1,5 @@
 import {MAX_EVENT_BYTES} from '../lib/events/spool.js'
+import {PkError} from '../lib/model/errors.js'
 
 /**
  * What pk reads from its own process's world besides argv, for `pk hook` (the oclif command and the fast
@@ -29,4 +30,18 @@ export async function readStdin(timeoutMs: number): Promise<string> {
     process.stdin.on('end', done)
     process.stdin.on('error', done)
   })
+}
+
+/**
+ * Standard input to its end, as UTF-8, its last newline dropped (a pipe's `echo`): text pk types (pk send
+ * --stdin, pk answer --stdin). Bytes that are not UTF-8 are refused, never typed as U+FFFD.
+ */
+export async function readTextStdin(command: string): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  try {
+    return new TextDecoder('utf-8', {fatal: true}).decode(Buffer.concat(chunks)).replace(/\r?\n$/, '')
+  } catch {
+    throw new PkError('bad-text', `standard input is not UTF-8 text: ${command} types text, and would not pass these bytes on as they are`)
+  }
 }

@@ -5,18 +5,28 @@
 // Enter. The choice taken (its number) goes to STANDIN_ANSWERED, and the dialog leaves the screen.
 // STANDIN_STUCK takes the keys but keeps showing the dialog; STANDIN_NEXT_SCREEN, once it took them, shows that
 // screen instead (the agent's next dialog, for the next tool call).
+// STANDIN_WATCH=1 draws STANDIN_SCREEN again whenever the file changes (the agent's dialog changing, as the
+// next tool call's does).
 const fs = require('node:fs')
 const env = process.env
-const screen = fs.readFileSync(env.STANDIN_SCREEN, 'utf8')
+let screen = fs.readFileSync(env.STANDIN_SCREEN, 'utf8')
 const style = env.STANDIN_KEYS
-// Drawn at the width it was captured at (120 columns): as the agent would lay it out there, not wrapped by a
-// narrower pane. The test makes the window that wide; until then, nothing.
+// Drawn at the width it was captured at (its widest line, 120 columns at most): as the agent would lay it
+// out there, not wrapped by a narrower pane. The test makes the window that wide; until then, nothing.
+const width = () => Math.min(120, Math.max(...screen.split('\n').map((line) => [...line].length)))
 let answered = false
 const draw = () => {
-  if (!answered && (process.stdout.columns ?? 0) >= 120) process.stdout.write('\x1b[2J\x1b[H' + screen.replace(/\n/g, '\r\n'))
+  if (!answered && (process.stdout.columns ?? 0) >= width()) process.stdout.write('\x1b[2J\x1b[H' + screen.replace(/\n/g, '\r\n'))
 }
 draw()
 process.stdout.on('resize', draw)
+if (env.STANDIN_WATCH)
+  setInterval(() => {
+    const now = fs.readFileSync(env.STANDIN_SCREEN, 'utf8')
+    if (now === screen) return
+    screen = now
+    draw()
+  }, 100)
 process.stdin.setRawMode?.(true)
 let position = 1
 const take = (n) => {

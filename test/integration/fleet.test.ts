@@ -162,11 +162,17 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
     try {
       const url = await waitFor('the address printed', () => /^(http:\/\/127\.0\.0\.1:\d+)\/login\?token=[\w-]+\n/.exec(printed), 20_000)
       const origin = url[1]!
-      const login = await fetch(url[0].trim(), {redirect: 'manual'})
-      const cookie = login.headers.get('set-cookie')!.split(';')[0]!
-      const get = (path: string) => fetch(origin + path, {headers: {cookie}})
+      // Signed in as the page is: the token for a key, sent in a header.
+      const token = new URL(url[0].trim()).searchParams.get('token')!
+      const issued = await fetch(`${origin}/api/session`, {
+        method: 'POST',
+        headers: {origin, 'content-type': 'application/json'},
+        body: JSON.stringify({token}),
+      })
+      const authorization = `Bearer ${((await issued.json()) as {key: string}).key}`
+      const get = (path: string) => fetch(origin + path, {headers: {authorization}})
       const post = (path: string, body: object) =>
-        fetch(origin + path, {method: 'POST', headers: {cookie, origin, 'content-type': 'application/json'}, body: JSON.stringify(body)})
+        fetch(origin + path, {method: 'POST', headers: {authorization, origin, 'content-type': 'application/json'}, body: JSON.stringify(body)})
 
       // The event stream: one snapshot with this machine's and the host's sessions, and the closed host's problem.
       const events = await get('/api/events')
@@ -212,9 +218,16 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
       expect(shown.split('-n from the page').length - 1).toBeLessThanOrEqual(2)
 
       // The host's own refusal, in its words and with its exit: a dialog answer where there is none.
-      const refused = await post(path(reader, 'answer'), {answer: 'yes'})
+      const refused = await post(path(reader, 'answer'), {answer: 'yes', dialog: '0123456789abcdef'})
       expect(refused.status).toBe(409)
       expect(((await refused.json()) as {error: {exit: number; message: string}}).error).toMatchObject({exit: 1, message: expect.stringMatching(/^two: /)})
+      // Words for a question go to the host's pk on its standard input (never in an argv any user there can
+      // read), and a dash there is no flag: typed into the plain command, as pk answer --text types them.
+      const words = await post(path(reader, 'answer'), {text: '--the secret plan'})
+      expect(words.status, await words.clone().text()).toBe(200)
+      await waitFor('the words there', async () =>
+        ((await (await get(path(reader, 'screen'))).json()) as {screen: {text: string}}).screen.text.includes('--the secret plan'),
+      )
       // A host this server does not serve, and an id there that names nothing.
       expect((await post(`/api/sessions/${encodeURIComponent(`elsewhere/${reader}`)}/stop`, {})).status).toBe(404)
       expect((await post(path('00000000', 'stop'), {})).status).toBe(404)

@@ -201,13 +201,25 @@ describe("reading an agent's work runs none of its code (issue 62, item 3)", () 
     // pk diff on a terminal, where git would page: the user's pager (PAGER), never the repository's.
     const term = sb.socket('term')
     const out = join(sb.root, 'paged')
-    sb.tmux(term, 'new-session', '-d', '-x', '120', '-y', '30', '--', 'sh', '-c', `PAGER=cat '${process.execPath}' '${PK_BIN}' diff ${s.id} > /dev/tty; echo done > '${out}'; sleep 100000`)
+    sb.tmux(
+      term,
+      'new-session',
+      '-d',
+      '-x',
+      '120',
+      '-y',
+      '30',
+      '--',
+      'sh',
+      '-c',
+      `PAGER=cat '${process.execPath}' '${PK_BIN}' diff ${s.id} > /dev/tty; echo done > '${out}'; sleep 100000`,
+    )
     await waitFor('pk diff on a terminal ended', () => existsSync(out), 20_000)
     sb.tmux(term, 'kill-server')
     expect(existsSync(ran) ? readFileSync(ran, 'utf8') : '').toBe('')
   })
 
-  it("a worktree whose .git names a git directory of its own (inside it) is read not at all: refused, exit 5", async () => {
+  it('a worktree whose .git names a git directory of its own (inside it) is read not at all: refused, exit 5', async () => {
     const s = await worktreeSession('own-gitdir')
     // A git directory the agent made, with a configuration of its own.
     const fake = join(s.path, 'fake-git')
@@ -425,7 +437,7 @@ describe('land and prune lose nothing (issue 62, items 4 and 5)', () => {
     expect(readFileSync(join(row.cwd!, 'lib.txt'), 'utf8')).toBe('one\ntwo\nthree\nfrom main\n')
   })
 
-  it("a worktree holding files git ignores (.env, a local database) is kept by pk land --squash --prune and pk prune --include-worktrees, with why", async () => {
+  it('a worktree holding files git ignores (.env, a local database) is kept by pk land --squash --prune and pk prune --include-worktrees, with why', async () => {
     for (const how of ['land', 'prune'] as const) {
       const s = await worktreeSession(`ignored-${how}`)
       writeFileSync(join(s.path, '.gitignore'), '.env\nlocal.db\n')
@@ -435,7 +447,8 @@ describe('land and prune lose nothing (issue 62, items 4 and 5)', () => {
       writeFileSync(join(s.path, '.env'), 'SECRET=1\n')
       writeFileSync(join(s.path, 'local.db'), 'rows\n')
       await stop(s.id)
-      const done = how === 'land' ? await pk(['land', s.id, '--squash', '--prune', '--json']) : await pk(['prune', s.id, '--include-worktrees', '--yes', '--json'])
+      const done =
+        how === 'land' ? await pk(['land', s.id, '--squash', '--prune', '--json']) : await pk(['prune', s.id, '--include-worktrees', '--yes', '--json'])
       expect(done.code, done.stderr).toBe(0)
       expect(done.stdout).toMatch(/ignored files git would delete \(\.env, local\.db\)/)
       expect(readFileSync(join(s.path, '.env'), 'utf8')).toBe('SECRET=1\n')

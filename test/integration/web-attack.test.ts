@@ -49,18 +49,34 @@ function raw(origin: string, path: string, opts: {method?: string; headers?: Rec
   })
 }
 
+/**
+ * Signing in as the page does: the printed address hands the token to the page (in the fragment of where
+ * it sends it; no cookie), which exchanges it for a key of this run; the key goes in a header. The header's
+ * value, for the requests below.
+ */
 async function signIn(origin: string, token: string): Promise<string> {
   const answer = await raw(origin, `/login?token=${token}`)
   expect(answer.status).toBe(303)
-  const cookie = String(answer.headers['set-cookie'])
-  expect(cookie).toMatch(/HttpOnly/)
-  expect(cookie).toMatch(/SameSite=Strict/)
-  expect(cookie).not.toContain(token)
-  return cookie.split(';')[0]!
+  expect(answer.headers['set-cookie']).toBeUndefined()
+  expect(answer.headers.location).toBe(`/#token=${token}`)
+  const issued = await raw(origin, '/api/session', {
+    method: 'POST',
+    headers: {'Content-Type': 'application/json', Origin: origin},
+    body: JSON.stringify({token}),
+  })
+  expect(issued.status, issued.body).toBe(200)
+  expect(issued.headers['set-cookie']).toBeUndefined()
+  const {key} = JSON.parse(issued.body) as {key: string}
+  expect(key).not.toContain(token)
+  return `Bearer ${key}`
 }
 
-const post = (origin: string, path: string, cookie: string, body: unknown, headers: Record<string, string> = {}) =>
-  raw(origin, path, {method: 'POST', headers: {Cookie: cookie, 'Content-Type': 'application/json', Origin: origin, ...headers}, body: JSON.stringify(body)})
+const post = (origin: string, path: string, auth: string, body: unknown, headers: Record<string, string> = {}) =>
+  raw(origin, path, {
+    method: 'POST',
+    headers: {Authorization: auth, 'Content-Type': 'application/json', Origin: origin, ...headers},
+    body: JSON.stringify(body),
+  })
 
 describe('pk serve under attack', () => {
   it('no token, a wrong token, a wrong Host, a cross-origin or form POST: refused, nothing typed', async () => {
@@ -71,23 +87,36 @@ describe('pk serve under attack', () => {
 
     expect((await raw(origin, '/api/state')).status).toBe(401)
     expect((await post(origin, path, '', {text: 'no token'})).status).toBe(401)
-    expect((await post(origin, path, 'pk_session=wrong', {text: 'wrong cookie'})).status).toBe(401)
+    expect((await post(origin, path, 'Bearer wrong.key', {text: 'wrong key'})).status).toBe(401)
+    // A cookie is no credential at all here, whatever it holds.
+    expect((await raw(origin, '/api/state', {headers: {Cookie: 'pk_session=anything'}})).status).toBe(401)
     expect((await raw(origin, `/login?token=${'A'.repeat(43)}`)).status).toBe(401)
-    const cookie = await signIn(origin, token)
-    // DNS rebinding: the page's own name in Host, with a valid cookie even.
+    const auth = await signIn(origin, token)
+    // DNS rebinding: the page's own name in Host, with a valid key even.
     for (const host of ['evil.example:80', 'evil.example', `attacker.com:${new URL(origin).port}`]) {
-      expect((await raw(origin, '/api/state', {headers: {Host: host, Cookie: cookie}})).status).toBe(403)
-      expect((await post(origin, path, cookie, {text: 'rebinding'}, {Host: host})).status).toBe(403)
+      expect((await raw(origin, '/api/state', {headers: {Host: host, Authorization: auth}})).status).toBe(403)
+      expect((await post(origin, path, auth, {text: 'rebinding'}, {Host: host})).status).toBe(403)
     }
     // Cross-site: another Origin, none, a form's content type, a cross-site fetch.
-    expect((await post(origin, path, cookie, {text: 'cross origin'}, {Origin: 'https://evil.example'})).status).toBe(403)
+    expect((await post(origin, path, auth, {text: 'cross origin'}, {Origin: 'https://evil.example'})).status).toBe(403)
     expect(
-      (await raw(origin, path, {method: 'POST', headers: {Cookie: cookie, 'Content-Type': 'application/json'}, body: '{"text":"no origin"}'})).status,
+      (await raw(origin, path, {method: 'POST', headers: {Authorization: auth, 'Content-Type': 'application/json'}, body: '{"text":"no origin"}'})).status,
     ).toBe(403)
     expect(
-      (await raw(origin, path, {method: 'POST', headers: {Cookie: cookie, Origin: origin, 'Content-Type': 'text/plain'}, body: '{"text":"form"}'})).status,
+      (await raw(origin, path, {method: 'POST', headers: {Authorization: auth, Origin: origin, 'Content-Type': 'text/plain'}, body: '{"text":"form"}'})).status,
     ).toBe(400)
-    expect((await raw(origin, '/api/state', {headers: {Cookie: cookie, 'Sec-Fetch-Site': 'cross-site'}})).status).toBe(403)
+    expect((await raw(origin, '/api/state', {headers: {Authorization: auth, 'Sec-Fetch-Site': 'cross-site'}})).status).toBe(403)
+    // The token itself is no key, and the key exchange takes a change's checks (the page's Origin, JSON).
+    expect((await raw(origin, '/api/state', {headers: {Authorization: `Bearer ${token}`}})).status).toBe(401)
+    expect(
+      (
+        await raw(origin, '/api/session', {
+          method: 'POST',
+          headers: {'Content-Type': 'application/json', Origin: 'https://evil.example'},
+          body: JSON.stringify({token}),
+        })
+      ).status,
+    ).toBe(403)
     expect(existsSync(submitted)).toBe(false)
 
     // Every answer carries the page's policy: scripts from itself only, no inline script, no eval, no frames.
@@ -99,20 +128,26 @@ describe('pk serve under attack', () => {
     expect(page.body).not.toMatch(/<script>|onerror=|onclick=/)
 
     // The same request from the page's own origin goes through: the refusals above were the checks.
-    const sent = await post(origin, path, cookie, {text: 'from the page'})
+    const sent = await post(origin, path, auth, {text: 'from the page'})
     expect(sent.status, sent.body).toBe(200)
     expect(readFileSync(submitted, 'utf8').trim()).toBe('"from the page"')
   }, 60_000)
 
-  it('many wrong tokens in a row are rate limited, the right one too for a while', async () => {
+  it("many wrong tokens or keys in a row are rate limited; the owner's right token and key still pass (issue 62, item 6)", async () => {
     const {origin, token} = await serve()
+    const auth = await signIn(origin, token)
     const statuses: number[] = []
-    for (let i = 0; i < 12; i++) statuses.push((await raw(origin, `/login?token=wrong${i}`)).status)
+    for (let i = 0; i < 6; i++) statuses.push((await raw(origin, `/login?token=wrong${i}`)).status)
+    for (let i = 0; i < 6; i++) statuses.push((await raw(origin, '/api/state', {headers: {Authorization: `Bearer ${i}.${'x'.repeat(43)}`}})).status)
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401))
     expect(statuses.slice(10)).toEqual([429, 429])
-    const blocked = await raw(origin, `/login?token=${token}`)
+    const blocked = await raw(origin, `/login?token=wrong-again`)
     expect(blocked.status).toBe(429)
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
+    // The owner: the right token signs in, the page's key and its event stream still answer.
+    expect((await raw(origin, `/login?token=${token}`)).status).toBe(303)
+    expect((await raw(origin, '/api/state', {headers: {Authorization: auth}})).status).toBe(200)
+    expect(await signIn(origin, token)).toMatch(/^Bearer /)
   }, 30_000)
 
   it('refuses to listen beyond loopback without TLS (exit 2), and keeps its token 0600 for pk serve --url', async () => {

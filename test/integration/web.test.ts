@@ -1,9 +1,10 @@
-import {ChildProcess, spawn, spawnSync} from 'node:child_process'
+import {ChildProcess, spawnSync} from 'node:child_process'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {chromium, Browser, Page} from 'playwright-core'
+import {Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
+import {ARTIFACTS, launchBrowser, noBrowser, servePk, SIZES} from '../helpers/browser.js'
 import {GIT_ENV, gitIn, makeRepo} from '../helpers/git-repo.js'
 import {installTuiStandin} from '../helpers/standins.js'
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
@@ -13,9 +14,7 @@ import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
  * phone and desktop size, found by visible text and role as a person finds things. Screenshots are kept in
  * test-artifacts/web/.
  */
-const CHROMIUM = process.env.PK_CHROMIUM ?? '/usr/bin/chromium'
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'web')
-const skip = existsSync(CHROMIUM) ? null : `no ${CHROMIUM} (scripts/system-deps.sh --tests installs Debian's chromium)`
+const skip = noBrowser
 if (skip) console.warn(`skipping the browser tests: ${skip}`)
 
 let browser: Browser
@@ -26,19 +25,7 @@ let env: NodeJS.ProcessEnv
 beforeAll(async () => {
   if (skip) return
   mkdirSync(ARTIFACTS, {recursive: true})
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // As root on a closed network: no sandbox, and none of chromium's own connections out.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchBrowser()
 })
 afterAll(async () => {
   await browser?.close()
@@ -55,17 +42,12 @@ afterEach(() => {
 
 /** pk serve on a free port; resolves with the address it printed. */
 async function serve(args: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [PK_BIN, 'serve', '--listen', '127.0.0.1:0', ...args], {env: {...sb.env, ...env}, stdio: ['ignore', 'pipe', 'pipe']})
-  server = child
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  return waitFor('the address printed', () => /^http:\/\/127\.0\.0\.1:\d+\/login\?token=[\w-]+\n/.exec(out)?.[0].trim(), 20_000)
+  const served = await servePk(sb, env, args)
+  server = served.child
+  return served.url
 }
 
-const sizes = [
-  {name: 'phone', width: 360, height: 640},
-  {name: 'desktop', width: 1280, height: 800},
-] as const
+const sizes = SIZES
 
 describe.skipIf(skip !== null)('pk serve in a browser', () => {
   it.each(sizes)(
@@ -194,11 +176,14 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
     expect(await page.getByRole('button', {name: 'Send'}).isDisabled()).toBe(true)
     expect(await page.getByRole('button', {name: 'Stop', exact: true}).isDisabled()).toBe(true)
     // The API refuses too, whatever the page shows.
-    const refused = await page.evaluate(
-      async (id) =>
-        (await fetch(`/api/sessions/${id}/send`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({text: 'x'})})).status,
-      row.id,
-    )
+    const refused = await page.evaluate(async (id) => {
+      // (signed in as the page is: its token, kept in its own storage, for a key sent in a header)
+      const token = localStorage.getItem('pk-serve-token')
+      const issued = await fetch('/api/session', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({token})})
+      const {key} = (await issued.json()) as {key: string}
+      const headers = {'Content-Type': 'application/json', Authorization: `Bearer ${key}`}
+      return (await fetch(`/api/sessions/${id}/send`, {method: 'POST', headers, body: JSON.stringify({text: 'x'})})).status
+    }, row.id)
     expect(refused).toBe(403)
     expect(dialogs).toEqual([])
     await page.screenshot({path: join(ARTIFACTS, 'hostile-read-only.png'), fullPage: true})
@@ -221,12 +206,13 @@ describe.skipIf(skip !== null)('pk serve in a browser', () => {
     await page.goto(url)
     await page.getByRole('button', {name: /^claude/}).click({timeout: 15_000})
     await page.getByRole('heading', {name: 'Which database should the migration run against?'}).waitFor({timeout: 15_000})
-    await page.getByRole('button', {name: 'staging', exact: true}).waitFor()
+    // (each choice with what the question says of it)
+    await page.getByRole('button', {name: 'staging The staging copy'}).waitFor()
     expect(await page.getByRole('button', {name: 'Type something.'}).count()).toBe(0)
     await page.getByLabel('The agent asks a question: answer it').waitFor()
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await page.screenshot({path: join(ARTIFACTS, 'phone-question.png'), fullPage: true})
-    await page.getByRole('button', {name: 'production', exact: true}).click()
+    await page.getByRole('button', {name: 'production The live database'}).click()
     await page.getByText('answered: production').waitFor({timeout: 20_000})
     await waitFor('answered', () => existsSync(answers), 10_000)
     expect(readFileSync(answers, 'utf8')).toBe('"production"\n')

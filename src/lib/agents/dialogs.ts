@@ -5,6 +5,8 @@
  * a screen that is not such a dialog gets nothing.
  */
 
+import {sha256Hex} from '../model/sha256.js'
+
 export type Answer = 'yes' | 'always' | 'no' | number
 
 export interface Choice {
@@ -15,6 +17,8 @@ export interface Choice {
   means: 'yes' | 'always' | 'no' | 'other'
   /** tmux key names that pick it and confirm it. */
   keys: string[]
+  /** What the dialog says under the choice (Claude Code's question: "The live database"), where it says something. */
+  note?: string
 }
 
 export interface Dialog {
@@ -43,7 +47,7 @@ const bodyOf = (lines: string[], from: number, to: number) =>
   lines
     .slice(from, to)
     .map((line) => line.replace(/[\u2502\u2503\u256D\u256E\u2570\u256F]/g, ' ').trim())
-    .filter((line) => line !== '' && !/^[\u2500\u2501]+$/.test(line))
+    .filter((line) => line !== '' && !/^[\u2500\u2501\u254C]+$/.test(line))
     .join('\n')
 
 const meaning = (label: string): Choice['means'] => {
@@ -158,7 +162,7 @@ function claudeQuestion(lines: string[]): Dialog | null {
   const chip = lastIndex(lines.slice(0, end), /^\s*[\u2610\u2611\u2612\u2714]\s+\S/)
   if (chip === -1 || end - chip > 60 || (lines[chip]!.match(CHIP) ?? []).length !== 1 || /\bSubmit\b/.test(lines[chip]!)) return null
   const asked: string[] = []
-  const choices: {n: number; label: string}[] = []
+  const choices: {n: number; label: string; note?: string}[] = []
   let focused: number | null = null
   for (let i = chip + 1; i < end; i++) {
     const line = lines[i]!
@@ -169,7 +173,10 @@ function claudeQuestion(lines: string[]): Dialog | null {
     } else if (line.trim() === '' || /^[\u2500\u2501]+$/.test(line.trim())) continue
     else if (choices.length === 0) asked.push(line.trim())
     // (a choice's description, indented under its label)
-    else if (!/^\s{3,}\S/.test(line)) return null
+    else if (/^\s{3,}\S/.test(line)) {
+      const last = choices.at(-1)!
+      last.note = last.note === undefined ? line.trim() : `${last.note} ${line.trim()}`
+    } else return null
   }
   if (asked.length === 0 || choices.length < 2 || focused === null || !choices.every((c, i) => c.n === i + 1)) return null
   if (choices.some((c) => /^\[.\]/.test(c.label))) return null
@@ -182,6 +189,26 @@ function claudeQuestion(lines: string[]): Dialog | null {
     focused,
     ...(text === undefined ? {} : {takesText: text.n}),
   }
+}
+
+/**
+ * What Claude Code's permission dialog asks to do: what it draws above its question, from the rule that opens
+ * the dialog (the tool, "Bash command"; the command or the file; its description), without its tip (2.1.332:
+ * "Tip: auto mode handles these prompts for you ...", wrapped at the pane's width).
+ */
+function claudeAsks(lines: string[], question: number): string {
+  let top = question - 1
+  while (top >= 0 && !/^\u2500{8,}\s*$/.test(lines[top]!) && question - top < 40) top--
+  const width = top >= 0 ? lines[top]!.trimEnd().length : 0
+  const shown: string[] = []
+  let inTip = false
+  for (let i = top + 1; i < question; i++) {
+    const line = lines[i]!
+    if (/^\s*Tip:/.test(line)) inTip = true
+    else if (inTip && lines[i - 1]!.trimEnd().length < width - 12) inTip = false
+    if (!inTip) shown.push(line)
+  }
+  return bodyOf(shown, 0, shown.length)
 }
 
 /** Claude Code's offer (2.1.332, in manual permission mode until answered once: claude-2.1.332.waiting.auto-mode-offer.txt). */
@@ -231,7 +258,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     return {
       agent,
       question: lines[found.question]!.replace(/\u2502/g, '').trim(),
-      body: bodyOf(lines, found.question + 1, found.start),
+      body: claudeAsks(lines, found.question),
       choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]})),
     }
   }
@@ -264,10 +291,14 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     const found = bottomDialog(lines, /^[\s\u2502]*(Allow execution of .*\?|Apply this change\?|Allow .*\?)[\s\u2502]*$/, null)
     if (found === null) return null
     const question = lines[found.question]!.replace(/[\u2502]/g, '').trim()
+    // (what it asks to run is above its question, in its box: "? Shell  touch x" over the command)
+    const boxTop = lastIndex(lines.slice(0, found.question), /^\u256D/)
     return {
       agent,
       question,
-      body: bodyOf(lines, found.question + 1, found.start),
+      body:
+        bodyOf(lines, boxTop === -1 || found.question - boxTop > 30 ? found.question + 1 : boxTop + 1, found.question) ||
+        bodyOf(lines, found.question + 1, found.start),
       choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]})),
     }
   }
@@ -295,6 +326,16 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
     return {agent, question: 'Permission required', body: bodyOf(lines, asked + 1, row), choices}
   }
   return null
+}
+
+/**
+ * Pure: a dialog's name, for a tap or a script to say which dialog it answers (`pk answer --dialog`): the
+ * agent, its question, what it shows and its choices, hashed. The same question about another command (the
+ * next tool call's) is another dialog; where the mark stands is not part of it.
+ */
+export function dialogDigest(dialog: Dialog): string {
+  const named = {agent: dialog.agent, question: dialog.question, body: dialog.body, choices: dialog.choices.map((c) => [c.n, c.label, c.note ?? null])}
+  return sha256Hex(JSON.stringify(named)).slice(0, 16)
 }
 
 /** Pure: the choice an answer picks on a dialog, or why it picks none. */

@@ -20,6 +20,9 @@ const FIELDS = [
   '@pk-detached',
   'pid',
   'session_name',
+  // Until when a page of pk serve shows the session, visible (a lease the server renews while it does: see
+  // session.ts, markViewed). A label too, used only the same way: a page looking is someone looking.
+  '@pk-viewed',
 ] as const
 
 export const PANE_FORMAT = FIELDS.map((f) => `#{${f}}`).join(FIELD_SEPARATOR)
@@ -52,6 +55,7 @@ export interface PaneList {
 }
 
 const intOrNull = (s: string) => (/^\d+$/.test(s) ? Number(s) : null)
+const latest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b))
 
 export function parsePaneLine(line: string): Pane | null {
   const f = line.split(FIELD_SEPARATOR)
@@ -78,7 +82,8 @@ export function parsePaneLine(line: string): Pane | null {
     windowId,
     windowActivity: intOrNull(f[7]!),
     lastAttached: intOrNull(f[8]!),
-    lastDetached: intOrNull(f[9]!),
+    // (looked at until then: by a client that detached then, or a page whose look lasts until then)
+    lastDetached: latest(intOrNull(f[9]!), intOrNull(f[12]!)),
     serverPid: server,
     sessionName,
   }

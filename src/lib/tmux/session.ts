@@ -139,6 +139,22 @@ const OWN_SERVER_OPTIONS = [
  * replaces it; a failure changes nothing but that date.
  */
 const DETACH_HOOK_NAME = 'client-detached[4242]'
+
+/** How long a page's look at a session lasts once said (the page says it every 2 s while it is visible). */
+export const VIEW_LEASE_S = 5
+
+/**
+ * A page of pk serve shows the session, visible: `@pk-viewed` is the time until which someone looks at it
+ * (now and a lease), listed with the panes like the detach time, so that what happens while the page shows
+ * it is seen, as in an attached client. Whether it was noted.
+ */
+export async function markViewed(socket: string, sessionId: TmuxSessionId): Promise<boolean> {
+  const until = Math.floor(Date.now() / 1000) + VIEW_LEASE_S
+  return runTmux(tmuxArgv(socket, [['set-option', '-t', sessionId, '@pk-viewed', String(until)]]), {deadlineMs: 2000}).then(
+    () => true,
+    () => false,
+  )
+}
 const DETACH_HOOK = 'run-shell -b "tmux -S #{q:socket_path} set-option -t #{q:session_id} @pk-detached $(date +%s) >/dev/null 2>&1"'
 
 /**

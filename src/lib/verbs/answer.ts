@@ -1,4 +1,4 @@
-import {Answer, choose, Dialog, readDialog} from '../agents/dialogs.js'
+import {Answer, choose, Dialog, dialogDigest, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 import {SessionRow} from '../model/contract.js'
 import {describeError, PkError} from '../model/errors.js'
@@ -40,7 +40,7 @@ export async function answerDialog(
   idArg: string,
   ctx: Context,
   answer: Answer,
-  opts: {timeoutMs: number} = {timeoutMs: ANSWER_TIMEOUT_MS},
+  opts: {timeoutMs: number; dialog?: string} = {timeoutMs: ANSWER_TIMEOUT_MS},
 ): Promise<AnswerResult> {
   const deadline = new Deadline(opts.timeoutMs)
   const row = await resolveChecked(idArg, ctx, liveToAnswer, {waitMs: deadline.left()})
@@ -57,6 +57,7 @@ export async function answerDialog(
       'no-dialog',
       `session ${row.id}${row.agent ? ` (${row.agent}, ${row.state})` : ''} shows no permission dialog pk knows how to answer; nothing was typed (pk attach ${row.id} to look)`,
     )
+  checkShown(row, dialog, opts.dialog)
   const picked = choose(dialog, answer)
   if ('refuse' in picked) throw new PkError('no-such-choice', `${picked.refuse}; nothing was typed`)
   const result = {id: row.id, agent: row.agent!, question: dialog.question, choice: {n: picked.n, label: picked.label}, confirmed: false}
@@ -80,6 +81,21 @@ export async function answerDialog(
   }
   if (!confirmed) throw unconfirmed(`${row.agent}'s dialog was still on its screen after ${ANSWER_CONFIRM_MS / 1000} s`)
   return {...result, confirmed}
+}
+
+/**
+ * The dialog on the screen is the one the caller answers (`--dialog DIGEST`, what the page showed): else
+ * nothing is typed. A tap on the page answers only the dialog the person saw; one that changed since (the
+ * agent asked about another command) is refused.
+ */
+export function checkShown(row: Pick<SessionRow, 'id' | 'agent'>, dialog: Dialog | null, digest: string | undefined): void {
+  if (digest === undefined || (dialog !== null && dialogDigest(dialog) === digest)) return
+  throw new PkError(
+    'dialog-changed',
+    dialog === null
+      ? `session ${row.id} shows no dialog now, not the one answered (${digest}); nothing was typed`
+      : `${row.agent}'s dialog in session ${row.id} is not the one answered: it asks "${dialog.question}"${dialog.body ? ` about ${JSON.stringify(dialog.body.split('\n').at(-1))}` : ''} now (${dialogDigest(dialog)}, not ${digest}); nothing was typed: look at it again (pk logs ${row.id} --screen --json)`,
+  )
 }
 
 /**

@@ -23,6 +23,7 @@ import {setRemainOnExit} from '../tmux/session.js'
 import {ServerListing} from '../tmux/servers.js'
 import {capturePane, PaneScreen, PaneView, screenForPage, unanswered, viewAndCapture, viewAndRange} from '../tmux/pane-io.js'
 import {dialogOf} from './answer.js'
+import {dialogDigest} from '../agents/dialogs.js'
 import {beforeTyping, Deadline} from './deadline.js'
 import {Context} from '../config/context.js'
 
@@ -415,8 +416,11 @@ export interface ScreenLook {
   id: string
   state: SessionRow['state']
   screen: PaneScreen
-  /** The permission dialog pk answer would answer on this screen (its question, text and choices), or null. */
-  dialog: {question: string; body: string; choices: {n: number; label: string; means: string}[]} | null
+  /**
+   * The permission dialog pk answer would answer on this screen (its question, what it asks to do, its
+   * choices with their notes, and its digest: `pk answer --dialog` answers only that dialog), or null.
+   */
+  dialog: {question: string; body: string; digest: string; choices: {n: number; label: string; means: string; note?: string}[]} | null
   /** Waiting on words: a question that takes them (pk answer --text), with choices (dialog) or none. */
   question: boolean
 }
@@ -438,7 +442,10 @@ export async function screenOf(row: PaneRow, deadlineMs: number): Promise<Screen
     dialog: dialog && {
       question: dialog.question,
       body: dialog.body,
-      choices: dialog.choices.filter((c) => c.n !== dialog.takesText).map(({n, label, means}) => ({n, label, means})),
+      digest: dialogDigest(dialog),
+      choices: dialog.choices
+        .filter((c) => c.n !== dialog.takesText)
+        .map(({n, label, means, note}) => ({n, label, means, ...(note === undefined ? {} : {note})})),
     },
     question: row.state === 'waiting' && row.agent !== null && (dialog === null || dialog.takesText !== undefined),
   }

@@ -9,7 +9,7 @@ import {lookDeadline} from '../listing/watch.js'
 
 import {collectSessions} from '../listing/sessions.js'
 import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '../tmux/pane-io.js'
-import {focusChoice} from './answer.js'
+import {checkShown, focusChoice} from './answer.js'
 import {inputEmpty, inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
 import {Dialog, readDialog} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
@@ -37,6 +37,8 @@ export interface SendOptions {
    * waiting session is what it types into, not what it refuses; a permission dialog takes a choice instead.
    */
   answering?: boolean
+  /** With `answering`: the question answered (its digest, `pk answer --dialog`): another on the screen gets nothing. */
+  dialog?: string
 }
 
 export interface SendResult {
@@ -227,6 +229,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
   if (opts.answering) {
     const shown = await beforeTyping(capturePane(socket, pane, deadline.callMs()), deadline, `session ${row.id}`)
     const dialog = readDialog(row.agent, shown)
+    checkShown(row, dialog, opts.dialog)
     if (dialog !== null && dialog.takesText === undefined)
       throw new PkError(
         'not-ready',

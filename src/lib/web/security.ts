@@ -15,12 +15,6 @@ export const newToken = () => randomBytes(32).toString('base64url')
 /** Pure: whether a string can be a token pk made (at least 128 bits of base64url). */
 export const isToken = (text: string) => /^[\w-]{22,}$/.test(text)
 
-/**
- * Pure: the cookie's value for a token. Derived, not the token itself: the browser's cookie store never
- * holds the secret that was printed, and a cookie read from it cannot be typed into `?token=`.
- */
-export const cookieValue = (token: string) => createHmac('sha256', token).update('pk serve cookie v1').digest('base64url')
-
 /** Pure: two secrets compared in constant time. */
 export function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a)
@@ -28,11 +22,41 @@ export function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-export const COOKIE = 'pk_session'
+/**
+ * What authorises the page's requests: a key only the page holds, issued for the token and sent in a header
+ * (`Authorization: Bearer KEY`), which no other origin can read or make a browser send. A cookie would not do:
+ * browsers keep cookies per host, not per port, so a page another local user serves on another port of
+ * 127.0.0.1 is sent it. A key lives an hour and belongs to this run of the server (a secret made at its
+ * start signs it): one a restarted server did not issue is refused, and the page asks again with its token.
+ */
+export class PageKeys {
+  private readonly secret = randomBytes(32)
+  constructor(
+    readonly lifetimeMs = 60 * 60_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-/** Pure: the cookie's Set-Cookie line: HttpOnly, SameSite=Strict, Secure under TLS, for a year. */
-export const setCookie = (value: string, tls: boolean) =>
-  `${tls ? `__Host-${COOKIE}` : COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000${tls ? '; Secure' : ''}`
+  issue(): {key: string; expiresAt: number} {
+    const expiresAt = this.clock() + this.lifetimeMs
+    return {key: `${expiresAt.toString(36)}.${this.sign(expiresAt)}`, expiresAt}
+  }
+
+  /** Whether a key is one this run issued and has not expired: 'valid', 'expired', or 'wrong'. */
+  check(key: string): 'valid' | 'expired' | 'wrong' {
+    const match = /^([0-9a-z]{1,12})\.([\w-]{43})$/.exec(key)
+    if (match === null) return 'wrong'
+    const expiresAt = Number.parseInt(match[1]!, 36)
+    if (!sameSecret(match[2]!, this.sign(expiresAt))) return 'wrong'
+    return expiresAt > this.clock() ? 'valid' : 'expired'
+  }
+
+  private sign(expiresAt: number): string {
+    return createHmac('sha256', this.secret).update(`pk serve page key v1 ${expiresAt}`).digest('base64url')
+  }
+}
+
+/** Pure: the key of an `Authorization: Bearer KEY` header, or null. */
+export const bearer = (header: string | undefined) => /^Bearer ([\w.-]+)$/.exec(header ?? '')?.[1] ?? null
 
 export interface Listen {
   host: string
@@ -88,8 +112,9 @@ export function allowedOrigins(hosts: Set<string>, tls: boolean, publicUrl: stri
 }
 
 /**
- * Failed token tries, limited: after `limit` failures within `windowMs`, every try (right or wrong) is
- * refused until the window has passed since the last failure. A token of 256 bits cannot be guessed; this
+ * Failed tries (a wrong token or key), limited: after `limit` failures within `windowMs`, wrong tries are
+ * refused at once until the window has passed since the last failure. The right one is checked first and
+ * always taken: anyone's wrong tries never lock the owner out. A token of 256 bits cannot be guessed; this
  * keeps a page or a local process from hammering the server trying.
  */
 export class FailedTries {

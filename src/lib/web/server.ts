@@ -3,7 +3,6 @@ import {createRequire} from 'node:module'
 import {join} from 'node:path'
 
 import {Context as HonoContext, Hono} from 'hono'
-import {getCookie} from 'hono/cookie'
 import {streamSSE} from 'hono/streaming'
 
 import {parseAnswer} from '../agents/dialogs.js'
@@ -17,7 +16,8 @@ import {HostConfig} from '../config/config.js'
 import {remoteProblem, runRemote, splitFleetId} from '../fleet/fleet.js'
 import {checkIdForm} from '../listing/resolve.js'
 import {SessionFeed} from './feed.js'
-import {allowedOrigins, COOKIE, cookieValue, CSP, FailedTries, sameSecret, setCookie} from './security.js'
+import {markViewed} from '../tmux/session.js'
+import {allowedOrigins, bearer, CSP, FailedTries, PageKeys, sameSecret} from './security.js'
 
 /**
  * `pk serve`'s HTTP side: one page and its API. A request is a command: it lists with the listing (through
@@ -40,6 +40,8 @@ export interface WebOptions {
   assetsDir: string
   /** Other hosts whose sessions are listed and acted on, through their own pk over ssh (--fleet, --host). */
   remotes?: HostConfig[]
+  /** The page keys of this run (a test gives its own clock). */
+  keys?: PageKeys
 }
 
 /** How long an action waits for a slow tmux server: what the CLI's --timeout defaults to. */
@@ -79,14 +81,24 @@ function loadFiles(assetsDir: string): Map<string, {body: string; type: string}>
 
 type Json = Record<string, unknown>
 
+/** A request's JSON object, or an empty one. */
+async function body(c: HonoContext): Promise<Json> {
+  try {
+    const data: unknown = await c.req.json()
+    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Json) : {}
+  } catch {
+    return {}
+  }
+}
+const text = (data: Json, key: string) => (typeof data[key] === 'string' ? data[key] : null)
+
 export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
   const app = new Hono()
   const files = loadFiles(opts.assetsDir)
   const remotes = opts.remotes ?? []
   const feed = new SessionFeed(opts.ctx, opts.intervalMs ?? 700, remotes)
   const tries = new FailedTries()
-  const session = cookieValue(opts.token)
-  const cookieName = opts.tls ? `__Host-${COOKIE}` : COOKIE
+  const keys = opts.keys ?? new PageKeys()
   const fail = (c: HonoContext, status: 400 | 401 | 403 | 404 | 409 | 429 | 500 | 504, code: string, message: string, exit: number = ExitCode.failure) =>
     c.json({error: {code, exit, message}}, status)
 
@@ -108,35 +120,59 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     return next()
   })
 
-  // The token, exchanged once for a cookie; the address bar then holds no secret.
-  app.get('/login', (c) => {
+  /** A change is sent from the page's own origin, as JSON: else refused (a cross-site form or fetch). */
+  const fromPage = (c: HonoContext): Response | null => {
+    const origin = c.req.header('origin')
+    if (origin === undefined || !allowedOrigins(opts.hosts, opts.tls, opts.publicUrl).has(origin))
+      return fail(c, 403, 'bad-origin', `refused: a change requested from ${origin ?? 'no origin'}, not from pk's own page`)
+    if (!(c.req.header('content-type') ?? '').startsWith('application/json')) return fail(c, 400, 'bad-request', 'a change is sent as JSON')
+    return null
+  }
+  /** A wrong try: counted; once too many came, refused at once (the right token or key was checked before). */
+  const wrong = (c: HonoContext, code: string, message: string) => {
     const wait = tries.blocked(Date.now())
-    if (wait !== null) return c.text(`too many wrong tokens: try again in ${wait} s\n`, 429, {'Retry-After': String(wait)})
+    if (wait !== null)
+      return c.json({error: {code: 'rate-limited', exit: ExitCode.failure, message: `too many wrong tries: try again in ${wait} s`}}, 429, {
+        'Retry-After': String(wait),
+      })
+    tries.fail(Date.now())
+    return fail(c, 401, code, message)
+  }
+
+  // The printed address: the token checked, then handed to the page in the address's fragment (never sent
+  // to a server again, in no Referer), which the page keeps in its own storage and takes out of the address bar.
+  app.get('/login', (c) => {
     const token = c.req.query('token') ?? ''
     if (!sameSecret(token, opts.token)) {
+      const wait = tries.blocked(Date.now())
+      if (wait !== null) return c.text(`too many wrong tries: try again in ${wait} s\n`, 429, {'Retry-After': String(wait)})
       tries.fail(Date.now())
       return c.text('wrong token: open the address pk serve printed (pk serve --url prints it again)\n', 401)
     }
-    c.header('Set-Cookie', setCookie(session, opts.tls))
-    return c.redirect('/', 303)
+    return c.redirect(`/#token=${token}`, 303)
   })
 
-  // The page's own files are no secret; everything under /api needs the cookie, and changes need the Origin.
+  // The token, for a key of this run (the page asks again when its key expires or the server restarted).
+  app.post('/api/session', async (c) => {
+    const refused = fromPage(c)
+    if (refused !== null) return refused
+    const data = await body(c)
+    if (!sameSecret(text(data, 'token') ?? '', opts.token))
+      return wrong(c, 'wrong-token', 'this page holds an old or wrong token: open the address pk serve printed (pk serve --url prints it again)')
+    return c.json({ok: true, ...keys.issue()})
+  })
+
+  // The page's own files are no secret; everything else under /api needs the page's key, and changes need the Origin.
   app.use('/api/*', async (c, next) => {
-    const wait = tries.blocked(Date.now())
-    if (wait !== null) return fail(c, 429, 'rate-limited', `too many wrong tokens: try again in ${wait} s`)
-    const cookie = getCookie(c, cookieName)
-    if (cookie === undefined) return fail(c, 401, 'no-token', 'not signed in: open the address pk serve printed (pk serve --url prints it again)')
-    if (!sameSecret(cookie, session)) {
-      tries.fail(Date.now())
-      return fail(c, 401, 'wrong-token', 'this browser holds an old or wrong sign-in: open the address pk serve printed (pk serve --url)')
-    }
+    const key = bearer(c.req.header('authorization'))
+    if (key === null) return fail(c, 401, 'no-key', 'not signed in: open the address pk serve printed (pk serve --url prints it again)')
+    const verdict = keys.check(key)
+    if (verdict === 'expired') return fail(c, 401, 'expired-key', "the page's key expired: it asks for another")
+    if (verdict === 'wrong') return wrong(c, 'wrong-key', 'a key this server did not issue (it was restarted?): the page asks for another')
     if (c.req.header('sec-fetch-site') === 'cross-site') return fail(c, 403, 'cross-site', 'refused: a request from another site')
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      const origin = c.req.header('origin')
-      if (origin === undefined || !allowedOrigins(opts.hosts, opts.tls, opts.publicUrl).has(origin))
-        return fail(c, 403, 'bad-origin', `refused: a change requested from ${origin ?? 'no origin'}, not from pk's own page`)
-      if (!(c.req.header('content-type') ?? '').startsWith('application/json')) return fail(c, 400, 'bad-request', 'a change is sent as JSON')
+      const refused = fromPage(c)
+      if (refused !== null) return refused
       if (opts.readOnly !== null) return fail(c, 403, 'read-only', opts.readOnly, ExitCode.refused)
     }
     return next()
@@ -262,31 +298,39 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     }
   }
 
-  const body = async (c: HonoContext): Promise<Json> => {
-    try {
-      const data: unknown = await c.req.json()
-      return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Json) : {}
-    } catch {
-      return {}
-    }
-  }
-  const text = (data: Json, key: string) => (typeof data[key] === 'string' ? data[key] : null)
-
+  // An answer carries the dialog it answers (its digest, as the screen gave it): a dialog that changed since the
+  // page showed it is refused, nothing typed (pk answer --dialog). Words answer a question; a choice, a dialog.
   app.post('/api/sessions/:id/answer', async (c) => {
     const data = await body(c)
     const id = c.req.param('id')
+    const dialog = text(data, 'dialog')
+    if (dialog !== null && !/^[0-9a-f]{16}$/.test(dialog)) return fail(c, 400, 'bad-flags', 'dialog is the digest the screen gave', ExitCode.usage)
+    const pinned = dialog === null ? [] : ['--dialog', dialog]
     const words = text(data, 'text')
     if (words !== null) {
       if (words === '') return fail(c, 400, 'bad-text', 'no text to answer with', ExitCode.usage)
-      const remote = await onHost(c, (id) => ['answer', id, `--text=${words}`, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)])
+      // (the words on the host's pk's standard input: never in ssh's argv nor in its, which any user can read)
+      const remote = await onHost(c, (id) => ['answer', id, '--stdin', ...pinned, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)], {input: words})
       if (remote !== null) return remote
-      return act(c, () => sendText(id, opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false, answering: true}))
+      return act(c, () =>
+        sendText(id, opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false, answering: true, ...(dialog === null ? {} : {dialog})}),
+      )
     }
     const answer = parseAnswer(text(data, 'answer') ?? '')
     if (answer === null) return fail(c, 400, 'bad-flags', 'an answer is yes, always, no, or the number of a choice', ExitCode.usage)
-    const remote = await onHost(c, (id) => ['answer', id, text(data, 'answer')!, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)])
+    if (dialog === null) return fail(c, 400, 'bad-flags', 'an answer says which dialog it answers (dialog: the digest the screen gave)', ExitCode.usage)
+    const remote = await onHost(c, (id) => ['answer', id, text(data, 'answer')!, ...pinned, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)])
     if (remote !== null) return remote
-    return act(c, () => answerDialog(id, opts.ctx, answer, {timeoutMs: ACTION_TIMEOUT_MS}))
+    return act(c, () => answerDialog(id, opts.ctx, answer, {timeoutMs: ACTION_TIMEOUT_MS, dialog}))
+  })
+
+  // A visible page showing a session is someone looking at it, as a client attached in tmux is: its events
+  // then are seen, not told (the page says so every few seconds while it is visible; see tmux/session.ts).
+  app.post('/api/sessions/:id/viewing', async (c) => {
+    if (splitFleetId(c.req.param('id') ?? '').host !== null) return c.json({ok: true, result: {viewed: false}})
+    const row = visible(c)
+    if (row instanceof Response) return row
+    return act(c, async () => ({viewed: await markViewed(row.tmux.socket, row.tmux.sessionId)}))
   })
 
   app.post('/api/sessions/:id/send', async (c) => {

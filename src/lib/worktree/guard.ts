@@ -68,8 +68,9 @@ export async function guardedEnv(checkout: string, env: RunEnv, opts: {filters?:
   const named = ran(listed) ? parseDrivers(listed.stdout) : {filters: [], diffs: []}
   // (pk land --commit writes a commit of the worktree: its filters (git-lfs's clean) stay, as that is what a commit there would take)
   const drivers = opts.filters === false ? {filters: [], diffs: named.diffs} : named
-  const {GIT_EXTERNAL_DIFF: _unset, ...rest} = env
-  return {...rest, ...configEnv(guardConfig(drivers)), GIT_PAGER: env.GIT_PAGER || env.PAGER || 'less'}
+  const guarded: Record<string, string | undefined> = {...env, ...configEnv(guardConfig(drivers)), GIT_PAGER: env.GIT_PAGER || env.PAGER || 'less'}
+  delete guarded.GIT_EXTERNAL_DIFF
+  return guarded
 }
 
 const ran = (r: Awaited<ReturnType<typeof run>>) => r.error === null && r.code === 0

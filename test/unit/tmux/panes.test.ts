@@ -5,7 +5,7 @@ import {parseNewSession} from '../../../src/lib/tmux/session.js'
 
 describe('pane list', () => {
   const line = (fields: string[]) => fields.join(FIELD_SEPARATOR)
-  const good = ['%3', '123', '0', '', '$1', '2', '@4', '1700000000', '', '1700000050', '99', 'my session']
+  const good = ['%3', '123', '0', '', '$1', '2', '@4', '1700000000', '', '1700000050', '99', 'my session', '']
 
   it('parses a well-formed line', () => {
     expect(parsePaneLine(line(good))).toEqual({
@@ -22,6 +22,9 @@ describe('pane list', () => {
       serverPid: 99,
       sessionName: 'my session',
     })
+    // A page's look (until a moment from now) counts as a look that ended then, the later of the two.
+    expect(parsePaneLine(line([...good.slice(0, 12), '1700000090']))?.lastDetached).toBe(1_700_000_090)
+    expect(parsePaneLine(line([...good.slice(0, 9), '', ...good.slice(10, 12), '1700000090']))?.lastDetached).toBe(1_700_000_090)
   })
 
   it('rejects lines with the wrong field count or malformed ids', () => {

@@ -3,34 +3,44 @@ import {describe, expect, it} from 'vitest'
 import {
   allowedHosts,
   allowedOrigins,
+  bearer,
   checkExposure,
-  cookieValue,
   CSP,
   FailedTries,
   isToken,
   newToken,
+  PageKeys,
   parseListen,
   sameSecret,
-  setCookie,
 } from '../../../src/lib/web/security.js'
 
 describe("pk serve's security decisions", () => {
-  it('a token is 256 random bits, URL-safe; the cookie is derived from it, never the token', () => {
+  it('a token is 256 random bits, URL-safe', () => {
     const token = newToken()
     expect(token).toMatch(/^[\w-]{43}$/)
     expect(isToken(token)).toBe(true)
     expect(isToken('short')).toBe(false)
     expect(newToken()).not.toBe(token)
-    expect(cookieValue(token)).not.toContain(token)
-    expect(cookieValue(token)).toBe(cookieValue(token))
     expect(sameSecret('abc', 'abc')).toBe(true)
     expect(sameSecret('abc', 'abd')).toBe(false)
     expect(sameSecret('abc', 'abcd')).toBe(false)
   })
 
-  it('the cookie is HttpOnly and SameSite=Strict; Secure with a __Host- name under TLS', () => {
-    expect(setCookie('v', false)).toBe('pk_session=v; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000')
-    expect(setCookie('v', true)).toBe('__Host-pk_session=v; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000; Secure')
+  it("the page's key: this run's, for an hour; another run's, an altered one or an expired one is refused", () => {
+    let now = 1_000_000
+    const keys = new PageKeys(60 * 60_000, () => now)
+    const {key, expiresAt} = keys.issue()
+    expect(expiresAt).toBe(now + 60 * 60_000)
+    expect(keys.check(key)).toBe('valid')
+    expect(new PageKeys(60 * 60_000, () => now).check(key)).toBe('wrong') // a restarted server's
+    const [stamp, mac] = key.split('.') as [string, string]
+    expect(keys.check(`${(Number.parseInt(stamp, 36) + 3_600_000).toString(36)}.${mac}`)).toBe('wrong') // made to last longer
+    expect(keys.check(`${stamp}.${mac.slice(0, -1)}A`)).toBe(mac.endsWith('A') ? 'valid' : 'wrong')
+    expect(keys.check('garbage')).toBe('wrong')
+    now = expiresAt
+    expect(keys.check(key)).toBe('expired')
+    expect(bearer(`Bearer ${key}`)).toBe(key)
+    expect([bearer(undefined), bearer('Basic x'), bearer(`Bearer ${key} x`)]).toEqual([null, null, null])
   })
 
   it('--listen: HOST:PORT, [v6]:PORT or a port; names other than localhost refused', () => {

@@ -49,7 +49,18 @@ describe("reading git's words about a session's changes", () => {
   it('the diff is always against the recorded commit, over the whole checkout unless paths are given', () => {
     // (never a program of the checkout's: an external diff, a textconv)
     expect(diffArgv(base, 'patch', [])).toEqual(['git', 'diff', '--cached', '--no-ext-diff', '--no-textconv', base.commit, '--', ':/'])
-    expect(diffArgv(base, 'stat', ['src/', '-rf'])).toEqual(['git', 'diff', '--cached', '--no-ext-diff', '--no-textconv', '--stat', base.commit, '--', 'src/', '-rf'])
+    expect(diffArgv(base, 'stat', ['src/', '-rf'])).toEqual([
+      'git',
+      'diff',
+      '--cached',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--stat',
+      base.commit,
+      '--',
+      'src/',
+      '-rf',
+    ])
     expect(diffArgv(base, 'name-only', [])).toContain('--name-only')
   })
 })
