@@ -9,7 +9,7 @@ const source = join(root, 'schemas')
 const target = join(root, 'dist', 'schemas')
 const byId = new Map(
   readdirSync(source)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.schema.json'))
     .map((f) => {
       const schema = JSON.parse(readFileSync(join(source, f), 'utf8'))
       return [schema.$id, {file: f, schema}]
@@ -18,18 +18,12 @@ const byId = new Map(
 
 const name = (id) => id.replace(/^urn:pk:/, '')
 
-// pk's own keyword (what pk says about a wrong config value, which editors show too): kept in schemas/,
-// left out of these copies, which any validator compiles as they are (ajv's strict mode refuses a keyword
-// it does not know).
-const OWN_KEYWORDS = new Set(['errorMessage'])
-
 /** The schema with every urn:pk ref pointing into its own definitions, and the names it needs there. */
 function rewrite(value, needed) {
   if (Array.isArray(value)) return value.map((v) => rewrite(v, needed))
   if (value === null || typeof value !== 'object') return value
   const out = {}
   for (const [key, v] of Object.entries(value)) {
-    if (OWN_KEYWORDS.has(key) && typeof v === 'string') continue
     if (key === '$ref' && typeof v === 'string' && v.startsWith('urn:pk:')) {
       needed.add(v)
       out.$ref = `#/definitions/${name(v)}`

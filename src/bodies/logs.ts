@@ -1,5 +1,5 @@
 import {Context} from '../lib/config/context.js'
-import {schemaHead} from '../lib/model/contract.js'
+import {jsonText, schemaHead} from '../lib/model/contract.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
 import {PkError} from '../lib/model/errors.js'
 import {readLogs, readScreen} from '../lib/verbs/lifecycle.js'
@@ -23,7 +23,7 @@ export async function logs(ctx: Context, input: LogsInput): Promise<void> {
   const collected: string[] = []
   const emit = (lines: string[]) => {
     if (input.json && !input.follow) collected.push(...lines)
-    else if (input.json) for (const line of lines) out(JSON.stringify({line}) + '\n')
+    else if (input.json) for (const line of lines) out(jsonText({line}) + '\n')
     else if (lines.length > 0) out(lines.join('\n') + '\n')
   }
   // Colours as the pane had them: reset at the end, so the terminal is left as it was.

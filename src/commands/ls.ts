@@ -8,7 +8,7 @@ import type {HostConfig} from '../lib/config/config.js'
 import {listSessions} from '../lib/listing/listing.js'
 import {checkLsOptions, checkWatchOptions} from '../lib/present/ls-options.js'
 import {filterRows, presentListing} from '../lib/present/listing.js'
-import type {SessionRow} from '../lib/model/contract.js'
+import {jsonText, type SessionRow} from '../lib/model/contract.js'
 import {out, terminal, write} from '../invocation/output.js'
 import {watchSessions} from '../lib/listing/watch.js'
 import {pipeHasReader} from '../lib/proc/reader.js'
@@ -75,7 +75,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     controller.signal.addEventListener('abort', () => clearInterval(reader), {once: true})
     const {watchHost} = await import('../lib/fleet/fleet.js')
     const emitLine = (event: unknown) => {
-      if (!controller.signal.aborted) out(JSON.stringify(event) + '\n')
+      if (!controller.signal.aborted) out(jsonText(event) + '\n')
     }
     const remote = hosts.map((host) => watchHost(host, all, emitLine, controller.signal))
     await watchSessions({
@@ -83,7 +83,7 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
       intervalMs: intervalSeconds * 1000,
       filter: (row) => (all || isListedByDefault(row)) && wanted(row),
       emit: (event) => {
-        if (!controller.signal.aborted) out(JSON.stringify(event) + '\n')
+        if (!controller.signal.aborted) out(jsonText(event) + '\n')
       },
       signal: controller.signal,
     })

@@ -130,6 +130,16 @@ describe('a path is never code', () => {
   })
 })
 
+describe("a terminal's controls in what another program wrote reach it as text", () => {
+  it('a label with 8-bit controls (U+009D, an OSC): pk ls --json escapes them, as every --json document does (issue 62, item 9)', async () => {
+    const osc = '\u009d52;c;aGk=\u009c'
+    const row = await sb.bgRow(['--name', `evil${osc}`, '--', 'sleep', '100000'])
+    const listed = await sb.pk(['ls', '--json'])
+    expect(/[\u0080-\u009f]/.test(listed.stdout)).toBe(false)
+    expect((JSON.parse(listed.stdout) as LsJson).sessions.find((r) => r.id === row.id)?.label).toBe(`evil${osc}`)
+  })
+})
+
 describe('--socket never destroys a file', () => {
   it('refuses a path that is a file, a directory, a FIFO or a link with exit 2, and leaves it untouched', async () => {
     const notes = join(sb.root, 'notes.txt')

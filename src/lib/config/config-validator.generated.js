@@ -3,7 +3,7 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"Each node's \"errorMessage\" (the keyword of ajv-errors and of VS Code) is what pk says when a value there is wrong, after the file and the key. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","errorMessage":"must be an object of presets","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","errorMessage":"must be an object {state, pattern, lines?}","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}}},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}}}},"hosts":{"type":"array","items":{"type":"object","errorMessage":"must be an object {name, destination, pk?, options?}","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}}},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$","errorMessage":"must be the topic's URL: https://HOST/TOPIC (http:// only for a server on this machine or a private network)"},"token":{"type":"string","errorMessage":"must be an ntfy access token (tk_...) or a password for Bearer authentication","pattern":"^\\S+$"},"priority":{"type":"integer","minimum":1,"maximum":5,"errorMessage":"must be 1 (min) to 5 (max): ntfy's priorities"}},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}]},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","errorMessage":"must be an object {dir?, branchPrefix?, setup?}","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}}},"usage":{"type":"object","errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})","additionalProperties":false,"properties":{"rates":{"type":"object","errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}","additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}}}},"contextWindows":{"type":"object","errorMessage":"must be an object: model name -> tokens","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"}},"attention":{"type":"object","errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}}}}},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$","errorMessage":"must be an https:// origin, like https://box.tailnet.ts.net"}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"What pk says when a value is wrong, after the file and the key, is in config.messages.json (by each node's pointer), so that this schema holds only standard keywords and compiles in any validator, strict or not. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":"."},"defaultAgent":{"type":"string"},"agents":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"}},"executables":{"type":"array","items":{"type":"string"}},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}]},"paneRules":{"type":"array","items":{"type":"object","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"]},"pattern":{"type":"string","pattern":"."},"lines":{"type":"integer","minimum":1}}}},"hooks":{"type":["string","null"]}}}},"hosts":{"type":"array","items":{"type":"object","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"}},"destination":{"type":"string","pattern":"^[^-]"},"pk":{"type":"string","pattern":"\\S"},"options":{"type":"array","items":{"type":"string"}},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600}}}},"notify":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"tmux":{"const":true},"desktop":{"const":true},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$"},"token":{"type":"string","pattern":"^\\S+$"},"priority":{"type":"integer","minimum":1,"maximum":5}}}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}]}},"worktrees":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":"."},"branchPrefix":{"type":"string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}}}}},"usage":{"type":"object","additionalProperties":false,"properties":{"rates":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0},"output":{"type":"number","minimum":0},"cacheRead":{"type":"number","minimum":0},"cacheWrite":{"type":"number","minimum":0}}}},"contextWindows":{"type":"object","additionalProperties":{"type":"number","exclusiveMinimum":0}},"attention":{"type":"object","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100},"cost":{"type":"number","minimum":0}}}}},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$"}}}}};
 const pattern0 = new RegExp(".", "u");
 const pattern1 = new RegExp("^[a-z][\\w-]*$", "u");
 const pattern2 = new RegExp("\\{id\\}", "u");
@@ -20,7 +20,7 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs2 = errors;
+const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "socket") || (key0 === "defaultAgent")) || (key0 === "agents")) || (key0 === "hosts")) || (key0 === "notify")) || (key0 === "worktrees")) || (key0 === "usage")) || (key0 === "serve"))){
 validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
@@ -28,11 +28,11 @@ return false;
 break;
 }
 }
-if(_errs2 === errors){
+if(_errs1 === errors){
 if(data.socket !== undefined){
 let data0 = data.socket;
-const _errs3 = errors;
-if(errors === _errs3){
+const _errs2 = errors;
+if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
 validate10.errors = [{instancePath:instancePath+"/socket",schemaPath:"#/properties/socket/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""}];
@@ -44,19 +44,19 @@ validate10.errors = [{instancePath:instancePath+"/socket",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = _errs2 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.defaultAgent !== undefined){
-const _errs6 = errors;
+const _errs4 = errors;
 if(typeof data.defaultAgent !== "string"){
 validate10.errors = [{instancePath:instancePath+"/defaultAgent",schemaPath:"#/properties/defaultAgent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -64,12 +64,11 @@ var valid0 = true;
 if(valid0){
 if(data.agents !== undefined){
 let data2 = data.agents;
-const _errs9 = errors;
-if(errors === _errs9){
+const _errs6 = errors;
+if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key1 in data2){
-const _errs12 = errors;
-if(errors === _errs12){
+const _errs8 = errors;
 if(typeof key1 === "string"){
 if(!pattern1.test(key1)){
 const err0 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][\\w-]*$"},message:"must match pattern \""+"^[a-z][\\w-]*$"+"\"",propertyName:key1};
@@ -82,8 +81,7 @@ vErrors.push(err0);
 errors++;
 }
 }
-}
-var valid1 = _errs12 === errors;
+var valid1 = _errs8 === errors;
 if(!valid1){
 const err1 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
@@ -101,10 +99,10 @@ break;
 if(valid1){
 for(const key2 in data2){
 let data3 = data2[key2];
-const _errs15 = errors;
-if(errors === _errs15){
+const _errs10 = errors;
+if(errors === _errs10){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-const _errs18 = errors;
+const _errs12 = errors;
 for(const key3 in data3){
 if(!(((((key3 === "command") || (key3 === "executables")) || (key3 === "resume")) || (key3 === "paneRules")) || (key3 === "hooks"))){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/agents/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
@@ -112,11 +110,11 @@ return false;
 break;
 }
 }
-if(_errs18 === errors){
+if(_errs12 === errors){
 if(data3.command !== undefined){
 let data4 = data3.command;
-const _errs19 = errors;
-if(errors === _errs19){
+const _errs13 = errors;
+if(errors === _errs13){
 if(Array.isArray(data4)){
 if(data4.length < 1){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/agents/additionalProperties/properties/command/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
@@ -126,12 +124,12 @@ else {
 var valid4 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-const _errs22 = errors;
+const _errs15 = errors;
 if(typeof data4[i0] !== "string"){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/command/" + i0,schemaPath:"#/properties/agents/additionalProperties/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid4 = _errs22 === errors;
+var valid4 = _errs15 === errors;
 if(!valid4){
 break;
 }
@@ -143,7 +141,7 @@ validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, 
 return false;
 }
 }
-var valid3 = _errs19 === errors;
+var valid3 = _errs13 === errors;
 }
 else {
 var valid3 = true;
@@ -151,18 +149,18 @@ var valid3 = true;
 if(valid3){
 if(data3.executables !== undefined){
 let data6 = data3.executables;
-const _errs24 = errors;
-if(errors === _errs24){
+const _errs17 = errors;
+if(errors === _errs17){
 if(Array.isArray(data6)){
 var valid5 = true;
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
-const _errs27 = errors;
+const _errs19 = errors;
 if(typeof data6[i1] !== "string"){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/executables/" + i1,schemaPath:"#/properties/agents/additionalProperties/properties/executables/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid5 = _errs27 === errors;
+var valid5 = _errs19 === errors;
 if(!valid5){
 break;
 }
@@ -173,7 +171,7 @@ validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, 
 return false;
 }
 }
-var valid3 = _errs24 === errors;
+var valid3 = _errs17 === errors;
 }
 else {
 var valid3 = true;
@@ -181,10 +179,10 @@ var valid3 = true;
 if(valid3){
 if(data3.resume !== undefined){
 let data8 = data3.resume;
-const _errs29 = errors;
-const _errs30 = errors;
+const _errs21 = errors;
+const _errs22 = errors;
 let valid6 = false;
-const _errs31 = errors;
+const _errs23 = errors;
 if(data8 !== null){
 const err2 = {instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/resume",schemaPath:"#/properties/agents/additionalProperties/properties/resume/anyOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
@@ -195,16 +193,16 @@ vErrors.push(err2);
 }
 errors++;
 }
-var _valid0 = _errs31 === errors;
+var _valid0 = _errs23 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs33 = errors;
-if(errors === _errs33){
+const _errs25 = errors;
+if(errors === _errs25){
 if(Array.isArray(data8)){
 var valid7 = true;
 const len2 = data8.length;
 for(let i2=0; i2<len2; i2++){
-const _errs35 = errors;
+const _errs27 = errors;
 if(typeof data8[i2] !== "string"){
 const err3 = {instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/resume/" + i2,schemaPath:"#/properties/agents/additionalProperties/properties/resume/anyOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
@@ -215,18 +213,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-var valid7 = _errs35 === errors;
+var valid7 = _errs27 === errors;
 if(!valid7){
 break;
 }
 }
 if(valid7){
-const _errs37 = errors;
+const _errs29 = errors;
 const len3 = data8.length;
 for(let i3=0; i3<len3; i3++){
 let data10 = data8[i3];
-const _errs38 = errors;
-if(errors === _errs38){
+const _errs30 = errors;
+if(errors === _errs30){
 if(typeof data10 === "string"){
 if(!pattern2.test(data10)){
 const err4 = {instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/resume/" + i3,schemaPath:"#/properties/agents/additionalProperties/properties/resume/anyOf/1/contains/pattern",keyword:"pattern",params:{pattern: "\\{id\\}"},message:"must match pattern \""+"\\{id\\}"+"\""};
@@ -250,7 +248,7 @@ vErrors.push(err5);
 errors++;
 }
 }
-var valid8 = _errs38 === errors;
+var valid8 = _errs30 === errors;
 if(valid8){
 break;
 }
@@ -266,10 +264,10 @@ vErrors.push(err6);
 errors++;
 }
 else {
-errors = _errs37;
+errors = _errs29;
 if(vErrors !== null){
-if(_errs37){
-vErrors.length = _errs37;
+if(_errs29){
+vErrors.length = _errs29;
 }
 else {
 vErrors = null;
@@ -289,7 +287,7 @@ vErrors.push(err7);
 errors++;
 }
 }
-var _valid0 = _errs33 === errors;
+var _valid0 = _errs25 === errors;
 valid6 = valid6 || _valid0;
 }
 if(!valid6){
@@ -305,17 +303,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs30;
+errors = _errs22;
 if(vErrors !== null){
-if(_errs30){
-vErrors.length = _errs30;
+if(_errs22){
+vErrors.length = _errs22;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid3 = _errs29 === errors;
+var valid3 = _errs21 === errors;
 }
 else {
 var valid3 = true;
@@ -323,15 +321,15 @@ var valid3 = true;
 if(valid3){
 if(data3.paneRules !== undefined){
 let data11 = data3.paneRules;
-const _errs41 = errors;
-if(errors === _errs41){
+const _errs32 = errors;
+if(errors === _errs32){
 if(Array.isArray(data11)){
 var valid9 = true;
 const len4 = data11.length;
 for(let i4=0; i4<len4; i4++){
 let data12 = data11[i4];
-const _errs44 = errors;
-if(errors === _errs44){
+const _errs34 = errors;
+if(errors === _errs34){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing0;
 if(((data12.state === undefined) && (missing0 = "state")) || ((data12.pattern === undefined) && (missing0 = "pattern"))){
@@ -339,7 +337,7 @@ validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, 
 return false;
 }
 else {
-const _errs47 = errors;
+const _errs36 = errors;
 for(const key4 in data12){
 if(!(((key4 === "state") || (key4 === "pattern")) || (key4 === "lines"))){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/paneRules/" + i4,schemaPath:"#/properties/agents/additionalProperties/properties/paneRules/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"}];
@@ -347,15 +345,15 @@ return false;
 break;
 }
 }
-if(_errs47 === errors){
+if(_errs36 === errors){
 if(data12.state !== undefined){
 let data13 = data12.state;
-const _errs48 = errors;
+const _errs37 = errors;
 if(!(((data13 === "working") || (data13 === "waiting")) || (data13 === "idle"))){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/paneRules/" + i4+"/state",schemaPath:"#/properties/agents/additionalProperties/properties/paneRules/items/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.agents.additionalProperties.properties.paneRules.items.properties.state.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid10 = _errs48 === errors;
+var valid10 = _errs37 === errors;
 }
 else {
 var valid10 = true;
@@ -363,8 +361,8 @@ var valid10 = true;
 if(valid10){
 if(data12.pattern !== undefined){
 let data14 = data12.pattern;
-const _errs50 = errors;
-if(errors === _errs50){
+const _errs38 = errors;
+if(errors === _errs38){
 if(typeof data14 === "string"){
 if(!pattern0.test(data14)){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/paneRules/" + i4+"/pattern",schemaPath:"#/properties/agents/additionalProperties/properties/paneRules/items/properties/pattern/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""}];
@@ -376,7 +374,7 @@ validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, 
 return false;
 }
 }
-var valid10 = _errs50 === errors;
+var valid10 = _errs38 === errors;
 }
 else {
 var valid10 = true;
@@ -384,12 +382,12 @@ var valid10 = true;
 if(valid10){
 if(data12.lines !== undefined){
 let data15 = data12.lines;
-const _errs53 = errors;
+const _errs40 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/paneRules/" + i4+"/lines",schemaPath:"#/properties/agents/additionalProperties/properties/paneRules/items/properties/lines/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs53){
+if(errors === _errs40){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 1 || isNaN(data15)){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/paneRules/" + i4+"/lines",schemaPath:"#/properties/agents/additionalProperties/properties/paneRules/items/properties/lines/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
@@ -397,7 +395,7 @@ return false;
 }
 }
 }
-var valid10 = _errs53 === errors;
+var valid10 = _errs40 === errors;
 }
 else {
 var valid10 = true;
@@ -412,7 +410,7 @@ validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, 
 return false;
 }
 }
-var valid9 = _errs44 === errors;
+var valid9 = _errs34 === errors;
 if(!valid9){
 break;
 }
@@ -423,7 +421,7 @@ validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, 
 return false;
 }
 }
-var valid3 = _errs41 === errors;
+var valid3 = _errs32 === errors;
 }
 else {
 var valid3 = true;
@@ -431,12 +429,12 @@ var valid3 = true;
 if(valid3){
 if(data3.hooks !== undefined){
 let data16 = data3.hooks;
-const _errs56 = errors;
+const _errs42 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
 validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/hooks",schemaPath:"#/properties/agents/additionalProperties/properties/hooks/type",keyword:"type",params:{type: schema11.properties.agents.additionalProperties.properties.hooks.type},message:"must be string,null"}];
 return false;
 }
-var valid3 = _errs56 === errors;
+var valid3 = _errs42 === errors;
 }
 else {
 var valid3 = true;
@@ -452,7 +450,7 @@ validate10.errors = [{instancePath:instancePath+"/agents/" + key2.replace(/~/g, 
 return false;
 }
 }
-var valid2 = _errs15 === errors;
+var valid2 = _errs10 === errors;
 if(!valid2){
 break;
 }
@@ -464,7 +462,7 @@ validate10.errors = [{instancePath:instancePath+"/agents",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -472,15 +470,15 @@ var valid0 = true;
 if(valid0){
 if(data.hosts !== undefined){
 let data17 = data.hosts;
-const _errs59 = errors;
-if(errors === _errs59){
+const _errs44 = errors;
+if(errors === _errs44){
 if(Array.isArray(data17)){
 var valid11 = true;
 const len5 = data17.length;
 for(let i5=0; i5<len5; i5++){
 let data18 = data17[i5];
-const _errs62 = errors;
-if(errors === _errs62){
+const _errs46 = errors;
+if(errors === _errs46){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 let missing1;
 if(((data18.name === undefined) && (missing1 = "name")) || ((data18.destination === undefined) && (missing1 = "destination"))){
@@ -488,7 +486,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts/" + i5,schemaPath:"#/pro
 return false;
 }
 else {
-const _errs65 = errors;
+const _errs48 = errors;
 for(const key5 in data18){
 if(!(((((key5 === "name") || (key5 === "destination")) || (key5 === "pk")) || (key5 === "options")) || (key5 === "timeout"))){
 validate10.errors = [{instancePath:instancePath+"/hosts/" + i5,schemaPath:"#/properties/hosts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"}];
@@ -496,12 +494,12 @@ return false;
 break;
 }
 }
-if(_errs65 === errors){
+if(_errs48 === errors){
 if(data18.name !== undefined){
 let data19 = data18.name;
-const _errs66 = errors;
-const _errs68 = errors;
-const _errs69 = errors;
+const _errs49 = errors;
+const _errs51 = errors;
+const _errs52 = errors;
 if("local" !== data19){
 const err9 = {};
 if(vErrors === null){
@@ -512,23 +510,23 @@ vErrors.push(err9);
 }
 errors++;
 }
-var valid13 = _errs69 === errors;
+var valid13 = _errs52 === errors;
 if(valid13){
 validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/name",schemaPath:"#/properties/hosts/items/properties/name/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
-errors = _errs68;
+errors = _errs51;
 if(vErrors !== null){
-if(_errs68){
-vErrors.length = _errs68;
+if(_errs51){
+vErrors.length = _errs51;
 }
 else {
 vErrors = null;
 }
 }
 }
-if(errors === _errs66){
+if(errors === _errs49){
 if(typeof data19 === "string"){
 if(!pattern4.test(data19)){
 validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/name",schemaPath:"#/properties/hosts/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][\\w.-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][\\w.-]*$"+"\""}];
@@ -540,7 +538,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/name",schemaPat
 return false;
 }
 }
-var valid12 = _errs66 === errors;
+var valid12 = _errs49 === errors;
 }
 else {
 var valid12 = true;
@@ -548,8 +546,8 @@ var valid12 = true;
 if(valid12){
 if(data18.destination !== undefined){
 let data20 = data18.destination;
-const _errs71 = errors;
-if(errors === _errs71){
+const _errs53 = errors;
+if(errors === _errs53){
 if(typeof data20 === "string"){
 if(!pattern5.test(data20)){
 validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/destination",schemaPath:"#/properties/hosts/items/properties/destination/pattern",keyword:"pattern",params:{pattern: "^[^-]"},message:"must match pattern \""+"^[^-]"+"\""}];
@@ -561,7 +559,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/destination",sc
 return false;
 }
 }
-var valid12 = _errs71 === errors;
+var valid12 = _errs53 === errors;
 }
 else {
 var valid12 = true;
@@ -569,8 +567,8 @@ var valid12 = true;
 if(valid12){
 if(data18.pk !== undefined){
 let data21 = data18.pk;
-const _errs74 = errors;
-if(errors === _errs74){
+const _errs55 = errors;
+if(errors === _errs55){
 if(typeof data21 === "string"){
 if(!pattern6.test(data21)){
 validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/pk",schemaPath:"#/properties/hosts/items/properties/pk/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""}];
@@ -582,7 +580,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/pk",schemaPath:
 return false;
 }
 }
-var valid12 = _errs74 === errors;
+var valid12 = _errs55 === errors;
 }
 else {
 var valid12 = true;
@@ -590,18 +588,18 @@ var valid12 = true;
 if(valid12){
 if(data18.options !== undefined){
 let data22 = data18.options;
-const _errs77 = errors;
-if(errors === _errs77){
+const _errs57 = errors;
+if(errors === _errs57){
 if(Array.isArray(data22)){
 var valid14 = true;
 const len6 = data22.length;
 for(let i6=0; i6<len6; i6++){
-const _errs80 = errors;
+const _errs59 = errors;
 if(typeof data22[i6] !== "string"){
 validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/options/" + i6,schemaPath:"#/properties/hosts/items/properties/options/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid14 = _errs80 === errors;
+var valid14 = _errs59 === errors;
 if(!valid14){
 break;
 }
@@ -612,7 +610,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/options",schema
 return false;
 }
 }
-var valid12 = _errs77 === errors;
+var valid12 = _errs57 === errors;
 }
 else {
 var valid12 = true;
@@ -620,8 +618,8 @@ var valid12 = true;
 if(valid12){
 if(data18.timeout !== undefined){
 let data24 = data18.timeout;
-const _errs82 = errors;
-if(errors === _errs82){
+const _errs61 = errors;
+if(errors === _errs61){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 > 600 || isNaN(data24)){
 validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/timeout",schemaPath:"#/properties/hosts/items/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600},message:"must be <= 600"}];
@@ -639,7 +637,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts/" + i5+"/timeout",schema
 return false;
 }
 }
-var valid12 = _errs82 === errors;
+var valid12 = _errs61 === errors;
 }
 else {
 var valid12 = true;
@@ -656,7 +654,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts/" + i5,schemaPath:"#/pro
 return false;
 }
 }
-var valid11 = _errs62 === errors;
+var valid11 = _errs46 === errors;
 if(!valid11){
 break;
 }
@@ -667,7 +665,7 @@ validate10.errors = [{instancePath:instancePath+"/hosts",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs59 === errors;
+var valid0 = _errs44 === errors;
 }
 else {
 var valid0 = true;
@@ -675,18 +673,18 @@ var valid0 = true;
 if(valid0){
 if(data.notify !== undefined){
 let data25 = data.notify;
-const _errs85 = errors;
-if(errors === _errs85){
+const _errs63 = errors;
+if(errors === _errs63){
 if(Array.isArray(data25)){
 var valid15 = true;
 const len7 = data25.length;
 for(let i7=0; i7<len7; i7++){
 let data26 = data25[i7];
-const _errs88 = errors;
-const _errs90 = errors;
+const _errs65 = errors;
+const _errs67 = errors;
 let valid16 = false;
 let passing0 = null;
-const _errs91 = errors;
+const _errs68 = errors;
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 if(Object.keys(data26).length > 1){
 const err10 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/0/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties"};
@@ -712,12 +710,12 @@ errors++;
 }
 }
 }
-var _valid1 = _errs91 === errors;
+var _valid1 = _errs68 === errors;
 if(_valid1){
 valid16 = true;
 passing0 = 0;
 }
-const _errs92 = errors;
+const _errs69 = errors;
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 if(Object.keys(data26).length > 1){
 const err12 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/1/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties"};
@@ -743,7 +741,7 @@ errors++;
 }
 }
 }
-var _valid1 = _errs92 === errors;
+var _valid1 = _errs69 === errors;
 if(_valid1 && valid16){
 valid16 = false;
 passing0 = [passing0, 1];
@@ -753,12 +751,12 @@ if(_valid1){
 valid16 = true;
 passing0 = 1;
 }
-const _errs93 = errors;
-const _errs94 = errors;
-const _errs95 = errors;
-const _errs96 = errors;
+const _errs70 = errors;
+const _errs71 = errors;
+const _errs72 = errors;
+const _errs73 = errors;
 let valid18 = false;
-const _errs97 = errors;
+const _errs74 = errors;
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 let missing4;
 if((data26.tmux === undefined) && (missing4 = "tmux")){
@@ -772,10 +770,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-var _valid2 = _errs97 === errors;
+var _valid2 = _errs74 === errors;
 valid18 = valid18 || _valid2;
 if(!valid18){
-const _errs98 = errors;
+const _errs75 = errors;
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 let missing5;
 if((data26.desktop === undefined) && (missing5 = "desktop")){
@@ -789,10 +787,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-var _valid2 = _errs98 === errors;
+var _valid2 = _errs75 === errors;
 valid18 = valid18 || _valid2;
 if(!valid18){
-const _errs99 = errors;
+const _errs76 = errors;
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 let missing6;
 if((data26.ntfy === undefined) && (missing6 = "ntfy")){
@@ -806,7 +804,7 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid2 = _errs99 === errors;
+var _valid2 = _errs76 === errors;
 valid18 = valid18 || _valid2;
 }
 }
@@ -821,17 +819,17 @@ vErrors.push(err17);
 errors++;
 }
 else {
-errors = _errs96;
+errors = _errs73;
 if(vErrors !== null){
-if(_errs96){
-vErrors.length = _errs96;
+if(_errs73){
+vErrors.length = _errs73;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid17 = _errs95 === errors;
+var valid17 = _errs72 === errors;
 if(valid17){
 const err18 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
@@ -843,17 +841,17 @@ vErrors.push(err18);
 errors++;
 }
 else {
-errors = _errs94;
+errors = _errs71;
 if(vErrors !== null){
-if(_errs94){
-vErrors.length = _errs94;
+if(_errs71){
+vErrors.length = _errs71;
 }
 else {
 vErrors = null;
 }
 }
 }
-if(errors === _errs93){
+if(errors === _errs70){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 let missing7;
 if((data26.command === undefined) && (missing7 = "command")){
@@ -868,7 +866,7 @@ errors++;
 }
 }
 }
-var _valid1 = _errs93 === errors;
+var _valid1 = _errs70 === errors;
 if(_valid1 && valid16){
 valid16 = false;
 passing0 = [passing0, 2];
@@ -878,7 +876,7 @@ if(_valid1){
 valid16 = true;
 passing0 = 2;
 }
-const _errs100 = errors;
+const _errs77 = errors;
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 if(Object.keys(data26).length > 1){
 const err20 = {instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/oneOf/3/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties"};
@@ -904,7 +902,7 @@ errors++;
 }
 }
 }
-var _valid1 = _errs100 === errors;
+var _valid1 = _errs77 === errors;
 if(_valid1 && valid16){
 valid16 = false;
 passing0 = [passing0, 3];
@@ -930,19 +928,19 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs90;
+errors = _errs67;
 if(vErrors !== null){
-if(_errs90){
-vErrors.length = _errs90;
+if(_errs67){
+vErrors.length = _errs67;
 }
 else {
 vErrors = null;
 }
 }
 }
-if(errors === _errs88){
+if(errors === _errs65){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-const _errs102 = errors;
+const _errs78 = errors;
 for(const key6 in data26){
 if(!(((((key6 === "tmux") || (key6 === "desktop")) || (key6 === "command")) || (key6 === "timeout")) || (key6 === "ntfy"))){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7,schemaPath:"#/properties/notify/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
@@ -950,26 +948,26 @@ return false;
 break;
 }
 }
-if(_errs102 === errors){
+if(_errs78 === errors){
 if(data26.tmux !== undefined){
-const _errs103 = errors;
+const _errs79 = errors;
 if(true !== data26.tmux){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/tmux",schemaPath:"#/properties/notify/items/properties/tmux/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
-var valid19 = _errs103 === errors;
+var valid19 = _errs79 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
 if(data26.desktop !== undefined){
-const _errs105 = errors;
+const _errs80 = errors;
 if(true !== data26.desktop){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/desktop",schemaPath:"#/properties/notify/items/properties/desktop/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
-var valid19 = _errs105 === errors;
+var valid19 = _errs80 === errors;
 }
 else {
 var valid19 = true;
@@ -977,8 +975,8 @@ var valid19 = true;
 if(valid19){
 if(data26.command !== undefined){
 let data29 = data26.command;
-const _errs107 = errors;
-if(errors === _errs107){
+const _errs81 = errors;
+if(errors === _errs81){
 if(Array.isArray(data29)){
 if(data29.length < 1){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/command",schemaPath:"#/properties/notify/items/properties/command/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
@@ -988,12 +986,12 @@ else {
 var valid20 = true;
 const len8 = data29.length;
 for(let i8=0; i8<len8; i8++){
-const _errs110 = errors;
+const _errs83 = errors;
 if(typeof data29[i8] !== "string"){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/command/" + i8,schemaPath:"#/properties/notify/items/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid20 = _errs110 === errors;
+var valid20 = _errs83 === errors;
 if(!valid20){
 break;
 }
@@ -1005,7 +1003,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/command",schem
 return false;
 }
 }
-var valid19 = _errs107 === errors;
+var valid19 = _errs81 === errors;
 }
 else {
 var valid19 = true;
@@ -1013,8 +1011,8 @@ var valid19 = true;
 if(valid19){
 if(data26.timeout !== undefined){
 let data31 = data26.timeout;
-const _errs112 = errors;
-if(errors === _errs112){
+const _errs85 = errors;
+if(errors === _errs85){
 if((typeof data31 == "number") && (isFinite(data31))){
 if(data31 > 60 || isNaN(data31)){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/timeout",schemaPath:"#/properties/notify/items/properties/timeout/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
@@ -1032,7 +1030,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/timeout",schem
 return false;
 }
 }
-var valid19 = _errs112 === errors;
+var valid19 = _errs85 === errors;
 }
 else {
 var valid19 = true;
@@ -1040,8 +1038,8 @@ var valid19 = true;
 if(valid19){
 if(data26.ntfy !== undefined){
 let data32 = data26.ntfy;
-const _errs115 = errors;
-if(errors === _errs115){
+const _errs87 = errors;
+if(errors === _errs87){
 if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 let missing9;
 if((data32.url === undefined) && (missing9 = "url")){
@@ -1049,7 +1047,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy",schemaPa
 return false;
 }
 else {
-const _errs118 = errors;
+const _errs89 = errors;
 for(const key7 in data32){
 if(!(((key7 === "url") || (key7 === "token")) || (key7 === "priority"))){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy",schemaPath:"#/properties/notify/items/properties/ntfy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"}];
@@ -1057,11 +1055,11 @@ return false;
 break;
 }
 }
-if(_errs118 === errors){
+if(_errs89 === errors){
 if(data32.url !== undefined){
 let data33 = data32.url;
-const _errs119 = errors;
-if(errors === _errs119){
+const _errs90 = errors;
+if(errors === _errs90){
 if(typeof data33 === "string"){
 if(!pattern7.test(data33)){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/url",schemaPath:"#/properties/notify/items/properties/ntfy/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://[^/?#\\s]+/[^?#\\s]+$"},message:"must match pattern \""+"^https?://[^/?#\\s]+/[^?#\\s]+$"+"\""}];
@@ -1073,7 +1071,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/url",sche
 return false;
 }
 }
-var valid21 = _errs119 === errors;
+var valid21 = _errs90 === errors;
 }
 else {
 var valid21 = true;
@@ -1081,8 +1079,8 @@ var valid21 = true;
 if(valid21){
 if(data32.token !== undefined){
 let data34 = data32.token;
-const _errs122 = errors;
-if(errors === _errs122){
+const _errs92 = errors;
+if(errors === _errs92){
 if(typeof data34 === "string"){
 if(!pattern8.test(data34)){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/token",schemaPath:"#/properties/notify/items/properties/ntfy/properties/token/pattern",keyword:"pattern",params:{pattern: "^\\S+$"},message:"must match pattern \""+"^\\S+$"+"\""}];
@@ -1094,7 +1092,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/token",sc
 return false;
 }
 }
-var valid21 = _errs122 === errors;
+var valid21 = _errs92 === errors;
 }
 else {
 var valid21 = true;
@@ -1102,12 +1100,12 @@ var valid21 = true;
 if(valid21){
 if(data32.priority !== undefined){
 let data35 = data32.priority;
-const _errs125 = errors;
+const _errs94 = errors;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/priority",schemaPath:"#/properties/notify/items/properties/ntfy/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs125){
+if(errors === _errs94){
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 > 5 || isNaN(data35)){
 validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy/priority",schemaPath:"#/properties/notify/items/properties/ntfy/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 5},message:"must be <= 5"}];
@@ -1121,7 +1119,7 @@ return false;
 }
 }
 }
-var valid21 = _errs125 === errors;
+var valid21 = _errs94 === errors;
 }
 else {
 var valid21 = true;
@@ -1136,7 +1134,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7+"/ntfy",schemaPa
 return false;
 }
 }
-var valid19 = _errs115 === errors;
+var valid19 = _errs87 === errors;
 }
 else {
 var valid19 = true;
@@ -1152,7 +1150,7 @@ validate10.errors = [{instancePath:instancePath+"/notify/" + i7,schemaPath:"#/pr
 return false;
 }
 }
-var valid15 = _errs88 === errors;
+var valid15 = _errs65 === errors;
 if(!valid15){
 break;
 }
@@ -1163,7 +1161,7 @@ validate10.errors = [{instancePath:instancePath+"/notify",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs85 === errors;
+var valid0 = _errs63 === errors;
 }
 else {
 var valid0 = true;
@@ -1171,10 +1169,10 @@ var valid0 = true;
 if(valid0){
 if(data.worktrees !== undefined){
 let data36 = data.worktrees;
-const _errs128 = errors;
-if(errors === _errs128){
+const _errs96 = errors;
+if(errors === _errs96){
 if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-const _errs131 = errors;
+const _errs98 = errors;
 for(const key8 in data36){
 if(!(((key8 === "dir") || (key8 === "branchPrefix")) || (key8 === "setup"))){
 validate10.errors = [{instancePath:instancePath+"/worktrees",schemaPath:"#/properties/worktrees/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"}];
@@ -1182,11 +1180,11 @@ return false;
 break;
 }
 }
-if(_errs131 === errors){
+if(_errs98 === errors){
 if(data36.dir !== undefined){
 let data37 = data36.dir;
-const _errs132 = errors;
-if(errors === _errs132){
+const _errs99 = errors;
+if(errors === _errs99){
 if(typeof data37 === "string"){
 if(!pattern0.test(data37)){
 validate10.errors = [{instancePath:instancePath+"/worktrees/dir",schemaPath:"#/properties/worktrees/properties/dir/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""}];
@@ -1198,19 +1196,19 @@ validate10.errors = [{instancePath:instancePath+"/worktrees/dir",schemaPath:"#/p
 return false;
 }
 }
-var valid22 = _errs132 === errors;
+var valid22 = _errs99 === errors;
 }
 else {
 var valid22 = true;
 }
 if(valid22){
 if(data36.branchPrefix !== undefined){
-const _errs135 = errors;
+const _errs101 = errors;
 if(typeof data36.branchPrefix !== "string"){
 validate10.errors = [{instancePath:instancePath+"/worktrees/branchPrefix",schemaPath:"#/properties/worktrees/properties/branchPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid22 = _errs135 === errors;
+var valid22 = _errs101 === errors;
 }
 else {
 var valid22 = true;
@@ -1218,13 +1216,13 @@ var valid22 = true;
 if(valid22){
 if(data36.setup !== undefined){
 let data39 = data36.setup;
-const _errs138 = errors;
-if(errors === _errs138){
+const _errs103 = errors;
+if(errors === _errs103){
 if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
 for(const key9 in data39){
 let data40 = data39[key9];
-const _errs142 = errors;
-if(errors === _errs142){
+const _errs106 = errors;
+if(errors === _errs106){
 if(Array.isArray(data40)){
 if(data40.length < 1){
 validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
@@ -1234,12 +1232,12 @@ else {
 var valid24 = true;
 const len9 = data40.length;
 for(let i9=0; i9<len9; i9++){
-const _errs144 = errors;
+const _errs108 = errors;
 if(typeof data40[i9] !== "string"){
 validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i9,schemaPath:"#/properties/worktrees/properties/setup/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid24 = _errs144 === errors;
+var valid24 = _errs108 === errors;
 if(!valid24){
 break;
 }
@@ -1251,7 +1249,7 @@ validate10.errors = [{instancePath:instancePath+"/worktrees/setup/" + key9.repla
 return false;
 }
 }
-var valid23 = _errs142 === errors;
+var valid23 = _errs106 === errors;
 if(!valid23){
 break;
 }
@@ -1262,7 +1260,7 @@ validate10.errors = [{instancePath:instancePath+"/worktrees/setup",schemaPath:"#
 return false;
 }
 }
-var valid22 = _errs138 === errors;
+var valid22 = _errs103 === errors;
 }
 else {
 var valid22 = true;
@@ -1276,7 +1274,7 @@ validate10.errors = [{instancePath:instancePath+"/worktrees",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs128 === errors;
+var valid0 = _errs96 === errors;
 }
 else {
 var valid0 = true;
@@ -1284,10 +1282,10 @@ var valid0 = true;
 if(valid0){
 if(data.usage !== undefined){
 let data42 = data.usage;
-const _errs146 = errors;
-if(errors === _errs146){
+const _errs110 = errors;
+if(errors === _errs110){
 if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-const _errs149 = errors;
+const _errs112 = errors;
 for(const key10 in data42){
 if(!(((key10 === "rates") || (key10 === "contextWindows")) || (key10 === "attention"))){
 validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
@@ -1295,18 +1293,18 @@ return false;
 break;
 }
 }
-if(_errs149 === errors){
+if(_errs112 === errors){
 if(data42.rates !== undefined){
 let data43 = data42.rates;
-const _errs150 = errors;
-if(errors === _errs150){
+const _errs113 = errors;
+if(errors === _errs113){
 if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
 for(const key11 in data43){
 let data44 = data43[key11];
-const _errs154 = errors;
-if(errors === _errs154){
+const _errs116 = errors;
+if(errors === _errs116){
 if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-const _errs157 = errors;
+const _errs118 = errors;
 for(const key12 in data44){
 if(!((((key12 === "input") || (key12 === "output")) || (key12 === "cacheRead")) || (key12 === "cacheWrite"))){
 validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/rates/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"}];
@@ -1314,11 +1312,11 @@ return false;
 break;
 }
 }
-if(_errs157 === errors){
+if(_errs118 === errors){
 if(data44.input !== undefined){
 let data45 = data44.input;
-const _errs158 = errors;
-if(errors === _errs158){
+const _errs119 = errors;
+if(errors === _errs119){
 if((typeof data45 == "number") && (isFinite(data45))){
 if(data45 < 0 || isNaN(data45)){
 validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/input",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
@@ -1330,7 +1328,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(
 return false;
 }
 }
-var valid27 = _errs158 === errors;
+var valid27 = _errs119 === errors;
 }
 else {
 var valid27 = true;
@@ -1338,8 +1336,8 @@ var valid27 = true;
 if(valid27){
 if(data44.output !== undefined){
 let data46 = data44.output;
-const _errs161 = errors;
-if(errors === _errs161){
+const _errs121 = errors;
+if(errors === _errs121){
 if((typeof data46 == "number") && (isFinite(data46))){
 if(data46 < 0 || isNaN(data46)){
 validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/output",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
@@ -1351,7 +1349,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(
 return false;
 }
 }
-var valid27 = _errs161 === errors;
+var valid27 = _errs121 === errors;
 }
 else {
 var valid27 = true;
@@ -1359,8 +1357,8 @@ var valid27 = true;
 if(valid27){
 if(data44.cacheRead !== undefined){
 let data47 = data44.cacheRead;
-const _errs164 = errors;
-if(errors === _errs164){
+const _errs123 = errors;
+if(errors === _errs123){
 if((typeof data47 == "number") && (isFinite(data47))){
 if(data47 < 0 || isNaN(data47)){
 validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheRead",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheRead/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
@@ -1372,7 +1370,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(
 return false;
 }
 }
-var valid27 = _errs164 === errors;
+var valid27 = _errs123 === errors;
 }
 else {
 var valid27 = true;
@@ -1380,8 +1378,8 @@ var valid27 = true;
 if(valid27){
 if(data44.cacheWrite !== undefined){
 let data48 = data44.cacheWrite;
-const _errs167 = errors;
-if(errors === _errs167){
+const _errs125 = errors;
+if(errors === _errs125){
 if((typeof data48 == "number") && (isFinite(data48))){
 if(data48 < 0 || isNaN(data48)){
 validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(/~/g, "~0").replace(/\//g, "~1")+"/cacheWrite",schemaPath:"#/properties/usage/properties/rates/additionalProperties/properties/cacheWrite/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
@@ -1393,7 +1391,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(
 return false;
 }
 }
-var valid27 = _errs167 === errors;
+var valid27 = _errs125 === errors;
 }
 else {
 var valid27 = true;
@@ -1408,7 +1406,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/rates/" + key11.replace(
 return false;
 }
 }
-var valid26 = _errs154 === errors;
+var valid26 = _errs116 === errors;
 if(!valid26){
 break;
 }
@@ -1419,7 +1417,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/rates",schemaPath:"#/pro
 return false;
 }
 }
-var valid25 = _errs150 === errors;
+var valid25 = _errs113 === errors;
 }
 else {
 var valid25 = true;
@@ -1427,13 +1425,13 @@ var valid25 = true;
 if(valid25){
 if(data42.contextWindows !== undefined){
 let data49 = data42.contextWindows;
-const _errs170 = errors;
-if(errors === _errs170){
+const _errs127 = errors;
+if(errors === _errs127){
 if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
 for(const key13 in data49){
 let data50 = data49[key13];
-const _errs174 = errors;
-if(errors === _errs174){
+const _errs130 = errors;
+if(errors === _errs130){
 if((typeof data50 == "number") && (isFinite(data50))){
 if(data50 <= 0 || isNaN(data50)){
 validate10.errors = [{instancePath:instancePath+"/usage/contextWindows/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/usage/properties/contextWindows/additionalProperties/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
@@ -1445,7 +1443,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/contextWindows/" + key13
 return false;
 }
 }
-var valid28 = _errs174 === errors;
+var valid28 = _errs130 === errors;
 if(!valid28){
 break;
 }
@@ -1456,7 +1454,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/contextWindows",schemaPa
 return false;
 }
 }
-var valid25 = _errs170 === errors;
+var valid25 = _errs127 === errors;
 }
 else {
 var valid25 = true;
@@ -1464,10 +1462,10 @@ var valid25 = true;
 if(valid25){
 if(data42.attention !== undefined){
 let data51 = data42.attention;
-const _errs177 = errors;
-if(errors === _errs177){
+const _errs132 = errors;
+if(errors === _errs132){
 if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-const _errs180 = errors;
+const _errs134 = errors;
 for(const key14 in data51){
 if(!((key14 === "context") || (key14 === "cost"))){
 validate10.errors = [{instancePath:instancePath+"/usage/attention",schemaPath:"#/properties/usage/properties/attention/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"}];
@@ -1475,11 +1473,11 @@ return false;
 break;
 }
 }
-if(_errs180 === errors){
+if(_errs134 === errors){
 if(data51.context !== undefined){
 let data52 = data51.context;
-const _errs181 = errors;
-if(errors === _errs181){
+const _errs135 = errors;
+if(errors === _errs135){
 if((typeof data52 == "number") && (isFinite(data52))){
 if(data52 > 100 || isNaN(data52)){
 validate10.errors = [{instancePath:instancePath+"/usage/attention/context",schemaPath:"#/properties/usage/properties/attention/properties/context/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
@@ -1497,7 +1495,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/attention/context",schem
 return false;
 }
 }
-var valid29 = _errs181 === errors;
+var valid29 = _errs135 === errors;
 }
 else {
 var valid29 = true;
@@ -1505,8 +1503,8 @@ var valid29 = true;
 if(valid29){
 if(data51.cost !== undefined){
 let data53 = data51.cost;
-const _errs184 = errors;
-if(errors === _errs184){
+const _errs137 = errors;
+if(errors === _errs137){
 if((typeof data53 == "number") && (isFinite(data53))){
 if(data53 < 0 || isNaN(data53)){
 validate10.errors = [{instancePath:instancePath+"/usage/attention/cost",schemaPath:"#/properties/usage/properties/attention/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
@@ -1518,7 +1516,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/attention/cost",schemaPa
 return false;
 }
 }
-var valid29 = _errs184 === errors;
+var valid29 = _errs137 === errors;
 }
 else {
 var valid29 = true;
@@ -1531,7 +1529,7 @@ validate10.errors = [{instancePath:instancePath+"/usage/attention",schemaPath:"#
 return false;
 }
 }
-var valid25 = _errs177 === errors;
+var valid25 = _errs132 === errors;
 }
 else {
 var valid25 = true;
@@ -1545,7 +1543,7 @@ validate10.errors = [{instancePath:instancePath+"/usage",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs146 === errors;
+var valid0 = _errs110 === errors;
 }
 else {
 var valid0 = true;
@@ -1553,10 +1551,10 @@ var valid0 = true;
 if(valid0){
 if(data.serve !== undefined){
 let data54 = data.serve;
-const _errs187 = errors;
-if(errors === _errs187){
+const _errs139 = errors;
+if(errors === _errs139){
 if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-const _errs189 = errors;
+const _errs141 = errors;
 for(const key15 in data54){
 if(!(key15 === "publicUrl")){
 validate10.errors = [{instancePath:instancePath+"/serve",schemaPath:"#/properties/serve/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"}];
@@ -1564,11 +1562,11 @@ return false;
 break;
 }
 }
-if(_errs189 === errors){
+if(_errs141 === errors){
 if(data54.publicUrl !== undefined){
 let data55 = data54.publicUrl;
-const _errs190 = errors;
-if(errors === _errs190){
+const _errs142 = errors;
+if(errors === _errs142){
 if(typeof data55 === "string"){
 if(!pattern10.test(data55)){
 validate10.errors = [{instancePath:instancePath+"/serve/publicUrl",schemaPath:"#/properties/serve/properties/publicUrl/pattern",keyword:"pattern",params:{pattern: "^https://[^/?#\\s]+/?$"},message:"must match pattern \""+"^https://[^/?#\\s]+/?$"+"\""}];
@@ -1588,7 +1586,7 @@ validate10.errors = [{instancePath:instancePath+"/serve",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs187 === errors;
+var valid0 = _errs139 === errors;
 }
 else {
 var valid0 = true;
@@ -1611,4 +1609,4 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const schema = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"Each node's \"errorMessage\" (the keyword of ajv-errors and of VS Code) is what pk says when a value there is wrong, after the file and the key. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","errorMessage":"must be an object of presets","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","errorMessage":"must be an object {state, pattern, lines?}","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}}},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}}}},"hosts":{"type":"array","items":{"type":"object","errorMessage":"must be an object {name, destination, pk?, options?}","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}}},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$","errorMessage":"must be the topic's URL: https://HOST/TOPIC (http:// only for a server on this machine or a private network)"},"token":{"type":"string","errorMessage":"must be an ntfy access token (tk_...) or a password for Bearer authentication","pattern":"^\\S+$"},"priority":{"type":"integer","minimum":1,"maximum":5,"errorMessage":"must be 1 (min) to 5 (max): ntfy's priorities"}},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}]},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","errorMessage":"must be an object {dir?, branchPrefix?, setup?}","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}}},"usage":{"type":"object","errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})","additionalProperties":false,"properties":{"rates":{"type":"object","errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}","additionalProperties":{"type":"object","errorMessage":"must be an object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}}}},"contextWindows":{"type":"object","errorMessage":"must be an object: model name -> tokens","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"}},"attention":{"type":"object","errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}}}}},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$","errorMessage":"must be an https:// origin, like https://box.tailnet.ts.net"}}}}};
+export const schema = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"What pk says when a value is wrong, after the file and the key, is in config.messages.json (by each node's pointer), so that this schema holds only standard keywords and compiles in any validator, strict or not. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}},"errorMessage":"must be an object {state, pattern, lines?}"},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}},"errorMessage":"must be an object"},"errorMessage":"must be an object of presets"},"hosts":{"type":"array","items":{"type":"object","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}},"errorMessage":"must be an object {name, destination, pk?, options?}"},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$","errorMessage":"must be the topic's URL: https://HOST/TOPIC (http:// only for a server on this machine or a private network)"},"token":{"type":"string","pattern":"^\\S+$","errorMessage":"must be an ntfy access token (tk_...) or a password for Bearer authentication"},"priority":{"type":"integer","minimum":1,"maximum":5,"errorMessage":"must be 1 (min) to 5 (max): ntfy's priorities"}},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}],"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}},"errorMessage":"must be an object {dir?, branchPrefix?, setup?}"},"usage":{"type":"object","additionalProperties":false,"properties":{"rates":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}},"errorMessage":"must be an object"},"errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}"},"contextWindows":{"type":"object","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"},"errorMessage":"must be an object: model name -> tokens"},"attention":{"type":"object","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}},"errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})"}},"errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})"},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$","errorMessage":"must be an https:// origin, like https://box.tailnet.ts.net"}}}},"errorMessage":"must be an object"};

@@ -1,6 +1,7 @@
 import {Ran, run} from '../exec/run.js'
 import {sha256Hex} from '../model/sha256.js'
-import {lstatSync, mkdirSync} from 'node:fs'
+import {lstatSync, mkdirSync, mkdtempSync} from 'node:fs'
+import {homedir} from 'node:os'
 import {join} from 'node:path'
 
 import {shellQuote} from '../model/shell.js'
@@ -51,19 +52,29 @@ export function splitFleetId(idArg: string): {host: string | null; id: string} {
 }
 
 /**
- * Connection reuse: one master connection per host, its socket in a private directory: under the user's
- * runtime directory when there is one, else TMPDIR or /tmp (then checked: a directory of the user's,
- * mode 0700, not a link, before anything is put in it).
+ * Connection reuse: one master connection per host, its socket in a private directory (checked before
+ * anything is put in it: a directory of the user's, mode 0700, not a link): under the user's runtime
+ * directory when there is one, else TMPDIR or /tmp. A place there that another user took first (a shared
+ * /tmp) is passed over, not an error: then `~/.cache/pk-ssh`, where its path is short enough for a socket's
+ * (ssh's limit), else a new directory of its own nobody can have guessed (no reuse across runs then).
  */
-function controlDir(env: Record<string, string | undefined>): string {
-  const base = env.XDG_RUNTIME_DIR || env.TMPDIR || '/tmp'
-  const dir = env.XDG_RUNTIME_DIR ? join(base, 'pk-ssh') : join(base, `pk-ssh-${process.getuid!()}`)
-  mkdirSync(dir, {recursive: true, mode: 0o700})
-  const stats = lstatSync(dir)
-  if (!stats.isDirectory() || stats.uid !== process.getuid!() || (stats.mode & 0o077) !== 0) {
-    throw new PkError('unsafe-ssh-dir', `${dir} must be a directory of yours with mode 0700 (ssh control sockets live there)`)
+export function controlDir(env: Record<string, string | undefined>): string {
+  const uid = process.getuid!()
+  const shared = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'pk-ssh') : join(env.TMPDIR || '/tmp', `pk-ssh-${uid}`)
+  const home = join(env.HOME || homedir(), '.cache', 'pk-ssh')
+  for (const dir of home.length <= 60 ? [shared, home] : [shared]) if (privateDir(dir, uid)) return dir
+  return mkdtempSync(join(env.TMPDIR || '/tmp', `pk-ssh-${uid}-`))
+}
+
+/** Whether `dir` is (made, where it was not) a directory of this user's, mode 0700, not a link. */
+function privateDir(dir: string, uid: number): boolean {
+  try {
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    const stats = lstatSync(dir)
+    return stats.isDirectory() && stats.uid === uid && (stats.mode & 0o077) === 0
+  } catch {
+    return false
   }
-  return dir
 }
 
 /** Pure: the ssh argv that runs `pk ARGS` on a host, batch mode unless a terminal is wanted. */

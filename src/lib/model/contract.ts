@@ -27,7 +27,15 @@ export const schemaHead = <N extends SchemaName>(name: N) => ({$schema: `urn:pk:
  * where scripts read it (as gh does). A thousand sessions are a third fewer bytes that way, and V8 writes
  * them about twice as fast. The shape is the same either way; whitespace is not part of the contract.
  */
-export const jsonDocument = (value: unknown, forTerminal: boolean) => JSON.stringify(value, null, forTerminal ? 2 : undefined) + '\n'
+export const jsonDocument = (value: unknown, forTerminal: boolean) => jsonText(value, forTerminal ? 2 : undefined) + '\n'
+
+/**
+ * Pure: JSON as pk prints it: JSON.stringify's, with the C1 controls (U+0080-U+009F) escaped too, as it
+ * escapes C0's: a terminal takes U+009D as the start of an OSC (a clipboard write, a title), and a file name
+ * or a label that holds one must reach a terminal as text, as every other output of pk's does.
+ */
+export const jsonText = (value: unknown, indent?: number) =>
+  JSON.stringify(value, null, indent).replace(/[\u0080-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)
 
 export type StateSource = 'hook' | 'pane' | 'process' | 'none'
 

@@ -119,7 +119,6 @@ export const ERRORS = {
   'tmux-unresponsive': {exit: ExitCode.failure, meaning: 'the tmux server did not answer in time (stopped?)'},
   'unknown-agent': {exit: ExitCode.usage, meaning: 'no preset of that name: the message lists them'},
   'unsafe-socket-dir': {exit: ExitCode.refused, meaning: 'the socket directory (or one above it) is writable by another user'},
-  'unsafe-ssh-dir': {exit: ExitCode.refused, meaning: 'the ssh control directory is not yours with mode 0700'},
   'unsafe-state-dir': {exit: ExitCode.refused, meaning: 'the state directory is not yours, or open to others'},
   'unwritable-value': {exit: ExitCode.usage, meaning: 'a value pk would write into a systemd unit or a crontab holds a line end or a control character'},
   unverified: {exit: ExitCode.refused, meaning: 'the session cannot be verified against a live pane from here'},

@@ -1,3 +1,4 @@
+import {printable} from './table.js'
 import {ChannelResult} from '../notify/notify.js'
 import {SetupChange} from '../setup/common.js'
 import {StopResult, RestorePlan} from '../verbs/lifecycle.js'
@@ -13,7 +14,9 @@ import {Output} from './listing.js'
 const none: Output = {stdout: '', stderr: ''}
 
 /** One line per session restore would resume: what the question shows, and what --dry-run prints. */
-export const restoreCandidates = (plan: RestorePlan): string => plan.restore.map((row) => `would resume ${row.id} (${row.agent}) in ${row.cwd}\n`).join('')
+// (a folder's name is text: its controls never reach the terminal, an OSC 52 clipboard write among them)
+export const restoreCandidates = (plan: RestorePlan): string =>
+  plan.restore.map((row) => `would resume ${row.id} (${printable(row.agent ?? '?')}) in ${printable(row.cwd ?? '?')}\n`).join('')
 
 export function restoreText(
   plan: RestorePlan,
@@ -21,8 +24,8 @@ export function restoreText(
 ): Output {
   let stdout = plan.restore.length === 0 ? 'nothing to restore\n' : done.dryRun ? restoreCandidates(plan) : ''
   stdout += done.restored.map((item) => `resumed ${item.from} as ${item.id}\n`).join('')
-  stdout += plan.skip.map((item) => `skipped ${item.row.id}: ${item.reason}\n`).join('')
-  return {stdout, stderr: done.failed.map((item) => `pk: ${item.id}: ${item.message}\n`).join('')}
+  stdout += plan.skip.map((item) => `skipped ${item.row.id}: ${printable(item.reason)}\n`).join('')
+  return {stdout, stderr: done.failed.map((item) => `pk: ${item.id}: ${printable(item.message)}\n`).join('')}
 }
 
 /** pk stop says each session as it ends (stopping one takes seconds): one line per outcome. */
@@ -34,7 +37,7 @@ export const worktreeLines = (items: WorktreeItem[], dryRun: boolean): string =>
   items
     .map(
       (w) =>
-        `${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${w.path} [${w.branch}] (${w.reason})\n` +
+        `${w.action === 'remove' ? (dryRun ? 'would remove' : 'removed') : 'kept'} worktree ${printable(w.path)} [${printable(w.branch)}] (${printable(w.reason)})\n` +
         (w.branchDeleted === undefined ? '' : w.branchDeleted ? `deleted branch ${w.branch} (merged)\n` : `kept branch ${w.branch} (${w.branchReason})\n`),
     )
     .join('')

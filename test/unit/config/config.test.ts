@@ -138,3 +138,19 @@ describe('a long-running pk sees a changed config (issue #24: watchers never rel
     }
   })
 })
+
+describe('the schemas pk publishes (issue 62)', () => {
+  it("compile in ajv's strict mode, with no keyword of pk's own: the config's messages are kept apart, by each node's pointer", async () => {
+    const {readdirSync, readFileSync} = await import('node:fs')
+    const {join} = await import('node:path')
+    const {Ajv} = await import('ajv')
+    const dir = join(import.meta.dirname, '..', '..', '..', 'schemas')
+    const schemas = readdirSync(dir)
+      .filter((f) => f.endsWith('.schema.json'))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as {$id?: string})
+    const ajv = new Ajv({strict: true, strictRequired: false, allowUnionTypes: true})
+    for (const schema of schemas) ajv.addSchema(schema)
+    for (const schema of schemas) expect(() => ajv.getSchema(schema.$id!), schema.$id).not.toThrow()
+    expect(JSON.stringify(schemas)).not.toContain('errorMessage')
+  })
+})

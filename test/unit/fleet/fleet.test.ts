@@ -1,7 +1,10 @@
+import {chownSync, mkdirSync, mkdtempSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {validateConfig} from '../../../src/lib/config/config.js'
-import {parseRemoteListing, remoteProblem, resolveHosts, splitFleetId, sshArgv} from '../../../src/lib/fleet/fleet.js'
+import {controlDir, parseRemoteListing, remoteProblem, resolveHosts, splitFleetId, sshArgv} from '../../../src/lib/fleet/fleet.js'
 
 const one = {name: 'one', destination: 'me@box', options: ['-p', '2222']}
 
@@ -72,4 +75,30 @@ describe('a host whose pk answers doctor oddly', async () => {
     for (const odd of ['nope', '{}', '{"ok": true, "checks": {}}', '{"ok": "yes", "checks": []}', '{"ok": true, "checks": [{"id": 1}]}', 'null'])
       expect(parseRemoteDiagnosis(host, odd)).toBeNull()
   })
+})
+
+describe('the ssh control directory (issue 62, item 8)', () => {
+  it.skipIf(process.getuid?.() !== 0)(
+    'one another user made first in the shared /tmp is passed over, not an error: ~/.cache/pk-ssh, else one of its own',
+    () => {
+      const root = mkdtempSync(join(tmpdir(), 'pk-ssh-test-'))
+      try {
+        const taken = join(root, `pk-ssh-${process.getuid!()}`)
+        mkdirSync(taken, {mode: 0o700})
+        chownSync(taken, 65534, 65534)
+        const home = join(root, 'h')
+        expect(controlDir({TMPDIR: root, HOME: home})).toBe(join(home, '.cache', 'pk-ssh'))
+        // A home too deep for a socket's path: a new directory of its own, 0700.
+        const deep = join(root, 'x'.repeat(80))
+        const own = controlDir({TMPDIR: root, HOME: deep})
+        expect(own).toMatch(new RegExp(`^${root}/pk-ssh-${process.getuid!()}-`))
+        expect(statSync(own).mode & 0o777).toBe(0o700)
+        // Its own, when nobody took it.
+        chownSync(taken, 0, 0)
+        expect(controlDir({TMPDIR: root, HOME: home})).toBe(taken)
+      } finally {
+        rmSync(root, {recursive: true, force: true})
+      }
+    },
+  )
 })

@@ -62,3 +62,15 @@ describe('the contract the types and the schemas both state', () => {
     for (const code of PROBLEM_CODES) expect(code).toMatch(pattern)
   })
 })
+
+describe('JSON as pk prints it (issue 62, item 9)', () => {
+  it('escapes the C1 controls as it escapes C0 ones: U+009D (an OSC to a terminal) reaches it as text', async () => {
+    const {jsonDocument, jsonText} = await import('../../../src/lib/model/contract.js')
+    const label = 'evil\u009d52;c;aGk=\u009cend\u0085'
+    const text = jsonText({label, fine: 'é ∞ ❯'})
+    expect(text).toBe('{"label":"evil\\u009d52;c;aGk=\\u009cend\\u0085","fine":"é ∞ ❯"}')
+    expect(/[\u0080-\u009f]/.test(text)).toBe(false)
+    expect(JSON.parse(text).label).toBe(label)
+    expect(/[\u0080-\u009f]/.test(jsonDocument({label}, true))).toBe(false)
+  })
+})

@@ -14,6 +14,13 @@ import {sessionRow} from '../../helpers/fixtures.js'
 
 describe('what the verbs print for people', () => {
   const plan = {restore: [sessionRow({id: 'ab12cd34', agent: 'claude', cwd: '/w'})], skip: [{row: sessionRow({id: 'ee00ff11'}), reason: 'no conversation id'}]}
+  it("restore --dry-run: a folder's name with a terminal's controls (an OSC 52 clipboard write) is text, into a pipe too (issue 62, item 10)", () => {
+    const hostile = {restore: [sessionRow({id: 'ab12cd34', agent: 'claude', cwd: '/w/\u001b]52;c;cHduZWQ=\u0007x\u009d'})], skip: []}
+    const text = restoreText(hostile, {dryRun: true, restored: [], failed: []}).stdout
+    expect(text).toBe('would resume ab12cd34 (claude) in /w/?]52;c;cHduZWQ=?x?\n')
+    // eslint-disable-next-line no-control-regex -- the controls no output may hold
+    expect(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(text)).toBe(false)
+  })
   it('restore: the same line for the question and the dry run; what was resumed, skipped, and what failed (stderr)', () => {
     expect(restoreCandidates(plan)).toBe('would resume ab12cd34 (claude) in /w\n')
     expect(restoreText(plan, {dryRun: true, restored: [], failed: []}).stdout).toBe(
