@@ -1,8 +1,8 @@
 import {Context} from '../lib/config/context.js'
 import {runInTerminal} from '../lib/exec/run.js'
 import {schemaHead} from '../lib/model/contract.js'
-import {Outcome, PkError, terminalSafe} from '../lib/model/errors.js'
-import {diffChanges, LandOptions, landSession, reviewedSession, sharedCheckoutNote} from '../lib/verbs/review.js'
+import {describeError, Outcome, PkError, terminalSafe} from '../lib/model/errors.js'
+import {diffChanges, LandOptions, LandResult, landSession, reviewedSession, sharedCheckoutNote} from '../lib/verbs/review.js'
 import {diffArgv, withWorkingTreeIndex} from '../lib/worktree/changes.js'
 import {out, printJson, say} from '../invocation/output.js'
 
@@ -34,7 +34,17 @@ export async function diff(ctx: Context, input: DiffInput): Promise<Outcome | vo
 
 /** `pk land ID` once its words are parsed. */
 export async function land(ctx: Context, input: LandOptions & {id: string; json: boolean}): Promise<Outcome | void> {
-  const result = await landSession(ctx, input.id, input)
+  let result: LandResult
+  try {
+    result = await landSession(ctx, input.id, input)
+  } catch (error) {
+    // A script asked for JSON: the refusal is a document too (and the words on stderr, and the exit, as ever).
+    if (input.json && error instanceof PkError) {
+      const {message, exitCode} = describeError(error)
+      printJson({...schemaHead('land'), id: (error as {sessionId?: string}).sessionId ?? null, landed: false, error: {code: error.code, exit: exitCode, message}})
+    }
+    throw error
+  }
   if (input.json) {
     printJson({...schemaHead('land'), ...result})
     return

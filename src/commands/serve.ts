@@ -11,15 +11,15 @@ const ASSETS = fileURLToPath(new URL('../../assets/web', import.meta.url))
 export default class Serve extends PkCommand {
   static override summary = 'Serve a page of every session, for a browser or a phone: live screens, answers to dialogs, send, stop, resume.'
   static override description = `One foreground process (Ctrl-C ends it). It prints one line: the address to open, with the access token in
-it; the page then keeps a cookie instead. It lists what pk ls lists (one poller for every open page) and
+it; the page then keeps the token for itself and signs in with a key of its own. It lists what pk ls lists (one poller for every open page) and
 acts only through pk's verbs, under their checks: what pk answer, send, stop or resume would refuse, the page
 refuses, in their words. Listens on 127.0.0.1:7433 unless --listen says otherwise; an address other than
 loopback needs --tls-cert and --tls-key. From a phone: ssh -L, or tailscale serve (README: From a browser
 or a phone). --read-only serves the view with every action refused; a pk in another pid namespace than the
 state directory's serves read only by itself. With --fleet (every host of the config) or --host NAME, other
 hosts' sessions are listed too (HOST/ID, as pk ls --fleet lists them) and acted on by that host's own pk
-over ssh, under its checks. --url prints the address of the server started last (its token
-is kept, 0600, in the state directory) and exits.`
+over ssh, under its checks. --url prints the address of the newest pk serve that runs now (its token
+is kept, 0600, in the state directory) and exits; exit 1 when none runs.`
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --read-only',
@@ -30,7 +30,7 @@ is kept, 0600, in the state directory) and exits.`
   static override flags = {
     listen: Flags.string({description: 'HOST:PORT to listen on (default 127.0.0.1:7433; port 0 picks a free one)', default: '127.0.0.1:7433'}),
     'read-only': Flags.boolean({description: 'show sessions; refuse every action'}),
-    url: Flags.boolean({description: 'print the address (with the token) of the server started last, and exit'}),
+    url: Flags.boolean({description: 'print the address (with the token) of the newest pk serve that runs now, and exit'}),
     'tls-cert': Flags.string({description: 'a PEM certificate: serve HTTPS (needed to listen beyond loopback)'}),
     'tls-key': Flags.string({description: "the certificate's PEM private key"}),
     fleet: Flags.boolean({description: 'also list and act on the sessions of every host in the config, over ssh'}),
@@ -39,12 +39,16 @@ is kept, 0600, in the state directory) and exits.`
 
   protected async execute(): Promise<Outcome | void> {
     const {flags} = await this.parse(Serve)
-    const {keptServe, signInUrl, startServe} = await import('../lib/web/serve.js')
+    const {keptServe, runningServers, signInUrl, startServe} = await import('../lib/web/serve.js')
     const {parseListen} = await import('../lib/web/security.js')
     if (flags.url) {
       const kept = keptServe(this.ctx.readState())
       if (kept === null) throw new PkError('no-server', 'no pk serve has run here yet (or its file is unreadable): start one with pk serve')
-      out(signInUrl(kept.origin, kept.token) + '\n')
+      // The address of one that runs now (the newest); none running is said, not an address that answers nothing.
+      const running = runningServers(kept).at(-1)
+      if (running === undefined)
+        throw new PkError('no-server', `no pk serve runs now (the last one was at ${kept.origin}): start one with pk serve, and it keeps its token`)
+      out(signInUrl(running.origin, kept.token) + '\n')
       return
     }
     if ((flags['tls-cert'] === undefined) !== (flags['tls-key'] === undefined)) throw new PkError('bad-flags', '--tls-cert and --tls-key go together')

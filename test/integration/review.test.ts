@@ -6,7 +6,7 @@ import {Ajv} from 'ajv'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../src/lib/model/contract.js'
-import {claudePayload, reportingSession} from '../helpers/reporting-session.js'
+import {claudePayload} from '../helpers/reporting-session.js'
 import {GIT_ENV, gitIn, makeRepo} from '../helpers/git-repo.js'
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
 
@@ -317,11 +317,19 @@ describe('pk land', () => {
   })
 
   it('refuses a working agent, an idle one (unless --idle), a dirty main checkout, another branch there and uncommitted work: nothing changed', async () => {
-    // A session whose agent reported a prompt: working.
-    const working = await reportingSession(sb, claudePayload('UserPromptSubmit'))
-    // An agent that finished its turn and still runs: its hook said Stop.
+    // A worktree session whose agent reported a prompt: working.
     const go = join(sb.root, 'go-live')
     const hook = join(ROOT, 'assets', 'pk-hook.sh')
+    const working = await bg([
+      '--worktree',
+      '--name',
+      'busy',
+      '--',
+      'sh',
+      '-c',
+      `while [ ! -e "${go}" ]; do sleep 0.1; done; printf %s '${claudePayload('UserPromptSubmit')}' | "${hook}" claude; exec sleep 100000`,
+    ])
+    // An agent that finished its turn and still runs: its hook said Stop.
     const row = await bg([
       '--worktree',
       '--name',
@@ -399,6 +407,47 @@ describe('pk land', () => {
     const noGh = await sb.pk(['land', t.id, '--pr'], {cwd: repo, env: {...gitEnv, PATH: '/usr/bin:/bin'}})
     expect(noGh.code).toBe(1)
     expect(noGh.stderr).toMatch(/is pushed to origin; gh .* is not installed, so no pull request was opened: install it/)
+  })
+})
+
+describe("pk land's edges (issue 63, item 5)", () => {
+  it('a plain checkout is told there is nothing to land before anything else; a refusal is a JSON document under --json; dirty files named right', async () => {
+    const plain = await bg(['--name', 'plain', '--', 'sleep', '100000'])
+    const told = await pk(['land', plain.id, '--json'])
+    expect(told.code).toBe(5)
+    expect(told.stderr).toMatch(/did not run in a worktree pk made for it .*there is nothing to land/)
+    expect(told.stderr).not.toMatch(/stop it first/)
+    const doc = JSON.parse(told.stdout)
+    expect(shape('land')(doc), JSON.stringify(shape('land').errors)).toBe(true)
+    expect(doc).toMatchObject({id: plain.id, landed: false, error: {code: 'land-refused', exit: 5}})
+    // An id that names nothing: a refusal document too.
+    const none = await pk(['land', 'ffffffff', '--json'])
+    expect(none.code).toBe(3)
+    expect(JSON.parse(none.stdout)).toMatchObject({id: null, landed: false, error: {exit: 3}})
+
+    const s = await worktreeSession('edges')
+    writeFileSync(join(s.path, 'README'), 'app\nchanged\n')
+    await stop(s.id)
+    const dirty = await pk(['land', s.id])
+    expect(dirty.code).toBe(5)
+    expect(dirty.stderr).toMatch(/uncommitted work \(README\)/)
+  })
+
+  it("an untracked file in the main checkout where the work adds one: refused in pk's words before anything changes", async () => {
+    const s = await worktreeSession('adds')
+    writeFileSync(join(s.path, 'notes.md'), 'the agent\'s\n')
+    git(s.path, 'add', 'notes.md')
+    git(s.path, 'commit', '-q', '-m', 'notes')
+    await stop(s.id)
+    writeFileSync(join(repo, 'notes.md'), 'mine, untracked\n')
+    const before = snapshot(repo, s.path)
+    for (const strategy of ['--merge', '--squash', '--rebase']) {
+      const refused = await pk(['land', s.id, strategy])
+      expect([strategy, refused.code]).toEqual([strategy, 5])
+      expect(refused.stderr).toMatch(/has an untracked file where the session's work adds one \(notes\.md\).*nothing was changed/)
+    }
+    expect(snapshot(repo, s.path)).toEqual(before)
+    expect(readFileSync(join(repo, 'notes.md'), 'utf8')).toBe('mine, untracked\n')
   })
 })
 

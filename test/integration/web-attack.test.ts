@@ -168,6 +168,25 @@ describe('pk serve under attack', () => {
     expect(argvs).not.toContain(token)
   }, 30_000)
 
+  it('pk serve --url tells the address of one that runs: on a fresh install, after a second one stopped, and none once all are gone (issue 63, item 4)', async () => {
+    // A fresh install: no state directory yet, no session.
+    expect(existsSync(sb.stateDir)).toBe(false)
+    const first = await serve()
+    const url = async () => (await sb.pk(['serve', '--url'])).stdout.trim()
+    expect(await url()).toBe(first.url)
+    const firstServer = server!
+    const second = await serve()
+    expect(second.url).not.toBe(first.url)
+    expect(await url()).toBe(second.url)
+    server!.kill('SIGTERM')
+    await waitFor('the second stopped', async () => (await url()) === first.url, 15_000)
+    // Killed outright (it could not take itself out): the kernel says it is gone.
+    firstServer.kill('SIGKILL')
+    await waitFor('none runs', async () => (await sb.pk(['serve', '--url'])).code === 1, 15_000)
+    expect((await sb.pk(['serve', '--url'])).stderr).toMatch(/no pk serve runs now \(the last one was at http/)
+    server = null
+  }, 60_000)
+
   it.skipIf(process.getuid?.() !== 0)(
     'another local user, without the token, gets nothing: not the file, not the API',
     async () => {

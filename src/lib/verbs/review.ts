@@ -116,10 +116,28 @@ const ask = (args: string[], cwd: string) =>
  * uncommitted work (--commit) is committed without touching the worktree's index until the work landed.
  */
 export async function landSession(ctx: Context, idArg: string, opts: LandOptions): Promise<LandResult> {
+  let id: string | null = null
+  try {
+    return await landResolved(ctx, idArg, opts, (row) => (id = row.id))
+  } catch (error) {
+    // (the session a refusal is about, for pk land --json's refusal document)
+    if (error instanceof PkError && id !== null) Object.assign(error, {sessionId: id})
+    throw error
+  }
+}
+
+async function landResolved(ctx: Context, idArg: string, opts: LandOptions, resolved: (row: SessionRow) => void): Promise<LandResult> {
   if (opts.pr && opts.strategy !== 'merge')
     throw new PkError('bad-flags', '--pr opens a pull request for the branch as it is: it takes no --rebase or --squash')
-  // The agent's state first: a working one is refused as working, whatever else is wrong.
+  // Whether there is anything to land first (a session pk made no worktree for has none, whatever it does),
+  // then the agent's state: a working one is refused as working, whatever else is wrong.
   const {row, record, base} = await reviewedSession(ctx, idArg, (row) => {
+    resolved(row)
+    if (row.worktree === null)
+      throw new PkError(
+        'land-refused',
+        `session ${row.id} did not run in a worktree pk made for it (it ran in ${row.cwd ?? 'a folder pk cannot tell'}): there is nothing to land; commit there (pk bg --worktree gives a session a branch of its own)`,
+      )
     const busy = whyNotLandable(row, opts.idle)
     if (busy) throw new PkError('session-busy', busy)
   })
@@ -194,6 +212,7 @@ export async function landSession(ctx: Context, idArg: string, opts: LandOptions
     await openPullRequest(ctx, {repo, branch, into, candidate, tip, worktree: worktree.path, record, id: row.id, dryRun: opts.dryRun}, result)
     return result
   }
+  await refuseUntrackedInTheWay(repo, into, candidate)
 
   // Tried before anything changes: a conflict refuses, with the files, and both checkouts stay as they were.
   if (opts.strategy === 'rebase') {
@@ -300,6 +319,26 @@ async function gitEnv(env: Context['env'], args: string[], cwd: string): Promise
   const ran = await run(['git', ...args], {cwd, env, deadlineMs: 30_000})
   if (ran.code !== 0) throw new PkError('git-failed', `git ${args[0]}: ${ran.stderr.trim() || ran.error?.message || `exit ${ran.code}`}`)
   return ran.stdout.trim()
+}
+
+/**
+ * Refuses (land-refused, with the files) when the main checkout holds an untracked file where the work adds
+ * one: git's merge would stop on it ("would be overwritten by merge") with the work half taken; checked
+ * before anything changes, and said in pk's words.
+ */
+async function refuseUntrackedInTheWay(repo: string, into: string, candidate: string): Promise<void> {
+  const untracked = (await readGit(['status', '--porcelain', '-z', '--untracked-files=all'], repo, 10_000))
+    .split('\0')
+    .filter((entry) => entry.startsWith('?? '))
+    .map((entry) => entry.slice(3))
+  if (untracked.length === 0) return
+  const added = new Set((await readGit(['diff', '--name-only', '--no-renames', '--diff-filter=A', '-z', `${into}...${candidate}`], repo, 10_000)).split('\0'))
+  const inTheWay = untracked.filter((path) => added.has(path))
+  if (inTheWay.length > 0)
+    throw new PkError(
+      'land-refused',
+      `the main checkout ${repo} has ${inTheWay.length === 1 ? 'an untracked file' : 'untracked files'} where the session's work adds ${inTheWay.length === 1 ? 'one' : 'them'} (${inTheWay.slice(0, 3).join(', ')}${inTheWay.length > 3 ? `, and ${inTheWay.length - 3} more` : ''}): move ${inTheWay.length === 1 ? 'it' : 'them'} away (or commit ${inTheWay.length === 1 ? 'it' : 'them'}) first; nothing was changed`,
+    )
 }
 
 /** Refuses (land-conflict, with the files) when merging `candidate` into `into` would conflict; changes nothing. */
