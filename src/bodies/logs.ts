@@ -7,7 +7,8 @@ import {out, printJson} from '../invocation/output.js'
 
 export interface LogsInput {
   id: string
-  lines: number
+  /** How many lines of screen and history (200 when not given). */
+  lines: number | undefined
   follow: boolean
   color: boolean
   screen: boolean
@@ -29,7 +30,7 @@ export async function logs(ctx: Context, input: LogsInput): Promise<void> {
   // Colours as the pane had them: reset at the end, so the terminal is left as it was.
   if (input.color && !input.json) process.once('beforeExit', () => out('\u001b[0m'))
   const result = await readLogs(input.id, ctx, {
-    lines: input.lines,
+    lines: input.lines ?? 200,
     color: input.color,
     follow: input.follow,
     signal: controller.signal,
@@ -42,6 +43,11 @@ export async function logs(ctx: Context, input: LogsInput): Promise<void> {
 /** `pk logs ID --screen`: the visible screen (a page's view of it, for a script or another host's pk serve). */
 async function screen(ctx: Context, input: LogsInput): Promise<void> {
   if (input.follow) throw new PkError('bad-flags', '--screen is one look at the screen; it does not --follow')
+  if (input.lines !== undefined)
+    throw new PkError(
+      'bad-flags',
+      '--screen prints what the pane shows now, all its rows; --lines counts lines of its history (pk logs ID --lines N): one or the other',
+    )
   const look = await readScreen(input.id, ctx)
   // Without --color the screen is plain text: every escape sequence of the capture (colours, a link) goes.
   // eslint-disable-next-line no-control-regex -- these are exactly what is removed

@@ -41,7 +41,12 @@ export async function land(ctx: Context, input: LandOptions & {id: string; json:
     // A script asked for JSON: the refusal is a document too (and the words on stderr, and the exit, as ever).
     if (input.json && error instanceof PkError) {
       const {message, exitCode} = describeError(error)
-      printJson({...schemaHead('land'), id: (error as {sessionId?: string}).sessionId ?? null, landed: false, error: {code: error.code, exit: exitCode, message}})
+      printJson({
+        ...schemaHead('land'),
+        id: (error as {sessionId?: string}).sessionId ?? null,
+        landed: false,
+        error: {code: error.code, exit: exitCode, message},
+      })
     }
     throw error
   }

@@ -53,9 +53,9 @@ Agents started by hand in any tmux pane are listed too. --all adds every other p
     else checkLsOptions(opts)
     const {resolveHosts} = await import('../lib/fleet/fleet.js')
     const hosts = flags.fleet || flags.host ? resolveHosts((await ctx.config()).config, {fleet: flags.fleet, hosts: flags.host ?? []}, ctx.env) : []
-    if (flags.watch && (ids.length > 0 || flags.changes)) throw new PkError('bad-flags', '--watch follows every session: no ids or --changes with it')
+    if (flags.watch && (ids.length > 0 || opts.changes)) throw new PkError('bad-flags', '--watch follows every session: no ids or --changes with it')
     if (flags.watch) return this.watch(ctx, flags.all, flags.interval, hosts, (row) => filterRows([row], opts).length === 1)
-    const listed = await listSessions({all: flags.all || ids.length > 0, hosts, changes: flags.changes}, ctx)
+    const listed = await listSessions({all: flags.all || ids.length > 0, hosts, changes: opts.changes}, ctx)
     // Ids named: those sessions and no others (an unknown id is exit 3, as everywhere).
     const rows = ids.length === 0 ? listed.rows : [...new Set(ids.map((id) => resolveId(id, listed.rows)))]
     write(presentListing(rows, listed.problems, opts, terminal()))

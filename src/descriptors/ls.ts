@@ -37,6 +37,7 @@ export const lsSpec = {
 
 /** What ls's flags say, as the presenters take it; a -o naming no column is a usage error (PkError). */
 export function lsOptions({flags}: Parsed<typeof lsSpec>): LsOptions {
+  const columns = parseColumns(flags.output)
   return {
     json: flags.json,
     all: flags.all,
@@ -48,8 +49,9 @@ export function lsOptions({flags}: Parsed<typeof lsSpec>): LsOptions {
     ids: flags.ids,
     headers: !flags['no-headers'],
     count: flags.count,
-    columns: parseColumns(flags.output),
-    changes: flags.changes,
+    columns,
+    // Asking for the changes column is asking to measure them: `-o id,changes` alone is not a column of dashes.
+    changes: flags.changes || (columns?.includes('changes') ?? false),
   }
 }
 

@@ -125,11 +125,15 @@ describe('pk bg and pk ls', () => {
       sawOutput = /it broke/.test(result.stderr)
     }
     expect(sawOutput).toBe(true)
+    // A program that is not there: said by pk, before anything starts (issue 63, item 6).
     const missing = await sb.pk(['bg', '--', 'no-such-agent-binary'])
-    expect(missing.code).toBe(1)
-    expect(missing.stderr).toMatch(/no-such-agent-binary exited at once with status 127/)
-    const preset = await sb.pk(['bg', 'aider'], {env: {PATH: '/usr/bin:/bin'}})
-    expect(preset.code).toBe(1)
+    expect([missing.code, missing.stderr]).toEqual([1, 'pk: no-such-agent-binary is not installed (not on your PATH); nothing was started\n'])
+    const preset = await sb.pk(['bg', 'claude'], {env: {PATH: '/usr/bin:/bin'}})
+    expect([preset.code, preset.stderr]).toEqual([
+      1,
+      'pk: claude is not installed (not on your PATH): Claude Code is needed for pk bg claude; nothing was started. Install it with: npm install -g @anthropic-ai/claude-code\n',
+    ])
+    expect(preset.stderr).not.toMatch(/pk-gate|exec:/)
     expect(readdirSync(join(sb.stateDir, 'sessions'))).toEqual([])
     expect(sb.tmuxTry(sb.pkSocket, 'list-sessions').stdout).toBe('')
     expect((await sb.pkJson<LsJson>(['ls', '--all'])).sessions).toEqual([])

@@ -435,7 +435,7 @@ describe("pk land's edges (issue 63, item 5)", () => {
 
   it("an untracked file in the main checkout where the work adds one: refused in pk's words before anything changes", async () => {
     const s = await worktreeSession('adds')
-    writeFileSync(join(s.path, 'notes.md'), 'the agent\'s\n')
+    writeFileSync(join(s.path, 'notes.md'), "the agent's\n")
     git(s.path, 'add', 'notes.md')
     git(s.path, 'commit', '-q', '-m', 'notes')
     await stop(s.id)

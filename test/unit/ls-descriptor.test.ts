@@ -10,6 +10,9 @@ describe('fast path flags', async () => {
     expect(parseLsFlags(['--format=short'])).toMatchObject({format: 'short'})
     expect(parseLsFlags(['-o', 'id, STATE,label', '--no-headers'])).toMatchObject({columns: ['id', 'state', 'label'], headers: false})
     expect(parseLsFlags(['--count', '--agent', 'claude'])).toMatchObject({count: true, agent: 'claude'})
+    // The changes column is measured when it is asked for, --changes or not.
+    expect(parseLsFlags(['-o', 'id,changes'])).toMatchObject({columns: ['id', 'changes'], changes: true})
+    expect(parseLsFlags(['-o', 'id,state'])).toMatchObject({changes: false})
     for (const argv of [['--watch'], ['--help'], ['--format'], ['--format', 'long'], ['extra'], ['--json=false'], ['-o', 'id,nope'], ['-o', ',']])
       expect(parseLsFlags(argv)).toBeNull()
   })

@@ -19,6 +19,8 @@ export interface AgentPreset {
   paneRules: PaneRule[]
   /** How the agent reports its own state to `pk hook` (`pk setup AGENT` installs it), or null. */
   hooks: string | null
+  /** How a person installs the agent, said when its program is not on PATH. */
+  install?: string
 }
 
 /**
@@ -29,6 +31,7 @@ export interface AgentPreset {
 export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   {
     name: 'pi',
+    install: 'npm install -g @earendil-works/pi-coding-agent',
     command: ['pi'],
     executables: ['pi'],
     resume: ['pi', '--session', '{id}'],
@@ -42,6 +45,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   },
   {
     name: 'claude',
+    install: 'npm install -g @anthropic-ai/claude-code',
     command: ['claude'],
     // The npm package installs a native binary named claude.exe (also on Linux).
     executables: ['claude', 'claude.exe'],
@@ -65,6 +69,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   },
   {
     name: 'codex',
+    install: 'npm install -g @openai/codex',
     command: ['codex'],
     executables: ['codex'],
     resume: ['codex', 'resume', '{id}'],
@@ -87,6 +92,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   },
   {
     name: 'gemini',
+    install: 'npm install -g @google/gemini-cli',
     command: ['gemini'],
     executables: ['gemini'],
     resume: ['gemini', '--resume', '{id}'],
@@ -106,6 +112,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   },
   {
     name: 'opencode',
+    install: 'npm install -g opencode-ai',
     command: ['opencode'],
     executables: ['opencode'],
     resume: ['opencode', '--session', '{id}'],
@@ -119,6 +126,7 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
   },
   {
     name: 'aider',
+    install: 'python -m pip install aider-install && aider-install',
     command: ['aider'],
     executables: ['aider'],
     resume: null,

@@ -21,6 +21,20 @@ export function closestWord(word: string, words: string[]): string | null {
 }
 
 /**
+ * Flags a person types for what pk calls otherwise: the meaning, not the spelling, names the one they meant
+ * (`--port` is closest to `--host` by its letters, and means `--listen`).
+ */
+const SAME_MEANING: Readonly<Record<string, string[]>> = {
+  port: ['listen'],
+  bind: ['listen'],
+  address: ['listen'],
+  addr: ['listen'],
+  dir: ['cwd'],
+  directory: ['cwd'],
+  label: ['name'],
+}
+
+/**
  * Pure: oclif's message for a usage error (a flag it does not know, a value it does not take, flags that
  * do not go together) as one line in pk's words, with the closest flag when one was mistyped. `flags` are
  * the command's own, without their dashes.
@@ -34,7 +48,8 @@ export function usageLine(message: string, flags: readonly string[]): string {
   const unknown = /^Nonexistent flags?: (--?[^\s,]+)/.exec(first)
   if (unknown) {
     const typed = unknown[1]!.replace(/^-+/, '').split('=')[0]!
-    const near = typed.length > 1 ? closestWord(typed, [...flags]) : null
+    const meant = SAME_MEANING[typed]?.find((flag) => flags.includes(flag))
+    const near = meant ?? (typed.length > 1 ? closestWord(typed, [...flags]) : null)
     return `unknown flag ${unknown[1]}${near ? `; did you mean --${near}?` : ''}`
   }
   const parsing = /^Parsing (--\S+)/.exec(first)

@@ -77,6 +77,7 @@ export const ERRORS = {
   'no-hosts': {exit: ExitCode.usage, meaning: '--fleet with no hosts in the config'},
   'no-resume': {exit: ExitCode.failure, meaning: 'the session has no conversation pk can resume: the message says why'},
   'no-service-manager': {exit: ExitCode.failure, meaning: 'neither a systemd user manager nor crontab: autostart cannot be arranged here'},
+  'no-program': {exit: ExitCode.failure, meaning: 'pk bg: the program to start is not installed (not on PATH) or not executable: nothing was started'},
   'no-server': {exit: ExitCode.failure, meaning: 'pk serve --url: no pk serve runs now (or none has run here yet)'},
   'no-setup': {exit: ExitCode.usage, meaning: 'pk setup knows no integration for that agent'},
   'no-sleep': {exit: ExitCode.failure, meaning: 'the sleep program (coreutils) is missing'},

@@ -94,7 +94,10 @@ export function rowEvents(row: SessionRow): RowEvent[] {
 }
 
 /** Pure: one line about the event, for a tmux message or a desktop notification. */
-export const eventText = (e: NotifyEvent) => `${e.agent ?? 'session'}${e.label ? ` (${e.label})` : ''} ${e.id} is ${e.reason}: pk attach ${e.id}`
+/** Pure: the reason as the rest of a sentence: a state takes "is" ("is waiting for you"), a deed does not ("finished its turn"). */
+const predicate = (reason: string) => (reason.startsWith('finished') ? reason : `is ${reason}`)
+
+export const eventText = (e: NotifyEvent) => `${e.agent ?? 'session'}${e.label ? ` (${e.label})` : ''} ${e.id} ${predicate(e.reason)}: pk attach ${e.id}`
 
 /** Pure: a notifier's argv with `{id}`, `{agent}`, `{label}`, `{state}`, `{cwd}`, `{reason}` filled in. */
 export function fillArgv(argv: string[], e: NotifyEvent): string[] {

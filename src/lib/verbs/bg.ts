@@ -20,6 +20,7 @@ import {exactEnv, fsPath} from '../model/bytes.js'
 import {checkSocketPath, ensureSocketDir, resolveSocket} from '../tmux/socket-dir.js'
 import {checkServer} from '../tmux/server-check.js'
 import {GATE_NAME, inspectPane, killSession, newSession, safeSessionName, setRemainOnExit} from '../tmux/session.js'
+import {tmuxMissing} from '../tmux/exec.js'
 import {Context} from '../config/context.js'
 import {pkOwnDirectories} from '../config/config.js'
 import type {Worktree} from '../worktree/worktree.js'
@@ -114,6 +115,37 @@ export function launchArgv(
       `unknown agent ${JSON.stringify(name)}${didYouMean(name, presetNames(presets))}; presets: ${presetNames(presets).join(', ')}. To run any command: pk bg -- COMMAND ARGS`,
     )
   return {argv: [...launchCommand(preset, env), ...extraArgs], agent: preset.name}
+}
+
+/** A path that is an executable file, or a name found as one on the PATH. */
+function runnable(program: string, env: Env): boolean {
+  const executable = (path: string) => {
+    try {
+      accessSync(path, constants.X_OK)
+      return statSync(path).isFile()
+    } catch {
+      return false
+    }
+  }
+  return program.includes('/') ? executable(program) : (env.PATH ?? '').split(':').some((dir) => dir !== '' && executable(join(dir, program)))
+}
+
+/**
+ * The program to start is there: a path that is an executable file, or a name found on the PATH the new
+ * pane gets. Else nothing starts, and pk names the program and how to get it (not the shell's
+ * "pk-gate: exec: claude: not found" from inside the pane).
+ */
+function checkProgram(program: string, env: Env, preset: AgentPreset | undefined): void {
+  // tmux first: without it nothing starts, whatever the program.
+  if (!runnable('tmux', env)) throw tmuxMissing()
+  if (runnable(program, env)) return
+  const agentName = preset === undefined ? null : preset.name === 'claude' ? 'Claude Code' : preset.name === 'gemini' ? 'Gemini CLI' : preset.name
+  throw new PkError(
+    'no-program',
+    program.includes('/')
+      ? `${program} is not a program that can be run (missing, or not executable); nothing was started`
+      : `${program} is not installed (not on your PATH)${agentName === null ? '' : `: ${agentName} is needed for pk bg ${preset!.name}`}; nothing was started${preset?.install ? `. Install it with: ${preset.install}` : ''}`,
+  )
 }
 
 function checkCwd(cwd: string): string {
@@ -219,6 +251,7 @@ async function survives(view: View, identity: ProcessIdentity, graceMs: number):
  */
 export async function startSession(request: BgRequest): Promise<Started> {
   const {argv, agent} = launchArgv(request.agent, request.extraArgs, request.env, request.presets, request.defaultAgent)
+  checkProgram(argv[0]!, request.env, findPreset(agent ?? '', request.presets ?? BUILTIN_PRESETS))
   const here = request.cwd ?? request.ctx.cwd
   if (here === null) throw new PkError('bad-cwd', 'the current directory no longer exists (deleted under this shell); cd somewhere, or pass --cwd DIR')
   const cwd = checkCwd(here)

@@ -23,6 +23,9 @@ describe("usageLine: oclif's usage errors in pk's words (issue 39)", () => {
   const flags = ['json', 'timeout', 'for', 'all', 'any']
   it('names the flag a typo was probably meant for, and says a bad number plainly', () => {
     expect(usageLine('Nonexistent flag: --jsno\nSee more help with --help', flags)).toBe('unknown flag --jsno; did you mean --json?')
+    // (the meaning, not the spelling: pk serve --port means --listen, though --host is closer by its letters)
+    expect(usageLine('Nonexistent flag: --port', ['listen', 'host', 'url', 'fleet'])).toBe('unknown flag --port; did you mean --listen?')
+    expect(usageLine('Nonexistent flag: --port=8080', ['listen', 'host'])).toBe('unknown flag --port=8080; did you mean --listen?')
     expect(usageLine('Nonexistent flag: --zzzzzz', flags)).toBe('unknown flag --zzzzzz')
     expect(usageLine('Parsing --timeout \n\tExpected an integer but received: x\nSee more help with --help', flags)).toBe(
       '--timeout takes a whole number, not "x"',

@@ -16,7 +16,7 @@ describe('ntfy publish', () => {
     expect(request).toEqual({
       url: 'https://ntfy.sh/t',
       headers: {Title: 'pk: codex finished its turn', Priority: '3', Tags: 'white_check_mark,codex', 'Content-Type': 'text/plain; charset=utf-8'},
-      body: 'codex 3f9a0b1c is finished its turn: pk attach 3f9a0b1c',
+      body: 'codex 3f9a0b1c finished its turn: pk attach 3f9a0b1c',
     })
     expect(ntfyRequest({url: 'https://ntfy.sh/t', priority: 5}, {...event, state: 'waiting'}, 'https://b/#session=3f9a0b1c').headers).toMatchObject({
       Priority: '5',

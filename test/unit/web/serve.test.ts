@@ -14,7 +14,7 @@ describe("pk serve's kept address", () => {
     expect(keptServe(state)).toBeNull()
     const token = 'a'.repeat(43)
     writeFileSync(join(root, 'serve.json'), JSON.stringify({token, origin: 'http://127.0.0.1:7433'}))
-    expect(keptServe(state)).toEqual({token, origin: 'http://127.0.0.1:7433'})
+    expect(keptServe(state)).toEqual({token, origin: 'http://127.0.0.1:7433', servers: []})
     expect(signInUrl('http://127.0.0.1:7433', token)).toBe(`http://127.0.0.1:7433/login?token=${token}`)
   })
 })
