@@ -151,8 +151,12 @@ mkdirSync(out, {recursive: true})
 const cache = join(cacheRoot, 'agent-cache')
 mkdirSync(cache, {recursive: true})
 
+// Gemini CLI (through ink's is-in-ci) will not start its screen where CI, CONTINUOUS_INTEGRATION or any CI_*
+// variable is set: "No input provided via stdin", exit 42. A CI runner sets them; the agents are checked as a
+// user at a terminal runs them, so the check's environment leaves them out.
+const ciMarks = (key) => key === 'CI' || key === 'CONTINUOUS_INTEGRATION' || key.startsWith('CI_')
 const env = {
-  ...process.env,
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !ciMarks(key))),
   PK_AGENTS_BIN: join(dir, 'node_modules', '.bin'),
   PK_AGENTS_NODE: agentsNode(dir),
   PK_AGENTS_VERSIONS: JSON.stringify(versions),
