@@ -8,7 +8,7 @@ import {resumeSession} from '../lib/verbs/lifecycle.js'
 import {out, printJson, say} from '../invocation/output.js'
 
 /** What `pk bg` launches (the words after `--` byte for byte), and what it does with the new session. */
-export interface BgInput extends Pick<LaunchRequest, 'agent' | 'extra' | 'cwd' | 'name' | 'socket' | 'worktree'> {
+export interface BgInput extends Pick<LaunchRequest, 'agent' | 'extra' | 'cwd' | 'name' | 'socket' | 'worktree' | 'noContinue'> {
   json: boolean
   attach: boolean
 }
@@ -31,6 +31,7 @@ export async function bg(ctx: Context, input: BgInput): Promise<Outcome | void> 
     name: input.name,
     socket: input.socket,
     worktree: input.worktree,
+    noContinue: input.noContinue,
     setupOutput: process.stderr,
     onWorktree: (worktree) => say(`pk: worktree ${worktree.path} on branch ${worktree.branch}\n`),
   })

@@ -65,8 +65,14 @@ export async function notify(ctx: Context, input: NotifyInput): Promise<Outcome>
     if (applied.busy || applied.blind || spoolHasPending(state)) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
   } else if (state !== null && mayWrite(state) && eventsStranded(state)) startWriterOnce(state, () => startPkDetached(['notify', '--fold'], env))
   const listing = await collectSessions(ctx)
-  const rows = input.check === undefined ? tellable(listing) : tellable(listing).filter((r) => r.id === input.check)
-  const told = await notifyRows(rows, channels, env, state, link)
-  if (input.json) printJson({...schemaHead('notify'), notified: told})
+  // Sessions at a limit: the wake-up that continues them at the reset is arranged (or moved, or cancelled)
+  // before they are told, so that what is told says when.
+  const told = tellable(listing)
+  const arranged = told.some((r) => r.limit !== null)
+    ? await (await import('../lib/verbs/continue.js')).arrangeContinues(ctx, listing, told, config.limits)
+    : told
+  const rows = input.check === undefined ? arranged : arranged.filter((r) => r.id === input.check)
+  const notified = await notifyRows(rows, channels, env, state, link)
+  if (input.json) printJson({...schemaHead('notify'), notified})
   return 'ok'
 }

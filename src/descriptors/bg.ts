@@ -13,6 +13,7 @@ export const bgCommand = describeCommand({
       socket: {type: 'string', description: 'tmux socket name (like tmux -L) or path (like -S); default: pk'},
       json: {type: 'boolean', description: 'print the new session as JSON'},
       attach: {type: 'boolean', description: 'attach to the new session right away'},
+      'no-continue': {type: 'boolean', description: "do not continue it at a usage limit's reset (pk continues the sessions it starts)"},
     },
     // --handoff and --worktree (and what goes with them): oclif's command only.
     oclifOnly: ['handoff', 'conversation', 'agent-name', 'worktree', 'branch', 'from'],
@@ -29,6 +30,7 @@ export const bgCommand = describeCommand({
       worktree: null,
       json: flags.json,
       attach: flags.attach,
+      noContinue: flags['no-continue'],
     }
   },
   looksFirst: false,

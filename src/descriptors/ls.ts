@@ -20,7 +20,7 @@ export const lsSpec = {
     all: {type: 'boolean', char: 'a', description: 'also list plain panes and exited records'},
     format: {type: 'option', options: ['table', 'short'], default: 'table', description: 'table (default) or short: one line for a tmux status bar'},
     color: {type: 'boolean', description: 'with --format short: tmux colour codes (#[fg=...])'},
-    state: {type: 'string', description: 'only sessions in these states, comma-separated (working,waiting,idle,exited,unknown)'},
+    state: {type: 'string', description: 'only sessions in these states, comma-separated (working,waiting,limited,idle,exited,unknown)'},
     attention: {type: 'boolean', description: 'only sessions that need you (waiting, or finished a turn, while nobody looks)'},
     agent: {type: 'string', description: 'only sessions of this agent (claude, codex, gemini, opencode, pi, ...)'},
     ids: {type: 'boolean', char: 'q', description: 'print only the ids, one per line'},

@@ -13,8 +13,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['registry', 'tmux', 'agents', 'worktree'],
   // What an invocation knows: usage from transcripts, the configuration and the invocation's context.
   ['usage', 'config'],
-  // Capabilities on those: installing hooks, taking events in, talking to other hosts over ssh.
-  ['setup', 'events', 'fleet'],
+  // Capabilities on those: installing hooks, taking events in, talking to other hosts over ssh, and what pk
+  // keeps about continuing sessions at a usage limit.
+  ['setup', 'events', 'fleet', 'limits'],
   // Pairing panes with records into rows, and reading them (the listing, the watch).
   ['listing'],
   // What follows from a listing: telling the user, and the one writer that applies events.

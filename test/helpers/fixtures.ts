@@ -103,6 +103,7 @@ export const sessionRow = (over: Partial<import('../../src/lib/model/contract.js
   worktree: null,
   usage: null,
   notVerifiedJustNow: null,
+  limit: null,
   tmux: {socket: '/s', session: 'x', sessionId: '$1', window: '@1', pane: '%1', lastAttached: null, lastDetached: null, activity: null},
   ...over,
 })

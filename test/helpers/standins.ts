@@ -56,3 +56,15 @@ export function installTuiStandin(root: string): string {
   chmodSync(join(bin, 'claude'), 0o755)
   return `${bin}:${process.env.PATH}`
 }
+
+/**
+ * test/helpers/limit-standin.cjs installed as `agent` (claude, codex or gemini) in the sandbox: that agent at a
+ * usage limit, drawn from its captured screens. Returns the PATH that finds it first.
+ */
+export function installLimitStandin(root: string, agent: 'claude' | 'codex' | 'gemini'): string {
+  const bin = join(root, 'limit-bin')
+  mkdirSync(bin, {recursive: true})
+  copyFileSync(join(ROOT, 'test', 'helpers', 'limit-standin.cjs'), join(bin, agent))
+  chmodSync(join(bin, agent), 0o755)
+  return `${bin}:${process.env.PATH}`
+}

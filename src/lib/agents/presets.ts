@@ -117,7 +117,9 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
     executables: ['opencode'],
     resume: ['opencode', '--session', '{id}'],
     paneRules: [
-      {state: 'working', pattern: String.raw`esc interrupt|esc to interrupt`},
+      // (opencode 1.18.33 retrying a rate limit: a long error squeezes "esc interrupt" into a column, a
+      // letter a line; its "[retrying in 44s attempt #1]" says it works)
+      {state: 'working', pattern: String.raw`esc interrupt|esc to interrupt|\[retrying (in \S+ )?attempt #\d+\]`},
       {state: 'waiting', pattern: String.raw`Permission required|Allow once|\u25B3 Always allow`},
       {state: 'idle', pattern: String.raw`ctrl\+p commands|enter send`},
     ],

@@ -3,7 +3,8 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"What pk says when a value is wrong, after the file and the key, is in config.messages.json (by each node's pointer), so that this schema holds only standard keywords and compiles in any validator, strict or not. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":"."},"defaultAgent":{"type":"string"},"agents":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"}},"executables":{"type":"array","items":{"type":"string"}},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}]},"paneRules":{"type":"array","items":{"type":"object","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"]},"pattern":{"type":"string","pattern":"."},"lines":{"type":"integer","minimum":1}}}},"hooks":{"type":["string","null"]}}}},"hosts":{"type":"array","items":{"type":"object","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"}},"destination":{"type":"string","pattern":"^[^-]"},"pk":{"type":"string","pattern":"\\S"},"options":{"type":"array","items":{"type":"string"}},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600}}}},"notify":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"tmux":{"const":true},"desktop":{"const":true},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$"},"token":{"type":"string","pattern":"^\\S+$"},"priority":{"type":"integer","minimum":1,"maximum":5}}}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}]}},"worktrees":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":"."},"branchPrefix":{"type":"string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}}}}},"usage":{"type":"object","additionalProperties":false,"properties":{"rates":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0},"output":{"type":"number","minimum":0},"cacheRead":{"type":"number","minimum":0},"cacheWrite":{"type":"number","minimum":0}}}},"contextWindows":{"type":"object","additionalProperties":{"type":"number","exclusiveMinimum":0}},"attention":{"type":"object","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100},"cost":{"type":"number","minimum":0}}}}},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$"}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"What pk says when a value is wrong, after the file and the key, is in config.messages.json (by each node's pointer), so that this schema holds only standard keywords and compiles in any validator, strict or not. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":"."},"defaultAgent":{"type":"string"},"agents":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"}},"executables":{"type":"array","items":{"type":"string"}},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}]},"paneRules":{"type":"array","items":{"type":"object","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"]},"pattern":{"type":"string","pattern":"."},"lines":{"type":"integer","minimum":1}}}},"hooks":{"type":["string","null"]}}}},"hosts":{"type":"array","items":{"type":"object","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"}},"destination":{"type":"string","pattern":"^[^-]"},"pk":{"type":"string","pattern":"\\S"},"options":{"type":"array","items":{"type":"string"}},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600}}}},"notify":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"tmux":{"const":true},"desktop":{"const":true},"command":{"type":"array","minItems":1,"items":{"type":"string"}},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$"},"token":{"type":"string","pattern":"^\\S+$"},"priority":{"type":"integer","minimum":1,"maximum":5}}}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}]}},"worktrees":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":"."},"branchPrefix":{"type":"string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}}}}},"usage":{"type":"object","additionalProperties":false,"properties":{"rates":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0},"output":{"type":"number","minimum":0},"cacheRead":{"type":"number","minimum":0},"cacheWrite":{"type":"number","minimum":0}}}},"contextWindows":{"type":"object","additionalProperties":{"type":"number","exclusiveMinimum":0}},"attention":{"type":"object","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100},"cost":{"type":"number","minimum":0}}}}},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$"}}},"limits":{"type":"object","additionalProperties":false,"description":"Sessions at a usage limit: whether pk continues them shortly after the reset (started: those pk started, the default; all: hand-started ones too; off), and the message it types (per agent in messages)","properties":{"continue":{"enum":["started","all","off"]},"message":{"type":"string","pattern":"^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$"},"messages":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$"},"additionalProperties":{"type":"string","pattern":"^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$"}}}}}};
+const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp(".", "u");
 const pattern1 = new RegExp("^[a-z][\\w-]*$", "u");
 const pattern2 = new RegExp("\\{id\\}", "u");
@@ -13,6 +14,7 @@ const pattern6 = new RegExp("\\S", "u");
 const pattern7 = new RegExp("^https?://[^/?#\\s]+/[^?#\\s]+$", "u");
 const pattern8 = new RegExp("^\\S+$", "u");
 const pattern10 = new RegExp("^https://[^/?#\\s]+/?$", "u");
+const pattern11 = new RegExp("^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="urn:pk:config" */;
@@ -22,7 +24,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "socket") || (key0 === "defaultAgent")) || (key0 === "agents")) || (key0 === "hosts")) || (key0 === "notify")) || (key0 === "worktrees")) || (key0 === "usage")) || (key0 === "serve"))){
+if(!(func2.call(schema11.properties, key0))){
 validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1591,6 +1593,137 @@ var valid0 = _errs139 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.limits !== undefined){
+let data56 = data.limits;
+const _errs144 = errors;
+if(errors === _errs144){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+const _errs146 = errors;
+for(const key16 in data56){
+if(!(((key16 === "continue") || (key16 === "message")) || (key16 === "messages"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs146 === errors){
+if(data56.continue !== undefined){
+let data57 = data56.continue;
+const _errs147 = errors;
+if(!(((data57 === "started") || (data57 === "all")) || (data57 === "off"))){
+validate10.errors = [{instancePath:instancePath+"/limits/continue",schemaPath:"#/properties/limits/properties/continue/enum",keyword:"enum",params:{allowedValues: schema11.properties.limits.properties.continue.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid31 = _errs147 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data56.message !== undefined){
+let data58 = data56.message;
+const _errs148 = errors;
+if(errors === _errs148){
+if(typeof data58 === "string"){
+if(!pattern11.test(data58)){
+validate10.errors = [{instancePath:instancePath+"/limits/message",schemaPath:"#/properties/limits/properties/message/pattern",keyword:"pattern",params:{pattern: "^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$"},message:"must match pattern \""+"^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/message",schemaPath:"#/properties/limits/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid31 = _errs148 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data56.messages !== undefined){
+let data59 = data56.messages;
+const _errs150 = errors;
+if(errors === _errs150){
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+for(const key17 in data59){
+const _errs152 = errors;
+if(typeof key17 === "string"){
+if(!pattern1.test(key17)){
+const err23 = {instancePath:instancePath+"/limits/messages",schemaPath:"#/properties/limits/properties/messages/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z][\\w-]*$"},message:"must match pattern \""+"^[a-z][\\w-]*$"+"\"",propertyName:key17};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+var valid32 = _errs152 === errors;
+if(!valid32){
+const err24 = {instancePath:instancePath+"/limits/messages",schemaPath:"#/properties/limits/properties/messages/propertyNames",keyword:"propertyNames",params:{propertyName: key17},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid32){
+for(const key18 in data59){
+let data60 = data59[key18];
+const _errs154 = errors;
+if(errors === _errs154){
+if(typeof data60 === "string"){
+if(!pattern11.test(data60)){
+validate10.errors = [{instancePath:instancePath+"/limits/messages/" + key18.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/properties/messages/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$"},message:"must match pattern \""+"^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$"+"\""}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/messages/" + key18.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/limits/properties/messages/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid33 = _errs154 === errors;
+if(!valid33){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/messages",schemaPath:"#/properties/limits/properties/messages/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid31 = _errs150 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs144 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -1609,4 +1742,4 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const schema = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"What pk says when a value is wrong, after the file and the key, is in config.messages.json (by each node's pointer), so that this schema holds only standard keywords and compiles in any validator, strict or not. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}},"errorMessage":"must be an object {state, pattern, lines?}"},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}},"errorMessage":"must be an object"},"errorMessage":"must be an object of presets"},"hosts":{"type":"array","items":{"type":"object","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}},"errorMessage":"must be an object {name, destination, pk?, options?}"},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$","errorMessage":"must be the topic's URL: https://HOST/TOPIC (http:// only for a server on this machine or a private network)"},"token":{"type":"string","pattern":"^\\S+$","errorMessage":"must be an ntfy access token (tk_...) or a password for Bearer authentication"},"priority":{"type":"integer","minimum":1,"maximum":5,"errorMessage":"must be 1 (min) to 5 (max): ntfy's priorities"}},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}],"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}},"errorMessage":"must be an object {dir?, branchPrefix?, setup?}"},"usage":{"type":"object","additionalProperties":false,"properties":{"rates":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}},"errorMessage":"must be an object"},"errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}"},"contextWindows":{"type":"object","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"},"errorMessage":"must be an object: model name -> tokens"},"attention":{"type":"object","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}},"errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})"}},"errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})"},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$","errorMessage":"must be an https:// origin, like https://box.tailnet.ts.net"}}}},"errorMessage":"must be an object"};
+export const schema = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:config","title":"pk's configuration (~/.config/pk/config.*, or a project's .pkrc, .pkrc.json, .pkrc.yaml, package.json's \"pk\")","description":"What pk says when a value is wrong, after the file and the key, is in config.messages.json (by each node's pointer), so that this schema holds only standard keywords and compiles in any validator, strict or not. What a schema cannot say (a pattern that does not compile, a host named twice, a default agent with no preset) pk checks after it. Written out in full, without $ref, so that an error's schema path names its node.","type":"object","additionalProperties":false,"properties":{"socket":{"type":"string","pattern":".","errorMessage":"must be a non-empty string"},"defaultAgent":{"type":"string","errorMessage":"must be a string"},"agents":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"preset names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be a non-empty array of strings (argv, no shell)"},"executables":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of strings"},"resume":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"string"},"contains":{"type":"string","pattern":"\\{id\\}"}}],"errorMessage":"must be null or an argv array with {id} where the conversation id goes"},"paneRules":{"type":"array","items":{"type":"object","required":["state","pattern"],"additionalProperties":false,"properties":{"state":{"enum":["working","waiting","idle"],"errorMessage":"must be working, waiting or idle"},"pattern":{"type":"string","pattern":".","errorMessage":"must be a non-empty regular expression"},"lines":{"type":"integer","minimum":1,"errorMessage":"must be a whole number of at least 1"}},"errorMessage":"must be an object {state, pattern, lines?}"},"errorMessage":"must be an array of {state, pattern, lines?}"},"hooks":{"type":["string","null"],"errorMessage":"must be a string or null"}},"errorMessage":"must be an object"},"errorMessage":"must be an object of presets"},"hosts":{"type":"array","items":{"type":"object","required":["name","destination"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][\\w.-]*$","not":{"const":"local"},"errorMessage":"must be a name of letters, digits, ., _ and - (not \"local\")"},"destination":{"type":"string","pattern":"^[^-]","errorMessage":"must be an ssh destination (user@host, an alias, or ssh://user@host:port)"},"pk":{"type":"string","pattern":"\\S","errorMessage":"must be a non-empty command"},"options":{"type":"array","items":{"type":"string"},"errorMessage":"must be an array of ssh arguments"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":600,"errorMessage":"must be a number of seconds, more than 0 and at most 600"}},"errorMessage":"must be an object {name, destination, pk?, options?}"},"errorMessage":"must be an array of {name, destination, pk?, options?}"},"notify":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"tmux":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"desktop":{"const":true,"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"command":{"type":"array","minItems":1,"items":{"type":"string"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"timeout":{"type":"number","exclusiveMinimum":0,"maximum":60,"errorMessage":"must be a number of seconds, more than 0 and at most 60"},"ntfy":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","pattern":"^https?://[^/?#\\s]+/[^?#\\s]+$","errorMessage":"must be the topic's URL: https://HOST/TOPIC (http:// only for a server on this machine or a private network)"},"token":{"type":"string","pattern":"^\\S+$","errorMessage":"must be an ntfy access token (tk_...) or a password for Bearer authentication"},"priority":{"type":"integer","minimum":1,"maximum":5,"errorMessage":"must be 1 (min) to 5 (max): ntfy's priorities"}},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"}},"oneOf":[{"required":["tmux"],"maxProperties":1},{"required":["desktop"],"maxProperties":1},{"required":["command"],"not":{"anyOf":[{"required":["tmux"]},{"required":["desktop"]},{"required":["ntfy"]}]}},{"required":["ntfy"],"maxProperties":1}],"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true}, {\"command\": [argv...], \"timeout\"?: seconds} or {\"ntfy\": {\"url\": \"https://HOST/TOPIC\", \"token\"?: \"...\"}}"},"errorMessage":"must be an array of {\"tmux\": true}, {\"desktop\": true} or {\"command\": [argv...], \"timeout\"?: seconds}"},"worktrees":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","pattern":".","errorMessage":"must be a directory path ({repo} and {branch} are filled in)"},"branchPrefix":{"type":"string","errorMessage":"must be a string"},"setup":{"type":"object","additionalProperties":{"type":"array","minItems":1,"items":{"type":"string"}},"errorMessage":"must map a repository path, a repository name or \"*\" to an argv array"}},"errorMessage":"must be an object {dir?, branchPrefix?, setup?}"},"usage":{"type":"object","additionalProperties":false,"properties":{"rates":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"properties":{"input":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"output":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheRead":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"},"cacheWrite":{"type":"number","minimum":0,"errorMessage":"must be dollars per million tokens, a number"}},"errorMessage":"must be an object"},"errorMessage":"must be an object: model name -> {input, output, cacheRead, cacheWrite}"},"contextWindows":{"type":"object","additionalProperties":{"type":"number","exclusiveMinimum":0,"errorMessage":"must be more than 0 tokens"},"errorMessage":"must be an object: model name -> tokens"},"attention":{"type":"object","additionalProperties":false,"properties":{"context":{"type":"number","exclusiveMinimum":0,"maximum":100,"errorMessage":"must be a percent of the context window, more than 0 and at most 100"},"cost":{"type":"number","minimum":0,"errorMessage":"must be dollars spent in one session, a number"}},"errorMessage":"must be an object ({\"context\": PERCENT, \"cost\": DOLLARS})"}},"errorMessage":"must be an object ({\"rates\": {...}, \"contextWindows\": {...}, \"attention\": {...}})"},"serve":{"type":"object","additionalProperties":false,"description":"pk serve: the address its page is reached at from elsewhere (a tailnet name, a reverse proxy), for the links in notifications and the Host header it accepts","properties":{"publicUrl":{"type":"string","pattern":"^https://[^/?#\\s]+/?$","errorMessage":"must be an https:// origin, like https://box.tailnet.ts.net"}}},"limits":{"type":"object","additionalProperties":false,"description":"Sessions at a usage limit: whether pk continues them shortly after the reset (started: those pk started, the default; all: hand-started ones too; off), and the message it types (per agent in messages)","properties":{"continue":{"enum":["started","all","off"],"errorMessage":"must be started, all or off"},"message":{"type":"string","pattern":"^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$","errorMessage":"must be a non-empty line of text without control characters (what pk types to continue a session)"},"messages":{"type":"object","propertyNames":{"pattern":"^[a-z][\\w-]*$","errorMessage":"agent names are lowercase letters, digits, - and _"},"additionalProperties":{"type":"string","pattern":"^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f]+$","errorMessage":"must be a non-empty line of text without control characters (what pk types to continue a session of that agent)"},"errorMessage":"must be an object of agent names to messages"}},"errorMessage":"must be an object {continue?, message?, messages?}"}},"errorMessage":"must be an object"};

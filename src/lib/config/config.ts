@@ -29,18 +29,30 @@ export interface PkConfig {
   notify?: NotifyChannel[]
   /** `pk bg --worktree`: where worktrees go, how branches are named, what runs in a new one. */
   worktrees?: WorktreeConfig
+  /** `pk serve`: where its page is reached from elsewhere. */
+  serve?: ServeConfig
+  /**
+   * Sessions at a usage limit: whether pk continues them shortly after the reset (`started`: those pk
+   * started, the default; `all`: hand-started ones too; `off`), and the message it types (default
+   * "continue"; `messages` per agent).
+   */
+  limits?: LimitsConfig
   /**
    * What tokens cost: dollars per million, per model (`{"rates": {"claude-opus-4-8": {"input": 15, "output": 75}}}`);
    * context windows of models whose agent does not write one; and when a session needs you for its usage
    * (`{"attention": {"context": 90, "cost": 5}}`: past 90% of its context, or past $5).
    */
-  /** `pk serve`: where its page is reached from elsewhere. */
-  serve?: ServeConfig
   usage?: {
     rates?: Record<string, {input?: number; output?: number; cacheRead?: number; cacheWrite?: number}>
     contextWindows?: Record<string, number>
     attention?: {context?: number; cost?: number}
   }
+}
+
+export interface LimitsConfig {
+  continue?: 'started' | 'all' | 'off'
+  message?: string
+  messages?: Record<string, string>
 }
 
 /** A place pk tells you that a session needs you. */
@@ -163,7 +175,7 @@ export function pkOwnDirectories(env: Env): string[] {
 export const USER_PLACES = ['config', 'config.json', 'config.yaml', 'config.yml', 'config.js', 'config.ts', 'config.cjs', 'config.mjs'] as const
 
 /** Keys a project's config may not set: each names a program pk would run (or a host it would run on). */
-const USER_ONLY = 'agents.*.command, agents.*.resume, hosts, notify, serve and worktrees.setup'
+const USER_ONLY = 'agents.*.command, agents.*.resume, hosts, notify, serve, limits and worktrees.setup'
 /** What a project's config may not set because it names a place or runs unbounded work: the user's own config may. */
 const USER_ONLY_PLACES = 'socket, worktrees.dir and agents.*.paneRules'
 
@@ -265,11 +277,13 @@ export function checkProjectConfig(config: PkConfig, file: string): void {
   const fail = (key: string) =>
     new PkError(
       'bad-config',
-      `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs or reach other machines); put it in your own config (~/.config/pk/config.json)`,
+      `invalid config in ${file}: ${key}: a project's config cannot set ${USER_ONLY} (they run programs, reach other machines or type into your agents); put it in your own config (~/.config/pk/config.json)`,
     )
   if (config.hosts !== undefined) throw fail('hosts')
   if (config.notify !== undefined) throw fail('notify')
   if (config.serve !== undefined) throw fail('serve')
+  // (what pk types into an agent at a limit's reset is an instruction to it: a checkout's would be a stranger's)
+  if (config.limits !== undefined) throw fail('limits')
   if (config.worktrees?.setup !== undefined) throw fail('worktrees.setup')
   // A checkout's config could otherwise pick the tmux server pk hands your environment to, check code out
   // into pk's own config directory (whose config.js pk runs), or hang every pk with a regular expression.
@@ -298,6 +312,7 @@ export function layerConfigs(user: PkConfig, project: PkConfig): PkConfig {
   if (user.hosts !== undefined) merged.hosts = user.hosts
   if (user.notify !== undefined) merged.notify = user.notify
   if (user.serve !== undefined) merged.serve = user.serve
+  if (user.limits !== undefined) merged.limits = user.limits
   // A project's rates, windows and thresholds add to yours, key by key.
   if (user.usage !== undefined && project.usage !== undefined) {
     const both = (key: 'rates' | 'contextWindows' | 'attention') =>

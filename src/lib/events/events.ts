@@ -20,7 +20,7 @@ import {codexSessions, findRollout} from '../usage/usage.js'
 
 /** An observer's report of what a screen showed (`pk-screen` events): handed to the writer by watchers. */
 export interface ScreenObservation {
-  state: 'idle' | 'waiting'
+  state: 'idle' | 'waiting' | 'limited'
   /** The state the observer saw before, on the same session: a turn ends when it was `working`. */
   from: string | null
   /** When the observer first saw this state (ms since the epoch). */

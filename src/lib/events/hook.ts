@@ -28,6 +28,8 @@ export interface HookReport {
   cwd?: string | null
   /** The agent's transcript file, where its hook names it (Claude's transcript_path, pk's Pi extension). */
   transcript?: string | null
+  /** What the agent said with the event, where pk keeps it: the line of a turn that ended at a limit. */
+  detail?: string
 }
 
 const CLAUDE_EVENTS: Record<string, {state: HookStatus['state']; turnEnded?: boolean}> = {
@@ -106,11 +108,21 @@ export function parseHookPayload(agent: string, payload: string): HookReport | n
     // Its question tool asks the user whatever the permission mode: the question is on the screen a moment
     // after this event, and its PermissionRequest, fired as close, may be dated before it by a loaded machine.
     if (event === 'PreToolUse' && data.tool_name === 'AskUserQuestion') return {...report, state: 'waiting' as const, event: 'PreToolUse:AskUserQuestion'}
+    // A turn that ended at a usage or rate limit (`"error": "rate_limit"`): the session is at a limit, not
+    // done, and the line Claude showed says which limit and when it resets.
+    if (event === 'StopFailure' && data.error === 'rate_limit') {
+      const said = str(data.last_assistant_message)
+      return {...report, state: 'limited' as const, event: 'StopFailure:rate_limit', turnEnded: false, ...(said ? {detail: said.slice(0, 1000)} : {})}
+    }
     if (event !== 'Notification') return report
     // A Notification is a permission request or a question only by its type; the idle reminder Claude
     // sends a minute after a turn is not: it says the agent is idle, which the Stop already said.
     const type = str(data.notification_type)
     if (type === 'idle_prompt') return {...report, state: 'idle', event: `Notification:${type}`, reminder: true}
+    // Claude continuing by itself at a limit's reset: the turn goes on (its UserPromptSubmit follows).
+    if (type === 'quota_auto_resume_fired') return {...report, state: 'working', event: `Notification:${type}`}
+    // Its other words about continuing at a limit (given up, turned off) ask nothing of the user: the limit stands.
+    if (type?.startsWith('quota_')) return null
     return {...report, event: type ? `Notification:${type}` : event}
   }
   if (agent === 'codex') {
@@ -182,7 +194,14 @@ export function nextStatus(previous: HookStatus | null, report: HookReport): Hoo
   if (report.sentAt !== null && previous?.sentAt != null && report.sentAt < previous.sentAt) return null
   if (report.state === 'waiting' && previous?.state === 'waiting') return null
   const at = new Date(report.sentAt ?? Date.now()).toISOString()
-  return {state: report.state, at, event: report.event, turnEnded: report.turnEnded, ...(report.sentAt === null ? {} : {sentAt: report.sentAt})}
+  return {
+    state: report.state,
+    at,
+    event: report.event,
+    turnEnded: report.turnEnded,
+    ...(report.sentAt === null ? {} : {sentAt: report.sentAt}),
+    ...(report.detail === undefined ? {} : {detail: report.detail}),
+  }
 }
 
 /**

@@ -40,12 +40,12 @@ export function parseObservation(text: string): Observation {
     data === null ||
     !count(o.pid) ||
     !count(o.startTime) ||
-    (o.state !== 'idle' && o.state !== 'waiting') ||
+    (o.state !== 'idle' && o.state !== 'waiting' && o.state !== 'limited') ||
     !count(o.firstSeen) ||
     !isEventDate(o.firstSeen) ||
     (count(o.lastOther) && !isEventDate(o.lastOther))
   ) {
-    throw new PkError('bad-payload', '--observe needs pid, startTime, state (idle or waiting) and firstSeen (ms since the epoch, before 2100)')
+    throw new PkError('bad-payload', '--observe needs pid, startTime, state (idle, waiting or limited) and firstSeen (ms since the epoch, before 2100)')
   }
   return {
     pid: o.pid as number,
@@ -94,7 +94,7 @@ export class ScreenWatch {
         before && before.state === row.state ? before : {state: row.state, since: now, lastLook: now, lastOther: before ? before.lastLook : null, handed: null}
       current.lastLook = now
       this.seen.set(row.id, current)
-      if (row.state !== 'idle' && row.state !== 'waiting') continue
+      if (row.state !== 'idle' && row.state !== 'waiting' && row.state !== 'limited') continue
       const from = before && before.state !== row.state ? before.state : null
       // A state the screen alone shows, not dated yet; or one dated before the work this watcher saw, which
       // ended since (a failed Codex turn: the last hook report is the previous turn's). Only for an agent

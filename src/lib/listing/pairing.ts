@@ -92,6 +92,7 @@ function row(fields: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): Ses
     worktree: null,
     usage: null,
     notVerifiedJustNow: null,
+    limit: null,
   }
   return Object.assign(defaults, fields)
 }
@@ -403,7 +404,7 @@ function findAgent(source: ProcessSource, panePid: number, presets: readonly Age
  */
 export const isListedByDefault = (row: SessionRow) => row.kind !== 'pane' && row.resumedBy === null
 
-const STATE_ORDER: Record<State, number> = {waiting: 0, working: 1, idle: 2, unknown: 3, exited: 4}
+const STATE_ORDER: Record<State, number> = {waiting: 0, limited: 1, working: 2, idle: 3, unknown: 4, exited: 5}
 
 /** Plain code-unit order: ISO dates and hex ids sort right without the cost of locale collation. */
 export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

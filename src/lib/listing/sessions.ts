@@ -19,6 +19,9 @@ import {capturePanes} from '../tmux/capture.js'
 import {ServerScan} from '../tmux/servers.js'
 import {mark} from '../cli/timings.js'
 import {KeptScreen, WatchCache, screenStillShows} from './watch-cache.js'
+import {machineZone, processZone} from '../proc/zone.js'
+import {continuingAllowed, planContinue} from '../limits/plan.js'
+import {readContinueFile} from '../limits/store.js'
 
 export interface Listing extends Correlation {
   snapshot: Snapshot
@@ -100,17 +103,40 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
     })
   }
   const paired = withPendingConversations(result.rows, applied, snap.presets)
-  const rows = applyUsageAttention(
-    withUsage(
-      await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets, cache?.screens)),
-      records,
-      snap.state,
-      env,
-      await usageRules(ctx),
+  const rows = await withContinuePlans(
+    ctx,
+    applyUsageAttention(
+      withUsage(
+        await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets, cache?.screens)),
+        records,
+        snap.state,
+        env,
+        await usageRules(ctx),
+      ),
     ),
+    records,
+    snap,
   )
   mark('status')
   return {snapshot: snap, rows, problems: [...problems, ...result.problems, ...sharedCodexFolders(rows)], provisional, lagging}
+}
+
+/**
+ * Who continues each limited session, and when: by your settings (limits in your config, pk bg
+ * --no-continue) and what pk keeps about it (continue/ID.json: a moment set, turned off, given up). Read
+ * only: the writer arranges the wake-up (pk notify, continue.ts).
+ */
+async function withContinuePlans(ctx: Context, rows: SessionRow[], records: ReadonlyMap<string, SessionRecord>, snap: Snapshot): Promise<SessionRow[]> {
+  if (!rows.some((r) => r.limit !== null)) return rows
+  const settings = (await ctx.config().catch(() => null))?.config.limits
+  return rows.map((row) => {
+    if (row.limit === null) return row
+    const record = row.record === null ? null : (records.get(row.record) ?? null)
+    const stat = row.pid === null ? null : snap.proc.stat(row.pid)
+    const file = readContinueFile(snap.state, row.id)
+    const same = file !== null && stat !== null && file.pid === stat.pid && file.startTime === stat.startTime ? file : null
+    return {...row, limit: {...row.limit, ...planContinue(row.limit, continuingAllowed(row, settings, record), same)}}
+  })
 }
 
 /** Your config's usage rules: rates for agents that record no cost, context windows, thresholds. */
@@ -197,7 +223,13 @@ async function withStatus(
   )
   // (screens of panes no longer captured go: a pane that comes back is captured afresh)
   if (kept !== undefined) for (const key of kept.keys()) if (!activity.has(key)) kept.delete(key)
-  return applyStatus({rows, known, captures, presets, now})
+  const zones = new Map<number, string>()
+  const zoneOf = (row: SessionRow) => {
+    if (row.pid === null) return machineZone()
+    if (!zones.has(row.pid)) zones.set(row.pid, processZone(row.pid))
+    return zones.get(row.pid)!
+  }
+  return applyStatus({rows, known, captures, presets, now, zoneOf})
 }
 
 /** Send SIGCHLD to verified servers of ours with a recorded pane process left a zombie; whether any was. */

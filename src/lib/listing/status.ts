@@ -7,11 +7,16 @@ import {sortRows} from './pairing.js'
 import {SessionRow, State, StateSource} from '../model/contract.js'
 import {HookStatus} from '../registry/records.js'
 import {HOOKS_REPORT_WORK} from '../agents/presets.js'
+import {LimitShown, limitFromMessage, readLimit, resetInstant, resetZone} from '../agents/limits.js'
+import {SessionLimit} from '../model/contract.js'
 
 /**
  * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's
  * pane rules over one capture; process facts; else `unknown`. Nothing here samples twice or guesses.
  */
+
+/** Agents that end a turn at a limit with a plain turn end (Codex's notify, Pi's agent_end): only the screen tells it apart. */
+const LIMIT_BY_SCREEN: ReadonlySet<string> = new Set(['codex', 'pi'])
 
 /** A `working` report goes stale: an agent killed mid-turn never says it stopped. Others hold until the next event. */
 export const WORKING_FRESH_MS = 10 * 60 * 1000
@@ -53,6 +58,19 @@ function dialogCameOrWent(row: SessionRow, hook: HookStatus, fromPane: string | 
 }
 
 /**
+ * Pure: a limit on the screen as the agent's last word is newer than a report that cannot speak for it: a
+ * turn end (Codex and Pi end their turn at a limit with a plain one), or work the screen is not older than
+ * (Gemini CLI's limit dialog comes during its turn, with no report). Work reported after the screen last
+ * changed (a prompt typed at the limit, the screen not yet redrawn) is newer.
+ */
+function limitAfter(row: SessionRow, hook: HookStatus, shown: LimitShown | null): boolean {
+  if (shown === null || hook.state === 'limited' || hook.state === 'waiting') return false
+  if (hook.state === 'idle') return true
+  const activity = row.tmux?.activity ?? null
+  return activity !== null && activity * 1000 >= Date.parse(hook.at) - 2000
+}
+
+/**
  * Rows whose screen is worth reading: live, verified agents with pane rules, and no fresh hook state or
  * one the screen has changed since (precedence is by time, not by source), or one that cannot speak for a
  * dialog on it (screenMayAsk).
@@ -60,6 +78,9 @@ function dialogCameOrWent(row: SessionRow, hook: HookStatus, fromPane: string | 
 export function needsCapture(row: SessionRow, known: Known | undefined, presets: readonly AgentPreset[], now: number): boolean {
   if (!row.verified || row.state === 'exited' || row.tmux === null || row.agent === null) return false
   const hook = freshHookStatus(known?.status ?? null, now)
+  // A limit's screen says more than its report (whether the agent continues by itself, its reset); a turn
+  // end of an agent whose limit has no report of its own (Codex's, Pi's) may be one.
+  if (hook?.state === 'limited' || (hook?.state === 'idle' && hook.turnEnded && LIMIT_BY_SCREEN.has(row.agent))) return true
   if (hook && hook.state !== 'exited' && !screenIsNewer(row, hook) && !screenMayAsk(row, hook)) return false
   return (presets.find((p) => p.name === row.agent)?.paneRules.length ?? 0) > 0
 }
@@ -72,6 +93,8 @@ export interface StatusInput {
   captures: Map<string, string>
   presets: readonly AgentPreset[]
   now: number
+  /** The time zone a session's agent reads clocks in (its TZ): a reset it shows is read in it. Default: pk's own. */
+  zoneOf?: (row: SessionRow) => string
 }
 
 export const captureKey = (socket: string, paneId: PaneId) => `${socket}\0${paneId}`
@@ -89,13 +112,17 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
   // window's last output, which every redraw moves: then the event has no stable name to be told by.
   let dated = true
   let turnEnded = false
+  let shown: LimitShown | null = null
+  let hookDetail: string | undefined
   if (row.verified && row.state !== 'exited' && row.tmux !== null) {
     // A hook's `exited` is believed only when the process is gone, and that is the kernel's to say.
     const reported = freshHookStatus(known?.status ?? null, input.now)
     const hook = reported?.state === 'exited' ? null : reported
     const screen = input.captures.get(captureKey(row.tmux.socket, row.tmux.pane))
     const rules = input.presets.find((p) => p.name === row.agent)?.paneRules ?? []
-    const fromPane = screen === undefined ? null : applyPaneRules(screen, rules)
+    // A limit as the agent's last word outranks its pane rules (its prompt is back: they read idle).
+    shown = screen === undefined ? null : readLimit(row.agent, screen)
+    const fromPane: State | null = screen === undefined ? null : shown !== null ? 'limited' : applyPaneRules(screen, rules)
     // The newest evidence wins: a screen that changed after the hook report and reads differently; or
     // reads the same but an observer saw a turn end on it after the report (Codex's failed turn: work on
     // the screen, then its prompt again, and no hook event since the last turn's).
@@ -111,11 +138,17 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
       episode.turnEnded &&
       Date.parse(episode.since) > Date.parse(hook.at) &&
       (episode.lastOther === undefined || Date.parse(episode.lastOther) > Date.parse(hook.at))
-    if (hook && fromPane && (((fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) || dialogCameOrWent(row, hook, fromPane, screen))) {
+    if (
+      hook &&
+      fromPane &&
+      (((fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) || dialogCameOrWent(row, hook, fromPane, screen) || limitAfter(row, hook, shown))
+    ) {
       state = fromPane
       stateSource = 'pane'
-      turnEnded = fromPane !== 'working' && (hook.state === 'working' || newerTurnEnd)
+      turnEnded = fromPane !== 'working' && fromPane !== 'limited' && (hook.state === 'working' || newerTurnEnd)
       if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.at)) since = Date.parse(episode.since)
+      // (a limit shown with a turn end's report came with it: Codex ends a turn at its limit, Pi after its tries)
+      else if (fromPane === 'limited' && hook.state === 'idle' && hook.turnEnded) since = Date.parse(hook.since ?? hook.at)
       else {
         since = row.tmux.activity! * 1000
         dated = false
@@ -125,6 +158,7 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
       stateSource = 'hook'
       since = Date.parse(hook.since ?? hook.at)
       turnEnded = hook.turnEnded
+      hookDetail = hook.detail
     } else if (fromPane) {
       state = fromPane
       stateSource = 'pane'
@@ -150,11 +184,41 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     }
   }
   const attention = needsAttention(row, state, since, turnEnded)
-  const mayNeedYou = state === 'waiting' || (state === 'idle' && turnEnded)
+  const mayNeedYou = state === 'waiting' || state === 'limited' || (state === 'idle' && turnEnded)
   const attentionSince = mayNeedYou && since !== null && dated ? new Date(since).toISOString() : null
+  const limit = state === 'limited' ? limitOf(shown, hookDetail, dated ? since : null, since ?? input.now, input.zoneOf?.(row) ?? localZone()) : null
   // Unchanged rows stay the same objects: a watcher that reused its pairing then compares nothing.
-  if (state === row.state && stateSource === row.stateSource && attention === row.attention && attentionSince === row.attentionSince) return row
-  return {...row, state, stateSource, attention, attentionSince}
+  if (
+    state === row.state &&
+    stateSource === row.stateSource &&
+    attention === row.attention &&
+    attentionSince === row.attentionSince &&
+    JSON.stringify(limit) === JSON.stringify(row.limit)
+  )
+    return row
+  return {...row, state, stateSource, attention, attentionSince, limit}
+}
+
+/** The zone pk itself reads clocks in. */
+export const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
+
+/**
+ * Pure: a limited session's limit, from its screen or else its report's words: its reset read in the zone
+ * the agent names or the agent's own, the next such moment after it was shown. Who continues it is the
+ * agent where it says it will; whether pk does is decided later (continue/plan.ts), from your settings.
+ */
+export function limitOf(shown: LimitShown | null, detail: string | undefined, since: number | null, shownAt: number, agentZone: string): SessionLimit {
+  const said = shown ?? (detail === undefined ? null : limitFromMessage(detail))
+  const reset = said?.reset ?? null
+  return {
+    what: said?.what ?? 'usage limit',
+    resetsAt: reset === null ? null : new Date(resetInstant(reset, shownAt, resetZone(reset, agentZone))).toISOString(),
+    shown: said?.resetText ?? null,
+    since: since === null ? null : new Date(since).toISOString(),
+    continuedBy: shown?.agentContinues ? 'agent' : 'nobody',
+    continueAt: null,
+    why: null,
+  }
 }
 
 /**
@@ -163,7 +227,7 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
  * detached later (the detach time pk's own servers keep, see tmux/session.ts), even if they left again.
  */
 export function needsAttention(row: SessionRow, state: State, since: number | null, turnEnded: boolean): boolean {
-  if (state !== 'waiting' && !(state === 'idle' && turnEnded)) return false
+  if (state !== 'waiting' && state !== 'limited' && !(state === 'idle' && turnEnded)) return false
   return unseenSince(row, since)
 }
 

@@ -14,7 +14,23 @@ export const JSON_SCHEMA_VERSION = 1 as const
 
 /** The documents pk's --json output follows: each is `schemas/NAME.schema.json`, whose `$id` is `urn:pk:NAME`. */
 export type SchemaName =
-  'answer' | 'bg' | 'diff' | 'doctor' | 'land' | 'logs' | 'ls' | 'notify' | 'prune' | 'restore' | 'screen' | 'send' | 'stop' | 'usage' | 'wait' | 'watch-event'
+  | 'answer'
+  | 'bg'
+  | 'continue'
+  | 'diff'
+  | 'doctor'
+  | 'land'
+  | 'logs'
+  | 'ls'
+  | 'notify'
+  | 'prune'
+  | 'restore'
+  | 'screen'
+  | 'send'
+  | 'stop'
+  | 'usage'
+  | 'wait'
+  | 'watch-event'
 
 /**
  * The head of every --json document: which schema it follows (`$schema`, the `$id` of its file in schemas/)
@@ -97,11 +113,37 @@ export interface SessionRow {
    * attachable until the server answers again. Null otherwise.
    */
   notVerifiedJustNow: string | null
+  /** At a usage or rate limit (state `limited`): which limit, when it resets, who continues it; else null. */
+  limit: SessionLimit | null
   /**
    * What the session changed since its base (pk ls --changes only; absent otherwise): files, lines, its
    * commits, uncommitted work. Null where pk knows no base or git could not say.
    */
   changes?: ChangeSummary | null
+}
+
+/**
+ * A session stopped at its plan's usage limit or its API's rate limit (docs/limits.md). `since` names the
+ * episode: a second limit right after is another one.
+ */
+export interface SessionLimit {
+  /** Which limit, in the agent's words: `5-hour limit`, `weekly limit`, `usage limit`, `rate limit`. */
+  what: string
+  /** When it resets, where the agent says (read in the agent's time zone, the next such moment after it was shown); else null. */
+  resetsAt: string | null
+  /** The reset as the agent showed it (`5:09am (UTC)`), or null. */
+  shown: string | null
+  /** Since when the session is at this limit (its report, or the screen's first sight). */
+  since: string | null
+  /**
+   * Who carries the session on: `agent` (Claude Code continues by itself at the reset), `pk` (at
+   * `continueAt`), or `nobody` (no reset known, continuing off for it, or stopped after three limits in a row).
+   */
+  continuedBy: 'agent' | 'pk' | 'nobody'
+  /** When pk continues it (shortly after the reset, or when `pk continue --at` says); null unless `continuedBy` is pk. */
+  continueAt: string | null
+  /** Why nobody continues it, in words, where nobody does. */
+  why: string | null
 }
 
 /** The counts of what a session changed since its base (pk ls --changes, the dashboard). */

@@ -93,6 +93,11 @@ export const ERRORS = {
     exit: ExitCode.unconfirmed,
     meaning: 'the text or keys went in, but pk could not see the agent take them (its screen, or a tmux server slow past the deadline): not typed again',
   },
+  'not-limited': {exit: ExitCode.failure, meaning: 'pk continue: the session is not at a usage limit (or no longer at the one named): nothing was typed'},
+  'not-continued': {
+    exit: ExitCode.failure,
+    meaning: "pk continue: the session's checks refused it (someone attached, another dialog up, another process, turned off): nothing was typed",
+  },
   'not-ready': {exit: ExitCode.failure, meaning: 'the agent shows a dialog, not its prompt, or holds an unsent draft in its input: nothing was typed'},
   'not-submitted': {
     exit: ExitCode.unconfirmed,

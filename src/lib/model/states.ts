@@ -1,9 +1,9 @@
 /** The one set of state names (README: `state`). */
-export const STATES = ['working', 'waiting', 'idle', 'exited', 'unknown'] as const
+export const STATES = ['working', 'waiting', 'limited', 'idle', 'exited', 'unknown'] as const
 export type State = (typeof STATES)[number]
 
-/** What an agent's hook may report: every state but `unknown`. */
-export const HOOK_STATES = ['working', 'waiting', 'idle', 'exited'] as const satisfies readonly State[]
+/** What an agent's hook may report: every state but `unknown` (`limited`: Claude Code's turn that ended at a limit). */
+export const HOOK_STATES = ['working', 'waiting', 'limited', 'idle', 'exited'] as const satisfies readonly State[]
 export type HookState = (typeof HOOK_STATES)[number]
 
 /** What a pane rule may read off a screen: a screen never says a process has exited. */

@@ -6,7 +6,8 @@ import {accessSync, constants, mkdirSync, readdirSync, statSync, unlinkSync} fro
 import {join} from 'node:path'
 
 import {NotifyChannel, NtfyChannel} from '../config/config.js'
-import {SessionRow} from '../model/contract.js'
+import {SessionLimit, SessionRow} from '../model/contract.js'
+import {clockText} from '../model/clock.js'
 import {writeFileAtomic} from '../registry/atomic.js'
 import {appendRegularFile, isPrivateDir} from '../registry/files.js'
 import {mayWrite, withWriteAccess} from '../registry/ownership.js'
@@ -44,12 +45,24 @@ export interface ChannelResult {
   delivered: boolean
 }
 
+/** Pure: what a row's state needs of the user, in words: waiting, a limit and who carries it on, a finished turn. */
+export function stateReason(row: Pick<SessionRow, 'state' | 'limit'>, now = Date.now()): string {
+  if (row.state === 'waiting') return 'waiting for you'
+  if (row.state === 'limited' && row.limit !== null) return limitReason(row.limit, now)
+  return 'finished its turn'
+}
+
+/** Pure: "hit its usage limit; continues at 00:20", and who continues it, or why nobody does. */
+export function limitReason(limit: SessionLimit, now: number): string {
+  const hit = `hit its ${limit.what}`
+  if (limit.continuedBy === 'pk' && limit.continueAt !== null) return `${hit}; continues at ${clockText(limit.continueAt, now)}`
+  if (limit.continuedBy === 'agent') return `${hit}; continues by itself${limit.resetsAt === null ? '' : ` at ${clockText(limit.resetsAt, now)}`}`
+  const resets = limit.resetsAt === null ? '' : ` (resets ${clockText(limit.resetsAt, now)})`
+  return `${hit}${resets}; not continued${limit.why === null ? '' : `: ${limit.why}`}`
+}
+
 /** Pure: the event a row with attention stands for. */
-export function eventOf(
-  row: SessionRow,
-  reason = row.state === 'waiting' ? 'waiting for you' : 'finished its turn',
-  since: string | null = row.attentionSince,
-): NotifyEvent {
+export function eventOf(row: SessionRow, reason = stateReason(row), since: string | null = row.attentionSince): NotifyEvent {
   return {id: row.id, agent: row.agent, label: row.label, state: row.state, cwd: row.cwd, reason, since}
 }
 
@@ -83,7 +96,7 @@ export function rowEvents(row: SessionRow): RowEvent[] {
   if (row.attentionSince !== null && Date.parse(row.attentionSince) !== usageSince && (row.attention || row.attached)) {
     events.push({
       since: row.attentionSince,
-      reason: row.state === 'waiting' ? 'waiting for you' : 'finished its turn',
+      reason: stateReason(row),
       unseen: unseenSince(row, Date.parse(row.attentionSince)),
     })
   }
@@ -93,10 +106,10 @@ export function rowEvents(row: SessionRow): RowEvent[] {
   return events
 }
 
-/** Pure: one line about the event, for a tmux message or a desktop notification. */
-/** Pure: the reason as the rest of a sentence: a state takes "is" ("is waiting for you"), a deed does not ("finished its turn"). */
-const predicate = (reason: string) => (reason.startsWith('finished') ? reason : `is ${reason}`)
+/** Pure: the reason as the rest of a sentence: a state takes "is" ("is waiting for you"), a deed does not ("finished its turn", "hit its usage limit"). */
+const predicate = (reason: string) => (/^(finished|hit|could not) /.test(reason) ? reason : `is ${reason}`)
 
+/** Pure: one line about the event, for a tmux message or a desktop notification. */
 export const eventText = (e: NotifyEvent) => `${e.agent ?? 'session'}${e.label ? ` (${e.label})` : ''} ${e.id} ${predicate(e.reason)}: pk attach ${e.id}`
 
 /** Pure: a notifier's argv with `{id}`, `{agent}`, `{label}`, `{state}`, `{cwd}`, `{reason}` filled in. */

@@ -58,7 +58,7 @@ export function columnsText(rows: SessionRow[], columns: readonly Column[], head
 
 /** Pure: `pk ls --count`: one `NAME N` line per state, then those that need you, then all of them. */
 export function countText(rows: SessionRow[]): string {
-  const states: State[] = ['working', 'waiting', 'idle', 'exited', 'unknown']
+  const states: State[] = ['working', 'waiting', 'limited', 'idle', 'exited', 'unknown']
   const lines = states.map((state) => `${state} ${rows.filter((r) => r.state === state).length}`)
   return [...lines, `attention ${rows.filter((r) => r.attention).length}`, `total ${rows.length}`].map((l) => l + '\n').join('')
 }
@@ -106,10 +106,10 @@ export interface Output {
  * counted once: the ones that need you, then the others by state; exited and unknown ones are not counted.
  */
 export function shortSummary(rows: SessionRow[], tmuxColours = false): string {
-  const order: State[] = ['waiting', 'working', 'idle']
+  const order: State[] = ['waiting', 'limited', 'working', 'idle']
   // Readable on tmux's default status bar (black on green) and on dark ones: what needs you on red,
   // waiting on yellow, the rest in the bar's own colours.
-  const style: Record<string, string> = {waiting: 'fg=black,bg=yellow', working: 'bold', idle: 'default'}
+  const style: Record<string, string> = {waiting: 'fg=black,bg=yellow', limited: 'fg=black,bg=cyan', working: 'bold', idle: 'default'}
   const parts: string[] = []
   const attention = rows.filter((r) => r.attention).length
   if (attention > 0) parts.push(tmuxColours ? `#[fg=white,bg=red,bold]${attention} need you#[default]` : `${attention} need you`)

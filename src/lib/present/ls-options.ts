@@ -1,8 +1,9 @@
 import {PkError} from '../model/errors.js'
 
 import {COLUMNS, Column, LsOptions} from './listing.js'
+import {STATES} from '../model/states.js'
 
-export const STATES = ['working', 'waiting', 'idle', 'exited', 'unknown'] as const
+export {STATES} from '../model/states.js'
 
 /** Pure: refuse combinations that mean nothing, rather than ignore a flag silently (exit 2). */
 export function checkLsOptions(

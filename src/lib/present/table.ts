@@ -1,4 +1,5 @@
 import {SessionRow} from '../model/contract.js'
+import {clockText} from '../model/clock.js'
 
 /** Pure rendering of rows for people. Colour only when asked (a TTY without NO_COLOR). */
 
@@ -34,7 +35,14 @@ export function shortenHome(path: string, home: string | undefined): string {
 }
 
 /** One colour per state, shared by the table and the dashboard. */
-export const STATE_COLOURS: Record<SessionRow['state'], Colour> = {waiting: 'yellow', working: 'green', idle: 'blue', exited: 'dim', unknown: 'magenta'}
+export const STATE_COLOURS: Record<SessionRow['state'], Colour> = {
+  waiting: 'yellow',
+  limited: 'cyan',
+  working: 'green',
+  idle: 'blue',
+  exited: 'dim',
+  unknown: 'magenta',
+}
 
 /** A preset's name, or the plain command after `$ ` so it cannot be taken for a preset. */
 const agentCell = (row: SessionRow) => row.agent ?? (row.command[0] ? `$ ${row.command[0].split('/').at(-1)}` : '-')
@@ -42,12 +50,13 @@ const agentCell = (row: SessionRow) => row.agent ?? (row.command[0] ? `$ ${row.c
 /** Pure: the AGENT cell, with the label (`claude (review)`, `$ sleep (scratch)`): the table's and the dashboard's. */
 export const agentLabelCell = (row: SessionRow) => printable(row.label ? `${agentCell(row)} (${row.label})` : agentCell(row))
 
-/** Pure: the STATE cell: `! ` when it needs you, `?` when unverified, the exit status, or `conflict`. */
-export function stateCell(row: SessionRow): string {
+/** Pure: the STATE cell: `! ` when it needs you, `?` when unverified, the exit status, a limit's reset, or `conflict`. */
+export function stateCell(row: SessionRow, now = Date.now()): string {
   let state: string = row.state
   if (row.conflict) state = 'conflict'
   else if (!row.verified && row.state !== 'exited') state = `${row.state}?`
   else if (row.state === 'exited' && row.exitStatus !== null) state = `exited ${row.exitStatus}`
+  else if (row.state === 'limited' && row.limit?.resetsAt) state = `limited · resets ${clockText(row.limit.resetsAt, now)}`
   return (row.attention ? '! ' : '') + state
 }
 
@@ -124,7 +133,7 @@ export function renderTable(rows: SessionRow[], opts: {colour: boolean; now: num
   const cells = rows.map((row) => [
     row.id,
     agentLabelCell(row),
-    stateCell(row),
+    stateCell(row, opts.now),
     age(row.startedAt, opts.now),
     ...(withUsage ? [usageCell(row)] : []),
     ...(withChanges ? [changesText(row) ?? '-'] : []),

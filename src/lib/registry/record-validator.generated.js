@@ -3,7 +3,7 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): when what the status reports began, where an observer saw the same turn end first"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"base":{"description":"What the session started from (optional): the commit, the branch it was made from (null: a detached HEAD), the checkout it runs in, and whether that checkout is a worktree pk made for it or a plain checkout others may change too. pk diff and pk land measure against it.","oneOf":[{"type":"null"},{"type":"object","required":["commit","branch","checkout","kind"],"properties":{"commit":{"type":"string","pattern":"^[0-9a-f]{40,64}$"},"branch":{"oneOf":[{"type":"null"},{"type":"string","pattern":"."}]},"checkout":{"type":"string","pattern":"^/"},"kind":{"enum":["worktree","checkout"]}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"},"lastOther":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): the observer's last look before the episode that saw another state"}}}]}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","limited","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): when what the status reports began, where an observer saw the same turn end first"},"detail":{"type":"string","description":"what the agent said with the event, where pk keeps it: the limit line of a turn that ended at a usage or rate limit"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"base":{"description":"What the session started from (optional): the commit, the branch it was made from (null: a detached HEAD), the checkout it runs in, and whether that checkout is a worktree pk made for it or a plain checkout others may change too. pk diff and pk land measure against it.","oneOf":[{"type":"null"},{"type":"object","required":["commit","branch","checkout","kind"],"properties":{"commit":{"type":"string","pattern":"^[0-9a-f]{40,64}$"},"branch":{"oneOf":[{"type":"null"},{"type":"string","pattern":"."}]},"checkout":{"type":"string","pattern":"^/"},"kind":{"enum":["worktree","checkout"]}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting","limited"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"},"lastOther":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): the observer's last look before the episode that saw another state"}}}]},"continueAtReset":{"type":"boolean","description":"false: pk bg --no-continue: pk does not continue this session at a usage limit's reset. Optional in files."}}};
 const pattern0 = new RegExp(".", "u");
 const pattern1 = new RegExp("^([0-9]+|ps(:[0-9]+)?)$", "u");
 const pattern2 = new RegExp("^/", "u");
@@ -402,7 +402,7 @@ else {
 if(data19.state !== undefined){
 let data20 = data19.state;
 const _errs44 = errors;
-if(!((((data20 === "working") || (data20 === "waiting")) || (data20 === "idle")) || (data20 === "exited"))){
+if(!(((((data20 === "working") || (data20 === "waiting")) || (data20 === "limited")) || (data20 === "idle")) || (data20 === "exited"))){
 const err2 = {instancePath:instancePath+"/status/state",schemaPath:"#/properties/status/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.status.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
@@ -508,20 +508,39 @@ var valid5 = _errs53 === errors;
 else {
 var valid5 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(valid5){
+if(data19.detail !== undefined){
+const _errs55 = errors;
+if(typeof data19.detail !== "string"){
+const err8 = {instancePath:instancePath+"/status/detail",schemaPath:"#/properties/status/oneOf/1/properties/detail/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+var valid5 = _errs55 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -538,12 +557,12 @@ passing0 = 1;
 }
 }
 if(!valid4){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err10 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err10];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err10);
 }
 errors++;
 validate10.errors = vErrors;
@@ -567,33 +586,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.stopped !== undefined){
-let data26 = data.stopped;
-const _errs55 = errors;
-const _errs56 = errors;
+let data27 = data.stopped;
+const _errs57 = errors;
+const _errs58 = errors;
 let valid6 = false;
 let passing1 = null;
-const _errs57 = errors;
-if(data26 !== null){
-const err10 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-var _valid1 = _errs57 === errors;
-if(_valid1){
-valid6 = true;
-passing1 = 0;
-}
 const _errs59 = errors;
-if(errors === _errs59){
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-let missing4;
-if(((data26.at === undefined) && (missing4 = "at")) || ((data26.signal === undefined) && (missing4 = "signal"))){
-const err11 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(data27 !== null){
+const err11 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -602,11 +602,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-else {
-if(data26.at !== undefined){
+var _valid1 = _errs59 === errors;
+if(_valid1){
+valid6 = true;
+passing1 = 0;
+}
 const _errs61 = errors;
-if(typeof data26.at !== "string"){
-const err12 = {instancePath:instancePath+"/stopped/at",schemaPath:"#/properties/stopped/oneOf/1/properties/at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(errors === _errs61){
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+let missing4;
+if(((data27.at === undefined) && (missing4 = "at")) || ((data27.signal === undefined) && (missing4 = "signal"))){
+const err12 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -615,16 +621,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-var valid7 = _errs61 === errors;
-}
 else {
-var valid7 = true;
-}
-if(valid7){
-if(data26.signal !== undefined){
+if(data27.at !== undefined){
 const _errs63 = errors;
-if(typeof data26.signal !== "string"){
-const err13 = {instancePath:instancePath+"/stopped/signal",schemaPath:"#/properties/stopped/oneOf/1/properties/signal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data27.at !== "string"){
+const err13 = {instancePath:instancePath+"/stopped/at",schemaPath:"#/properties/stopped/oneOf/1/properties/at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -638,11 +639,11 @@ var valid7 = _errs63 === errors;
 else {
 var valid7 = true;
 }
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(valid7){
+if(data27.signal !== undefined){
+const _errs65 = errors;
+if(typeof data27.signal !== "string"){
+const err14 = {instancePath:instancePath+"/stopped/signal",schemaPath:"#/properties/stopped/oneOf/1/properties/signal/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -651,8 +652,26 @@ vErrors.push(err14);
 }
 errors++;
 }
+var valid7 = _errs65 === errors;
 }
-var _valid1 = _errs59 === errors;
+else {
+var valid7 = true;
+}
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+var _valid1 = _errs61 === errors;
 if(_valid1 && valid6){
 valid6 = false;
 passing1 = [passing1, 1];
@@ -664,43 +683,7 @@ passing1 = 1;
 }
 }
 if(!valid6){
-const err15 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs56;
-if(vErrors !== null){
-if(_errs56){
-vErrors.length = _errs56;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs55 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.resumedFrom !== undefined){
-let data29 = data.resumedFrom;
-const _errs65 = errors;
-const _errs66 = errors;
-let valid8 = false;
-let passing2 = null;
-const _errs67 = errors;
-if(data29 !== null){
-const err16 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err16 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -708,17 +691,35 @@ else {
 vErrors.push(err16);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid2 = _errs67 === errors;
-if(_valid2){
-valid8 = true;
-passing2 = 0;
+else {
+errors = _errs58;
+if(vErrors !== null){
+if(_errs58){
+vErrors.length = _errs58;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs57 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resumedFrom !== undefined){
+let data30 = data.resumedFrom;
+const _errs67 = errors;
+const _errs68 = errors;
+let valid8 = false;
+let passing2 = null;
 const _errs69 = errors;
-if(errors === _errs69){
-if(typeof data29 === "string"){
-if(!pattern5.test(data29)){
-const err17 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
+if(data30 !== null){
+const err17 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -727,9 +728,16 @@ vErrors.push(err17);
 }
 errors++;
 }
+var _valid2 = _errs69 === errors;
+if(_valid2){
+valid8 = true;
+passing2 = 0;
 }
-else {
-const err18 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs71 = errors;
+if(errors === _errs71){
+if(typeof data30 === "string"){
+if(!pattern5.test(data30)){
+const err18 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -739,7 +747,18 @@ vErrors.push(err18);
 errors++;
 }
 }
-var _valid2 = _errs69 === errors;
+else {
+const err19 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+var _valid2 = _errs71 === errors;
 if(_valid2 && valid8){
 valid8 = false;
 passing2 = [passing2, 1];
@@ -751,43 +770,7 @@ passing2 = 1;
 }
 }
 if(!valid8){
-const err19 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs66;
-if(vErrors !== null){
-if(_errs66){
-vErrors.length = _errs66;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs65 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.resumedBy !== undefined){
-let data30 = data.resumedBy;
-const _errs71 = errors;
-const _errs72 = errors;
-let valid9 = false;
-let passing3 = null;
-const _errs73 = errors;
-if(data30 !== null){
-const err20 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err20 = {instancePath:instancePath+"/resumedFrom",schemaPath:"#/properties/resumedFrom/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -795,17 +778,35 @@ else {
 vErrors.push(err20);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid3 = _errs73 === errors;
-if(_valid3){
-valid9 = true;
-passing3 = 0;
+else {
+errors = _errs68;
+if(vErrors !== null){
+if(_errs68){
+vErrors.length = _errs68;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs67 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.resumedBy !== undefined){
+let data31 = data.resumedBy;
+const _errs73 = errors;
+const _errs74 = errors;
+let valid9 = false;
+let passing3 = null;
 const _errs75 = errors;
-if(errors === _errs75){
-if(typeof data30 === "string"){
-if(!pattern5.test(data30)){
-const err21 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
+if(data31 !== null){
+const err21 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -814,9 +815,16 @@ vErrors.push(err21);
 }
 errors++;
 }
+var _valid3 = _errs75 === errors;
+if(_valid3){
+valid9 = true;
+passing3 = 0;
 }
-else {
-const err22 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs77 = errors;
+if(errors === _errs77){
+if(typeof data31 === "string"){
+if(!pattern5.test(data31)){
+const err22 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -826,7 +834,18 @@ vErrors.push(err22);
 errors++;
 }
 }
-var _valid3 = _errs75 === errors;
+else {
+const err23 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+var _valid3 = _errs77 === errors;
 if(_valid3 && valid9){
 valid9 = false;
 passing3 = [passing3, 1];
@@ -838,43 +857,7 @@ passing3 = 1;
 }
 }
 if(!valid9){
-const err23 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf",keyword:"oneOf",params:{passingSchemas: passing3},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs72;
-if(vErrors !== null){
-if(_errs72){
-vErrors.length = _errs72;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs71 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.worktree !== undefined){
-let data31 = data.worktree;
-const _errs77 = errors;
-const _errs78 = errors;
-let valid10 = false;
-let passing4 = null;
-const _errs79 = errors;
-if(data31 !== null){
-const err24 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err24 = {instancePath:instancePath+"/resumedBy",schemaPath:"#/properties/resumedBy/oneOf",keyword:"oneOf",params:{passingSchemas: passing3},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -882,18 +865,35 @@ else {
 vErrors.push(err24);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid4 = _errs79 === errors;
-if(_valid4){
-valid10 = true;
-passing4 = 0;
+else {
+errors = _errs74;
+if(vErrors !== null){
+if(_errs74){
+vErrors.length = _errs74;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs73 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.worktree !== undefined){
+let data32 = data.worktree;
+const _errs79 = errors;
+const _errs80 = errors;
+let valid10 = false;
+let passing4 = null;
 const _errs81 = errors;
-if(errors === _errs81){
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-let missing5;
-if((((data31.path === undefined) && (missing5 = "path")) || ((data31.branch === undefined) && (missing5 = "branch"))) || ((data31.repo === undefined) && (missing5 = "repo"))){
-const err25 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+if(data32 !== null){
+const err25 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -902,14 +902,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-else {
-if(data31.path !== undefined){
-let data32 = data31.path;
+var _valid4 = _errs81 === errors;
+if(_valid4){
+valid10 = true;
+passing4 = 0;
+}
 const _errs83 = errors;
 if(errors === _errs83){
-if(typeof data32 === "string"){
-if(!pattern2.test(data32)){
-const err26 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+let missing5;
+if((((data32.path === undefined) && (missing5 = "path")) || ((data32.branch === undefined) && (missing5 = "branch"))) || ((data32.repo === undefined) && (missing5 = "repo"))){
+const err26 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -918,9 +921,14 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
 else {
-const err27 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data32.path !== undefined){
+let data33 = data32.path;
+const _errs85 = errors;
+if(errors === _errs85){
+if(typeof data33 === "string"){
+if(!pattern2.test(data33)){
+const err27 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -930,16 +938,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-var valid11 = _errs83 === errors;
-}
 else {
-var valid11 = true;
-}
-if(valid11){
-if(data31.branch !== undefined){
-const _errs85 = errors;
-if(typeof data31.branch !== "string"){
-const err28 = {instancePath:instancePath+"/worktree/branch",schemaPath:"#/properties/worktree/oneOf/1/properties/branch/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -948,19 +948,17 @@ vErrors.push(err28);
 }
 errors++;
 }
+}
 var valid11 = _errs85 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data31.repo !== undefined){
-let data34 = data31.repo;
+if(data32.branch !== undefined){
 const _errs87 = errors;
-if(errors === _errs87){
-if(typeof data34 === "string"){
-if(!pattern2.test(data34)){
-const err29 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(typeof data32.branch !== "string"){
+const err29 = {instancePath:instancePath+"/worktree/branch",schemaPath:"#/properties/worktree/oneOf/1/properties/branch/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -969,9 +967,19 @@ vErrors.push(err29);
 }
 errors++;
 }
+var valid11 = _errs87 === errors;
 }
 else {
-const err30 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid11 = true;
+}
+if(valid11){
+if(data32.repo !== undefined){
+let data35 = data32.repo;
+const _errs89 = errors;
+if(errors === _errs89){
+if(typeof data35 === "string"){
+if(!pattern2.test(data35)){
+const err30 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -981,17 +989,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-var valid11 = _errs87 === errors;
-}
 else {
-var valid11 = true;
-}
-}
-}
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err31 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1001,7 +1000,27 @@ vErrors.push(err31);
 errors++;
 }
 }
-var _valid4 = _errs81 === errors;
+var valid11 = _errs89 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+var _valid4 = _errs83 === errors;
 if(_valid4 && valid10){
 valid10 = false;
 passing4 = [passing4, 1];
@@ -1013,43 +1032,7 @@ passing4 = 1;
 }
 }
 if(!valid10){
-const err32 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs78;
-if(vErrors !== null){
-if(_errs78){
-vErrors.length = _errs78;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs77 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.base !== undefined){
-let data35 = data.base;
-const _errs89 = errors;
-const _errs90 = errors;
-let valid12 = false;
-let passing5 = null;
-const _errs91 = errors;
-if(data35 !== null){
-const err33 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err33 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1057,18 +1040,35 @@ else {
 vErrors.push(err33);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid5 = _errs91 === errors;
-if(_valid5){
-valid12 = true;
-passing5 = 0;
+else {
+errors = _errs80;
+if(vErrors !== null){
+if(_errs80){
+vErrors.length = _errs80;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs79 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.base !== undefined){
+let data36 = data.base;
+const _errs91 = errors;
+const _errs92 = errors;
+let valid12 = false;
+let passing5 = null;
 const _errs93 = errors;
-if(errors === _errs93){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-let missing6;
-if(((((data35.commit === undefined) && (missing6 = "commit")) || ((data35.branch === undefined) && (missing6 = "branch"))) || ((data35.checkout === undefined) && (missing6 = "checkout"))) || ((data35.kind === undefined) && (missing6 = "kind"))){
-const err34 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+if(data36 !== null){
+const err34 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1077,14 +1077,17 @@ vErrors.push(err34);
 }
 errors++;
 }
-else {
-if(data35.commit !== undefined){
-let data36 = data35.commit;
+var _valid5 = _errs93 === errors;
+if(_valid5){
+valid12 = true;
+passing5 = 0;
+}
 const _errs95 = errors;
 if(errors === _errs95){
-if(typeof data36 === "string"){
-if(!pattern9.test(data36)){
-const err35 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40,64}$"},message:"must match pattern \""+"^[0-9a-f]{40,64}$"+"\""};
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let missing6;
+if(((((data36.commit === undefined) && (missing6 = "commit")) || ((data36.branch === undefined) && (missing6 = "branch"))) || ((data36.checkout === undefined) && (missing6 = "checkout"))) || ((data36.kind === undefined) && (missing6 = "kind"))){
+const err35 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1093,9 +1096,14 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
 else {
-const err36 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.commit !== undefined){
+let data37 = data36.commit;
+const _errs97 = errors;
+if(errors === _errs97){
+if(typeof data37 === "string"){
+if(!pattern9.test(data37)){
+const err36 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40,64}$"},message:"must match pattern \""+"^[0-9a-f]{40,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1105,21 +1113,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-var valid13 = _errs95 === errors;
-}
 else {
-var valid13 = true;
-}
-if(valid13){
-if(data35.branch !== undefined){
-let data37 = data35.branch;
-const _errs97 = errors;
-const _errs98 = errors;
-let valid14 = false;
-let passing6 = null;
-const _errs99 = errors;
-if(data37 !== null){
-const err37 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err37 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1128,16 +1123,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid6 = _errs99 === errors;
-if(_valid6){
-valid14 = true;
-passing6 = 0;
 }
+var valid13 = _errs97 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data36.branch !== undefined){
+let data38 = data36.branch;
+const _errs99 = errors;
+const _errs100 = errors;
+let valid14 = false;
+let passing6 = null;
 const _errs101 = errors;
-if(errors === _errs101){
-if(typeof data37 === "string"){
-if(!pattern0.test(data37)){
-const err38 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""};
+if(data38 !== null){
+const err38 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1146,9 +1147,16 @@ vErrors.push(err38);
 }
 errors++;
 }
+var _valid6 = _errs101 === errors;
+if(_valid6){
+valid14 = true;
+passing6 = 0;
 }
-else {
-const err39 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs103 = errors;
+if(errors === _errs103){
+if(typeof data38 === "string"){
+if(!pattern0.test(data38)){
+const err39 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1158,7 +1166,18 @@ vErrors.push(err39);
 errors++;
 }
 }
-var _valid6 = _errs101 === errors;
+else {
+const err40 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+var _valid6 = _errs103 === errors;
 if(_valid6 && valid14){
 valid14 = false;
 passing6 = [passing6, 1];
@@ -1170,39 +1189,7 @@ passing6 = 1;
 }
 }
 if(!valid14){
-const err40 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-else {
-errors = _errs98;
-if(vErrors !== null){
-if(_errs98){
-vErrors.length = _errs98;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid13 = _errs97 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data35.checkout !== undefined){
-let data38 = data35.checkout;
-const _errs103 = errors;
-if(errors === _errs103){
-if(typeof data38 === "string"){
-if(!pattern2.test(data38)){
-const err41 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+const err41 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1211,9 +1198,30 @@ vErrors.push(err41);
 }
 errors++;
 }
+else {
+errors = _errs100;
+if(vErrors !== null){
+if(_errs100){
+vErrors.length = _errs100;
 }
 else {
-const err42 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+var valid13 = _errs99 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data36.checkout !== undefined){
+let data39 = data36.checkout;
+const _errs105 = errors;
+if(errors === _errs105){
+if(typeof data39 === "string"){
+if(!pattern2.test(data39)){
+const err42 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1223,17 +1231,8 @@ vErrors.push(err42);
 errors++;
 }
 }
-var valid13 = _errs103 === errors;
-}
 else {
-var valid13 = true;
-}
-if(valid13){
-if(data35.kind !== undefined){
-let data39 = data35.kind;
-const _errs105 = errors;
-if(!((data39 === "worktree") || (data39 === "checkout"))){
-const err43 = {instancePath:instancePath+"/base/kind",schemaPath:"#/properties/base/oneOf/1/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.base.oneOf[1].properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err43 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1242,7 +1241,27 @@ vErrors.push(err43);
 }
 errors++;
 }
+}
 var valid13 = _errs105 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data36.kind !== undefined){
+let data40 = data36.kind;
+const _errs107 = errors;
+if(!((data40 === "worktree") || (data40 === "checkout"))){
+const err44 = {instancePath:instancePath+"/base/kind",schemaPath:"#/properties/base/oneOf/1/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.base.oneOf[1].properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var valid13 = _errs107 === errors;
 }
 else {
 var valid13 = true;
@@ -1253,17 +1272,17 @@ var valid13 = true;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err45 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err45];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err45);
 }
 errors++;
 }
 }
-var _valid5 = _errs93 === errors;
+var _valid5 = _errs95 === errors;
 if(_valid5 && valid12){
 valid12 = false;
 passing5 = [passing5, 1];
@@ -1275,43 +1294,7 @@ passing5 = 1;
 }
 }
 if(!valid12){
-const err45 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs90;
-if(vErrors !== null){
-if(_errs90){
-vErrors.length = _errs90;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs89 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript !== undefined){
-let data40 = data.transcript;
-const _errs106 = errors;
-const _errs107 = errors;
-let valid15 = false;
-let passing7 = null;
-const _errs108 = errors;
-if(data40 !== null){
-const err46 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err46 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1319,17 +1302,35 @@ else {
 vErrors.push(err46);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid7 = _errs108 === errors;
-if(_valid7){
-valid15 = true;
-passing7 = 0;
+else {
+errors = _errs92;
+if(vErrors !== null){
+if(_errs92){
+vErrors.length = _errs92;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs91 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript !== undefined){
+let data41 = data.transcript;
+const _errs108 = errors;
+const _errs109 = errors;
+let valid15 = false;
+let passing7 = null;
 const _errs110 = errors;
-if(errors === _errs110){
-if(typeof data40 === "string"){
-if(!pattern2.test(data40)){
-const err47 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(data41 !== null){
+const err47 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1338,9 +1339,16 @@ vErrors.push(err47);
 }
 errors++;
 }
+var _valid7 = _errs110 === errors;
+if(_valid7){
+valid15 = true;
+passing7 = 0;
 }
-else {
-const err48 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs112 = errors;
+if(errors === _errs112){
+if(typeof data41 === "string"){
+if(!pattern2.test(data41)){
+const err48 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1350,7 +1358,18 @@ vErrors.push(err48);
 errors++;
 }
 }
-var _valid7 = _errs110 === errors;
+else {
+const err49 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+var _valid7 = _errs112 === errors;
 if(_valid7 && valid15){
 valid15 = false;
 passing7 = [passing7, 1];
@@ -1362,43 +1381,7 @@ passing7 = 1;
 }
 }
 if(!valid15){
-const err49 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs107;
-if(vErrors !== null){
-if(_errs107){
-vErrors.length = _errs107;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs106 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.agentArgs !== undefined){
-let data41 = data.agentArgs;
-const _errs112 = errors;
-const _errs113 = errors;
-let valid16 = false;
-let passing8 = null;
-const _errs114 = errors;
-if(data41 !== null){
-const err50 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err50 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1406,21 +1389,35 @@ else {
 vErrors.push(err50);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid8 = _errs114 === errors;
-if(_valid8){
-valid16 = true;
-passing8 = 0;
+else {
+errors = _errs109;
+if(vErrors !== null){
+if(_errs109){
+vErrors.length = _errs109;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs108 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.agentArgs !== undefined){
+let data42 = data.agentArgs;
+const _errs114 = errors;
+const _errs115 = errors;
+let valid16 = false;
+let passing8 = null;
 const _errs116 = errors;
-if(errors === _errs116){
-if(Array.isArray(data41)){
-var valid17 = true;
-const len1 = data41.length;
-for(let i1=0; i1<len1; i1++){
-const _errs118 = errors;
-if(typeof data41[i1] !== "string"){
-const err51 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data42 !== null){
+const err51 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1429,14 +1426,20 @@ vErrors.push(err51);
 }
 errors++;
 }
-var valid17 = _errs118 === errors;
-if(!valid17){
-break;
+var _valid8 = _errs116 === errors;
+if(_valid8){
+valid16 = true;
+passing8 = 0;
 }
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const _errs118 = errors;
+if(errors === _errs118){
+if(Array.isArray(data42)){
+var valid17 = true;
+const len1 = data42.length;
+for(let i1=0; i1<len1; i1++){
+const _errs120 = errors;
+if(typeof data42[i1] !== "string"){
+const err52 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1445,8 +1448,24 @@ vErrors.push(err52);
 }
 errors++;
 }
+var valid17 = _errs120 === errors;
+if(!valid17){
+break;
 }
-var _valid8 = _errs116 === errors;
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+var _valid8 = _errs118 === errors;
 if(_valid8 && valid16){
 valid16 = false;
 passing8 = [passing8, 1];
@@ -1458,43 +1477,7 @@ passing8 = 1;
 }
 }
 if(!valid16){
-const err53 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing8},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs113;
-if(vErrors !== null){
-if(_errs113){
-vErrors.length = _errs113;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs112 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.observed !== undefined){
-let data43 = data.observed;
-const _errs120 = errors;
-const _errs121 = errors;
-let valid18 = false;
-let passing9 = null;
-const _errs122 = errors;
-if(data43 !== null){
-const err54 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err54 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing8},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1502,18 +1485,35 @@ else {
 vErrors.push(err54);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
 }
-var _valid9 = _errs122 === errors;
-if(_valid9){
-valid18 = true;
-passing9 = 0;
+else {
+errors = _errs115;
+if(vErrors !== null){
+if(_errs115){
+vErrors.length = _errs115;
 }
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs114 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.observed !== undefined){
+let data44 = data.observed;
+const _errs122 = errors;
+const _errs123 = errors;
+let valid18 = false;
+let passing9 = null;
 const _errs124 = errors;
-if(errors === _errs124){
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-let missing7;
-if((((data43.state === undefined) && (missing7 = "state")) || ((data43.since === undefined) && (missing7 = "since"))) || ((data43.turnEnded === undefined) && (missing7 = "turnEnded"))){
-const err55 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
+if(data44 !== null){
+const err55 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1522,12 +1522,17 @@ vErrors.push(err55);
 }
 errors++;
 }
-else {
-if(data43.state !== undefined){
-let data44 = data43.state;
+var _valid9 = _errs124 === errors;
+if(_valid9){
+valid18 = true;
+passing9 = 0;
+}
 const _errs126 = errors;
-if(!((data44 === "idle") || (data44 === "waiting"))){
-const err56 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
+if(errors === _errs126){
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+let missing7;
+if((((data44.state === undefined) && (missing7 = "state")) || ((data44.since === undefined) && (missing7 = "since"))) || ((data44.turnEnded === undefined) && (missing7 = "turnEnded"))){
+const err56 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1536,16 +1541,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var valid19 = _errs126 === errors;
-}
 else {
-var valid19 = true;
-}
-if(valid19){
-if(data43.since !== undefined){
-const _errs127 = errors;
-if(typeof data43.since !== "string"){
-const err57 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data44.state !== undefined){
+let data45 = data44.state;
+const _errs128 = errors;
+if(!(((data45 === "idle") || (data45 === "waiting")) || (data45 === "limited"))){
+const err57 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1554,16 +1555,16 @@ vErrors.push(err57);
 }
 errors++;
 }
-var valid19 = _errs127 === errors;
+var valid19 = _errs128 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data43.turnEnded !== undefined){
+if(data44.since !== undefined){
 const _errs129 = errors;
-if(typeof data43.turnEnded !== "boolean"){
-const err58 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data44.since !== "string"){
+const err58 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1578,10 +1579,10 @@ else {
 var valid19 = true;
 }
 if(valid19){
-if(data43.lastOther !== undefined){
+if(data44.turnEnded !== undefined){
 const _errs131 = errors;
-if(typeof data43.lastOther !== "string"){
-const err59 = {instancePath:instancePath+"/observed/lastOther",schemaPath:"#/properties/observed/oneOf/1/properties/lastOther/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data44.turnEnded !== "boolean"){
+const err59 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1595,13 +1596,11 @@ var valid19 = _errs131 === errors;
 else {
 var valid19 = true;
 }
-}
-}
-}
-}
-}
-else {
-const err60 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(valid19){
+if(data44.lastOther !== undefined){
+const _errs133 = errors;
+if(typeof data44.lastOther !== "string"){
+const err60 = {instancePath:instancePath+"/observed/lastOther",schemaPath:"#/properties/observed/oneOf/1/properties/lastOther/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1610,8 +1609,28 @@ vErrors.push(err60);
 }
 errors++;
 }
+var valid19 = _errs133 === errors;
 }
-var _valid9 = _errs124 === errors;
+else {
+var valid19 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+var _valid9 = _errs126 === errors;
 if(_valid9 && valid18){
 valid18 = false;
 passing9 = [passing9, 1];
@@ -1623,32 +1642,45 @@ passing9 = 1;
 }
 }
 if(!valid18){
-const err61 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing9},message:"must match exactly one schema in oneOf"};
+const err62 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing9},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err61];
+vErrors = [err62];
 }
 else {
-vErrors.push(err61);
+vErrors.push(err62);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs121;
+errors = _errs123;
 if(vErrors !== null){
-if(_errs121){
-vErrors.length = _errs121;
+if(_errs123){
+vErrors.length = _errs123;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs120 === errors;
+var valid0 = _errs122 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.continueAtReset !== undefined){
+const _errs135 = errors;
+if(typeof data.continueAtReset !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/continueAtReset",schemaPath:"#/properties/continueAtReset/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs135 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -49,11 +49,13 @@ export interface SessionRecord {
   agentArgs?: string[] | null
   /** What the screen showed, as an observer handed it to the writer: dated by when it first appeared. Optional in files. */
   observed?: ScreenEpisode | null
+  /** false: started with `pk bg --no-continue`: pk does not continue it at a usage limit's reset. Optional in files. */
+  continueAtReset?: boolean
 }
 
 /** A state the screen showed from `since` on; `turnEnded` when it followed work (a turn ended). */
 export interface ScreenEpisode {
-  state: 'idle' | 'waiting'
+  state: 'idle' | 'waiting' | 'limited'
   since: string
   turnEnded: boolean
   /** The observer's last look before `since` that saw another state (work): what the episode followed. */
@@ -74,6 +76,8 @@ export interface HookStatus {
    * it (one turn end is one event, with one date, whichever the writer applied first); else `at`.
    */
   since?: string
+  /** What the agent said with the event, where pk keeps it: the limit line of a turn that ended at a limit. */
+  detail?: string
 }
 
 export interface StoredRecord {
@@ -135,11 +139,13 @@ export function validateRecord(data: unknown): Validation {
           turnEnded: valid.status.turnEnded,
           ...(typeof valid.status.sentAt === 'number' ? {sentAt: valid.status.sentAt} : {}),
           ...(typeof valid.status.since === 'string' ? {since: valid.status.since} : {}),
+          ...(typeof valid.status.detail === 'string' ? {detail: valid.status.detail} : {}),
         }
       : null,
   }
   // The optional fields, only where the file has them (a record read and written again stays as it was).
   if (valid.stopped) record.stopped = {at: valid.stopped.at, signal: valid.stopped.signal}
+  if (valid.continueAtReset === false) record.continueAtReset = false
   if (valid.resumedFrom) record.resumedFrom = valid.resumedFrom
   if (valid.resumedBy) record.resumedBy = valid.resumedBy
   if (valid.worktree) record.worktree = {path: valid.worktree.path, branch: valid.worktree.branch, repo: valid.worktree.repo}

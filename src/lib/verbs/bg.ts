@@ -57,6 +57,8 @@ export interface BgRequest {
   worktree?: {path: string; branch: string; repo: string}
   /** What it starts from (pk diff, pk land): recorded as given. */
   base?: SessionBase | null
+  /** `pk bg --no-continue`: pk does not continue it at a usage limit's reset (recorded). */
+  noContinue?: boolean
 }
 
 export interface Started {
@@ -221,7 +223,7 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
 function newRecord(
   identity: ProcessIdentity,
   tmux: SessionRecord['tmux'],
-  claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs' | 'base'>,
+  claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs' | 'base' | 'continueAtReset'>,
 ): SessionRecord {
   return {
     version: RECORD_VERSION,
@@ -303,6 +305,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
       worktree: request.worktree ?? null,
       ...(request.base ? {base: request.base} : {}),
       agentArgs: request.agentArgs ?? (request.agent !== undefined ? request.extraArgs : null),
+      ...(request.noContinue ? {continueAtReset: false} : {}),
     },
   )
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
@@ -360,6 +363,8 @@ export interface LaunchRequest {
   setupOutput: Writable | number
   /** Told when the worktree is made, before its setup runs. */
   onWorktree?: (worktree: Worktree) => void
+  /** `pk bg --no-continue`: not continued at a usage limit's reset. */
+  noContinue?: boolean
 }
 
 /**
@@ -403,6 +408,7 @@ export async function launch(ctx: Context, request: LaunchRequest): Promise<Star
     ctx,
     presets,
     defaultAgent: config.defaultAgent,
+    noContinue: request.noContinue,
   }).catch(async (error: unknown) => {
     // Nothing started: the worktree made for it goes again (it is fresh and clean), its new branch too.
     if (made) await (await import('../worktree/worktree.js')).discardWorktree(made.worktree, made.newBranch).catch(() => {})

@@ -227,6 +227,8 @@ export async function resumeSession(idArg: string, ctx: Context, listing?: Listi
     worktree: record.worktree ?? undefined,
     // The conversation goes on from where it started: what it changed is measured from there still.
     base: record.base ?? null,
+    // (and, started with --no-continue, it stays so)
+    noContinue: record.continueAtReset === false,
   })
   await updateRecord(ctx, state, stored!.file, (r) => ({...r, resumedBy: started.id}))
   return {...started, resumedFrom: row.id}

@@ -12,6 +12,7 @@ import {capturePane, cursorAndScreen, pasteText, pressEnter, unanswered} from '.
 import {checkShown, focusChoice} from './answer.js'
 import {inputEmpty, inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
 import {Dialog, readDialog} from '../agents/dialogs.js'
+import {readLimit} from '../agents/limits.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -65,7 +66,9 @@ export function readiness(row: SessionRow, whenIdle: boolean, answering = false)
       : {refuse: `${row.agent} in session ${row.id} is ${row.state}, not waiting on a question; nothing was typed (pk send ${row.id} TEXT types a new message)`}
   if (row.state === 'waiting')
     return {refuse: `${row.agent} in session ${row.id} is waiting on a dialog (a question, a permission, a sign-in); answer it first: pk attach ${row.id}`}
-  if (row.state === 'idle') return 'go'
+  // (at a usage limit its prompt takes text, which meets the limit again until the reset: the caller's
+  // choice; a limit that asks a choice instead is refused from its screen, in sendText)
+  if (row.state === 'idle' || row.state === 'limited') return 'go'
   if (row.state === 'working') return whenIdle ? 'wait' : 'go'
   return 'wait' // unknown: still starting, no prompt on its screen yet
 }
@@ -236,6 +239,16 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
         `${row.agent} in session ${row.id} shows ${dialog.choices.every((c) => c.means === 'other') ? 'a question' : 'a permission dialog'} ("${dialog.question}"), which takes a choice, not text; nothing was typed (pk answer ${row.id} ${dialog.choices.every((c) => c.means === 'other') ? 'N' : 'yes|always|no|N'})`,
       )
     if (dialog !== null) await toTextField(row, dialog, deadline)
+  }
+  // A limit that asks a choice (Gemini CLI's "Keep trying / Stop", Claude Code's limit menu) would take
+  // the text's Enter as its answer.
+  if (row.state === 'limited') {
+    const shown = readLimit(row.agent, await beforeTyping(capturePane(socket, pane, deadline.callMs()), deadline, `session ${row.id}`))
+    if (shown !== null && (shown.continueBy.kind === 'choice' || shown.dismiss !== undefined))
+      throw new PkError(
+        'not-ready',
+        `${row.agent} in session ${row.id} shows its usage limit's ${shown.continueBy.kind === 'choice' ? 'dialog' : 'menu'}, which takes a choice, not text; nothing was typed (pk continue ${row.id} carries it on)`,
+      )
   }
   // A draft in the input (typed, not sent) would be sent with the text as one message: say what is there.
   if (clean !== '' && !opts.answering && readsDrafts(row.agent)) {

@@ -4,6 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {applyPaneRules, bottomLines} from '../../../src/lib/agents/pane-rules.js'
 import {findPreset} from '../../../src/lib/agents/presets.js'
+import {readLimit} from '../../../src/lib/agents/limits.js'
 import {PANE_FIXTURES, paneFixtures, parsePaneFixture} from '../../helpers/pane-fixtures.js'
 
 describe('pane rules against captured screens', () => {
@@ -21,6 +22,9 @@ describe('pane rules against captured screens', () => {
   })
   it.each(fixtures.filter((f) => !f.ansi).map((f) => [f.file, f] as const))('%s', (_, fixture) => {
     const screen = readFileSync(join(PANE_FIXTURES, fixture.file), 'utf8')
+    // A limit as the agent's last word is read apart (agents/limits.ts), before the rules; no other screen reads as one.
+    expect(readLimit(fixture.agent, screen) !== null, 'read as a limit').toBe(fixture.state === 'limited')
+    if (fixture.state === 'limited') return
     // (`unknown`: a screen no rule knows, as it must stay: Gemini CLI redrawing everything as it resumes)
     expect(applyPaneRules(screen, findPreset(fixture.agent)!.paneRules)).toBe(fixture.state === 'unknown' ? null : fixture.state)
   })

@@ -29,6 +29,18 @@ describe('config', () => {
     expect(findPreset('claude', presets)!.paneRules).toEqual(findPreset('claude')!.paneRules)
     expect(resumeArgv('mine', 'c1', presets)).toEqual(['my-agent', '--resume', 'c1'])
   })
+  it('limits: yours only (a project cannot make pk type into your sessions), and a message is one line of text', async () => {
+    expect(() => checkProjectConfig({limits: {continue: 'all'}}, '/p/.pkrc')).toThrow(/limits/)
+    await expect(validateConfig({limits: {continue: 'all', message: 'go on', messages: {codex: 'carry on'}}}, '/u')).resolves.toMatchObject({
+      limits: {continue: 'all'},
+    })
+    await expect(validateConfig({limits: {continue: 'sometimes'}}, '/u')).rejects.toThrow(/limits\.continue: must be started, all or off/)
+    await expect(validateConfig({limits: {message: 'go\non'}}, '/u')).rejects.toThrow(
+      /limits\.message: must be a non-empty line of text without control characters/,
+    )
+    await expect(validateConfig({limits: {messages: {codex: '  '}}}, '/u')).rejects.toThrow(/limits\.messages\.codex/)
+  })
+
   it("a project's usage rules add to yours, key by key", async () => {
     const user = await validateConfig({usage: {rates: {a: {input: 1}}, attention: {cost: 5}}}, '/u')
     const project = await validateConfig({usage: {rates: {b: {input: 2}}, contextWindows: {b: 1000}, attention: {context: 90}}}, '/p', user)

@@ -62,7 +62,7 @@ describe("a watcher's screen observation (pk notify --observe)", () => {
     ['[1]', /needs pid, startTime, state/],
     ['{"pid": 0, "startTime": 1, "state": "idle", "firstSeen": 1}', /needs pid/],
     ['{"pid": 1.5, "startTime": 1, "state": "idle", "firstSeen": 1}', /needs pid/],
-    ['{"pid": 1, "startTime": 1, "state": "working", "firstSeen": 1}', /state \(idle or waiting\)/],
+    ['{"pid": 1, "startTime": 1, "state": "working", "firstSeen": 1}', /state \(idle, waiting or limited\)/],
     ['{"pid": 1, "startTime": 1, "state": "idle"}', /firstSeen/],
     // Past JavaScript's dates (or 2100): no event of this world, and it would break whoever prints it.
     ['{"pid": 1, "startTime": 1, "state": "idle", "firstSeen": 9000000000000000}', /before 2100/],

@@ -184,4 +184,72 @@ describe('status', () => {
     records.set('z', {status: hook('idle', 1, true), observed: null})
     expect(applyStatus({rows, known: records, captures: new Map(), presets: BUILTIN_PRESETS, now}).map((r) => r.id)).toEqual(['z', 'q', 'w', 'i'])
   })
+
+  describe('at a usage limit', () => {
+    const fixture = (file: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'panes', file), 'utf8')
+    const codexLimit = fixture('codex-0.171.0.limited.usage-limit.txt')
+    const at = (ms: number) => Math.floor((now - ms) / 1000)
+    const live = (agent: string, activityAgo: number) => row({agent, tmux: {...row().tmux!, activity: at(activityAgo)}})
+    type Report = Omit<ReturnType<typeof hook>, 'state'> & {state: 'working' | 'waiting' | 'idle' | 'limited'; detail?: string}
+    const decide = (r: ReturnType<typeof row>, status: Report | null, screen: string | undefined) =>
+      applyStatus({
+        rows: [r],
+        known: new Map([['a', {status, observed: null}]]),
+        captures: screen === undefined ? new Map() : new Map([['/s\0%1', screen]]),
+        presets: BUILTIN_PRESETS,
+        now,
+        zoneOf: () => 'UTC',
+      })[0]!
+
+    it("Codex's turn end at its limit is a limit, dated by that report, told as one (never as a finished turn)", () => {
+      const r = decide(live('codex', 2000), hook('idle', 1500, true), codexLimit)
+      expect(r).toMatchObject({state: 'limited', stateSource: 'pane', attention: true, attentionSince: new Date(now - 1500).toISOString()})
+      expect(r.limit).toMatchObject({
+        what: 'usage limit',
+        resetsAt: '2026-12-09T06:11:00.000Z',
+        since: new Date(now - 1500).toISOString(),
+        continuedBy: 'nobody',
+      })
+      expect(rowEvents(r).map((e) => e.reason)).toEqual([expect.stringMatching(/^hit its usage limit \(resets Dec 9 06:11\); not continued/)])
+      // Its screen is read for a turn end: only the screen tells the limit from a finished turn.
+      expect(needsCapture(live('codex', 2000), {status: hook('idle', 1500, true), observed: null}, BUILTIN_PRESETS, now)).toBe(true)
+    })
+    it("Claude Code's StopFailure at a limit: limited by its report, reset from its words, who continues from its screen", () => {
+      const report = {
+        ...hook('idle', 3000),
+        state: 'limited' as const,
+        event: 'StopFailure:rate_limit',
+        detail: "You've hit your 5-hour limit · resets 5:09am (UTC)",
+      }
+      const byReport = decide(live('claude', 3000), report, undefined)
+      expect(byReport).toMatchObject({state: 'limited', stateSource: 'hook', attention: true})
+      expect(byReport.limit).toMatchObject({what: '5-hour limit', shown: '5:09am (UTC)', resetsAt: '2026-11-30T05:09:00.000Z', continuedBy: 'nobody'})
+      const withScreen = decide(live('claude', 3000), report, fixture('claude-2.1.332.limited.five-hour-auto-continue.txt'))
+      expect(withScreen.limit).toMatchObject({what: '5-hour limit', continuedBy: 'agent'})
+      // Continued (by itself, or typed at): work reported after the screen last changed is newer than the limit on it.
+      expect(decide(live('claude', 5000), hook('working', 1000), fixture('claude-2.1.332.limited.auto-continue-cancelled.txt'))).toMatchObject({
+        state: 'working',
+        limit: null,
+      })
+    })
+    it("Gemini CLI's limit dialog, drawn after its turn's start (no report comes), is the newer word", () => {
+      const r = decide(live('gemini', 1000), hook('working', 8000), fixture('gemini-0.61.0.limited.usage-limit.txt'))
+      expect(r).toMatchObject({state: 'limited', stateSource: 'pane'})
+      expect(r.limit).toMatchObject({what: 'usage limit for all Pro models', shown: '5:14 AM UTC'})
+      // (undated until an observer hands in its first sight: told then)
+      expect(r.attentionSince).toBeNull()
+    })
+    it('a limit sorts right after what waits on you, and needs you while nobody looks', () => {
+      expect(needsAttention(row(), 'limited', now, false)).toBe(true)
+      expect(needsAttention(row({attached: true}), 'limited', now, false)).toBe(false)
+      const limited = decide(live('codex', 2000), hook('idle', 1500, true), codexLimit)
+      const waiting = {...row({id: 'w'}), state: 'waiting' as const, attention: true}
+      const working = {...row({id: 'k'}), state: 'working' as const}
+      expect(applyStatus({rows: [working, limited, waiting], known: new Map(), captures: new Map(), presets: [], now}).map((r) => r.id)).toEqual([
+        'w',
+        'a',
+        'k',
+      ])
+    })
+  })
 })

@@ -21,6 +21,7 @@ describe('the contract the types and the schemas both state', () => {
     const names: SchemaName[] = [
       'answer',
       'bg',
+      'continue',
       'diff',
       'doctor',
       'land',

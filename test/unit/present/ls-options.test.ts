@@ -10,7 +10,7 @@ describe('ls option checks (issue #23)', () => {
     expect(() => checkLsOptions({...LS_DEFAULTS, headers: false, json: true})).toThrow(/--no-headers goes with the table or -o/)
     expect(() => checkLsOptions({...LS_DEFAULTS, headers: false, columns: ['id']})).not.toThrow()
     expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, count: true})).toThrow(/--count, -o/)
-    expect(() => checkLsOptions({...LS_DEFAULTS, states: ['sleepy']})).toThrow(/the states are working, waiting, idle, exited, unknown/)
+    expect(() => checkLsOptions({...LS_DEFAULTS, states: ['sleepy']})).toThrow(/the states are working, waiting, limited, idle, exited, unknown/)
     expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, format: 'short'})).toThrow(/--watch streams JSON events/)
     expect(() => checkWatchOptions({...LS_DEFAULTS, json: true, states: ['waiting']})).not.toThrow()
     expect(parseLsArgv(['--state', 'waiting, idle', '-q', '--agent', 'claude', '--attention'])).toMatchObject({

@@ -44,6 +44,18 @@ describe('record validation', () => {
     expect(validateRecord(noCwd)).toMatchObject({reason: 'field cwd is missing or malformed'})
   })
 
+  it("keeps a limit report's words and the --no-continue choice as they were written (issue 64)", () => {
+    const status = {
+      state: 'limited',
+      at: '2026-12-07T05:00:00.000Z',
+      event: 'StopFailure:rate_limit',
+      turnEnded: false,
+      detail: "You've hit your 5-hour limit · resets 5:09am (UTC)",
+    }
+    const limited = {...sampleRecord(), status, continueAtReset: false}
+    expect(validateRecord(limited)).toMatchObject({ok: true, record: {status, continueAtReset: false}})
+  })
+
   it('reports an unknown version as such', () => {
     expect(validateRecord({...sampleRecord(), version: 2})).toMatchObject({ok: false, code: 'unknown-version'})
     expect(validateRecord([])).toMatchObject({ok: false, code: 'invalid-record'})

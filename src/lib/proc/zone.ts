@@ -1,0 +1,49 @@
+import {closeSync, constants, openSync, readlinkSync} from 'node:fs'
+
+import {isZone} from '../model/clock.js'
+import {readWhole} from './reader.js'
+
+/**
+ * The time zone a process reads clocks in: its TZ where it has one that names a zone, else the machine's
+ * (/etc/localtime's zone), else pk's own. An agent writes a limit's reset on its own clock ("5:10 AM").
+ */
+export function processZone(pid: number): string {
+  const tz = environValue(pid, 'TZ')
+  if (tz !== null) {
+    const name = tz.replace(/^:/, '')
+    if (isZone(name)) return name
+    const path = /zoneinfo\/(.+)$/.exec(name)?.[1]
+    if (path !== undefined && isZone(path)) return path
+  }
+  return machineZone()
+}
+
+/** The machine's zone: the name /etc/localtime links to, else pk's own. */
+export function machineZone(): string {
+  try {
+    const name = /zoneinfo\/(.+)$/.exec(readlinkSync('/etc/localtime'))?.[1]
+    if (name !== undefined && isZone(name)) return name
+  } catch {
+    // not a link (a copy of the zone file), or none: pk's own zone
+  }
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
+}
+
+/** One variable of a process's environment (our own processes': /proc/PID/environ is the owner's to read), or null. */
+function environValue(pid: number, name: string): string | null {
+  let fd: number
+  try {
+    fd = openSync(`/proc/${pid}/environ`, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch {
+    return null
+  }
+  try {
+    const text = readWhole(fd, `/proc/${pid}/environ`, 256 * 1024)
+    const entry = text.split('\0').find((e) => e.startsWith(`${name}=`))
+    return entry === undefined ? null : entry.slice(name.length + 1)
+  } catch {
+    return null
+  } finally {
+    closeSync(fd)
+  }
+}
