@@ -1,7 +1,6 @@
 import {mkdirSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {writeFileAtomic, unlinkQuietly} from '../registry/atomic.js'
 import {isPrivateDir, readRegularFile} from '../registry/files.js'
 import {StateDir} from '../registry/state-dir.js'
 import {ContinueFile, parseContinueFile} from './plan.js'
@@ -42,14 +41,16 @@ export function readContinueFiles(state: StateDir | null): ContinueFile[] {
   })
 }
 
-/** Write it (the caller holds the state lock). */
-export function writeContinueFile(state: StateDir, file: ContinueFile): void {
+/** Write it (the caller holds the state lock). (Writes load their module only here: a reader, pk ls, loads no node:crypto.) */
+export async function writeContinueFile(state: StateDir, file: ContinueFile): Promise<void> {
+  const {writeFileAtomic} = await import('../registry/atomic.js')
   mkdirSync(continueDir(state), {recursive: true, mode: 0o700})
   if (!isPrivateDir(continueDir(state))) throw new Error(`${continueDir(state)} is not a private directory of pk's`)
   writeFileAtomic(fileOf(state, file.id), JSON.stringify(file, null, 2) + '\n', 'replace')
 }
 
-export function removeContinueFile(state: StateDir, id: string): void {
+export async function removeContinueFile(state: StateDir, id: string): Promise<void> {
+  const {unlinkQuietly} = await import('../registry/atomic.js')
   if (ID.test(id)) unlinkQuietly(fileOf(state, id))
 }
 

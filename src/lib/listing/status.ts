@@ -147,8 +147,10 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
       stateSource = 'pane'
       turnEnded = fromPane !== 'working' && fromPane !== 'limited' && (hook.state === 'working' || newerTurnEnd)
       if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.at)) since = Date.parse(episode.since)
-      // (a limit shown with a turn end's report came with it: Codex ends a turn at its limit, Pi after its tries)
-      else if (fromPane === 'limited' && hook.state === 'idle' && hook.turnEnded) since = Date.parse(hook.since ?? hook.at)
+      // (a limit shown with a turn end's report, the screen no newer, came with it: Pi ends its turn after its
+      // tries; one drawn after the report is a later turn's, which reported nothing: Codex 0.171.0 at its usage
+      // limit fires no notify. That one is dated by a watcher's sight of it, as any screen state is.)
+      else if (fromPane === 'limited' && hook.state === 'idle' && hook.turnEnded && !screenIsNewer(row, hook)) since = Date.parse(hook.since ?? hook.at)
       else {
         since = row.tmux.activity! * 1000
         dated = false

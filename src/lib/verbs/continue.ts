@@ -90,7 +90,7 @@ export async function arrangeContinues(ctx: Context, listing: Listing, rows: Ses
       }
       const plan = planContinue(limit, continuingAllowed(row, settings, record), file)
       await keepWake(ctx, file, plan)
-      writeContinueFile(state, file)
+      await writeContinueFile(state, file)
       return plan
     })
     out.push({...row, limit: {...limit, ...planned}})
@@ -139,7 +139,7 @@ export async function scheduleContinue(ctx: Context, idArg: string, change: {at:
     else Object.assign(file, {off: false, offWhy: null, at: new Date(change.at).toISOString(), gaveUp: false})
     const planned = planContinue(limit, continuingAllowed(row, settings, null), file)
     await keepWake(ctx, file, planned)
-    writeContinueFile(state, file)
+    await writeContinueFile(state, file)
     return planned
   })
   return {id: row.id, agent: row.agent, done: 'off' in change ? 'off' : 'at', typed: null, continueAt: plan.continueAt, why: plan.why}
@@ -192,11 +192,11 @@ export async function continueSession(ctx: Context, idArg: string, opts: {wake?:
 const ATTACHED = 'someone is attached to it: they carry it on'
 
 async function leaveTo(state: StateDir, row: SessionRow, who: {pid: number; startTime: number}, limit: SessionLimit, why: string): Promise<void> {
-  await withWriteAccess(state, () => {
+  await withWriteAccess(state, async () => {
     const file = fileFor(state, row, who)
     if (file.episode !== limit.since) return
     Object.assign(file, {off: true, offWhy: why, wake: null})
-    writeContinueFile(state, file)
+    await writeContinueFile(state, file)
   })
 }
 
@@ -247,7 +247,7 @@ async function recordOutcome(
   limit: SessionLimit,
   outcome: string,
 ): Promise<void> {
-  const wake = await withWriteAccess(state, () => {
+  const wake = await withWriteAccess(state, async () => {
     const file = fileFor(state, row, who)
     const arranged = file.wake
     if (file.episode !== limit.since) Object.assign(file, {episode: limit.since, at: null, off: false, offWhy: null})
@@ -258,7 +258,7 @@ async function recordOutcome(
       lastOutcome: outcome.slice(0, 300),
       wake: null,
     })
-    writeContinueFile(state, file)
+    await writeContinueFile(state, file)
     return arranged
   })
   // (a sleeper that is this very process is ending anyway; a timer that fired is spent)

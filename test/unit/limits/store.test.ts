@@ -17,17 +17,17 @@ beforeEach(() => {
 afterEach(() => sb.cleanup())
 
 describe('the continue files (state/continue/ID.json)', () => {
-  it('written and read back; listed; removed', () => {
+  it('written and read back; listed; removed', async () => {
     const file = {...newContinueFile('0a1b2c3d', {pid: 10, startTime: 20}), at: '2026-12-07T06:00:00.000Z'}
-    writeContinueFile(state, file)
+    await writeContinueFile(state, file)
     expect(readContinueFile(state, '0a1b2c3d')).toEqual(file)
-    writeContinueFile(state, newContinueFile('ffffffff', {pid: 11, startTime: 21}))
+    await writeContinueFile(state, newContinueFile('ffffffff', {pid: 11, startTime: 21}))
     expect(
       readContinueFiles(state)
         .map((f) => f.id)
         .sort(),
     ).toEqual(['0a1b2c3d', 'ffffffff'])
-    removeContinueFile(state, '0a1b2c3d')
+    await removeContinueFile(state, '0a1b2c3d')
     expect(readContinueFile(state, '0a1b2c3d')).toBeNull()
   })
   it("not read: a link, a FIFO, another session's file under this id, corrupt JSON, an id that is not one", () => {
@@ -41,9 +41,9 @@ describe('the continue files (state/continue/ID.json)', () => {
     for (const id of ['0a1b2c3d', '11111111', '22222222', '44444444', '../x', '%1']) expect(readContinueFile(state, id), id).toBeNull()
     expect(readContinueFiles(state)).toEqual([])
   })
-  it('refuses to write into a directory others may write to', () => {
+  it('refuses to write into a directory others may write to', async () => {
     mkdirSync(continueDir(state))
     chmodSync(continueDir(state), 0o777)
-    expect(() => writeContinueFile(state, newContinueFile('0a1b2c3d', {pid: 1, startTime: 1}))).toThrow(/not a private directory/)
+    await expect(writeContinueFile(state, newContinueFile('0a1b2c3d', {pid: 1, startTime: 1}))).rejects.toThrow(/not a private directory/)
   })
 })

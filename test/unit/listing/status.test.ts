@@ -214,6 +214,21 @@ describe('status', () => {
       // Its screen is read for a turn end: only the screen tells the limit from a finished turn.
       expect(needsCapture(live('codex', 2000), {status: hook('idle', 1500, true), observed: null}, BUILTIN_PRESETS, now)).toBe(true)
     })
+    it("a limit drawn after the last turn end's report is a later turn's (Codex fires no notify at its limit): undated until a watcher's sight of it", () => {
+      const r = decide(live('codex', 500), hook('idle', 30_000, true), codexLimit)
+      expect(r).toMatchObject({state: 'limited', stateSource: 'pane', attentionSince: null})
+      expect(r.limit).toMatchObject({since: null})
+      const seen = applyStatus({
+        rows: [live('codex', 500)],
+        known: new Map([['a', {status: hook('idle', 30_000, true), observed: {state: 'limited', since: new Date(now - 400).toISOString(), turnEnded: false}}]]),
+        captures: new Map([['/s\0%1', codexLimit]]),
+        presets: BUILTIN_PRESETS,
+        now,
+        zoneOf: () => 'UTC',
+      })[0]!
+      expect(seen).toMatchObject({state: 'limited', attentionSince: new Date(now - 400).toISOString()})
+      expect(seen.limit!.since).toBe(new Date(now - 400).toISOString())
+    })
     it("Claude Code's StopFailure at a limit: limited by its report, reset from its words, who continues from its screen", () => {
       const report = {
         ...hook('idle', 3000),
