@@ -12,7 +12,7 @@ let screenTimer = null
 let busy = false
 const waitingSince = new Map()
 
-const STATE_RANK = {waiting: 0, idle: 2, working: 1, unknown: 3, exited: 4}
+const STATE_RANK = {waiting: 0, limited: 1, working: 2, idle: 3, unknown: 4, exited: 5}
 
 // What signs the page in: the token (from the address pk serve printed, kept in this origin's own storage,
 // which no other origin or port can read), exchanged for a key of this run of the server, which only this
@@ -100,6 +100,26 @@ function usageText(u) {
   return tokens + context
 }
 
+/** A moment as this browser's clock shows it (a reset is read in the reader's zone, whatever the agent wrote). */
+const clock = (iso) => new Date(iso).toLocaleTimeString([], {hour: '2-digit', minute: '2-digit'})
+
+function stateText(row) {
+  if (row.state === 'limited' && row.limit?.resetsAt) return `limited · resets ${clock(row.limit.resetsAt)}`
+  return row.attention && row.state !== 'waiting' ? `${row.state}, needs you` : row.state
+}
+
+/** A session at its usage limit, in words: which limit, its reset, and who carries it on (docs/limits.md). */
+function limitText(limit) {
+  const reset = limit.resetsAt ? `; it resets at ${clock(limit.resetsAt)}` : limit.shown ? `; it resets ${limit.shown}` : ''
+  const next =
+    limit.continuedBy === 'agent'
+      ? 'The agent continues by itself.'
+      : limit.continuedBy === 'pk' && limit.continueAt
+        ? `pk continues it at ${clock(limit.continueAt)}.`
+        : `Nobody continues it${limit.why ? `: ${limit.why}` : ''}.`
+  return `At its ${limit.what}${reset}. ${next}`
+}
+
 const nameOf = (row) => `${row.agent ?? row.command[0] ?? 'session'}${row.label ? ` · ${row.label}` : ''}`
 
 function place(row) {
@@ -136,7 +156,7 @@ function renderList() {
       facts.className = 'facts'
       const state = document.createElement('span')
       state.className = `state state-${row.state}`
-      state.textContent = row.attention && row.state !== 'waiting' ? `${row.state}, needs you` : row.state
+      state.textContent = stateText(row)
       const rest = [since(row), row.id, place(row), usageText(row.usage)].filter(Boolean).join(' · ')
       facts.append(state, document.createTextNode(` · ${rest}`))
       button.append(name, facts)
@@ -197,12 +217,17 @@ function renderProblems(problems) {
 function renderDetailHead() {
   const row = rows.get(selected)
   $('detail-title').textContent = row ? nameOf(row) : selected
-  $('detail-meta').textContent = row ? [row.state, since(row), row.id, place(row), usageText(row.usage)].filter(Boolean).join(' · ') : 'no longer listed'
+  $('detail-meta').textContent = row ? [stateText(row), since(row), row.id, place(row), usageText(row.usage)].filter(Boolean).join(' · ') : 'no longer listed'
   const exited = row?.state === 'exited'
   $('stop').disabled = readOnly !== null || !row || exited
   $('resume').disabled = readOnly !== null || !row || !exited || row.resume === null
   $('resume').hidden = !exited
   $('stop').hidden = exited
+  const limited = row?.state === 'limited' && row.limit ? row.limit : null
+  $('limit').hidden = limited === null
+  $('limit').textContent = limited === null ? '' : limitText(limited)
+  $('continue').hidden = limited === null || limited.continuedBy === 'agent'
+  $('continue').disabled = readOnly !== null
   for (const input of document.querySelectorAll('#send textarea, #send button, #question input, #question button')) input.disabled = readOnly !== null || exited
 }
 
@@ -397,6 +422,7 @@ function wire() {
   $('resume').addEventListener('click', async () => {
     if (await confirmWith(`Resume the conversation of ${selected} in a new session?`, 'Resume')) await act(`/api/sessions/${encodeURIComponent(selected)}/resume`, {}, 'resumed')
   })
+  $('continue').addEventListener('click', () => act(`/api/sessions/${encodeURIComponent(selected)}/continue`, {}, 'continued'))
   $('logs-button').addEventListener('click', () =>
     read('logs', `/api/sessions/${encodeURIComponent(selected)}/logs?lines=80`, (result) => result.lines.join('\n')),
   )

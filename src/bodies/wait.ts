@@ -8,7 +8,7 @@ export interface WaitInput {
   ids: string[]
   /** Instead of ids: every session pk ls lists, present or started meanwhile (never implied by no ids). */
   allSessions: boolean
-  for: 'waiting' | 'idle' | 'exited' | undefined
+  for: 'waiting' | 'limited' | 'idle' | 'exited' | undefined
   any: boolean
   /** Only what comes after the wait began (the next turn's end, not the state already there). */
   next: boolean

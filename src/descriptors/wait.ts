@@ -5,7 +5,7 @@ export const waitCommand = describeCommand({
     args: [{name: 'id', description: 'session id or unique prefix (several: one per argument)'}],
     variadic: true,
     flags: {
-      for: {type: 'option', description: 'the state to wait for (default: needs you)', options: ['waiting', 'idle', 'exited']},
+      for: {type: 'option', description: 'the state to wait for (default: needs you)', options: ['waiting', 'limited', 'idle', 'exited']},
       all: {type: 'boolean', description: 'with several ids: until every one has (the default)'},
       any: {type: 'boolean', description: 'with several ids: until one has'},
       timeout: {type: 'integer', description: 'give up after this many seconds (exit 124)', min: 0},

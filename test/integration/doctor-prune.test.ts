@@ -2,6 +2,7 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, sta
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {newContinueFile} from '../../src/lib/limits/store.js'
 import {SessionRow} from '../../src/lib/model/contract.js'
 import {SessionRecord} from '../../src/lib/registry/records.js'
 import {CheckResult} from '../../src/lib/model/contract.js'
@@ -212,6 +213,10 @@ describe('pk prune', () => {
     })
     await waitFor('crashed session to exit', () => sb.tmux(sb.pkSocket, 'display-message', '-p', '-t', crashed.tmux!.pane, '#{pane_dead}').trim() === '1')
 
+    // What pk kept to continue a session at a usage limit goes with its record, and only with it.
+    const continues = join(sb.stateDir, 'continue')
+    mkdirSync(continues, {mode: 0o700})
+    for (const row of [live, crashed]) writeFileSync(join(continues, `${row.id}.json`), JSON.stringify(newContinueFile(row.id, {pid: 1, startTime: 1})))
     const before = snapshot(sb.stateDir)
     const dry = await sb.pk(['prune', '--dry-run', '--json'])
     expect(dry.code).toBe(0)
@@ -229,6 +234,7 @@ describe('pk prune', () => {
     expect(done.code).toBe(0)
     expect(removedTargets(JSON.parse(done.stdout).removed)).toEqual(expected)
     expect(readdirSync(dir).sort()).toEqual([`${live.id}.json`, 'resumable.json'].sort())
+    expect(readdirSync(continues)).toEqual([`${live.id}.json`])
     expect(sb.tmux(sb.pkSocket, 'list-panes', '-a', '-F', '#{pane_id}').trim()).toBe(live.tmux!.pane)
     // The resumable one stays listed, as exited, until it is pruned too.
     const listed = (await sb.pkJson<{sessions: SessionRow[]}>(['ls'])).sessions

@@ -184,7 +184,7 @@ describe('shell completion', () => {
     expect(complete('pk', 'attach', '')).toEqual([row.id])
     expect(complete('pk', 'stop', row.id.slice(0, 3))).toEqual([row.id])
     // Flag values (issue #23): --for and --format their choices, --cwd directories.
-    expect(complete('pk', 'wait', '--for', '')).toEqual(['waiting', 'idle', 'exited'])
+    expect(complete('pk', 'wait', '--for', '')).toEqual(['waiting', 'limited', 'idle', 'exited'])
     expect(complete('pk', 'ls', '--format', 's')).toEqual(['short'])
     mkdirSync(join(sb.root, 'projdir'))
     expect(complete('pk', 'bg', '--cwd', join(sb.root, 'projd'))).toEqual([join(sb.root, 'projdir')])

@@ -155,7 +155,7 @@ describe('counts and columns without jq (issue 39)', () => {
       const env = fast ? {} : {PK_FAST_PATH: '0'}
       const count = await sb.pk(['ls', '--count'], {env})
       expect(count.code, count.stderr).toBe(0)
-      expect(count.stdout).toBe('working 0\nwaiting 0\nidle 0\nexited 1\nunknown 1\nattention 0\ntotal 2\n')
+      expect(count.stdout).toBe('working 0\nwaiting 0\nlimited 0\nidle 0\nexited 1\nunknown 1\nattention 0\ntotal 2\n')
       expect((await sb.pk(['ls', '--count', '--state', 'exited'], {env})).stdout).toMatch(/^exited 1$[\s\S]*^total 1$/m)
       const columns = await sb.pk(['ls', '-o', 'id,state,exit,label'], {env})
       expect(columns.code, columns.stderr).toBe(0)

@@ -17,7 +17,7 @@ import {correlate} from '../listing/pairing.js'
 import {planRestore} from '../verbs/lifecycle.js'
 import {Snapshot, takeSnapshot} from '../listing/snapshot.js'
 import {StoredRecord} from '../registry/records.js'
-import {Problem} from '../model/contract.js'
+import {Problem, SessionRow} from '../model/contract.js'
 import {Env, StateDir, StateDirVerdict, judgeStateDir, resolveStateDir, stateLayout} from '../registry/state-dir.js'
 import {tmuxVersion as readTmuxVersion} from '../tmux/exec.js'
 
@@ -222,6 +222,7 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
     hooks,
     presets: snap.presets,
     view: snap.viewMeasurement,
+    wakeups: await wakeupFacts(readable, rows),
     ...(readable !== null && snap.viewMeasurement.ok ? {claims: gatherClaims(readable, snap.viewMeasurement.view)} : {}),
     processSource: {
       name: processSource().name,
@@ -257,4 +258,25 @@ export function agentsOnPath(
     }
   }
   return found
+}
+
+/** The wake-ups pk keeps for sessions at a limit (limits/store.ts), each looked at: a sleeper by its process. */
+async function wakeupFacts(state: StateDir | null, rows: readonly SessionRow[]): Promise<NonNullable<DoctorFacts['wakeups']>> {
+  const {readContinueFiles} = await import('../limits/store.js')
+  const {wakeAlive} = await import('../verbs/wake.js')
+  const live = new Set(rows.filter((r) => r.state !== 'exited').map((r) => r.id))
+  return readContinueFiles(state).flatMap((file) =>
+    file.wake === null
+      ? []
+      : [
+          {
+            id: file.id,
+            kind: file.wake.kind,
+            at: file.wake.at,
+            pid: file.wake.kind === 'sleeper' ? file.wake.pid : null,
+            alive: wakeAlive(file.wake),
+            sessionLive: live.has(file.id),
+          },
+        ],
+  )
 }

@@ -12,6 +12,7 @@ import {stateDirCheck} from './checks/state-dir.js'
 import {stateLockCheck} from './checks/state-lock.js'
 import {configCheck} from './checks/config.js'
 import {surviveCheck} from './checks/survive.js'
+import {wakeupsCheck} from './checks/wakeups.js'
 import {tmuxCheck} from './checks/tmux.js'
 import {agentsCheck} from './checks/agents.js'
 import {gatherFacts} from './facts.js'
@@ -31,6 +32,7 @@ export const CHECKS: readonly Check[] = [
   configCheck,
   serverEnvCheck,
   surviveCheck,
+  wakeupsCheck,
   agentsCheck,
 ]
 

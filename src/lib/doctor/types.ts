@@ -43,6 +43,8 @@ export interface DoctorFacts {
   /** Which process source this pk uses, whether PK_PROCESS_SOURCE chose it, and (for ps) whether lsof is there. */
   processSource?: {name: 'proc' | 'ps'; forced: boolean; lsof: boolean}
   owner: import('../registry/ownership.js').OwnerRead
+  /** The wake-ups arranged to continue sessions at a usage limit's reset (docs/limits.md), and whether each still waits. */
+  wakeups?: {id: string; kind: 'systemd' | 'sleeper'; at: string; pid: number | null; alive: boolean | null; sessionLive: boolean}[]
   /** Who claims the state lock and the writer's name (see claims.ts); undefined where the state cannot be read. */
   claims?: {lock: import('./claims.js').LockClaim[]; writer: import('./claims.js').WriterClaim}
 }

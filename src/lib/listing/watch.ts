@@ -120,7 +120,7 @@ export async function watchSessions(opts: {
   }
 }
 
-export type WaitTarget = 'waiting' | 'idle' | 'exited' | 'attention'
+export type WaitTarget = 'waiting' | 'limited' | 'idle' | 'exited' | 'attention'
 
 /**
  * Pure: whether a row has reached what `pk wait` waits for; `attention`: it needs the user (the default).

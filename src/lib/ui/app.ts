@@ -137,16 +137,20 @@ class Dashboard {
     await this.refresh()
   }
 
-  /** Stop (after the y) or resume the selected session, and say what happened. */
-  private async act(action: 'stop' | 'resume'): Promise<void> {
+  /** Stop (after the y), resume or continue the selected session, and say what happened. */
+  private async act(action: 'stop' | 'resume' | 'continue'): Promise<void> {
     const id = action === 'stop' ? (this.state.confirmStop ?? this.state.selected) : this.state.selected
     if (!id) return
-    this.state = {...this.state, message: `${action === 'stop' ? 'stopping' : 'resuming'} ${id}…`}
+    this.state = {...this.state, message: `${{stop: 'stopping', resume: 'resuming', continue: 'continuing'}[action]} ${id}…`}
     this.draw()
     let message: string
     try {
       const {resumeSession, stopSession} = await import('../verbs/lifecycle.js')
-      if (action === 'stop') {
+      if (action === 'continue') {
+        const {continueSession} = await import('../verbs/continue.js')
+        const done = await continueSession(this.ctx, id, {timeoutMs: 30_000})
+        message = `continued ${id} (typed ${JSON.stringify(done.typed)})`
+      } else if (action === 'stop') {
         const stopped = await stopSession(id, this.ctx, {force: false, timeoutMs: 10_000})
         message = `stopped ${stopped.id} (${stopped.signal})`
       } else {
@@ -209,7 +213,7 @@ class Dashboard {
       if (next.action === 'refresh') void this.refresh()
       else if (next.action === 'attach') return void this.attachSelected()
       else if (next.action === 'logs') return void this.showLogs()
-      else if (next.action === 'stop' || next.action === 'resume') void this.act(next.action)
+      else if (next.action === 'stop' || next.action === 'resume' || next.action === 'continue') void this.act(next.action)
       else this.draw()
     }
   }

@@ -30,6 +30,7 @@ export const KEYS: [string, string][] = [
   ['l', "the session's last screen and scrollback"],
   ['x', 'stop the session (y to confirm)'],
   ['R', 'resume an exited session'],
+  ['c', 'continue a session at its usage limit now (pk continue)'],
   ['r', 'refresh now'],
   ['?', 'this help (any key closes it)'],
   ['q / Ctrl-C', 'quit'],
@@ -104,7 +105,8 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
   const columns = [
     {name: 'ID', width: 8},
     {name: 'AGENT', width: 16},
-    {name: 'STATE', width: 18},
+    // (a limited row says when it resets: "limited · resets 05:20 (pane)")
+    {name: 'STATE', width: state.rows.some((r) => r.state === 'limited') ? 29 : 18},
     {name: 'AGE', width: 4},
     ...(withUsage ? [{name: 'USAGE', width: 13}] : []),
     {name: 'ACTIVE', width: 6},
@@ -239,7 +241,7 @@ export function splitKeys(input: string): string[] {
   return keys
 }
 
-export type KeyAction = 'draw' | 'quit' | 'refresh' | 'attach' | 'stop' | 'resume' | 'logs'
+export type KeyAction = 'draw' | 'quit' | 'refresh' | 'attach' | 'stop' | 'resume' | 'continue' | 'logs'
 
 /**
  * Pure: what a key does to the dashboard. While filtering, keys edit the filter (Enter keeps it, Esc
@@ -270,6 +272,11 @@ export function keyAction(state: UiState, key: string): {state: UiState; action:
     return {state: {...state, confirmStop: state.selected, message: `stop ${state.selected}? y to confirm, any other key to cancel`}, action: 'draw'}
   }
   if (key === 'R' && state.selected) return {state, action: 'resume'}
+  if (key === 'c' && state.selected) {
+    if (state.rows.find((r) => r.id === state.selected)?.state !== 'limited')
+      return {state: {...state, message: `${state.selected} is not at a usage limit: nothing to continue`}, action: 'draw'}
+    return {state, action: 'continue'}
+  }
   if (key === 'l' && state.selected) return {state, action: 'logs'}
   if (key === 'q') return {state, action: 'quit'}
   if (key === 'r') return {state, action: 'refresh'}

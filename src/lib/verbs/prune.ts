@@ -3,6 +3,7 @@ import {checkLiveness} from '../proc/identity.js'
 import {View} from '../proc/view.js'
 import {assertMayWrite, withWriteAccess} from '../registry/ownership.js'
 import {unlinkQuietly} from '../registry/atomic.js'
+import {removeContinueFile} from '../limits/store.js'
 import {readRegularFile} from '../registry/files.js'
 import {StoredRecord, isStored, parseRecordText} from '../registry/records.js'
 import {StateDir} from '../registry/state-dir.js'
@@ -117,6 +118,8 @@ export async function executePrune(plan: PrunePlan, state: StateDir | null, view
       const now = parseRecordText(item.target, readText(item.target) ?? '')
       if (!isStored(now) || checkLiveness(view, now.record.identity).alive) return false
       unlinkQuietly(item.target)
+      // (what pk kept to continue it at a usage limit goes with it; its wake-up finds no file and does nothing)
+      if (state !== null && item.id !== null) await removeContinueFile(state, item.id)
       return true
     }
     if (item.kind === 'pane') return killPaneIfDead(...splitPaneTarget(item.target))

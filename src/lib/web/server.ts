@@ -12,6 +12,7 @@ import {describeError, ExitCode, PkError} from '../model/errors.js'
 import {answerDialog} from '../verbs/answer.js'
 import {readLogs, resumeSession, screenOf, stopSession} from '../verbs/lifecycle.js'
 import {sendText} from '../verbs/send.js'
+import {continueSession} from '../verbs/continue.js'
 import {HostConfig} from '../config/config.js'
 import {remoteProblem, runRemote, splitFleetId} from '../fleet/fleet.js'
 import {checkIdForm} from '../listing/resolve.js'
@@ -341,6 +342,14 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     if (remote !== null) return remote
     return act(c, () => sendText(c.req.param('id'), opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false}))
   })
+
+  // A session at its usage limit, carried on now (pk continue ID): its limit dialog's choice, or the message.
+  app.post(
+    '/api/sessions/:id/continue',
+    async (c) =>
+      (await onHost(c, (id) => ['continue', id, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)])) ??
+      act(c, () => continueSession(opts.ctx, c.req.param('id'), {timeoutMs: ACTION_TIMEOUT_MS})),
+  )
 
   app.post(
     '/api/sessions/:id/stop',

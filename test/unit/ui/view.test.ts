@@ -35,6 +35,23 @@ describe('dashboard view', () => {
     expect(reconcileSelection({...base([rows[2]!]), selected: 'bbbb2222'}).selected).toBe('cccc3333')
   })
 
+  it('a session at its usage limit shows its reset whole (the STATE column widens for it)', () => {
+    // (a reset within the day reads as a clock time: the table reads it against the real clock)
+    const resetsAt = new Date(Date.now() + 2 * 3600_000).toISOString()
+    const limit = {
+      what: '5-hour limit',
+      resetsAt,
+      shown: '2:10pm (UTC)',
+      since: '2026-11-29T11:00:00.000Z',
+      continuedBy: 'pk' as const,
+      continueAt: resetsAt,
+      why: null,
+    }
+    const limited = row('dddd4444', {state: 'limited', stateSource: 'hook', limit})
+    const text = renderScreen(base([limited, ...rows]), {...layout, width: 140}).join('\n')
+    expect(text).toMatch(/limited · resets \d\d:\d\d \(hook\)/)
+  })
+
   it('renders exactly the terminal size, without colour when not asked', () => {
     const lines = renderScreen(base(rows), layout)
     expect(lines).toHaveLength(12)
@@ -127,6 +144,11 @@ describe('dashboard keys', async () => {
     const gone = keyAction(base([{...rows[0]!, state: 'exited'}]), 'x')
     expect(gone).toMatchObject({action: 'draw', state: {message: expect.stringMatching(/has exited: nothing to stop/)}})
     expect(gone.state.confirmStop).toBeUndefined()
+  })
+
+  it('c continues a session at its usage limit, and says so of any other', () => {
+    expect(keyAction(base([{...rows[0]!, state: 'limited'}]), 'c').action).toBe('continue')
+    expect(keyAction(base(rows), 'c')).toMatchObject({action: 'draw', state: {message: 'a is not at a usage limit: nothing to continue'}})
   })
 })
 
