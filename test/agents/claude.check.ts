@@ -6,6 +6,7 @@ import {readDialog} from '../../src/lib/agents/dialogs.js'
 import {claude} from './drivers.js'
 import {timesSent} from './lab.js'
 import {agentCheck} from './scenario.js'
+import {Session, usageLimit} from './steps.js'
 
 /** The dialog is on the screen (the hook's report can come before Claude draws it). */
 const dialogShown = (_: unknown, screen: string) => readDialog('claude', screen) !== null
@@ -115,6 +116,21 @@ agentCheck(claude, (lab, step) => {
     expect(sent.code, sent.stderr).toBe(0)
     await lab().expectState(id, 'idle', {attention: true, fixture: 'failed', also: (_, screen) => /API Error/.test(screen)})
     await lab().toldSince(id, since)
+  })
+
+  // On an API key, a 429: Claude tries ten times by itself (working), then says the API's refusal: at a
+  // rate limit, with no reset (its hook's StopFailure says "rate_limit").
+  const session: Session = {
+    get id() {
+      return id
+    },
+  }
+  usageLimit(step, lab, session, {
+    behavior: {answer: 'error', status: 429, headers: {'retry-after': '1'}},
+    fixture: 'api-rate-limit',
+    reset: null,
+    what: /rate limit/,
+    timeoutMs: 240_000,
   })
 
   step('stopped and resumed, the conversation goes on', async () => {

@@ -3,7 +3,7 @@ import {expect} from 'vitest'
 import {codex} from './drivers.js'
 import {timesSent} from './lab.js'
 import {agentCheck} from './scenario.js'
-import {Session, failedTurn, permission, plainTurn, send, start, stopAndResume, workingAndQueued} from './steps.js'
+import {Session, failedTurn, permission, plainTurn, resetAhead, send, start, stopAndResume, usageLimit, workingAndQueued} from './steps.js'
 
 agentCheck(codex, (lab, step) => {
   const s: Session = {id: ''}
@@ -18,6 +18,14 @@ agentCheck(codex, (lab, step) => {
   // (a server error, retried while the screen says so; a request Codex does not retry, 400, fails within a
   // moment with no work ever on the screen and no notify: pk cannot tell that turn, see docs/agents.md)
   failedTurn(step, lab, s, {answer: 'error', status: 500}, /\u25A0/, 120_000)
+  // Its plan's usage limit (429, usage_limit_reached, with its reset): "try again at 5:10 AM", read off the screen.
+  const reset = resetAhead(3)
+  usageLimit(step, lab, s, {
+    behavior: {answer: 'error', status: 429, limit: 'usage', resetsAt: reset.getTime() / 1000},
+    fixture: 'usage-limit',
+    reset,
+    what: /usage limit/,
+  })
   stopAndResume(step, lab, s, /Done after the resume/)
 
   // Codex 0.171 runs every window's notify from one daemon, started by the first window: each window's turns

@@ -148,3 +148,45 @@ export function stopAndResume(step: Step, lab: () => AgentLab, s: Session, done:
     await lab().toldSince(s.id, since)
   })
 }
+
+/**
+ * A turn that meets a usage or rate limit (the fake API answers `behavior`): listed limited (with its reset
+ * where the agent shows one, `reset`: that moment, or `shown`: one the agent worked out), told once as a limit, never as a finished turn; then, the limit
+ * lifted, `pk continue` carries it on once (Gemini CLI's Keep trying, else the message "continue").
+ */
+export function usageLimit(
+  step: Step,
+  lab: () => AgentLab,
+  s: Session,
+  opts: {behavior: Record<string, unknown>; fixture: string; reset: Date | 'shown' | null; what: RegExp; timeoutMs?: number},
+): void {
+  const timeoutMs = opts.timeoutMs ?? 90_000
+  step(
+    'a usage limit, told once, continued by pk continue',
+    async () => {
+      await lab().fake.behave(opts.behavior)
+      const since = Date.now()
+      await send(lab(), s, 'this one meets the limit')
+      const {row} = await lab().expectState(s.id, 'limited', {
+        attention: true,
+        fixture: opts.fixture,
+        also: (r) => r.limit !== null && r.limit.since !== null && opts.what.test(r.limit.what),
+        timeoutMs,
+      })
+      if (opts.reset === 'shown') expect(row!.limit!.resetsAt).not.toBeNull()
+      else expect(row!.limit!.resetsAt).toBe(opts.reset === null ? null : opts.reset.toISOString())
+      const told = await lab().toldSince(s.id, since)
+      expect(told.map((t) => t.reason)).toEqual([expect.stringMatching(/^hit its .*limit/)])
+      await lab().fake.behave({answer: 'text', text: 'Done after the limit.'})
+      const continued = await lab().pk(['continue', s.id, '--json'])
+      expect(continued.code, continued.stderr).toBe(0)
+      await lab().expectState(s.id, 'idle', {attention: true, also: (_, screen) => /Done after the limit/.test(screen), timeoutMs: 60_000})
+      // (typed once: the message, or Gemini's choice, which sends no words of its own)
+      if (JSON.parse(continued.stdout).typed === 'continue') expect(timesSent(await lab().fake.turns(), 'continue')).toBe(1)
+    },
+    timeoutMs + 120_000,
+  )
+}
+
+/** A reset the agent shows to the minute, `minutes` whole minutes from now. */
+export const resetAhead = (minutes: number) => new Date((Math.floor(Date.now() / 60_000) + minutes) * 60_000)

@@ -47,6 +47,13 @@ export class Lab {
     return r.id
   }
 
+  /** Codex at its limit (reset `reset`), each turn meeting it again while the returned file exists. */
+  async codexAgain(reset: Date, extra: NodeJS.ProcessEnv = {}): Promise<{id: string; again: string}> {
+    const again = join(this.sb.root, 'again')
+    writeFileSync(again, '')
+    return {id: await this.start('codex', codexLimitScreen(reset), {STANDIN_LIMITED_AGAIN: again, ...extra}), again}
+  }
+
   pk(args: string[]) {
     return this.sb.pk(args, {env: this.env})
   }
@@ -88,3 +95,6 @@ const h12 = (d: Date) => `${d.getUTCHours() % 12 || 12}:${String(d.getUTCMinutes
 /** Codex's clock ("5:10 AM"), Claude Code's ("5:10am"), in UTC (the stand-ins run with TZ=UTC). */
 export const codexClock = (d: Date) => `${h12(d)} ${d.getUTCHours() < 12 ? 'AM' : 'PM'}`
 export const claudeClock = (d: Date) => `${h12(d)}${d.getUTCHours() < 12 ? 'am' : 'pm'}`
+
+/** Codex 0.171.0's captured limit screen, its last reset made `reset` (its clock, in UTC). */
+export const codexLimitScreen = (reset: Date) => fixture('codex-0.171.0.limited.usage-limit.txt').replace('Dec 9th, 2026 6:11 AM', codexClock(reset))

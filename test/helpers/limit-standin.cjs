@@ -12,6 +12,8 @@
 // "Enter to confirm · Esc to cancel"): the menu gives way to the prompt, as Claude Code's does.
 // Gemini CLI's limit is a dialog ("● 1. Keep trying / 2. Stop"): a 1 keeps trying (appended to
 // STANDIN_SUBMITTED as "1"), a turn; its hooks are left out (pk reads its limit off the screen).
+// STANDIN_START_IDLE opens on its idle screen instead (a turn done, reported), STANDIN_QUIET_LIMIT reports no
+// limit (Codex 0.171.0 fires no notify at its usage limit).
 // STANDIN_AUTO_AT (ms since the epoch): like Claude Code continuing by itself at the reset, it then
 // reports quota_auto_resume_fired and runs the turn on its own.
 'use strict'
@@ -64,6 +66,8 @@ const codexEnd = () => ({
 function limited() {
   screen = read(env.STANDIN_LIMIT_SCREEN)
   draw()
+  // (Codex 0.171.0 at its usage limit fires no notify: STANDIN_QUIET_LIMIT)
+  if (env.STANDIN_QUIET_LIMIT) return
   const said = screen.map((l) => l.trim()).find((l) => /You['\u2019]ve hit your/.test(l)) ?? ''
   report(agent === 'codex' ? codexEnd() : claude('StopFailure', {error: 'rate_limit', last_assistant_message: said.replace(/^\u23BF\s+/, '')}))
 }
@@ -132,7 +136,14 @@ const begin = () => {
   if ((process.stdout.columns ?? 0) < 140) return
   if (started) return draw()
   started = true
-  limited()
+  first()
+}
+// STANDIN_START_IDLE: it opens on its idle screen, a turn already done (reported); the limit comes with a turn.
+const first = () => {
+  if (!env.STANDIN_START_IDLE) return limited()
+  screen = read(env.STANDIN_IDLE_SCREEN)
+  draw()
+  report(agent === 'codex' ? codexEnd() : claude('Stop'))
 }
 process.stdout.on('resize', begin)
 begin()

@@ -1,9 +1,9 @@
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {claudeClock, codexClock, fixture, inLab, lines, readdir, resetIn} from '../helpers/limit-lab.js'
-import {waitFor} from '../helpers/sandbox.js'
+import {claudeClock, codexClock, codexLimitScreen, fixture, inLab, lines, readdir, resetIn} from '../helpers/limit-lab.js'
+import {startWatcher, waitFor} from '../helpers/sandbox.js'
 
 /**
  * Sessions at a usage limit (issue 64), end to end: the stand-ins draw Claude Code 2.1.332's and Codex
@@ -17,7 +17,7 @@ describe('a session at a usage limit', () => {
     'Codex: listed limited with its reset, told once, continued by pk once shortly after the reset, and its turn told after',
     inLab(async (lab) => {
       const reset = resetIn(45_000)
-      const screen = fixture('codex-0.171.0.limited.usage-limit.txt').replace('Dec 9th, 2026 6:11 AM', codexClock(reset))
+      const screen = codexLimitScreen(reset)
       const id = await lab.start('codex', screen)
       const r = await lab.limited(id, (x) => x.limit!.since !== null && x.limit!.continuedBy === 'pk')
       expect(r.limit).toMatchObject({what: 'usage limit', shown: codexClock(reset), resetsAt: reset.toISOString(), continuedBy: 'pk'})
@@ -84,7 +84,7 @@ describe('a session at a usage limit', () => {
     'pk continue ID carries it on now; --off turns the wake-up off; at no limit, pk continue refuses (exit 1)',
     inLab(async (lab) => {
       const reset = resetIn(3 * 3600_000)
-      const screen = fixture('codex-0.171.0.limited.usage-limit.txt').replace('Dec 9th, 2026 6:11 AM', codexClock(reset))
+      const screen = codexLimitScreen(reset)
       const id = await lab.start('codex', screen)
       // (one started with pk bg --no-continue is nobody's to continue, and says why)
       const mine = await lab.start('codex', screen, {}, ['--no-continue'])
@@ -112,7 +112,7 @@ describe('a session at a usage limit', () => {
     'someone attached at the moment: nothing is typed, the limit is left to them, and said so',
     inLab(async (lab) => {
       const reset = resetIn(3 * 3600_000)
-      const screen = fixture('codex-0.171.0.limited.usage-limit.txt').replace('Dec 9th, 2026 6:11 AM', codexClock(reset))
+      const screen = codexLimitScreen(reset)
       const id = await lab.start('codex', screen)
       const r = await lab.limited(id, (x) => x.limit!.since !== null && x.limit!.continuedBy === 'pk')
       const term = lab.sb.socket('term')
@@ -149,11 +149,7 @@ describe('a session at a usage limit', () => {
   it.concurrent(
     'a limit met again at once after each continue: a new limit each time, told each time, and after three in a row pk stops continuing it',
     inLab(async (lab) => {
-      const reset = resetIn(3 * 3600_000)
-      const screen = fixture('codex-0.171.0.limited.usage-limit.txt').replace('Dec 9th, 2026 6:11 AM', codexClock(reset))
-      const again = join(lab.sb.root, 'again')
-      writeFileSync(again, '')
-      const id = await lab.start('codex', screen, {STANDIN_LIMITED_AGAIN: again})
+      const {id} = await lab.codexAgain(resetIn(3 * 3600_000))
       let since = (await lab.limited(id)).limit!.since
       for (let n = 1; n <= 3; n++) {
         expect((await lab.pk(['continue', id])).code).toBe(0)
@@ -166,6 +162,30 @@ describe('a session at a usage limit', () => {
       await waitFor('each limit told', () => lines(lab.told).length === 4, 20_000)
       await lab.sb.settled()
       expect(lines(lab.told).at(-1)).toMatch(/hit its usage limit \(resets \d\d:\d\d\); not continued: 3 limits in a row/)
+    }),
+    120_000,
+  )
+
+  it.concurrent(
+    'Codex meeting its limit in a turn, with no notify (0.171.0 fires none there): a watcher dates it, it is told once, and continued',
+    inLab(async (lab) => {
+      const reset = resetIn(3 * 3600_000)
+      const {id, again} = await lab.codexAgain(reset, {STANDIN_START_IDLE: '1', STANDIN_QUIET_LIMIT: '1'})
+      await waitFor('idle', async () => (await lab.row(id))?.state === 'idle', 20_000)
+      const watcher = startWatcher({...lab.sb.env, ...lab.env})
+      try {
+        expect((await lab.pk(['send', id, 'meet the limit'])).code).toBe(0)
+        const r = await lab.limited(id)
+        expect(r.limit).toMatchObject({what: 'usage limit', resetsAt: reset.toISOString(), continuedBy: 'pk'})
+        await waitFor('told', () => lines(lab.told).some((l) => / limited /.test(l)), 20_000)
+        expect(lines(lab.told).filter((l) => / limited /.test(l))).toEqual([expect.stringMatching(/hit its usage limit; continues at/)])
+        unlinkSync(again)
+        expect((await lab.pk(['continue', id])).code).toBe(0)
+        await waitFor('its turn done', async () => (await lab.row(id))?.state === 'idle', 20_000)
+        expect(lines(lab.submitted)).toEqual(['"meet the limit"', '"continue"'])
+      } finally {
+        watcher.child.kill('SIGTERM')
+      }
     }),
     120_000,
   )

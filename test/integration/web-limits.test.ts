@@ -3,7 +3,7 @@ import {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {ARTIFACTS, launchBrowser, noBrowser, servePk, SIZES} from '../helpers/browser.js'
-import {codexClock, fixture, inLab, lines, resetIn} from '../helpers/limit-lab.js'
+import {codexLimitScreen, inLab, lines, resetIn} from '../helpers/limit-lab.js'
 
 /**
  * Issue 64 on the page, in a real browser at phone and desktop size: a session at its usage limit is listed
@@ -25,7 +25,7 @@ describe.skipIf(skip !== null)('a session at its usage limit, on the page', () =
     async ({name, width, height}) =>
       inLab(async (lab) => {
         const reset = resetIn(3 * 3600_000)
-        const screen = fixture('codex-0.171.0.limited.usage-limit.txt').replace('Dec 9th, 2026 6:11 AM', codexClock(reset))
+        const screen = codexLimitScreen(reset)
         const id = await lab.start('codex', screen, {}, ['--name', 'parser'])
         const row = await lab.limited(id, (x) => x.limit!.since !== null && x.limit!.continuedBy === 'pk')
         const served = await servePk(lab.sb, lab.env)

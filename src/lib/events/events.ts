@@ -47,7 +47,8 @@ export function parseEvent(event: SpoolEvent, bootMs: number | null): ParsedEven
   if (event.agent === SCREEN_EVENT) {
     const data = safeJson(event.payload)
     const state = data?.state
-    if ((state !== 'idle' && state !== 'waiting') || typeof data?.firstSeen !== 'number') return {kind: 'ignored', reason: 'a malformed screen observation'}
+    if ((state !== 'idle' && state !== 'waiting' && state !== 'limited') || typeof data?.firstSeen !== 'number')
+      return {kind: 'ignored', reason: 'a malformed screen observation'}
     if (!isEventDate(data.firstSeen) || (data.lastOther !== undefined && data.lastOther !== null && !isEventDate(data.lastOther)))
       return {kind: 'ignored', reason: 'a screen observation dated out of range'}
     return {

@@ -169,6 +169,20 @@ describe('applying events', () => {
     const again = applyEvents(events.slice(1), world([claude]), new Map([['c.json', {...records.get('c.json')!, status: applied.get(claude.id)!.status}]]), 0)
     expect(again.applied.get(claude.id)?.status).toEqual(applied.get(claude.id)!.status)
   })
+  it("a watcher's sight of a limit is applied as one (Codex 0.171.0 reports nothing at its usage limit); a state no screen gives is malformed", () => {
+    const codex = row(31, {agent: 'codex', kind: 'recorded', record: 'c.json'})
+    const {applied, outcomes} = applyEvents(
+      [
+        event(SCREEN_EVENT, [31], {state: 'limited', from: 'idle', firstSeen: 5000}),
+        event(SCREEN_EVENT, [31], {state: 'working', from: 'idle', firstSeen: 6000}),
+      ],
+      world([codex]),
+      records,
+      0,
+    )
+    expect(applied.get(codex.id)?.observed).toMatchObject({state: 'limited', since: new Date(5000).toISOString()})
+    expect(outcomes.at(-1)?.reason).toBe('a malformed screen observation')
+  })
   it("Pi's retried attempt is work, not the end of a turn", () => {
     const pi = row(31, {agent: 'pi', kind: 'recorded', record: 'c.json'})
     const {applied} = applyEvents([event('pi', [31], {event: 'agent_start', at: 1}), event('pi', [31], {event: 'agent_retry', at: 2})], world([pi]), records, 0)
