@@ -16,7 +16,8 @@ describe('a session at a usage limit', () => {
   it.concurrent(
     'Codex: listed limited with its reset, told once, continued by pk once shortly after the reset, and its turn told after',
     inLab(async (lab) => {
-      const reset = resetIn(45_000)
+      // (a reset two minutes away, give or take: the agents show it to the minute)
+      const reset = resetIn(110_000)
       const screen = codexLimitScreen(reset)
       const id = await lab.start('codex', screen)
       const r = await lab.limited(id, (x) => x.limit!.since !== null && x.limit!.continuedBy === 'pk')
@@ -25,6 +26,10 @@ describe('a session at a usage limit', () => {
       expect(r.attention).toBe(true)
       await waitFor('told', () => lines(lab.told).length > 0, 20_000)
       expect(lines(lab.told)).toEqual([expect.stringMatching(new RegExp(`^${id} limited hit its usage limit; continues at \\d\\d:\\d\\d`))])
+      // Every pk process of the test has ended but the wake-up itself (a sleeping pk: no user manager here).
+      const wake = JSON.parse(readFileSync(join(lab.sb.stateDir, 'continue', `${id}.json`), 'utf8')).wake as {kind: string; pid: number}
+      expect(wake.kind).toBe('sleeper')
+      await lab.sb.settled([wake.pid])
       // Nothing typed before the moment.
       expect(lines(lab.submitted)).toEqual([])
       await waitFor('continued', () => lines(lab.submitted).length > 0, reset.getTime() + 90_000 + 45_000 - Date.now())
@@ -186,6 +191,32 @@ describe('a session at a usage limit', () => {
       } finally {
         watcher.child.kill('SIGTERM')
       }
+    }),
+    120_000,
+  )
+
+  it.concurrent(
+    'a continue that cannot be typed at the moment (a draft in its input) is told once, and not tried again',
+    inLab(async (lab) => {
+      const reset = resetIn(3 * 3600_000)
+      const id = await lab.start('codex', codexLimitScreen(reset))
+      const r = await lab.limited(id, (x) => x.limit!.since !== null && x.limit!.continuedBy === 'pk')
+      await waitFor('told', () => lines(lab.told).length === 1, 20_000)
+      // Someone typed in it and left it there.
+      lab.sb.tmux(lab.sb.pkSocket, 'send-keys', '-t', r.tmux!.pane, '-l', 'half a thought')
+      await waitFor('drawn', () => lab.sb.tmux(lab.sb.pkSocket, 'capture-pane', '-p', '-t', r.tmux!.pane).includes('› half a thought'))
+      expect((await lab.pk(['continue', id, '--at', '+2s'])).code).toBe(0)
+      await waitFor('told it failed', () => lines(lab.told).length === 2, 30_000)
+      expect(lines(lab.told)[1]).toMatch(
+        new RegExp(`^${id} limited could not be continued at its limit's reset: .*has a draft in its input \\("half a thought"\\)`),
+      )
+      await lab.sb.settled()
+      expect(lines(lab.submitted)).toEqual([])
+      expect((await lab.row(id))?.limit).toMatchObject({
+        continuedBy: 'nobody',
+        why: expect.stringMatching(/^pk continued it once at this limit already \(not carried on: /),
+      })
+      expect(lines(lab.told)).toHaveLength(2)
     }),
     120_000,
   )
