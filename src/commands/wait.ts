@@ -3,7 +3,7 @@ import {waitCommand} from '../descriptors/wait.js'
 import type {Outcome} from '../lib/model/errors.js'
 
 export default class Wait extends PkCommand {
-  static override summary = 'Block until sessions need you, or are waiting, idle or exited.'
+  static override summary = 'Block until sessions need you, or are waiting, limited, idle or exited.'
   static override description = `With no --for, waits until the session needs you (attention: it asks something, or finished a turn,
 while nobody looks). Several ids: until all of them (--all, the default) or any one (--any) do; the ids
 that did are printed, one per line. Exit 0 then, 124 on --timeout, 3 when a session disappears or exits

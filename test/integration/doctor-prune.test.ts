@@ -62,13 +62,14 @@ describe('pk doctor', () => {
       'config',
       'server-env',
       'survive',
+      'wake-ups',
       'agents',
     ])
     // (the agents on this machine's PATH are this machine's: judged below, with agents of known releases)
     expect(json.checks.filter((c) => c.status !== 'pass' && c.id !== 'agents')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(13)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(14)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
   })
 
