@@ -30,6 +30,23 @@ describe('hook payloads', () => {
       turnEnded: true,
       event: 'StopFailure',
     })
+    // At a usage or rate limit (issue 64): a limit, with the line Claude showed; its own continue at the reset is work; its other words about it change nothing.
+    const limit = {
+      hook_event_name: 'StopFailure',
+      session_id: 's1',
+      error: 'rate_limit',
+      last_assistant_message: "You've hit your 5-hour limit · resets 5:09am (UTC)",
+    }
+    expect(parseHookPayload('claude', JSON.stringify(limit))).toMatchObject({
+      state: 'limited',
+      turnEnded: false,
+      event: 'StopFailure:rate_limit',
+      detail: "You've hit your 5-hour limit · resets 5:09am (UTC)",
+    })
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'quota_auto_resume_fired'}))).toMatchObject({
+      state: 'working',
+    })
+    expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'quota_auto_resume_cancelled'}))).toBeNull()
     // Notifications by their type: a permission prompt waits on you; the idle reminder is a reminder.
     expect(parseHookPayload('claude', JSON.stringify({hook_event_name: 'Notification', notification_type: 'permission_prompt'}))).toMatchObject({
       state: 'waiting',
