@@ -758,9 +758,11 @@ if (part('serve')) {
   while (!printed.includes('\n')) await sleep(50)
   const url = printed.trim()
   const origin = url.slice(0, url.indexOf('/login'))
-  const login = await fetch(url, {redirect: 'manual'})
-  const cookie = login.headers.get('set-cookie').split(';')[0]
-  const get = (path, init = {}) => fetch(origin + path, {...init, headers: {Cookie: cookie}})
+  // Signed in as the page is: the token of the address, traded for a key the requests carry (issue 62).
+  const token = new URL(url).searchParams.get('token')
+  const session = await fetch(origin + '/api/session', {method: 'POST', headers: {Origin: origin, 'Content-Type': 'application/json'}, body: JSON.stringify({token})})
+  const {key} = await session.json()
+  const get = (path, init = {}) => fetch(origin + path, {...init, headers: {Authorization: `Bearer ${key}`}})
   /** An open page's event stream: resolves `until(event)` when such an event arrives. */
   async function page() {
     const controller = new AbortController()
