@@ -10,6 +10,7 @@ import {
   parseMoment,
   planContinue,
 } from '../../../src/lib/limits/plan.js'
+import {newContinueFile} from '../../../src/lib/limits/store.js'
 import {SessionLimit} from '../../../src/lib/model/contract.js'
 
 const since = '2026-12-07T03:00:00.000Z'
@@ -23,23 +24,7 @@ const limit = (over: Partial<SessionLimit> = {}): SessionLimit => ({
   why: null,
   ...over,
 })
-const file = (over: Partial<ContinueFile> = {}): ContinueFile => ({
-  version: 1,
-  id: 'a1',
-  pid: 100,
-  startTime: 5000,
-  episode: since,
-  at: null,
-  off: false,
-  offWhy: null,
-  inARow: 0,
-  gaveUp: false,
-  wake: null,
-  lastContinuedAt: null,
-  continuedEpisode: null,
-  lastOutcome: null,
-  ...over,
-})
+const file = (over: Partial<ContinueFile> = {}): ContinueFile => ({...newContinueFile('a1', {pid: 100, startTime: 5000}), episode: since, ...over})
 const yes = {allowed: true} as const
 
 describe('who continues a session at its limit, and when', () => {
