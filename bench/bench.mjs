@@ -760,7 +760,11 @@ if (part('serve')) {
   const origin = url.slice(0, url.indexOf('/login'))
   // Signed in as the page is: the token of the address, traded for a key the requests carry (issue 62).
   const token = new URL(url).searchParams.get('token')
-  const session = await fetch(origin + '/api/session', {method: 'POST', headers: {Origin: origin, 'Content-Type': 'application/json'}, body: JSON.stringify({token})})
+  const session = await fetch(origin + '/api/session', {
+    method: 'POST',
+    headers: {Origin: origin, 'Content-Type': 'application/json'},
+    body: JSON.stringify({token}),
+  })
   const {key} = await session.json()
   const get = (path, init = {}) => fetch(origin + path, {...init, headers: {Authorization: `Bearer ${key}`}})
   /** An open page's event stream: resolves `until(event)` when such an event arrives. */
