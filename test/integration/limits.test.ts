@@ -141,7 +141,7 @@ describe('a session at a usage limit', () => {
         r.tmux!.sessionId,
       )
       await waitFor('attached', () => lab.sb.tmuxTry(lab.sb.pkSocket, 'list-clients').stdout.trim() !== '')
-      expect((await lab.pk(['continue', id, '--at', '+3s'])).code).toBe(0)
+      expect(await lab.pk(['continue', id, '--at', '+3s'])).toMatchObject({code: 0})
       await waitFor('left to them', async () => (await lab.row(id))?.limit?.why?.includes('someone was attached'), 30_000)
       await lab.sb.settled()
       expect(lines(lab.submitted)).toEqual([])
@@ -205,7 +205,7 @@ describe('a session at a usage limit', () => {
       // Someone typed in it and left it there.
       lab.sb.tmux(lab.sb.pkSocket, 'send-keys', '-t', r.tmux!.pane, '-l', 'half a thought')
       await waitFor('drawn', () => lab.sb.tmux(lab.sb.pkSocket, 'capture-pane', '-p', '-t', r.tmux!.pane).includes('› half a thought'))
-      expect((await lab.pk(['continue', id, '--at', '+2s'])).code).toBe(0)
+      expect(await lab.pk(['continue', id, '--at', '+2s'])).toMatchObject({code: 0})
       await waitFor('told it failed', () => lines(lab.told).length === 2, 30_000)
       expect(lines(lab.told)[1]).toMatch(
         new RegExp(`^${id} limited could not be continued at its limit's reset: .*has a draft in its input \\("half a thought"\\)`),
