@@ -12,6 +12,8 @@ export interface WaitInput {
   any: boolean
   /** Only what comes after the wait began (the next turn's end, not the state already there). */
   next: boolean
+  /** Instead of ids: the children of this session (pk wait --children ID). */
+  children?: string | undefined
   /** With allSessions: only sessions of this agent. */
   agent: string | undefined
   /** Seconds, or none. */
@@ -24,7 +26,9 @@ export async function wait(ctx: Context, input: WaitInput): Promise<void> {
   const bad = input.ids.find((id) => id.startsWith('-'))
   if (bad !== undefined) throw new PkError('bad-flags', `unknown flag ${bad} (pk wait --help)`)
   // No ids is not "every session": `pk wait $(pk ls -q --agent x)` with no such session must not wait on others.
-  if (!input.allSessions && input.ids.length === 0)
+  if (input.children !== undefined && (input.allSessions || input.ids.length > 0))
+    throw new PkError('bad-flags', '--children ID waits on the sessions ID started: not with ids or --all-sessions')
+  if (!input.allSessions && input.ids.length === 0 && input.children === undefined)
     throw new PkError('bad-flags', 'pk wait needs session ids, or --all-sessions (every session, present and started meanwhile)')
   if (input.allSessions && input.ids.length > 0) throw new PkError('bad-flags', 'pk wait takes ids or --all-sessions, not both')
   if (input.allSessions && input.next) throw new PkError('bad-flags', '--next goes with session ids: pk wait ID --for idle --next')
@@ -33,9 +37,9 @@ export async function wait(ctx: Context, input: WaitInput): Promise<void> {
   const common = {ctx, target: input.for ?? 'attention', timeoutMs: input.timeout === undefined ? null : input.timeout * 1000, intervalMs: 500} as const
   const done = input.allSessions
     ? await waitForAnySession({...common, agent: input.agent ?? null})
-    : await waitForStates({...common, idArgs: input.ids, mode: input.any ? 'any' : 'all', next: input.next})
+    : await waitForStates({...common, idArgs: input.ids, mode: input.any ? 'any' : 'all', next: input.next, childrenOf: input.children})
   if (input.json) printJson({...schemaHead('wait'), sessions: done.map(reachedBy)})
-  else if (input.allSessions || input.ids.length > 1) out(done.map((r) => r.id + '\n').join(''))
+  else if (input.allSessions || input.children !== undefined || input.ids.length > 1) out(done.map((r) => r.id + '\n').join(''))
 }
 
 /** Which session, and why the wait ended on it: its state, and whether (since when) it needs you. */

@@ -11,6 +11,7 @@ export const waitCommand = describeCommand({
       timeout: {type: 'integer', description: 'give up after this many seconds (exit 124)', min: 0},
       'all-sessions': {type: 'boolean', description: 'instead of ids: every session pk ls lists, present and started while it waits, until any one gets there'},
       agent: {type: 'string', description: 'with --all-sessions: only sessions of this agent'},
+      children: {type: 'string', description: 'instead of ids: the sessions this session started (its children, by identity), until all (or --any) get there'},
       next: {type: 'boolean', description: 'only what happens after the wait began: the next turn to end, not the state already there'},
       json: {
         type: 'boolean',
@@ -26,6 +27,7 @@ export const waitCommand = describeCommand({
     next: flags.next,
     agent: flags.agent,
     allSessions: flags['all-sessions'],
+    children: flags.children,
     timeout: flags.timeout,
     json: flags.json,
   }),

@@ -27,7 +27,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Presenters: text and JSON for people and scripts.
   ['present'],
   // The dashboard, and the page pk serve serves.
-  ['ui', 'web'],
+  ['ui', 'web', 'mcp'],
 ]
 
 /**

@@ -99,6 +99,7 @@ export const sessionRow = (over: Partial<import('../../src/lib/model/contract.js
   agentSource: null,
   exitStatus: null,
   resumedBy: null,
+  parent: null,
   attentionSince: null,
   worktree: null,
   usage: null,

@@ -63,6 +63,7 @@ describe('pk doctor', () => {
       'server-env',
       'survive',
       'wake-ups',
+      'mcp',
       'agents',
     ])
     // (the agents on this machine's PATH are this machine's: judged below, with agents of known releases)

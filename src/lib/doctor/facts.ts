@@ -223,6 +223,7 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
     presets: snap.presets,
     view: snap.viewMeasurement,
     wakeups: await wakeupFacts(readable, rows),
+    mcpOff: (await import('../registry/mcp-switch.js')).readOff(readable),
     ...(readable !== null && snap.viewMeasurement.ok ? {claims: gatherClaims(readable, snap.viewMeasurement.view)} : {}),
     processSource: {
       name: processSource().name,

@@ -13,6 +13,7 @@ import {stateLockCheck} from './checks/state-lock.js'
 import {configCheck} from './checks/config.js'
 import {surviveCheck} from './checks/survive.js'
 import {wakeupsCheck} from './checks/wakeups.js'
+import {mcpCheck} from './checks/mcp.js'
 import {tmuxCheck} from './checks/tmux.js'
 import {agentsCheck} from './checks/agents.js'
 import {gatherFacts} from './facts.js'
@@ -33,6 +34,7 @@ export const CHECKS: readonly Check[] = [
   serverEnvCheck,
   surviveCheck,
   wakeupsCheck,
+  mcpCheck,
   agentsCheck,
 ]
 

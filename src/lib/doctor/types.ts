@@ -45,6 +45,8 @@ export interface DoctorFacts {
   owner: import('../registry/ownership.js').OwnerRead
   /** The wake-ups arranged to continue sessions at a usage limit's reset (docs/limits.md), and whether each still waits. */
   wakeups?: {id: string; kind: 'systemd' | 'sleeper'; at: string; pid: number | null; alive: boolean | null; sessionLive: boolean}[]
+  /** pk mcp --off: since when every pk MCP server refuses every call; null when on. */
+  mcpOff?: {at: string; why: string} | null
   /** Who claims the state lock and the writer's name (see claims.ts); undefined where the state cannot be read. */
   claims?: {lock: import('./claims.js').LockClaim[]; writer: import('./claims.js').WriterClaim}
 }

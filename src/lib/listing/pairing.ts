@@ -88,6 +88,7 @@ function row(fields: Pick<SessionRow, 'id' | 'kind'> & Partial<SessionRow>): Ses
     agentSource: null,
     exitStatus: null,
     resumedBy: null,
+    parent: null,
     attentionSince: null,
     worktree: null,
     usage: null,
@@ -223,6 +224,7 @@ function pairRecords(input: CorrelateInput, index: PaneIndex, rows: SessionRow[]
       resume,
       conflict,
       resumedBy: record.resumedBy ?? null,
+      parent: record.parent ?? null,
       worktree: record.worktree ? {path: record.worktree.path, branch: record.worktree.branch, dirty: null} : null,
     }
     if (input.trustRecords === false) {

@@ -144,7 +144,7 @@ export interface WaitLook {
  */
 const told = (look: WaitLook, row: SessionRow) => row.state === 'exited' || !look.lagging?.has(row.id)
 
-const lookAtSessions =
+export const lookAtSessions =
   (ctx: Context) =>
   async (deadlineMs: number): Promise<WaitLook> => {
     const listing = await collectSessions(ctx, {deadlineMs})
@@ -168,6 +168,16 @@ export interface WaitOptions {
   /** One look at the sessions, within a tmux deadline (tests hand in a stopped server that costs all of it). */
   look?: (deadlineMs: number) => Promise<WaitLook>
   sleep?: (ms: number) => Promise<unknown>
+  /** Instead of ids: the children of this session (`pk wait --children ID`), as the first look lists them. */
+  childrenOf?: string
+}
+
+/**
+ * Pure: the sessions `parent` started (its children, by identity) that a wait waits on: the live ones,
+ * and for `exited` the ended ones too (a worker that is done is there already).
+ */
+export function childrenToWait(parent: string, rows: readonly SessionRow[], target: WaitTarget): string[] {
+  return rows.filter((r) => r.parent === parent && (target === 'exited' || r.state !== 'exited')).map((r) => r.id)
 }
 
 /** A look needs some time to be a look at all, even when the wait's deadline has all but passed. */
@@ -211,6 +221,11 @@ export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
   const firstLook = await look()
   const listing = firstLook.rows
   const ids = [...new Set(opts.idArgs.map((arg) => resolveId(arg, listing).id))]
+  if (opts.childrenOf !== undefined) {
+    const parent = resolveId(opts.childrenOf, listing).id
+    ids.push(...childrenToWait(parent, listing, opts.target))
+    if (ids.length === 0) throw new PkError('no-children', `session ${parent} has no children to wait on (no session it started is running)`)
+  }
   const refuseConflict = (row: SessionRow) => {
     if (row.conflict)
       throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)

@@ -99,6 +99,8 @@ export interface SessionRow {
   agentSource: 'record' | 'exe' | 'argv' | null
   /** An exited session's exit status, from its dead pane while tmux keeps it; else null. */
   exitStatus: number | null
+  /** The session that started this one (pk bg or pk mcp's start_session run among its processes, by identity); else null. */
+  parent: string | null
   /** The id of the session that resumed this one's conversation (then `resume` is null); else null. */
   resumedBy: string | null
   /** When the waiting (or the end of the turn) began, by the report or the screen; else null. Names the event for notifications. */

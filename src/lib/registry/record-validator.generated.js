@@ -3,14 +3,14 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","limited","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): when what the status reports began, where an observer saw the same turn end first"},"detail":{"type":"string","description":"what the agent said with the event, where pk keeps it: the limit line of a turn that ended at a usage or rate limit"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"base":{"description":"What the session started from (optional): the commit, the branch it was made from (null: a detached HEAD), the checkout it runs in, and whether that checkout is a worktree pk made for it or a plain checkout others may change too. pk diff and pk land measure against it.","oneOf":[{"type":"null"},{"type":"object","required":["commit","branch","checkout","kind"],"properties":{"commit":{"type":"string","pattern":"^[0-9a-f]{40,64}$"},"branch":{"oneOf":[{"type":"null"},{"type":"string","pattern":"."}]},"checkout":{"type":"string","pattern":"^/"},"kind":{"enum":["worktree","checkout"]}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting","limited"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"},"lastOther":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): the observer's last look before the episode that saw another state"}}}]},"continueAtReset":{"type":"boolean","description":"false: pk bg --no-continue: pk does not continue this session at a usage limit's reset. Optional in files."}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"urn:pk:record","title":"A session record (STATE_DIR/sessions/ID.json), version 1","description":"What pk writes for each session it started or adopted. Fields marked optional were added later; a file without them reads as null.","type":"object","required":["version","identity","tmux","cwd","argv","agent","label","createdAt","startedAt"],"properties":{"version":{"const":1},"identity":{"type":"object","required":["bootId","pidNs","pid","startTime"],"properties":{"bootId":{"type":"string","pattern":"."},"pidNs":{"type":"string","pattern":"^([0-9]+|ps(:[0-9]+)?)$"},"pid":{"type":"integer","minimum":1},"startTime":{"type":"integer","minimum":0}}},"tmux":{"type":"object","required":["socket","paneId","sessionId","serverPid"],"properties":{"socket":{"type":"string","pattern":"^/"},"paneId":{"type":"string","pattern":"^%[0-9]+$"},"sessionId":{"type":"string","pattern":"^\\$[0-9]+$"},"serverPid":{"type":"integer","minimum":0}}},"cwd":{"type":"string"},"argv":{"type":"array","items":{"type":"string"}},"agent":{"type":["string","null"]},"label":{"type":["string","null"]},"createdAt":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"startedAt":{"type":["string","null"]},"conversationId":{"type":["string","null"]},"status":{"oneOf":[{"type":"null"},{"type":"object","required":["state","at","event","turnEnded"],"properties":{"state":{"enum":["working","waiting","limited","idle","exited"]},"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"event":{"type":"string"},"turnEnded":{"type":"boolean"},"sentAt":{"type":"number"},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): when what the status reports began, where an observer saw the same turn end first"},"detail":{"type":"string","description":"what the agent said with the event, where pk keeps it: the limit line of a turn that ended at a usage or rate limit"}}}]},"stopped":{"oneOf":[{"type":"null"},{"type":"object","required":["at","signal"],"properties":{"at":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"signal":{"type":"string"}}}]},"resumedFrom":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"resumedBy":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"parent":{"description":"The session that started this one (its id), found by process identity among pk bg's ancestors. Optional in files.","oneOf":[{"type":"null"},{"type":"string","pattern":"^[0-9a-f]{8}$"}]},"worktree":{"oneOf":[{"type":"null"},{"type":"object","required":["path","branch","repo"],"properties":{"path":{"type":"string","pattern":"^/"},"branch":{"type":"string"},"repo":{"type":"string","pattern":"^/"}}}]},"base":{"description":"What the session started from (optional): the commit, the branch it was made from (null: a detached HEAD), the checkout it runs in, and whether that checkout is a worktree pk made for it or a plain checkout others may change too. pk diff and pk land measure against it.","oneOf":[{"type":"null"},{"type":"object","required":["commit","branch","checkout","kind"],"properties":{"commit":{"type":"string","pattern":"^[0-9a-f]{40,64}$"},"branch":{"oneOf":[{"type":"null"},{"type":"string","pattern":"."}]},"checkout":{"type":"string","pattern":"^/"},"kind":{"enum":["worktree","checkout"]}}}]},"transcript":{"oneOf":[{"type":"null"},{"type":"string","pattern":"^/"}]},"agentArgs":{"oneOf":[{"type":"null"},{"type":"array","items":{"type":"string"}}]},"observed":{"oneOf":[{"type":"null"},{"type":"object","required":["state","since","turnEnded"],"properties":{"state":{"enum":["idle","waiting","limited"]},"since":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well)"},"turnEnded":{"type":"boolean"},"lastOther":{"type":"string","description":"an ISO 8601 date (checked by Date.parse as well): the observer's last look before the episode that saw another state"}}}]},"continueAtReset":{"type":"boolean","description":"false: pk bg --no-continue: pk does not continue this session at a usage limit's reset. Optional in files."}}};
 const pattern0 = new RegExp(".", "u");
 const pattern1 = new RegExp("^([0-9]+|ps(:[0-9]+)?)$", "u");
 const pattern2 = new RegExp("^/", "u");
 const pattern3 = new RegExp("^%[0-9]+$", "u");
 const pattern4 = new RegExp("^\\$[0-9]+$", "u");
 const pattern5 = new RegExp("^[0-9a-f]{8}$", "u");
-const pattern9 = new RegExp("^[0-9a-f]{40,64}$", "u");
+const pattern10 = new RegExp("^[0-9a-f]{40,64}$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="urn:pk:record" */;
@@ -885,15 +885,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.worktree !== undefined){
-let data32 = data.worktree;
+if(data.parent !== undefined){
+let data32 = data.parent;
 const _errs79 = errors;
 const _errs80 = errors;
 let valid10 = false;
 let passing4 = null;
 const _errs81 = errors;
 if(data32 !== null){
-const err25 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err25 = {instancePath:instancePath+"/parent",schemaPath:"#/properties/parent/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -909,10 +909,9 @@ passing4 = 0;
 }
 const _errs83 = errors;
 if(errors === _errs83){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-let missing5;
-if((((data32.path === undefined) && (missing5 = "path")) || ((data32.branch === undefined) && (missing5 = "branch"))) || ((data32.repo === undefined) && (missing5 = "repo"))){
-const err26 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+if(typeof data32 === "string"){
+if(!pattern5.test(data32)){
+const err26 = {instancePath:instancePath+"/parent",schemaPath:"#/properties/parent/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}$"},message:"must match pattern \""+"^[0-9a-f]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -921,101 +920,14 @@ vErrors.push(err26);
 }
 errors++;
 }
+}
 else {
-if(data32.path !== undefined){
-let data33 = data32.path;
-const _errs85 = errors;
-if(errors === _errs85){
-if(typeof data33 === "string"){
-if(!pattern2.test(data33)){
-const err27 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+const err27 = {instancePath:instancePath+"/parent",schemaPath:"#/properties/parent/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-var valid11 = _errs85 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data32.branch !== undefined){
-const _errs87 = errors;
-if(typeof data32.branch !== "string"){
-const err29 = {instancePath:instancePath+"/worktree/branch",schemaPath:"#/properties/worktree/oneOf/1/properties/branch/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var valid11 = _errs87 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data32.repo !== undefined){
-let data35 = data32.repo;
-const _errs89 = errors;
-if(errors === _errs89){
-if(typeof data35 === "string"){
-if(!pattern2.test(data35)){
-const err30 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-var valid11 = _errs89 === errors;
-}
-else {
-var valid11 = true;
-}
-}
-}
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
 }
 errors++;
 }
@@ -1032,12 +944,12 @@ passing4 = 1;
 }
 }
 if(!valid10){
-const err33 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
+const err28 = {instancePath:instancePath+"/parent",schemaPath:"#/properties/parent/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err28];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err28);
 }
 errors++;
 validate10.errors = vErrors;
@@ -1060,15 +972,101 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.base !== undefined){
-let data36 = data.base;
-const _errs91 = errors;
-const _errs92 = errors;
-let valid12 = false;
+if(data.worktree !== undefined){
+let data33 = data.worktree;
+const _errs85 = errors;
+const _errs86 = errors;
+let valid11 = false;
 let passing5 = null;
+const _errs87 = errors;
+if(data33 !== null){
+const err29 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid5 = _errs87 === errors;
+if(_valid5){
+valid11 = true;
+passing5 = 0;
+}
+const _errs89 = errors;
+if(errors === _errs89){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+let missing5;
+if((((data33.path === undefined) && (missing5 = "path")) || ((data33.branch === undefined) && (missing5 = "branch"))) || ((data33.repo === undefined) && (missing5 = "repo"))){
+const err30 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+else {
+if(data33.path !== undefined){
+let data34 = data33.path;
+const _errs91 = errors;
+if(errors === _errs91){
+if(typeof data34 === "string"){
+if(!pattern2.test(data34)){
+const err31 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/worktree/path",schemaPath:"#/properties/worktree/oneOf/1/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+var valid12 = _errs91 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data33.branch !== undefined){
 const _errs93 = errors;
-if(data36 !== null){
-const err34 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(typeof data33.branch !== "string"){
+const err33 = {instancePath:instancePath+"/worktree/branch",schemaPath:"#/properties/worktree/oneOf/1/properties/branch/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+var valid12 = _errs93 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data33.repo !== undefined){
+let data36 = data33.repo;
+const _errs95 = errors;
+if(errors === _errs95){
+if(typeof data36 === "string"){
+if(!pattern2.test(data36)){
+const err34 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1077,17 +1075,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid5 = _errs93 === errors;
-if(_valid5){
-valid12 = true;
-passing5 = 0;
 }
-const _errs95 = errors;
-if(errors === _errs95){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-let missing6;
-if(((((data36.commit === undefined) && (missing6 = "commit")) || ((data36.branch === undefined) && (missing6 = "branch"))) || ((data36.checkout === undefined) && (missing6 = "checkout"))) || ((data36.kind === undefined) && (missing6 = "kind"))){
-const err35 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
+else {
+const err35 = {instancePath:instancePath+"/worktree/repo",schemaPath:"#/properties/worktree/oneOf/1/properties/repo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1096,14 +1086,18 @@ vErrors.push(err35);
 }
 errors++;
 }
+}
+var valid12 = _errs95 === errors;
+}
 else {
-if(data36.commit !== undefined){
-let data37 = data36.commit;
-const _errs97 = errors;
-if(errors === _errs97){
-if(typeof data37 === "string"){
-if(!pattern9.test(data37)){
-const err36 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40,64}$"},message:"must match pattern \""+"^[0-9a-f]{40,64}$"+"\""};
+var valid12 = true;
+}
+}
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1113,8 +1107,19 @@ vErrors.push(err36);
 errors++;
 }
 }
+var _valid5 = _errs89 === errors;
+if(_valid5 && valid11){
+valid11 = false;
+passing5 = [passing5, 1];
+}
 else {
-const err37 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(_valid5){
+valid11 = true;
+passing5 = 1;
+}
+}
+if(!valid11){
+const err37 = {instancePath:instancePath+"/worktree",schemaPath:"#/properties/worktree/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1122,23 +1127,35 @@ else {
 vErrors.push(err37);
 }
 errors++;
-}
-}
-var valid13 = _errs97 === errors;
+validate10.errors = vErrors;
+return false;
 }
 else {
-var valid13 = true;
+errors = _errs86;
+if(vErrors !== null){
+if(_errs86){
+vErrors.length = _errs86;
 }
-if(valid13){
-if(data36.branch !== undefined){
-let data38 = data36.branch;
-const _errs99 = errors;
-const _errs100 = errors;
-let valid14 = false;
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs85 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.base !== undefined){
+let data37 = data.base;
+const _errs97 = errors;
+const _errs98 = errors;
+let valid13 = false;
 let passing6 = null;
-const _errs101 = errors;
-if(data38 !== null){
-const err38 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const _errs99 = errors;
+if(data37 !== null){
+const err38 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1147,16 +1164,17 @@ vErrors.push(err38);
 }
 errors++;
 }
-var _valid6 = _errs101 === errors;
+var _valid6 = _errs99 === errors;
 if(_valid6){
-valid14 = true;
+valid13 = true;
 passing6 = 0;
 }
-const _errs103 = errors;
-if(errors === _errs103){
-if(typeof data38 === "string"){
-if(!pattern0.test(data38)){
-const err39 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""};
+const _errs101 = errors;
+if(errors === _errs101){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+let missing6;
+if(((((data37.commit === undefined) && (missing6 = "commit")) || ((data37.branch === undefined) && (missing6 = "branch"))) || ((data37.checkout === undefined) && (missing6 = "checkout"))) || ((data37.kind === undefined) && (missing6 = "kind"))){
+const err39 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1165,9 +1183,14 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
 else {
-const err40 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data37.commit !== undefined){
+let data38 = data37.commit;
+const _errs103 = errors;
+if(errors === _errs103){
+if(typeof data38 === "string"){
+if(!pattern10.test(data38)){
+const err40 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{40,64}$"},message:"must match pattern \""+"^[0-9a-f]{40,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1177,19 +1200,8 @@ vErrors.push(err40);
 errors++;
 }
 }
-var _valid6 = _errs103 === errors;
-if(_valid6 && valid14){
-valid14 = false;
-passing6 = [passing6, 1];
-}
 else {
-if(_valid6){
-valid14 = true;
-passing6 = 1;
-}
-}
-if(!valid14){
-const err41 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
+const err41 = {instancePath:instancePath+"/base/commit",schemaPath:"#/properties/base/oneOf/1/properties/commit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1198,30 +1210,22 @@ vErrors.push(err41);
 }
 errors++;
 }
-else {
-errors = _errs100;
-if(vErrors !== null){
-if(_errs100){
-vErrors.length = _errs100;
+}
+var valid14 = _errs103 === errors;
 }
 else {
-vErrors = null;
+var valid14 = true;
 }
-}
-}
-var valid13 = _errs99 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data36.checkout !== undefined){
-let data39 = data36.checkout;
+if(valid14){
+if(data37.branch !== undefined){
+let data39 = data37.branch;
 const _errs105 = errors;
-if(errors === _errs105){
-if(typeof data39 === "string"){
-if(!pattern2.test(data39)){
-const err42 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+const _errs106 = errors;
+let valid15 = false;
+let passing7 = null;
+const _errs107 = errors;
+if(data39 !== null){
+const err42 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1230,9 +1234,16 @@ vErrors.push(err42);
 }
 errors++;
 }
+var _valid7 = _errs107 === errors;
+if(_valid7){
+valid15 = true;
+passing7 = 0;
 }
-else {
-const err43 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs109 = errors;
+if(errors === _errs109){
+if(typeof data39 === "string"){
+if(!pattern0.test(data39)){
+const err43 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/pattern",keyword:"pattern",params:{pattern: "."},message:"must match pattern \""+"."+"\""};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1242,17 +1253,8 @@ vErrors.push(err43);
 errors++;
 }
 }
-var valid13 = _errs105 === errors;
-}
 else {
-var valid13 = true;
-}
-if(valid13){
-if(data36.kind !== undefined){
-let data40 = data36.kind;
-const _errs107 = errors;
-if(!((data40 === "worktree") || (data40 === "checkout"))){
-const err44 = {instancePath:instancePath+"/base/kind",schemaPath:"#/properties/base/oneOf/1/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.base.oneOf[1].properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err44 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1261,115 +1263,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-var valid13 = _errs107 === errors;
 }
-else {
-var valid13 = true;
-}
-}
-}
-}
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-var _valid5 = _errs95 === errors;
-if(_valid5 && valid12){
-valid12 = false;
-passing5 = [passing5, 1];
-}
-else {
-if(_valid5){
-valid12 = true;
-passing5 = 1;
-}
-}
-if(!valid12){
-const err46 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf",keyword:"oneOf",params:{passingSchemas: passing5},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs92;
-if(vErrors !== null){
-if(_errs92){
-vErrors.length = _errs92;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs91 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript !== undefined){
-let data41 = data.transcript;
-const _errs108 = errors;
-const _errs109 = errors;
-let valid15 = false;
-let passing7 = null;
-const _errs110 = errors;
-if(data41 !== null){
-const err47 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var _valid7 = _errs110 === errors;
-if(_valid7){
-valid15 = true;
-passing7 = 0;
-}
-const _errs112 = errors;
-if(errors === _errs112){
-if(typeof data41 === "string"){
-if(!pattern2.test(data41)){
-const err48 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-var _valid7 = _errs112 === errors;
+var _valid7 = _errs109 === errors;
 if(_valid7 && valid15){
 valid15 = false;
 passing7 = [passing7, 1];
@@ -1381,7 +1276,112 @@ passing7 = 1;
 }
 }
 if(!valid15){
-const err50 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
+const err45 = {instancePath:instancePath+"/base/branch",schemaPath:"#/properties/base/oneOf/1/properties/branch/oneOf",keyword:"oneOf",params:{passingSchemas: passing7},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+else {
+errors = _errs106;
+if(vErrors !== null){
+if(_errs106){
+vErrors.length = _errs106;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid14 = _errs105 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data37.checkout !== undefined){
+let data40 = data37.checkout;
+const _errs111 = errors;
+if(errors === _errs111){
+if(typeof data40 === "string"){
+if(!pattern2.test(data40)){
+const err46 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/base/checkout",schemaPath:"#/properties/base/oneOf/1/properties/checkout/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+var valid14 = _errs111 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data37.kind !== undefined){
+let data41 = data37.kind;
+const _errs113 = errors;
+if(!((data41 === "worktree") || (data41 === "checkout"))){
+const err48 = {instancePath:instancePath+"/base/kind",schemaPath:"#/properties/base/oneOf/1/properties/kind/enum",keyword:"enum",params:{allowedValues: schema11.properties.base.oneOf[1].properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var valid14 = _errs113 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+var _valid6 = _errs101 === errors;
+if(_valid6 && valid13){
+valid13 = false;
+passing6 = [passing6, 1];
+}
+else {
+if(_valid6){
+valid13 = true;
+passing6 = 1;
+}
+}
+if(!valid13){
+const err50 = {instancePath:instancePath+"/base",schemaPath:"#/properties/base/oneOf",keyword:"oneOf",params:{passingSchemas: passing6},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1393,31 +1393,31 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs109;
+errors = _errs98;
 if(vErrors !== null){
-if(_errs109){
-vErrors.length = _errs109;
+if(_errs98){
+vErrors.length = _errs98;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs108 === errors;
+var valid0 = _errs97 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.agentArgs !== undefined){
-let data42 = data.agentArgs;
+if(data.transcript !== undefined){
+let data42 = data.transcript;
 const _errs114 = errors;
 const _errs115 = errors;
 let valid16 = false;
 let passing8 = null;
 const _errs116 = errors;
 if(data42 !== null){
-const err51 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err51 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1433,13 +1433,9 @@ passing8 = 0;
 }
 const _errs118 = errors;
 if(errors === _errs118){
-if(Array.isArray(data42)){
-var valid17 = true;
-const len1 = data42.length;
-for(let i1=0; i1<len1; i1++){
-const _errs120 = errors;
-if(typeof data42[i1] !== "string"){
-const err52 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data42 === "string"){
+if(!pattern2.test(data42)){
+const err52 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1448,14 +1444,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var valid17 = _errs120 === errors;
-if(!valid17){
-break;
-}
-}
 }
 else {
-const err53 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err53 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1477,7 +1468,7 @@ passing8 = 1;
 }
 }
 if(!valid16){
-const err54 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing8},message:"must match exactly one schema in oneOf"};
+const err54 = {instancePath:instancePath+"/transcript",schemaPath:"#/properties/transcript/oneOf",keyword:"oneOf",params:{passingSchemas: passing8},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1505,15 +1496,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.observed !== undefined){
-let data44 = data.observed;
-const _errs122 = errors;
-const _errs123 = errors;
-let valid18 = false;
+if(data.agentArgs !== undefined){
+let data43 = data.agentArgs;
+const _errs120 = errors;
+const _errs121 = errors;
+let valid17 = false;
 let passing9 = null;
-const _errs124 = errors;
-if(data44 !== null){
-const err55 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const _errs122 = errors;
+if(data43 !== null){
+const err55 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1522,17 +1513,20 @@ vErrors.push(err55);
 }
 errors++;
 }
-var _valid9 = _errs124 === errors;
+var _valid9 = _errs122 === errors;
 if(_valid9){
-valid18 = true;
+valid17 = true;
 passing9 = 0;
 }
+const _errs124 = errors;
+if(errors === _errs124){
+if(Array.isArray(data43)){
+var valid18 = true;
+const len1 = data43.length;
+for(let i1=0; i1<len1; i1++){
 const _errs126 = errors;
-if(errors === _errs126){
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-let missing7;
-if((((data44.state === undefined) && (missing7 = "state")) || ((data44.since === undefined) && (missing7 = "since"))) || ((data44.turnEnded === undefined) && (missing7 = "turnEnded"))){
-const err56 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
+if(typeof data43[i1] !== "string"){
+const err56 = {instancePath:instancePath+"/agentArgs/" + i1,schemaPath:"#/properties/agentArgs/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1541,12 +1535,14 @@ vErrors.push(err56);
 }
 errors++;
 }
+var valid18 = _errs126 === errors;
+if(!valid18){
+break;
+}
+}
+}
 else {
-if(data44.state !== undefined){
-let data45 = data44.state;
-const _errs128 = errors;
-if(!(((data45 === "idle") || (data45 === "waiting")) || (data45 === "limited"))){
-const err57 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
+const err57 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1555,16 +1551,20 @@ vErrors.push(err57);
 }
 errors++;
 }
-var valid19 = _errs128 === errors;
+}
+var _valid9 = _errs124 === errors;
+if(_valid9 && valid17){
+valid17 = false;
+passing9 = [passing9, 1];
 }
 else {
-var valid19 = true;
+if(_valid9){
+valid17 = true;
+passing9 = 1;
 }
-if(valid19){
-if(data44.since !== undefined){
-const _errs129 = errors;
-if(typeof data44.since !== "string"){
-const err58 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(!valid17){
+const err58 = {instancePath:instancePath+"/agentArgs",schemaPath:"#/properties/agentArgs/oneOf",keyword:"oneOf",params:{passingSchemas: passing9},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1572,17 +1572,35 @@ else {
 vErrors.push(err58);
 }
 errors++;
-}
-var valid19 = _errs129 === errors;
+validate10.errors = vErrors;
+return false;
 }
 else {
-var valid19 = true;
+errors = _errs121;
+if(vErrors !== null){
+if(_errs121){
+vErrors.length = _errs121;
 }
-if(valid19){
-if(data44.turnEnded !== undefined){
-const _errs131 = errors;
-if(typeof data44.turnEnded !== "boolean"){
-const err59 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs120 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.observed !== undefined){
+let data45 = data.observed;
+const _errs128 = errors;
+const _errs129 = errors;
+let valid19 = false;
+let passing10 = null;
+const _errs130 = errors;
+if(data45 !== null){
+const err59 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1591,16 +1609,17 @@ vErrors.push(err59);
 }
 errors++;
 }
-var valid19 = _errs131 === errors;
+var _valid10 = _errs130 === errors;
+if(_valid10){
+valid19 = true;
+passing10 = 0;
 }
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data44.lastOther !== undefined){
-const _errs133 = errors;
-if(typeof data44.lastOther !== "string"){
-const err60 = {instancePath:instancePath+"/observed/lastOther",schemaPath:"#/properties/observed/oneOf/1/properties/lastOther/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs132 = errors;
+if(errors === _errs132){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+let missing7;
+if((((data45.state === undefined) && (missing7 = "state")) || ((data45.since === undefined) && (missing7 = "since"))) || ((data45.turnEnded === undefined) && (missing7 = "turnEnded"))){
+const err60 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1609,18 +1628,12 @@ vErrors.push(err60);
 }
 errors++;
 }
-var valid19 = _errs133 === errors;
-}
 else {
-var valid19 = true;
-}
-}
-}
-}
-}
-}
-else {
-const err61 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data45.state !== undefined){
+let data46 = data45.state;
+const _errs134 = errors;
+if(!(((data46 === "idle") || (data46 === "waiting")) || (data46 === "limited"))){
+const err61 = {instancePath:instancePath+"/observed/state",schemaPath:"#/properties/observed/oneOf/1/properties/state/enum",keyword:"enum",params:{allowedValues: schema11.properties.observed.oneOf[1].properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1629,20 +1642,16 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-var _valid9 = _errs126 === errors;
-if(_valid9 && valid18){
-valid18 = false;
-passing9 = [passing9, 1];
+var valid20 = _errs134 === errors;
 }
 else {
-if(_valid9){
-valid18 = true;
-passing9 = 1;
+var valid20 = true;
 }
-}
-if(!valid18){
-const err62 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing9},message:"must match exactly one schema in oneOf"};
+if(valid20){
+if(data45.since !== undefined){
+const _errs135 = errors;
+if(typeof data45.since !== "string"){
+const err62 = {instancePath:instancePath+"/observed/since",schemaPath:"#/properties/observed/oneOf/1/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1650,36 +1659,115 @@ else {
 vErrors.push(err62);
 }
 errors++;
+}
+var valid20 = _errs135 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data45.turnEnded !== undefined){
+const _errs137 = errors;
+if(typeof data45.turnEnded !== "boolean"){
+const err63 = {instancePath:instancePath+"/observed/turnEnded",schemaPath:"#/properties/observed/oneOf/1/properties/turnEnded/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var valid20 = _errs137 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data45.lastOther !== undefined){
+const _errs139 = errors;
+if(typeof data45.lastOther !== "string"){
+const err64 = {instancePath:instancePath+"/observed/lastOther",schemaPath:"#/properties/observed/oneOf/1/properties/lastOther/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+var valid20 = _errs139 === errors;
+}
+else {
+var valid20 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err65 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+var _valid10 = _errs132 === errors;
+if(_valid10 && valid19){
+valid19 = false;
+passing10 = [passing10, 1];
+}
+else {
+if(_valid10){
+valid19 = true;
+passing10 = 1;
+}
+}
+if(!valid19){
+const err66 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/oneOf",keyword:"oneOf",params:{passingSchemas: passing10},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs123;
+errors = _errs129;
 if(vErrors !== null){
-if(_errs123){
-vErrors.length = _errs123;
+if(_errs129){
+vErrors.length = _errs129;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs122 === errors;
+var valid0 = _errs128 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.continueAtReset !== undefined){
-const _errs135 = errors;
+const _errs141 = errors;
 if(typeof data.continueAtReset !== "boolean"){
 validate10.errors = [{instancePath:instancePath+"/continueAtReset",schemaPath:"#/properties/continueAtReset/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs135 === errors;
+var valid0 = _errs141 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

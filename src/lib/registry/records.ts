@@ -37,6 +37,11 @@ export interface SessionRecord {
   stopped?: {at: string; signal: string} | null
   /** The id of the session this one resumed (`pk resume`, `pk restore`). Optional in files. */
   resumedFrom?: string | null
+  /**
+   * The session that started this one (its id), found by process identity: pk bg (or pk mcp's
+   * start_session) ran among that session's processes. Optional in files.
+   */
+  parent?: string | null
   /** The id of the session that resumed this one: its conversation lives on there. Optional in files. */
   resumedBy?: string | null
   /** The git worktree pk made for this session (`pk bg --worktree`). Optional in files. */
@@ -148,6 +153,7 @@ export function validateRecord(data: unknown): Validation {
   if (valid.continueAtReset === false) record.continueAtReset = false
   if (valid.resumedFrom) record.resumedFrom = valid.resumedFrom
   if (valid.resumedBy) record.resumedBy = valid.resumedBy
+  if (valid.parent) record.parent = valid.parent
   if (valid.worktree) record.worktree = {path: valid.worktree.path, branch: valid.worktree.branch, repo: valid.worktree.repo}
   if (valid.base) record.base = {commit: valid.base.commit, branch: valid.base.branch, checkout: valid.base.checkout, kind: valid.base.kind}
   if (valid.transcript) record.transcript = valid.transcript

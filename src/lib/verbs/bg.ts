@@ -27,6 +27,7 @@ import type {Worktree} from '../worktree/worktree.js'
 import {randomBytes} from '../model/random.js'
 import type {Writable} from 'node:stream'
 import {serverScope} from './service.js'
+import {parentSession} from '../listing/caller.js'
 
 export interface BgRequest {
   agent: string | undefined
@@ -59,6 +60,8 @@ export interface BgRequest {
   base?: SessionBase | null
   /** `pk bg --no-continue`: pk does not continue it at a usage limit's reset (recorded). */
   noContinue?: boolean
+  /** The session that starts this one (pk bg run among its processes, found by identity): recorded. */
+  parent?: string | null
 }
 
 export interface Started {
@@ -223,7 +226,10 @@ async function openGate(view: View, identity: ProcessIdentity): Promise<boolean>
 function newRecord(
   identity: ProcessIdentity,
   tmux: SessionRecord['tmux'],
-  claims: Pick<SessionRecord, 'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs' | 'base' | 'continueAtReset'>,
+  claims: Pick<
+    SessionRecord,
+    'cwd' | 'argv' | 'agent' | 'label' | 'conversationId' | 'resumedFrom' | 'worktree' | 'agentArgs' | 'base' | 'continueAtReset' | 'parent'
+  >,
 ): SessionRecord {
   return {
     version: RECORD_VERSION,
@@ -306,6 +312,7 @@ export async function startSession(request: BgRequest): Promise<Started> {
       ...(request.base ? {base: request.base} : {}),
       agentArgs: request.agentArgs ?? (request.agent !== undefined ? request.extraArgs : null),
       ...(request.noContinue ? {continueAtReset: false} : {}),
+      ...(request.parent ? {parent: request.parent} : {}),
     },
   )
   // Recorded before the command may run: a pk killed at any moment leaves no agent that nobody knows about.
@@ -409,6 +416,8 @@ export async function launch(ctx: Context, request: LaunchRequest): Promise<Star
     presets,
     defaultAgent: config.defaultAgent,
     noContinue: request.noContinue,
+    // (a session started by a session is its child: found by identity among this pk's ancestors)
+    parent: await parentSession(ctx),
   }).catch(async (error: unknown) => {
     // Nothing started: the worktree made for it goes again (it is fresh and clean), its new branch too.
     if (made) await (await import('../worktree/worktree.js')).discardWorktree(made.worktree, made.newBranch).catch(() => {})
