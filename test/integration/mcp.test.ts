@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -27,9 +27,9 @@ interface ToolAnswer {
 }
 
 /** A lead session: the SDK's client in a pk session, running `pk mcp ARGS`; call(tool, args) asks it. */
-async function lead(serverArgs: string[] = [], opts: {cwd?: string} = {}) {
+async function lead(serverArgs: string[] = [], opts: {cwd?: string; env?: NodeJS.ProcessEnv} = {}) {
   const dir = join(sb.root, `lead-${Math.random().toString(16).slice(2, 8)}`)
-  const started = await sb.pk(['bg', '--name', 'lead', '--', process.execPath, LEAD, dir, ...serverArgs], {cwd: opts.cwd, env: GIT_ENV})
+  const started = await sb.pk(['bg', '--name', 'lead', '--', process.execPath, LEAD, dir, ...serverArgs], {cwd: opts.cwd, env: {...GIT_ENV, ...opts.env}})
   expect(started.code, started.stderr).toBe(0)
   const id = started.stdout.trim()
   await waitFor('the lead connected', () => existsSync(join(dir, 'ready.json')), 60_000)
@@ -172,6 +172,42 @@ describe('pk mcp, from inside a session', () => {
         .filter((l) => l.tool === 'land_session')
         .map((l) => l.code),
     ).toEqual(['mcp-refused'])
+  }, 120_000)
+
+  it("answers a child's permission dialog, pinned to the dialog it read; a digest that is not the dialog's is refused, nothing typed", async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    copyFileSync(join(ROOT, 'test', 'helpers', 'dialog-standin.cjs'), join(bin, 'claude'))
+    chmodSync(join(bin, 'claude'), 0o755)
+    const answered = join(sb.root, 'answered')
+    const env = {
+      PATH: `${bin}:${process.env.PATH}`,
+      STANDIN_SCREEN: join(ROOT, 'test', 'fixtures', 'panes', 'claude-2.1.332.waiting.permission.txt'),
+      STANDIN_KEYS: 'claude',
+      STANDIN_ANSWERED: answered,
+    }
+    const boss = await lead([], {env})
+    const child = (await boss.ok('start_session', {agent: 'claude'})).id as string
+    const pane = (await rows()).find((r) => r.id === child)!.tmux!.pane
+    sb.tmux(sb.pkSocket, 'resize-window', '-t', pane, '-x', '120', '-y', '35')
+    const read = await waitFor(
+      'its dialog read',
+      async () => {
+        const look = (await boss.ok('read_session', {id: child})) as {
+          dialog: {digest: string; choices: number[]} | null
+          dialogText?: {untrusted: boolean; data: {question: string}}
+        }
+        return look.dialog === null ? null : look
+      },
+      30_000,
+    )
+    expect(read.dialogText).toMatchObject({untrusted: true, data: {question: expect.any(String)}})
+    const stale = refusedWith(await boss.call('answer_dialog', {id: child, answer: 'yes', dialog: '0123456789abcdef'}), 'dialog-changed')
+    expect(stale.message).toMatch(/nothing was typed/)
+    expect(existsSync(answered)).toBe(false)
+    const done = await boss.ok('answer_dialog', {id: child, answer: 'yes', dialog: read.dialog!.digest})
+    expect(done).toMatchObject({id: child, choice: 1, confirmed: true, dialog: {untrusted: true}})
+    expect(readFileSync(answered, 'utf8').trim()).toBe('1')
   }, 120_000)
 
   it('pk mcp --off: every running server refuses every call at once, saying why; pk doctor says so; --on lets them go on', async () => {
