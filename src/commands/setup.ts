@@ -4,7 +4,7 @@ import {PkCommand} from '../command-base.js'
 import {describeError, PkError, Outcome} from '../lib/model/errors.js'
 import {taskList} from '../invocation/progress.js'
 import {pkArgv} from '../lib/setup/common.js'
-import {SETUP_AGENTS, planSetup, setupAgents} from '../lib/setup/index.js'
+import {SETUP_AGENTS, planMcpSetup, planSetup, setupAgents} from '../lib/setup/index.js'
 import {say, write} from '../invocation/output.js'
 import {autostartText, setupText} from '../lib/present/verbs.js'
 import {Env} from '../lib/registry/state-dir.js'
@@ -16,11 +16,17 @@ gemini: hooks in ~/.gemini/settings.json. opencode: a plugin in ~/.config/openco
 and each answer's tokens and cost. pi: an extension in ~/.pi/agent/extensions/pk.js that reports state and adds /bg.
 Idempotent; keeps your other settings; backs up any file it changes (FILE.pk-backup-TIME).
 autostart: what runs pk restore --yes once after a reboot, on the machine's own service manager (a launchd agent on macOS): a systemd user
-unit (pk-restore.service) where a user manager answers, else an @reboot crontab entry. --remove takes it away.`
+unit (pk-restore.service) where a user manager answers, else an @reboot crontab entry. --remove takes it away.
+--mcp: pk mcp (an MCP server of pk's verbs, docs/mcp.md) in the agent's own MCP configuration, at user scope, with
+the rights --allow gives (default read,act): claude ~/.claude.json, codex ~/.codex/config.toml, gemini
+~/.gemini/settings.json, opencode ~/.config/opencode/opencode.json. --mcp --remove takes it out.`
   static override examples = [
     '<%= config.bin %> setup claude',
     '<%= config.bin %> setup claude codex gemini',
     '<%= config.bin %> setup codex --print',
+    '<%= config.bin %> setup claude --mcp',
+    '<%= config.bin %> setup codex --mcp --allow read,act,land',
+    '<%= config.bin %> setup claude --mcp --remove',
     '<%= config.bin %> setup autostart',
     '<%= config.bin %> setup autostart --remove',
   ]
@@ -30,22 +36,27 @@ unit (pk-restore.service) where a user manager answers, else an @reboot crontab 
   }
   static override flags = {
     print: Flags.boolean({description: 'show the file as it would be written; change nothing'}),
-    remove: Flags.boolean({description: 'with autostart: take it away'}),
+    remove: Flags.boolean({description: 'with autostart or --mcp: take it away'}),
+    mcp: Flags.boolean({description: "register pk mcp in the agent's own MCP configuration, at user scope (claude, codex, gemini, opencode)"}),
+    allow: Flags.string({description: 'with --mcp: the rights pk mcp gets (read, act, fleet, land; comma-separated)', default: 'read,act'}),
   }
 
   protected async execute(): Promise<Outcome | void> {
     const {ctx} = this
     const {args, argv, flags} = await this.parse(Setup)
     if (args.agent === 'autostart') return this.autostart(flags, ctx.env)
-    if (flags.remove) throw new PkError('bad-flags', '--remove goes with pk setup autostart')
+    if (flags.remove && !flags.mcp) throw new PkError('bad-flags', '--remove goes with pk setup autostart, or with --mcp')
     const agents = [args.agent, ...argv.slice(1).map(String)]
     if (agents.includes('autostart')) throw new PkError('bad-flags', 'pk setup autostart goes alone')
+    let allow: string | null = null
+    if (flags.mcp && !flags.remove) allow = [...(await import('../lib/mcp/rights.js')).parseRights(flags.allow)].join(',')
+    const plan = (agent: string) => (flags.mcp ? planMcpSetup(agent, ctx.env, allow) : planSetup(agent, ctx.env))
     if (flags.print) {
-      for (const agent of agents) write(setupText(await planSetup(agent, ctx.env), {printed: true}))
+      for (const agent of agents) write(setupText(await plan(agent), {printed: true}))
       return
     }
     const progress = agents.length > 1 && process.stdout.isTTY ? await taskList() : undefined
-    const results = await setupAgents(ctx, agents, progress)
+    const results = await setupAgents(ctx, agents, progress, plan)
     await progress?.finished()
     for (const {change, backup} of results) if (backup !== undefined) write(setupText(change, {backup}))
     const failed = results.filter((r) => r.error !== undefined)

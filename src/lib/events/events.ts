@@ -1,4 +1,5 @@
 import {readdirSync} from 'node:fs'
+import {servesSessions} from '../proc/ancestry.js'
 import {basename} from 'node:path'
 
 import {SessionRow} from '../model/contract.js'
@@ -119,8 +120,7 @@ function throughCodexDaemon(chain: Link[], world: World): boolean {
 /** Pure: an executable path that is Codex's program (`codex`, perhaps replaced on disk since it started). */
 const isCodexProgram = (exe: string | null) => exe !== null && basename(exe.replace(/ \(deleted\)$/, '')) === 'codex'
 
-/** Pure: a process that serves several sessions (Codex's app-server daemon runs every window's notify). */
-export const servesSessions = (argv: string[] | null) => argv !== null && argv.some((word) => word === 'app-server')
+export {servesSessions}
 
 const alive = (world: World, link: Link) => world.stat(link.pid)?.startTime === link.startTime
 

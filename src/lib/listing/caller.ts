@@ -1,5 +1,5 @@
 import {SessionRow} from '../model/contract.js'
-import {ancestry} from '../proc/ancestry.js'
+import {ancestry, servesSessions} from '../proc/ancestry.js'
 import {ProcessIdentity, sessionIdOf} from '../proc/identity.js'
 import {processSource, readView} from '../proc/source.js'
 import {View} from '../proc/view.js'
@@ -17,9 +17,16 @@ import {collectSessions} from './sessions.js'
 export interface Link {
   pid: number
   startTime: number
+  /** A process that serves several sessions (Codex's app-server daemon): it, and anything above it, names none. */
+  shared?: boolean
 }
 
-const identityOf = (view: Pick<View, 'bootId' | 'pidNs'>, link: Link): ProcessIdentity => ({bootId: view.bootId, pidNs: view.pidNs, ...link})
+const identityOf = (view: Pick<View, 'bootId' | 'pidNs'>, link: Link): ProcessIdentity => ({
+  bootId: view.bootId,
+  pidNs: view.pidNs,
+  pid: link.pid,
+  startTime: link.startTime,
+})
 
 /**
  * Pure: the nearest link of `chain` that is a live session's process (its id is worked out from the
@@ -28,6 +35,7 @@ const identityOf = (view: Pick<View, 'bootId' | 'pidNs'>, link: Link): ProcessId
  */
 export function sessionOfChain(chain: readonly Link[], view: Pick<View, 'bootId' | 'pidNs'>, rows: readonly SessionRow[]): SessionRow | null {
   for (const link of chain) {
+    if (link.shared === true) return null
     const id = sessionIdOf(identityOf(view, link))
     const row = rows.find((r) => r.id === id && r.pid === link.pid && r.kind !== 'pane')
     if (row !== undefined) return row.conflict || row.state === 'exited' ? null : row
@@ -38,6 +46,7 @@ export function sessionOfChain(chain: readonly Link[], view: Pick<View, 'bootId'
 /** Pure: the nearest link that exactly one record names (a process pk started), by the same identity. */
 export function recordedOfChain(chain: readonly Link[], view: Pick<View, 'bootId' | 'pidNs'>, ids: readonly string[]): string | null {
   for (const link of chain) {
+    if (link.shared === true) return null
     const id = sessionIdOf(identityOf(view, link))
     const claims = ids.filter((x) => x === id).length
     if (claims === 1) return id
@@ -46,9 +55,10 @@ export function recordedOfChain(chain: readonly Link[], view: Pick<View, 'bootId
   return null
 }
 
-/** This process and its ancestors, nearest first, as the kernel has them now. */
+/** This process and its ancestors, nearest first, as the kernel has them now, each marked when it serves several sessions. */
 export function ownChain(pid = process.pid): Link[] {
-  return ancestry(pid, (p) => processSource().stat(p))
+  const table = processSource().table()
+  return ancestry(pid, (p) => table.stat(p)).map((link) => ({...link, shared: servesSessions(table.argv(link.pid))}))
 }
 
 /**

@@ -55,7 +55,7 @@ export function setupText(change: SetupChange, outcome: {printed: true} | {backu
   if ('printed' in outcome) return {stdout: `# ${change.file} (${change.changed ? 'would change' : 'unchanged'})\n${change.after}`, stderr: ''}
   if (!change.changed) return {stdout: `${change.agent}: ${change.notes.join('; ')} (${change.file})\n`, stderr: ''}
   return {
-    stdout: `${change.agent}: installed ${change.notes.join('; ')} in ${change.file}${outcome.backup ? ` (backup: ${outcome.backup})` : ''}\n`,
+    stdout: `${change.agent}: ${change.verb ?? 'installed'} ${change.notes.join('; ')} ${change.verb === undefined ? 'in' : 'of'} ${change.file}${outcome.backup ? ` (backup: ${outcome.backup})` : ''}\n`,
     stderr: '',
   }
 }

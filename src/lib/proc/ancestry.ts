@@ -2,6 +2,9 @@
 
 export const MAX_ANCESTRY = 64
 
+/** Pure: a process that serves several sessions (Codex's app-server daemon runs every window's notify and MCP servers). */
+export const servesSessions = (argv: string[] | null) => argv !== null && argv.some((word) => word === 'app-server')
+
 type StatOf = (pid: number) => {ppid: number; startTime: number} | null
 
 /**

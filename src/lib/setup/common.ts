@@ -39,6 +39,8 @@ export interface SetupChange {
   after: string
   changed: boolean
   notes: string[]
+  /** What was done, for a person: `installed` unless said (`took out`). */
+  verb?: string
 }
 
 export function readIfExists(path: string): string | null {

@@ -43,6 +43,31 @@ export async function planSetup(agent: string, env: Record<string, string | unde
   )
 }
 
+/** `pk setup AGENT --mcp [--allow RIGHTS]` (allow null: --remove): pk mcp in the agent's user-scope MCP configuration. */
+export async function planMcpSetup(agent: string, env: Record<string, string | undefined>, allow: string | null): Promise<SetupChange> {
+  const home = env.HOME || homedir()
+  const mcp = await import('./mcp.js')
+  const argv = allow === null ? null : mcp.mcpArgv(pkArgv(), allow)
+  if (agent === 'claude') {
+    const file = mcp.claudeUserConfig(home, env)
+    return mcp.planClaudeMcp(readIfExists(file), file, argv)
+  }
+  if (agent === 'codex') {
+    const file = codexConfigFile(home, env)
+    const {parse} = loadPackage('smol-toml') as typeof import('smol-toml')
+    return mcp.planCodexMcp(readIfExists(file), file, argv, (text) => parse(text) as Record<string, unknown>)
+  }
+  if (agent === 'gemini') {
+    const file = mcp.geminiUserSettings(home)
+    return mcp.planGeminiMcp(readIfExists(file), file, argv)
+  }
+  if (agent === 'opencode') {
+    const file = mcp.opencodeUserConfig(home, env)
+    return mcp.planOpencodeMcp(readIfExists(file), file, argv)
+  }
+  throw new PkError('no-setup', `pk setup --mcp knows ${mcp.MCP_AGENTS.join(', ')}; ${JSON.stringify(agent)} has no MCP client configuration pk can write`)
+}
+
 /**
  * The agents whose settings name a pk hook, and whether it is this pk's (after an upgrade or a move, an old
  * path would run another pk, or nothing).
@@ -88,9 +113,14 @@ export interface SetupResult {
  * touch, stops everything before anything is written), then write each, one after another; one that fails
  * does not stop the rest. The state directory is made and enrolled once something was installed.
  */
-export async function setupAgents(ctx: Context, agents: readonly string[], progress: Progress = NO_PROGRESS): Promise<SetupResult[]> {
+export async function setupAgents(
+  ctx: Context,
+  agents: readonly string[],
+  progress: Progress = NO_PROGRESS,
+  plan: (agent: string) => Promise<SetupChange> = (agent) => planSetup(agent, ctx.env),
+): Promise<SetupResult[]> {
   const changes: SetupChange[] = []
-  for (const agent of new Set(agents)) changes.push(await planSetup(agent, ctx.env))
+  for (const agent of new Set(agents)) changes.push(await plan(agent))
   const title = (change: SetupChange) => `${change.agent}: ${change.file}`
   const results = await eachWithProgress(
     changes,
