@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
-import {out} from '../invocation/output.js'
+import {out, say} from '../invocation/output.js'
 
 export default class Mcp extends PkCommand {
   static override summary = "An MCP server on stdio: pk's verbs as tools, so that one agent can start, watch and land others."
@@ -42,12 +42,16 @@ mcp refuse every call at once, until --on. Exit 5 in a pid namespace other than 
       out(flags.off ? 'pk mcp: off: every pk MCP server refuses every call until pk mcp --on\n' : 'pk mcp: on\n')
       return
     }
-    if (process.stdin.isTTY) process.stderr.write('pk mcp speaks MCP on stdin and stdout: an agent starts it (pk setup claude --mcp); Ctrl-D ends it\n')
+    if (process.stdin.isTTY) say('pk mcp speaks MCP on stdin and stdout: an agent starts it (pk setup claude --mcp); Ctrl-D ends it\n')
     const {assertMayWrite} = await import('../lib/registry/ownership.js')
     // (its callers are named by pid: a pk in another pid namespace cannot tell them, and writes nothing)
     assertMayWrite(ctx.writeState())
     const {runMcpServer} = await import('../lib/mcp/server.js')
     if (rights.size === 0) throw new PkError('bad-flags', '--allow takes rights')
-    await runMcpServer({ctx, rights, version: this.config.version})
+    const {StdioServerTransport} = await import('@modelcontextprotocol/sdk/server/stdio.js')
+    // (stdout is the MCP stream; a stdin that ends ends the server, as the agent that started it going does)
+    const transport = new StdioServerTransport(process.stdin, process.stdout)
+    process.stdin.once('end', () => void transport.close())
+    await runMcpServer({ctx, rights, version: this.config.version, transport, setupOutput: process.stderr, warn: say})
   }
 }

@@ -24,6 +24,7 @@ export const lsSpec = {
     attention: {type: 'boolean', description: 'only sessions that need you (waiting, or finished a turn, while nobody looks)'},
     agent: {type: 'string', description: 'only sessions of this agent (claude, codex, gemini, opencode, pi, ...)'},
     ids: {type: 'boolean', char: 'q', description: 'print only the ids, one per line'},
+    tree: {type: 'boolean', description: 'the table as a tree: the sessions each session started (its children) under it'},
     'no-headers': {type: 'boolean', description: 'the table (or the -o columns) without its header line'},
     count: {type: 'boolean', description: 'only counts, one `NAME N` line each: per state, attention, total (with the filters)'},
     output: {
@@ -49,6 +50,7 @@ export function lsOptions({flags}: Parsed<typeof lsSpec>): LsOptions {
     ids: flags.ids,
     headers: !flags['no-headers'],
     count: flags.count,
+    tree: flags.tree,
     columns,
     // Asking for the changes column is asking to measure them: `-o id,changes` alone is not a column of dashes.
     changes: flags.changes || (columns?.includes('changes') ?? false),

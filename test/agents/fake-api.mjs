@@ -13,6 +13,9 @@
 //           "hang"      never answered (the agent shows that it works until it gives up or is interrupted)
 //           "error"     `status` (default 500) with the provider's error body; 429 is a rate or usage limit
 //                       (`limit`: "usage" for Codex's usage limit with `resetsAt`, epoch seconds)
+//           "script"    (Claude Code) the tool calls of `script` ([{name, input}]), one per request, in order
+//                       within the turn: the k-th once k results came back, then text. "{{id}}" in an input
+//                       is the first session id (8 hex digits) the turn's results named (pk mcp's start_session)
 //   delayMs             wait this long before answering (a slow model: the agent shows that it works)
 //   call                (Claude Code) the tool call to make instead, {name, input}: a Write of a big file, say
 //   escalate            (Codex) ask to run the command outside the sandbox, which Codex asks its user about
@@ -182,10 +185,30 @@ function answer(api, req, res, request, b) {
   if (b.answer === 'error') return error(api, res, b)
   const asks = (b.answer === 'tool' || b.answer === 'question') && !hasToolResult(api, request)
   const text = b.text ?? 'Done.'
+  if (api === 'anthropic' && b.answer === 'script') return anthropic(res, request, scriptCall(request, b.script), text)
   if (api === 'anthropic') return anthropic(res, request, asks ? claudeCall(b) : null, text)
   if (api === 'responses') return responses(res, asks ? shellCall(request, b) : null, text)
   if (api === 'chat') return chat(res, request, asks ? shellCall(request, b) : null, text)
   return gemini(req, res, request, asks ? {name: 'run_shell_command', args: {command: b.command ?? 'touch pk-was-here', description: 'a command'}} : null, text)
+}
+
+/** Pure: the tool results of the turn so far: those after the user's last words (a message with text, not only results). */
+function turnResults(request) {
+  const messages = (request.messages ?? []).filter((m) => m.role !== 'system')
+  const isWords = (m) => m.role === 'user' && (typeof m.content === 'string' || (Array.isArray(m.content) && m.content.every((p) => p.type !== 'tool_result')))
+  const start = messages.findLastIndex(isWords)
+  return messages
+    .slice(start + 1)
+    .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((p) => p.type === 'tool_result') : []))
+    .map((p) => (typeof p.content === 'string' ? p.content : JSON.stringify(p.content ?? '')))
+}
+
+/** The script's next call in this turn (its "{{id}}" filled in from the results so far), or null once all were made. */
+function scriptCall(request, script) {
+  const results = turnResults(request)
+  if (results.length >= script.length) return null
+  const id = results.map((r) => /\\?"id\\?":\s*\\?"([0-9a-f]{8})\\?"/.exec(r)?.[1]).find(Boolean) ?? 'no-id-yet'
+  return JSON.parse(JSON.stringify(script[results.length]).replaceAll('{{id}}', id))
 }
 
 /** Claude Code's tool call: `call` ({name, input}) as given, its question tool, or its Bash tool running `command`. */

@@ -1,5 +1,6 @@
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
+import type {Writable} from 'node:stream'
 import type {RequestHandlerExtra} from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type {CallToolResult, ServerNotification, ServerRequest} from '@modelcontextprotocol/sdk/types.js'
 import {z} from 'zod'
@@ -24,12 +25,18 @@ export interface McpOptions {
   ctx: Context
   rights: ReadonlySet<Right>
   version: string
+  /** Where the MCP messages come and go (pk mcp: its stdin and stdout; a test: a linked pair). */
+  transport: Transport
+  /** Where a worktree's setup command writes (never the MCP stream). */
+  setupOutput: Writable
+  /** pk's own words that are no MCP message (an audit line that could not be written): stderr. */
+  warn: (line: string) => void
 }
 
 const id = z.string().describe('session id (8 hex digits) or a unique prefix')
 
 /** Every tool: its description, its input, and what it does once allowed. */
-function toolTable(ctx: Context, caller: () => Promise<Caller>, started: Set<string>) {
+function toolTable(ctx: Context, caller: () => Promise<Caller>, started: Set<string>, setupOutput: Writable) {
   const isChild = async () => {
     const who = await caller()
     return (row: {id: string; parent: string | null}) => isChildOf(who, row)
@@ -61,7 +68,7 @@ function toolTable(ctx: Context, caller: () => Promise<Caller>, started: Set<str
         message: z.string().optional().describe('a first message, typed once the agent is ready'),
       },
       target: null,
-      run: async (a: tools.StartArgs) => tools.startSession(ctx, a, (sid) => started.add(sid)),
+      run: async (a: tools.StartArgs) => tools.startSession(ctx, a, setupOutput, (sid) => started.add(sid)),
     },
     send_message: {
       description: "Type a message into a session's agent and press Enter (pk send), when it is ready for input; with when_idle, once its turn has ended.",
@@ -168,7 +175,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
   const started = new Set<string>()
   const caller = callerOf(ctx, started)
   const server = new McpServer({name: 'pk', version: opts.version}, {capabilities: {tools: {}}})
-  const table = toolTable(ctx, caller, started)
+  const table = toolTable(ctx, caller, started, opts.setupOutput)
   for (const [name, tool] of Object.entries(table) as [ToolName, (typeof table)[ToolName]][]) {
     server.registerTool(
       name,
@@ -212,14 +219,14 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
     try {
       appendAudit(state, {at: new Date().toISOString(), session: who?.session ?? null, pid: process.pid, tool, args, exit, code})
     } catch (error) {
-      process.stderr.write(`pk mcp: the audit log could not be written: ${describeError(error).message}\n`)
+      opts.warn(`pk mcp: the audit log could not be written: ${describeError(error).message}\n`)
     }
   }
 
-  await server.connect(new StdioServerTransport())
   // Until the agent that started it closes its end.
-  await new Promise<void>((resolve) => {
+  const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve()
-    process.stdin.once('end', () => resolve())
   })
+  await server.connect(opts.transport)
+  await closed
 }

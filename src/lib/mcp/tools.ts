@@ -1,3 +1,5 @@
+import type {Writable} from 'node:stream'
+
 import {parseAnswer} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 import {SessionRow} from '../model/contract.js'
@@ -69,7 +71,7 @@ export interface StartArgs {
 }
 
 /** pk bg (its parent found by identity, as for any pk bg run among a session's processes), then the first message when idle. */
-export async function startSession(ctx: Context, args: StartArgs, onStarted: (id: string) => void) {
+export async function startSession(ctx: Context, args: StartArgs, setupOutput: Writable, onStarted: (id: string) => void) {
   if (args.agent === undefined && (args.command === undefined || args.command.length === 0))
     throw new PkError('no-command', 'start_session needs an agent (a preset: claude, codex, gemini, opencode, pi, aider) or a command')
   if (args.branch !== undefined && args.worktree !== true) throw new PkError('bad-flags', 'branch goes with worktree: true')
@@ -80,8 +82,8 @@ export async function startSession(ctx: Context, args: StartArgs, onStarted: (id
     name: args.name,
     socket: undefined,
     worktree: args.worktree === true ? {branch: args.branch, from: undefined} : null,
-    // (stdout is the MCP stream: a worktree's setup command writes to stderr)
-    setupOutput: process.stderr,
+    // (never the MCP stream: the command hands in stderr)
+    setupOutput,
   })
   onStarted(started.id)
   const sent =

@@ -24,11 +24,34 @@ export interface LsOptions {
   columns: Column[] | null
   /** What each session changed since its base (`pk ls --changes`): git work only when asked. */
   changes?: boolean
+  /** The table as a tree: each session's children (the sessions it started) under it (`pk ls --tree`). */
+  tree?: boolean
+}
+
+/**
+ * Pure: the rows as a tree: those whose parent is not listed first, in the listing's order (who needs you
+ * first), each followed by its children, theirs after them; with each row's depth. A loop (which identity
+ * rules out, but a hand-edited record could write) is cut: every row appears once.
+ */
+export function treeOrder(rows: readonly SessionRow[]): {row: SessionRow; depth: number}[] {
+  const listed = new Set(rows.map((r) => r.id))
+  const out: {row: SessionRow; depth: number}[] = []
+  const seen = new Set<string>()
+  const visit = (row: SessionRow, depth: number) => {
+    if (seen.has(row.id)) return
+    seen.add(row.id)
+    out.push({row, depth})
+    for (const child of rows) if (child.parent === row.id) visit(child, depth + 1)
+  }
+  for (const row of rows) if (row.parent === null || !listed.has(row.parent)) visit(row, 0)
+  for (const row of rows) visit(row, 0)
+  return out
 }
 
 /** What `pk ls -o` can show, each a plain value: `-` where there is none, never a tab or a line end. */
 export const COLUMNS = {
   id: (r: SessionRow) => r.id,
+  parent: (r: SessionRow) => r.parent,
   state: (r: SessionRow) => r.state,
   agent: (r: SessionRow) => r.agent,
   label: (r: SessionRow) => r.label,
@@ -135,8 +158,10 @@ export function presentListing(all: SessionRow[], problems: Problem[], opts: LsO
   if (opts.columns !== null) return {stdout: columnsText(rows, opts.columns, opts.headers), stderr: problemLines}
   let stdout = ''
   let stderr = ''
+  const tree = opts.tree === true ? treeOrder(rows) : null
+  const table = {colour: term.colour, now: term.now, home: term.home, headers: opts.headers, width: term.tty ? term.columns : undefined}
   if (rows.length > 0)
-    stdout = renderTable(rows, {colour: term.colour, now: term.now, home: term.home, headers: opts.headers, width: term.tty ? term.columns : undefined})
+    stdout = renderTable(tree?.map((t) => t.row) ?? rows, tree === null ? table : {...table, depths: new Map(tree.map((t) => [t.row.id, t.depth]))})
   else if (all.length > 0 && term.tty) stderr = 'no session matches the filters\n'
   else if (term.tty) stderr = `no agent sessions${opts.all ? '' : ' (pk ls --all shows every pane)'}; start one with: pk bg shell\n`
   for (const problem of problems) stderr += `pk: ${problem.code}: ${problem.message}\n`

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {SessionRow} from '../../../src/lib/model/contract.js'
-import {presentListing, LS_DEFAULTS, filterRows, shortSummary} from '../../../src/lib/present/listing.js'
+import {presentListing, LS_DEFAULTS, filterRows, shortSummary, treeOrder} from '../../../src/lib/present/listing.js'
 import {listedRow} from '../../helpers/fixtures.js'
 
 const row = listedRow
@@ -56,5 +56,36 @@ describe('the short format', () => {
     // Readable on tmux's default green bar: no blue-on-green.
     expect(shortSummary([line('c')], true)).toBe('#[bold]1 working#[default]')
     expect(shortSummary([line('i', {state: 'idle'})], true)).toBe('#[default]1 idle#[default]')
+  })
+})
+
+describe('pk ls --tree (issue 65)', () => {
+  const rows = [
+    row({id: 'c0000001', parent: 'a0000001', state: 'waiting', attention: true}),
+    row({id: 'a0000001', parent: null}),
+    row({id: 'b0000001', parent: null}),
+    row({id: 'd0000001', parent: 'c0000001'}),
+    row({id: 'e0000001', parent: 'ffffffff'}),
+  ]
+  it('puts each child under its parent, in the listing order; a parent not listed makes a root', () => {
+    expect(treeOrder(rows).map((t) => [t.row.id, t.depth])).toEqual([
+      ['a0000001', 0],
+      ['c0000001', 1],
+      ['d0000001', 2],
+      ['b0000001', 0],
+      ['e0000001', 0],
+    ])
+    // A loop a hand-edited record could write: every row still once.
+    const loop = [row({id: 'a', parent: 'b'}), row({id: 'b', parent: 'a'})]
+    expect(treeOrder(loop).map((t) => t.row.id)).toEqual(['a', 'b'])
+  })
+  it('draws the children indented under it', () => {
+    const text = presentListing(rows, [], {...LS_DEFAULTS, tree: true}, {tty: false, colour: false, now, columns: 200, home: '/home/u'} as never).stdout
+    const ids = text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.slice(0, '  └ d0000001'.length).trimEnd())
+    expect(ids).toEqual(['a0000001', '└ c0000001', '  └ d0000001', 'b0000001', 'e0000001'])
   })
 })
