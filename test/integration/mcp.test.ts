@@ -244,6 +244,32 @@ describe('pk mcp, from inside a session', () => {
   }, 180_000)
 })
 
+describe('pk setup AGENT --mcp', () => {
+  it("registers pk mcp in each agent's own configuration and takes it out again, keeping the rest; Pi has none", async () => {
+    const claudeJson = join(sb.home, '.claude.json')
+    writeFileSync(claudeJson, JSON.stringify({numStartups: 4, mcpServers: {docs: {command: 'docs'}}}))
+    const setup = await sb.pk(['setup', 'claude', 'codex', 'gemini', 'opencode', '--mcp', '--allow', 'read,act,land'])
+    expect(setup.code, setup.stderr).toBe(0)
+    expect(setup.stdout).toMatch(/^claude: installed MCP server pk \(mcpServers\.pk\) in .*\.claude\.json \(backup: /m)
+    const server = (JSON.parse(readFileSync(claudeJson, 'utf8')) as {mcpServers: Record<string, {args: string[]}>}).mcpServers
+    expect(server.docs).toEqual({command: 'docs'})
+    expect(server.pk!.args.slice(-3)).toEqual(['mcp', '--allow', 'read,act,land'])
+    expect(readFileSync(join(sb.home, '.codex', 'config.toml'), 'utf8')).toMatch(/^\[mcp_servers\.pk\]$/m)
+    expect(existsSync(join(sb.home, '.gemini', 'settings.json'))).toBe(true)
+    expect(existsSync(join(sb.home, '.config', 'opencode', 'opencode.json'))).toBe(true)
+    // Again: nothing to do.
+    expect((await sb.pk(['setup', 'claude', '--mcp', '--allow', 'read,act,land'])).stdout).toMatch(/pk mcp already registered/)
+    const removed = await sb.pk(['setup', 'claude', 'codex', '--mcp', '--remove'])
+    expect(removed.code, removed.stderr).toBe(0)
+    expect(JSON.parse(readFileSync(claudeJson, 'utf8'))).toEqual({numStartups: 4, mcpServers: {docs: {command: 'docs'}}})
+    expect(readFileSync(join(sb.home, '.codex', 'config.toml'), 'utf8')).not.toMatch(/mcp_servers/)
+    const pi = await sb.pk(['setup', 'pi', '--mcp'])
+    expect([pi.code, pi.stderr]).toEqual([2, expect.stringMatching(/has no MCP client configuration/)])
+    const bad = await sb.pk(['setup', 'claude', '--mcp', '--allow', 'root'])
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/the rights are read, act, fleet, land/)])
+  }, 60_000)
+})
+
 describe('children outside pk mcp', () => {
   it("pk bg run among a session's processes records that session as parent; pk wait --children waits for all of them", async () => {
     const out = join(sb.root, 'children')

@@ -89,6 +89,9 @@ pk bg -- sleep 1000 > "$out/bg.out" 2> "$out/bg.err"; echo $? > "$out/bg.rc"
 pk prune --yes > /dev/null 2> "$out/prune.err"; echo $? > "$out/prune.rc"
 pk prune --dry-run > /dev/null 2>&1; echo $? > "$out/prune-dry.rc"
 pk doctor --fix > /dev/null 2>&1; echo $? > "$out/doctor-fix.rc"
+# pk mcp names its callers by pid: from here it cannot, and serves nothing; nor does its switch move.
+pk mcp < /dev/null > /dev/null 2> "$out/mcp.err"; echo $? > "$out/mcp.rc"
+pk mcp --off > /dev/null 2>&1; echo $? > "$out/mcp-off.rc"
 # A hook inside a pane of this namespace: it finds its pane, then must be refused before writing.
 tmux -S "$TMUX_TMPDIR/tmux-$(id -u)/ns-hook" new-session -d -- sh -c 'printf %s "$PAYLOAD" | "$NODE" "$PK_BIN" hook claude --json > "$OUT/hook.out" 2> "$OUT/hook.err"; echo $? > "$OUT/hook.rc"; exec sleep 1000'
 for i in $(seq 100); do [ -e "$out/hook.rc" ] && break; sleep 0.1; done
@@ -106,6 +109,9 @@ pk hook claude 'not json' > /dev/null 2>&1; echo $? > "$out/hook-bad.rc"
     expect(read('prune.err')).toMatch(/belongs to pid namespace/)
     expect(read('prune-dry.rc')).toBe('5')
     expect(read('doctor-fix.rc')).toBe('5')
+    expect(read('mcp.rc')).toBe('5')
+    expect(read('mcp.err')).toMatch(/belongs to pid namespace/)
+    expect(read('mcp-off.rc')).toBe('5')
     expect(read('hook.rc')).toBe('0')
     expect(read('hook-bad.rc')).toBe('0')
     expect(read('hook.err')).toMatch(/refusing to write pk state/)
