@@ -120,7 +120,9 @@ export async function watchSessions(opts: {
   }
 }
 
-export type WaitTarget = 'waiting' | 'limited' | 'idle' | 'exited' | 'attention'
+/** `any` (pk mcp's wait_for): it stopped working, whatever it does next: idle, waiting, limited or exited. */
+export type WaitTarget = 'waiting' | 'limited' | 'idle' | 'exited' | 'attention' | 'any'
+const STOPPED = new Set(['idle', 'waiting', 'limited', 'exited'])
 
 /**
  * Pure: whether a row has reached what `pk wait` waits for; `attention`: it needs the user (the default).
@@ -129,6 +131,7 @@ export type WaitTarget = 'waiting' | 'limited' | 'idle' | 'exited' | 'attention'
  */
 export const reached = (row: SessionRow, target: WaitTarget) => {
   if (row.notVerifiedJustNow !== null && row.state !== 'exited') return false
+  if (target === 'any') return STOPPED.has(row.state)
   return target === 'attention' ? row.attention : row.state === target
 }
 
@@ -174,10 +177,10 @@ export interface WaitOptions {
 
 /**
  * Pure: the sessions `parent` started (its children, by identity) that a wait waits on: the live ones,
- * and for `exited` the ended ones too (a worker that is done is there already).
+ * and for `exited` or `any` the ended ones too (a worker that is done is there already).
  */
 export function childrenToWait(parent: string, rows: readonly SessionRow[], target: WaitTarget): string[] {
-  return rows.filter((r) => r.parent === parent && (target === 'exited' || r.state !== 'exited')).map((r) => r.id)
+  return rows.filter((r) => r.parent === parent && (target === 'exited' || target === 'any' || r.state !== 'exited')).map((r) => r.id)
 }
 
 /** A look needs some time to be a look at all, even when the wait's deadline has all but passed. */
@@ -194,7 +197,7 @@ export async function waitForAnySession(opts: Omit<WaitOptions, 'idArgs' | 'mode
   const deadline = opts.timeoutMs === null ? Infinity : now() + opts.timeoutMs
   const lookWithin = opts.look ?? lookAtSessions(opts.ctx)
   const pause = opts.sleep ?? ((ms: number) => sleep(ms))
-  const what = opts.target === 'attention' ? 'needing you' : opts.target
+  const what = opts.target === 'attention' ? 'needing you' : opts.target === 'any' ? 'done working' : opts.target
   for (;;) {
     const look = await lookWithin(lookDeadline(deadline - now()))
     const rows = look.rows.filter((r) => isListedByDefault(r) && !r.conflict && (opts.agent === null || r.agent === opts.agent))
@@ -231,7 +234,7 @@ export async function waitForStates(opts: WaitOptions): Promise<SessionRow[]> {
       throw new PkError('conflict', `session ${row.id} is claimed by more than one record; pk will not guess which is right (see pk ls problems)`)
   }
   for (const row of listing) if (ids.includes(row.id)) refuseConflict(row)
-  const what = opts.target === 'attention' ? 'needing you' : opts.target
+  const what = opts.target === 'attention' ? 'needing you' : opts.target === 'any' ? 'done working' : opts.target
   const startedAt = now()
   const away = new Set<string>()
   const arrived = (row: SessionRow) => {

@@ -94,11 +94,11 @@ function toolTable(ctx: Context, caller: () => Promise<Caller>, started: Set<str
     },
     wait_for: {
       description:
-        'Wait until sessions get somewhere (pk wait): the ids given, or children: true for every session the caller started. for: attention (needs the user: the default), idle, waiting, limited, exited; any: until one of them does, else all. Reports progress while it waits; gives up after timeout_seconds (default 300).',
+        'Wait until sessions get somewhere (pk wait): the ids given, or children: true for every session the caller started. for: any (the default: it stopped working: idle, waiting on a dialog, at a usage limit, or exited), idle, waiting, limited, exited, or attention (needs the user, nobody attached). any: true ends the wait once one of them gets there, else all must. Reports progress while it waits; gives up after timeout_seconds (default 300).',
       input: {
         ids: z.array(z.string()).optional(),
         children: z.boolean().optional().describe("the caller's children instead of ids"),
-        for: z.enum(['attention', 'idle', 'waiting', 'limited', 'exited']).optional(),
+        for: z.enum(['any', 'idle', 'waiting', 'limited', 'exited', 'attention']).optional(),
         any: z.boolean().optional().describe('until any one of them gets there (default: all)'),
         timeout_seconds: z.number().int().min(0).max(86_400).optional(),
       },

@@ -221,7 +221,8 @@ export async function waitFor(ctx: Context, args: WaitArgs, caller: Caller, prog
     ctx,
     idArgs,
     childrenOf,
-    target: args.for ?? 'attention',
+    // (a lead waits for its workers to stop working: whether the user looks at one is not its business)
+    target: args.for ?? 'any',
     mode: args.any === true ? 'any' : 'all',
     timeoutMs: (args.timeout_seconds ?? 300) * 1000,
     intervalMs: 500,

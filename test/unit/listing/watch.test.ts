@@ -200,6 +200,11 @@ describe('pk wait while a tmux server does not answer', () => {
     expect(reached(gone, 'exited')).toBe(true)
     expect(reached(silent, 'idle')).toBe(false)
   })
+
+  it("any (pk mcp's wait_for): it stopped working, whoever looks at it; not while it works or is not known", () => {
+    for (const state of ['idle', 'waiting', 'limited', 'exited'] as const) expect(reached(row('a', {state, attention: false}), 'any')).toBe(true)
+    for (const state of ['working', 'unknown'] as const) expect(reached(row('a', {state}), 'any')).toBe(false)
+  })
 })
 
 describe('pk wait behind a backlog of hook events', () => {

@@ -14,6 +14,7 @@ describe('children (pure)', () => {
   it('a wait waits on the live children, and on the ended ones too for exited', () => {
     expect(childrenToWait('a', rows, 'idle')).toEqual(['b'])
     expect(childrenToWait('a', rows, 'exited')).toEqual(['b', 'c'])
+    expect(childrenToWait('a', rows, 'any')).toEqual(['b', 'c'])
     expect(childrenToWait('d', rows, 'idle')).toEqual([])
   })
   it("wait_for's ids: given, the caller session's children, or those this server started", () => {
