@@ -291,4 +291,49 @@ describe('children outside pk mcp', () => {
     const none = await sb.pk(['wait', '--children', orphan.id, '--timeout', '5'])
     expect([none.code, none.stderr]).toEqual([1, expect.stringMatching(/has no children to wait on/)])
   }, 120_000)
+
+  it('an agent started by hand in a pane (no record) is a parent too, found by identity through the listing; a plain shell in tmux is none', async () => {
+    const bin = join(sb.root, 'bin')
+    mkdirSync(bin)
+    const out = join(sb.root, 'by-hand')
+    // A "claude" pk did not start: a script the presets recognise by its name, in a tmux pane of the user's.
+    writeFileSync(join(bin, 'claude'), `#!/bin/sh\n${process.execPath} ${PK_BIN} bg -- sleep 100000 > ${out}\nsleep 100000\n`, {mode: 0o755})
+    const socket = sb.socket('by-hand')
+    sb.tmux(
+      socket,
+      'new-session',
+      '-d',
+      '-s',
+      'mine',
+      '-x',
+      '120',
+      '-y',
+      '30',
+      '--',
+      'env',
+      `PATH=${bin}:${process.env.PATH}`,
+      `PK_STATE_DIR=${sb.stateDir}`,
+      'claude',
+    )
+    await waitFor('its pk bg', () => existsSync(out) && readFileSync(out, 'utf8').trim().length === 8, 30_000)
+    const child = readFileSync(out, 'utf8').trim()
+    const listed = await rows()
+    const agent = listed.find((r) => r.kind === 'detected' && r.agent === 'claude')!
+    expect(listed.find((r) => r.id === child)!.parent).toBe(agent.id)
+    // A shell in tmux that is no agent: no parent, and no listing spent on finding one.
+    const shellOut = join(sb.root, 'by-shell')
+    sb.tmux(
+      socket,
+      'new-session',
+      '-d',
+      '-s',
+      'shell',
+      '--',
+      'sh',
+      '-c',
+      `PK_STATE_DIR=${sb.stateDir} ${process.execPath} ${PK_BIN} bg -- sleep 100000 > ${shellOut}; exec sleep 100000`,
+    )
+    await waitFor('its pk bg', () => existsSync(shellOut) && readFileSync(shellOut, 'utf8').trim().length === 8, 30_000)
+    expect((await rows()).find((r) => r.id === readFileSync(shellOut, 'utf8').trim())!.parent).toBeNull()
+  }, 120_000)
 })

@@ -1,3 +1,4 @@
+import {recognizeAgent} from '../agents/presets.js'
 import {SessionRow} from '../model/contract.js'
 import {ancestry, servesSessions} from '../proc/ancestry.js'
 import {ProcessIdentity, sessionIdOf} from '../proc/identity.js'
@@ -19,6 +20,8 @@ export interface Link {
   startTime: number
   /** A process that serves several sessions (Codex's app-server daemon): it, and anything above it, names none. */
   shared?: boolean
+  /** Its command line, where read (whether an agent runs there is what makes a listing worth its cost). */
+  argv?: string[] | null
 }
 
 const identityOf = (view: Pick<View, 'bootId' | 'pidNs'>, link: Link): ProcessIdentity => ({
@@ -58,7 +61,10 @@ export function recordedOfChain(chain: readonly Link[], view: Pick<View, 'bootId
 /** This process and its ancestors, nearest first, as the kernel has them now, each marked when it serves several sessions. */
 export function ownChain(pid = process.pid): Link[] {
   const table = processSource().table()
-  return ancestry(pid, (p) => table.stat(p)).map((link) => ({...link, shared: servesSessions(table.argv(link.pid))}))
+  return ancestry(pid, (p) => table.stat(p)).map((link) => {
+    const argv = table.argv(link.pid)
+    return {...link, argv, shared: servesSessions(argv)}
+  })
 }
 
 /**
@@ -78,7 +84,10 @@ export async function parentSession(ctx: Context): Promise<string | null> {
     scan.records.map((r) => sessionIdOf(r.record.identity)),
   )
   if (recorded !== null) return recorded
-  // (TMUX only says whether to look: who the caller is, the kernel says)
-  if (!ctx.env.TMUX) return null
+  // An agent started by hand in a pane is a session only through a listing (tmux's panes): worth its cost
+  // only inside tmux with an agent among the ancestors. (TMUX and the command lines say only whether to
+  // look: who the caller is, the kernel says.)
+  const {presets} = await ctx.config()
+  if (!ctx.env.TMUX || !chain.some((link) => link.argv != null && recognizeAgent(link.argv, presets) !== null)) return null
   return sessionOfChain(chain, view, (await collectSessions(ctx)).rows)?.id ?? null
 }
