@@ -365,6 +365,8 @@ describe("the fast path's code cache", () => {
     expect([header.readDoubleLE(32), header.readDoubleLE(40), header.readDoubleLE(48)]).toEqual([built.size, built.ino, built.mtimeMs])
     // Code compiled from a cache has no loader for import(): the bundle must load its packages with require.
     expect(readFileSync(join(repo, 'dist', 'fast-path.cjs'), 'utf8')).not.toMatch(/\bimport\(/)
+    // pk mcp's SDK (and its zod) is loaded by pk mcp alone: nothing of it in what pk ls and the hook load.
+    expect(readFileSync(join(repo, 'dist', 'fast-path.cjs'), 'utf8')).not.toMatch(/@modelcontextprotocol|lib\/mcp\/|require\("zod"\)/)
 
     sb.tmux(sb.pkSocket, 'new-session', '-d', '--', 'sleep', '1000')
     const expected = (await sb.pk(['ls', '--json', '--all'])).stdout

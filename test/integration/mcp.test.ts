@@ -144,6 +144,8 @@ describe('pk mcp, from inside a session', () => {
     ])
     expect(String(log[0]!.args.text)).toMatch(/^x{200}… \(5000 characters\)$/)
 
+    const actor = await lead(['--allow', 'act'])
+    expect(refusedWith(await actor.call('list_sessions'), 'mcp-refused').message).toMatch(/needs the read right/)
     const reader = await lead(['--allow', 'read'])
     expect(refusedWith(await reader.call('start_session', {command: ['cat']}), 'mcp-refused').message).toMatch(/needs the act right/)
     expect(await reader.ok('list_sessions')).toHaveProperty('sessions')
