@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {PkCommand} from '../command-base.js'
-import {Outcome, PkError} from '../lib/model/errors.js'
+import {Outcome} from '../lib/model/errors.js'
 import {out, say} from '../invocation/output.js'
 
 export default class Mcp extends PkCommand {
@@ -47,7 +47,6 @@ mcp refuse every call at once, until --on. Exit 5 in a pid namespace other than 
     // (its callers are named by pid: a pk in another pid namespace cannot tell them, and writes nothing)
     assertMayWrite(ctx.writeState())
     const {runMcpServer} = await import('../lib/mcp/server.js')
-    if (rights.size === 0) throw new PkError('bad-flags', '--allow takes rights')
     const {StdioServerTransport} = await import('@modelcontextprotocol/sdk/server/stdio.js')
     // (stdout is the MCP stream; a stdin that ends ends the server, as the agent that started it going does)
     const transport = new StdioServerTransport(process.stdin, process.stdout)
