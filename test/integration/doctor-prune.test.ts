@@ -70,7 +70,7 @@ describe('pk doctor', () => {
     expect(json.checks.filter((c) => c.status !== 'pass' && c.id !== 'agents')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(14)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(15)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
   })
 

@@ -51,7 +51,6 @@ export function treeOrder(rows: readonly SessionRow[]): {row: SessionRow; depth:
 /** What `pk ls -o` can show, each a plain value: `-` where there is none, never a tab or a line end. */
 export const COLUMNS = {
   id: (r: SessionRow) => r.id,
-  parent: (r: SessionRow) => r.parent,
   state: (r: SessionRow) => r.state,
   agent: (r: SessionRow) => r.agent,
   label: (r: SessionRow) => r.label,
@@ -67,6 +66,7 @@ export const COLUMNS = {
   branch: (r: SessionRow) => r.worktree?.branch ?? null,
   worktree: (r: SessionRow) => r.worktree?.path ?? null,
   since: (r: SessionRow) => r.attentionSince,
+  parent: (r: SessionRow) => r.parent,
   changes: (r: SessionRow) => changesText(r),
 } as const satisfies Record<string, (r: SessionRow) => string | null>
 
