@@ -2,6 +2,7 @@ import {join} from 'node:path'
 
 import {PkError} from '../model/errors.js'
 import {SetupChange} from './common.js'
+import {parseSettings} from './settings-hooks.js'
 
 /**
  * `pk setup AGENT --mcp`: pk mcp registered in each agent's own MCP configuration, at user scope, with the
@@ -20,21 +21,9 @@ export const mcpArgv = (pk: string[], allow: string) => [...pk, 'mcp', '--allow'
  */
 export const MCP_ENV_VARS = ['PK_STATE_DIR', 'PK_PROCESS_SOURCE', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME', 'XDG_RUNTIME_DIR', 'TMUX_TMPDIR', 'TMUX', 'TMUX_PANE']
 
-function parseObject(before: string | null, file: string): Record<string, unknown> {
-  if (before === null || before.trim() === '') return {}
-  let data: unknown
-  try {
-    data = JSON.parse(before)
-  } catch (error) {
-    throw new PkError('bad-settings', `${file} is not valid JSON (${(error as Error).message}); fix it first, pk will not overwrite it`)
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new PkError('bad-settings', `${file} is not a JSON object`)
-  return data as Record<string, unknown>
-}
-
 /** Pure: a JSON settings file with `key.pk` set to `entry` (or taken out, with entry null); the rest as it was. */
 export function planJsonServer(agent: string, before: string | null, file: string, key: string, entry: object | null): SetupChange {
-  const data = parseObject(before, file)
+  const data = parseSettings(before, file)
   const servers = data[key] ?? {}
   if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) throw new PkError('bad-settings', `${file}: ${key} is not a JSON object`)
   const next = {...(servers as Record<string, unknown>)}

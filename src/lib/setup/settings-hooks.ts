@@ -19,7 +19,8 @@ export interface SettingsHooks {
   isPk: (entry: HookEntry) => boolean
 }
 
-function parseSettings(before: string | null, file: string): Record<string, unknown> {
+/** A settings file as a JSON object ({} when there is none yet); one that is not is refused, never overwritten. */
+export function parseSettings(before: string | null, file: string): Record<string, unknown> {
   if (before === null || before.trim() === '') return {}
   let settings: unknown
   try {
