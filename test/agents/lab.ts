@@ -1,6 +1,6 @@
 import {ChildProcess, spawn} from 'node:child_process'
 import {appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {isAbsolute, join} from 'node:path'
 
 import type {SessionRow} from '../../src/lib/model/contract.js'
 import {LsJson, RunResult, Sandbox, Watcher, startWatcher, waitFor} from '../helpers/sandbox.js'
@@ -232,9 +232,21 @@ export class AgentLab {
         : `${row.state} (from ${row.stateSource}), attention ${row.attention}${row.attentionSince ? ` since ${row.attentionSince}` : ''}`
     const screen = (look?.screen ?? '').split('\n').filter((l) => l.trim() !== '')
     return new Error(
-      `${this.driver.name} ${this.version}, step "${this.step}": waited for ${what}; pk said ${said}; the screen it saw (${this.screens.last ?? 'not kept'}):\n` +
+      `${this.driver.name} ${this.version}, step "${this.step}": waited for ${what}; pk said ${said}${this.believed(row?.record ?? null)}; the screen it saw (${this.screens.last ?? 'not kept'}):\n` +
         screen.slice(-18).join('\n'),
     )
+  }
+
+  /** What the session's record holds of its last report and screen episode (the dates events are told by). */
+  believed(record: string | null): string {
+    if (record === null) return ''
+    try {
+      const file = isAbsolute(record) ? record : join(this.sb.stateDir, 'sessions', record)
+      const kept = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+      return `; its record: status ${JSON.stringify(kept.status ?? null)}, screen episode ${JSON.stringify(kept.observed ?? null)}`
+    } catch (error) {
+      return `; its record unreadable (${error instanceof Error ? error.message : String(error)})`
+    }
   }
 
   /** The notifications so far. */

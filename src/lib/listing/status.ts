@@ -5,7 +5,7 @@ import {applyPaneRules} from '../agents/pane-rules.js'
 import {readDialog} from '../agents/dialogs.js'
 import {sortRows} from './pairing.js'
 import {SessionRow, State, StateSource} from '../model/contract.js'
-import {HookStatus} from '../registry/records.js'
+import {HookStatus, ScreenEpisode} from '../registry/records.js'
 import {HOOKS_REPORT_WORK} from '../agents/presets.js'
 import {LimitShown, limitFromMessage, readLimit, resetInstant, resetZone} from '../agents/limits.js'
 import {SessionLimit} from '../model/contract.js'
@@ -85,6 +85,26 @@ export function needsCapture(row: SessionRow, known: Known | undefined, presets:
   return (presets.find((p) => p.name === row.agent)?.paneRules.length ?? 0) > 0
 }
 
+/**
+ * Pure: an observer saw a turn end on the screen after the report's event, with work seen after that event
+ * too: a later turn end than the report's, where the hooks do not report work (Codex's failed turn: work on
+ * the screen, then its prompt again, and no notify since the last turn's). The report's event is its own
+ * time, or the earlier sighting it took the date of (sameTurnEnd): work seen after that sighting is a later
+ * turn, even where this report came after that work (Codex 0.171.0 in CI: a 15 s turn's notify took the date
+ * of the last turn's end, seen 14.9 s before it; the turn's own end, seen by the watcher, was never told).
+ * (An episode whose observer saw no work after the report is the report's own turn end, seen late; where
+ * the hooks report work starting, a new turn has a report of its own, and work seen after a turn end's
+ * report is the screen catching up with the hook, not a new turn.)
+ */
+function turnEndSeenAfter(row: SessionRow, hook: HookStatus, fromPane: State | null, episode: ScreenEpisode | null | undefined): boolean {
+  if (HOOKS_REPORT_WORK.has(row.agent ?? '') || fromPane === null || episode?.state !== fromPane || !episode.turnEnded) return false
+  const reportedAt = Date.parse(hook.since ?? hook.at)
+  if (Date.parse(episode.since) <= reportedAt || (episode.lastOther !== undefined && Date.parse(episode.lastOther) <= reportedAt)) return false
+  // Newer than the report's arrival by what tmux dates output by (the second); a report that took an older
+  // sighting's date is older than the work seen after that sighting whatever its arrival.
+  return screenIsNewer(row, hook) || hook.since !== undefined
+}
+
 export interface StatusInput {
   rows: SessionRow[]
   /** By row id: from its record, with pending events applied. */
@@ -124,29 +144,18 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
     shown = screen === undefined ? null : readLimit(row.agent, screen)
     const fromPane: State | null = screen === undefined ? null : shown !== null ? 'limited' : applyPaneRules(screen, rules)
     // The newest evidence wins: a screen that changed after the hook report and reads differently; or
-    // reads the same but an observer saw a turn end on it after the report (Codex's failed turn: work on
-    // the screen, then its prompt again, and no hook event since the last turn's).
+    // reads the same but an observer saw a later turn end on it (see turnEndSeenAfter).
     const episode = known?.observed
-    // (an episode whose observer saw no work after the report is the report's own turn end, seen late;
-    // and only where the hooks do not report work starting: there a new turn has a report of its own, and
-    // work seen after a turn end's report is the screen catching up with the hook, not a new turn)
-    const newerTurnEnd =
-      hook !== null &&
-      !HOOKS_REPORT_WORK.has(row.agent ?? '') &&
-      fromPane !== null &&
-      episode?.state === fromPane &&
-      episode.turnEnded &&
-      Date.parse(episode.since) > Date.parse(hook.at) &&
-      (episode.lastOther === undefined || Date.parse(episode.lastOther) > Date.parse(hook.at))
+    const seenAfter = hook !== null && turnEndSeenAfter(row, hook, fromPane, episode)
     if (
       hook &&
       fromPane &&
-      (((fromPane !== hook.state || newerTurnEnd) && screenIsNewer(row, hook)) || dialogCameOrWent(row, hook, fromPane, screen) || limitAfter(row, hook, shown))
+      ((fromPane !== hook.state && screenIsNewer(row, hook)) || seenAfter || dialogCameOrWent(row, hook, fromPane, screen) || limitAfter(row, hook, shown))
     ) {
       state = fromPane
       stateSource = 'pane'
-      turnEnded = fromPane !== 'working' && fromPane !== 'limited' && (hook.state === 'working' || newerTurnEnd)
-      if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.at)) since = Date.parse(episode.since)
+      turnEnded = fromPane !== 'working' && fromPane !== 'limited' && (hook.state === 'working' || seenAfter)
+      if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.since ?? hook.at)) since = Date.parse(episode.since)
       // (a limit shown with a turn end's report, the screen no newer, came with it: Pi ends its turn after its
       // tries; one drawn after the report is a later turn's, which reported nothing: Codex 0.171.0 at its usage
       // limit fires no notify. That one is dated by a watcher's sight of it, as any screen state is.)

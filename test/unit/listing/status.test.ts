@@ -4,6 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {BUILTIN_PRESETS} from '../../../src/lib/agents/presets.js'
 import {applyStatus, applyUsageAttention, freshHookStatus, needsAttention, needsCapture, WORKING_FRESH_MS} from '../../../src/lib/listing/status.js'
+import {sameTurnEnd} from '../../../src/lib/events/events.js'
 import {rowEvents} from '../../../src/lib/notify/notify.js'
 import {sessionRow} from '../../helpers/fixtures.js'
 
@@ -164,6 +165,31 @@ describe('status', () => {
     // Claude reports its turns' work: work seen after a Stop is its screen catching up, not a new turn.
     const [d] = applyStatus({rows: [screenLater], known: new Map([['a', newer]]), captures: idleScreen, presets: BUILTIN_PRESETS, now})
     expect(d!.attentionSince).toBe(new Date(hookAt).toISOString())
+  })
+
+  it("Codex: a turn's notify dated by an older turn end on the screen still lets the turn's own end be told (CI, 0.171.0)", () => {
+    // Seen in CI: a turn's notify at T; the watcher saw work after it and the prompt at T+1.5 s (told: a turn
+    // end of its own); a 15 s turn followed, whose notify came 14.9 s after that sighting and took its date
+    // (sameTurnEnd: within SAME_TURN_MS). Its end, seen by the watcher, must be told, not hidden under it.
+    const T = now - 60_000
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const first = {state: 'idle' as const, at: iso(T), event: 'agent-turn-complete', turnEnded: true}
+    const sighting = {state: 'idle' as const, since: iso(T + 1_500), turnEnded: true, lastOther: iso(T + 1_250)}
+    const notify = {state: 'idle' as const, at: iso(T + 16_400), event: 'agent-turn-complete', turnEnded: true}
+    const merged = sameTurnEnd(notify, first, sighting)
+    expect(merged.since).toBe(iso(T + 1_500))
+    const codexScreen = new Map([['/s\0%1', '\u203A Ask Codex to do anything\n  gpt-5 default \u00B7 ~/w\n']])
+    const codexRow = row({agent: 'codex', tmux: {...row().tmux!, activity: Math.floor((T + 16_500) / 1000)}})
+    const list = (observed: typeof sighting) =>
+      applyStatus({rows: [codexRow], known: new Map([['a', {status: merged, observed}]]), captures: codexScreen, presets: BUILTIN_PRESETS, now})[0]!
+    // The watcher saw the turn's work, then its prompt (after the notify ran, or just before it): that is the
+    // turn's end, dated by that sighting.
+    for (const seen of [T + 16_600, T + 16_300]) {
+      const after = list({state: 'idle', since: iso(seen), turnEnded: true, lastOther: iso(seen - 400)})
+      expect(after).toMatchObject({state: 'idle', attention: true, attentionSince: iso(seen)})
+    }
+    // And the older sighting alone still names the older event (told already: nothing new to tell).
+    expect(list(sighting).attentionSince).toBe(iso(T + 1_500))
   })
 
   it("believes a hook's exited only when the process is gone", () => {
