@@ -158,8 +158,11 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
       if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.since ?? hook.at)) since = Date.parse(episode.since)
       // (a limit shown with a turn end's report, the screen no newer, came with it: Pi ends its turn after its
       // tries; one drawn after the report is a later turn's, which reported nothing: Codex 0.171.0 at its usage
-      // limit fires no notify. That one is dated by a watcher's sight of it, as any screen state is.)
-      else if (fromPane === 'limited' && hook.state === 'idle' && hook.turnEnded && !screenIsNewer(row, hook)) since = Date.parse(hook.since ?? hook.at)
+      // limit fires no notify. That one is dated by a watcher's sight of it, as any screen state is. Where the
+      // hooks report work, a later turn would have reported its start: the limit is the report's own, whatever
+      // moved the screen since (a draft typed into its input).)
+      else if (fromPane === 'limited' && hook.state === 'idle' && hook.turnEnded && (!screenIsNewer(row, hook) || HOOKS_REPORT_WORK.has(row.agent ?? '')))
+        since = Date.parse(hook.since ?? hook.at)
       else {
         since = row.tmux.activity! * 1000
         dated = false

@@ -240,6 +240,15 @@ describe('status', () => {
       // Its screen is read for a turn end: only the screen tells the limit from a finished turn.
       expect(needsCapture(live('codex', 2000), {status: hook('idle', 1500, true), observed: null}, BUILTIN_PRESETS, now)).toBe(true)
     })
+    it("Pi's limit, ended with its turn's report, keeps that date when a draft typed since moves its screen (Pi reports its turns' work)", () => {
+      const piLimit = fixture('pi-1.6.0.limited.retry-failed.txt')
+      const report = {...hook('idle', 30_000, true), event: 'agent_end'}
+      for (const typedAgo of [29_500, 2_000]) {
+        const r = decide(live('pi', typedAgo), report, piLimit)
+        expect(r).toMatchObject({state: 'limited', attentionSince: new Date(now - 30_000).toISOString()})
+        expect(r.limit!.since).toBe(new Date(now - 30_000).toISOString())
+      }
+    })
     it("a limit drawn after the last turn end's report is a later turn's (Codex fires no notify at its limit): undated until a watcher's sight of it", () => {
       const r = decide(live('codex', 500), hook('idle', 30_000, true), codexLimit)
       expect(r).toMatchObject({state: 'limited', stateSource: 'pane', attentionSince: null})
