@@ -1,4 +1,4 @@
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 /**
@@ -16,6 +16,11 @@ export interface AgentDriver {
   setup(where: {home: string; work: string; api: string; version: string}): void
   /** hook.log lines that put an event on nobody, as the agent is known to send them (Codex's title thread). */
   expectedStrays: RegExp[]
+  /**
+   * What the agent says of its own state, read as the agent wrote it (not through pk): each step that waits
+   * for working, waiting or idle also waits for this to say the same (the agents' own sources, issue 69).
+   */
+  ownState?(home: string, pid: number): string | null
 }
 
 const json = (file: string, value: unknown) => {
@@ -43,6 +48,15 @@ export const claude: AgentDriver = {
     json(join(home, '.claude', 'settings.json'), {permissions: {defaultMode: 'default'}})
   },
   expectedStrays: [],
+  // Claude Code's live record of itself (src/lib/agents/claude/record.ts): busy and shell are working.
+  ownState(home, pid) {
+    try {
+      const status = (JSON.parse(readFileSync(join(home, '.claude', 'sessions', `${pid}.json`), 'utf8')) as {status?: string}).status
+      return status === 'busy' || status === 'shell' ? 'working' : (status ?? null)
+    } catch {
+      return null
+    }
+  },
 }
 
 export const codex: AgentDriver = {

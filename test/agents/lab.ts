@@ -203,7 +203,11 @@ export class AgentLab {
       last = await this.look(id)
       const row = last.row
       const ok =
-        row !== null && row.state === state && (opts.attention === undefined || row.attention === opts.attention) && (opts.also?.(row, last.screen) ?? true)
+        row !== null &&
+        row.state === state &&
+        (opts.attention === undefined || row.attention === opts.attention) &&
+        this.ownSays(row, state) &&
+        (opts.also?.(row, last.screen) ?? true)
       if (ok) {
         if (opts.fixture) this.screens.stands(`${state}.${opts.fixture}`, last)
         return last
@@ -212,6 +216,21 @@ export class AgentLab {
       await new Promise((r) => setTimeout(r, 250))
     }
   }
+
+  /**
+   * Whether the agent's own word (where it keeps one: AgentDriver.ownState) says `state` too, for the states
+   * it can name; a limit or an exit is the screen's and the kernel's. pk's row must then have it from there
+   * or from a report that agrees.
+   */
+  ownSays(row: SessionRow, state: string): boolean {
+    if (this.driver.ownState === undefined || row.pid === null || !['working', 'waiting', 'idle'].includes(state)) return true
+    const own = this.driver.ownState(this.sb.home, row.pid)
+    this.lastOwn = own
+    return own === state && (row.stateSource === 'agent' || row.stateSource === 'hook')
+  }
+
+  /** What the agent last said of itself in a look (for a failure's words). */
+  lastOwn: string | null = null
 
   /** Looks for `ms`: every one must say `state` (a state held, not one look's luck). */
   async holds(id: string, state: string, ms: number): Promise<void> {
@@ -229,7 +248,7 @@ export class AgentLab {
     const said =
       row == null
         ? 'no such session'
-        : `${row.state} (from ${row.stateSource}), attention ${row.attention}${row.attentionSince ? ` since ${row.attentionSince}` : ''}`
+        : `${row.state} (from ${row.stateSource}), attention ${row.attention}${row.attentionSince ? ` since ${row.attentionSince}` : ''}${this.driver.ownState ? `, the agent's own record ${this.lastOwn ?? 'none'}` : ''}`
     const screen = (look?.screen ?? '').split('\n').filter((l) => l.trim() !== '')
     return new Error(
       `${this.driver.name} ${this.version}, step "${this.step}": waited for ${what}; pk said ${said}${this.believed(row?.record ?? null)}; the screen it saw (${this.screens.last ?? 'not kept'}):\n` +

@@ -78,11 +78,17 @@ export function parseReset(text: string): ResetSpec | null {
 const CLAUDE_LIMIT = /^\s*(?:\u23BF\s+)?You['\u2019]ve hit your (.+?) \u00B7 resets (.+?)\s*$/
 /** Without a reset it shows ("You've hit your monthly spend limit."): a limit, told, continued by nobody. */
 const CLAUDE_LIMIT_PLAIN = /^\s*(?:\u23BF\s+)?You['\u2019]ve hit your ([^\u00B7.]+?)\.?\s*$/
+/**
+ * Claude's mark for its own status lines: `●` up to 2.1.332; 2.1.337 draws API errors (and so the 429) with
+ * `∷` (test/fixtures/panes/claude-2.1.337.*). Tool calls keep `●` on both.
+ */
+const CLAUDE_MARK = String.raw`[\u25CF\u2237]`
 /** On an API key, Claude's last word after its own ten tries: the API's 429. */
-const CLAUDE_API_429 = /^\s*\u25CF API Error: Request rejected \(429\)/
+const CLAUDE_API_429 = new RegExp(String.raw`^\s*${CLAUDE_MARK} API Error: Request rejected \(429\)`)
 /** Lines Claude writes after a limit about that same limit (its hints, its auto-continue). */
-const CLAUDE_LIMIT_TAIL =
-  /^\s*(\/upgrade to |\/extra-usage|\u25CF Usage limit reached \u00B7 set to continue automatically|\u25CF Automatic continue cancelled|\u276F \/rate-limit-options\s*$)/
+const CLAUDE_LIMIT_TAIL = new RegExp(
+  String.raw`^\s*(\/upgrade to |\/extra-usage|${CLAUDE_MARK} Usage limit reached \u00B7 set to continue automatically|${CLAUDE_MARK} Automatic continue cancelled|\u276F \/rate-limit-options\s*$)`,
+)
 const CLAUDE_MENU_QUESTION = /^\s*What do you want to do\?\s*$/
 const CLAUDE_MENU_FOOTER = /^\s*Enter to confirm \u00B7 Esc to cancel\s*$/
 
@@ -112,7 +118,7 @@ function claudeLimit(lines: string[]): LimitShown | null {
     const line = lines[i]!
     if (isBlank(line) || CLAUDE_LIMIT_TAIL.test(line)) continue
     // (the API error's own words, wrapped under it, are indented)
-    if (/^\s{2,}\S/.test(line) && !/^\s*[\u23BF\u25CF\u276F\u273B]/.test(line) && lines.slice(at + 1, i).every((l) => !isBlank(l))) continue
+    if (/^\s{2,}\S/.test(line) && !/^\s*[\u23BF\u25CF\u2237\u276F\u273B]/.test(line) && lines.slice(at + 1, i).every((l) => !isBlank(l))) continue
     return null
   }
   const footer = lines.slice(top + 1, end + 1)

@@ -1,6 +1,8 @@
 import {readFileSync, realpathSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
+import {OWN_STATE_READERS} from './own-sources.js'
+
 /**
  * The releases of each agent pk is verified on: the ones `npm run agents` drives in CI (test/agents/package.json
  * pins them, and a test holds this list to it), and the earlier ones whose captured screens pk still reads
@@ -15,7 +17,7 @@ export interface VerifiedAgent {
 }
 
 export const VERIFIED: Readonly<Record<string, VerifiedAgent>> = {
-  claude: {packages: ['@anthropic-ai/claude-code'], release: '2.1.332', earlier: ['2.1.197']},
+  claude: {packages: ['@anthropic-ai/claude-code'], release: '2.1.337', earlier: ['2.1.197', '2.1.332']},
   codex: {packages: ['@openai/codex'], release: '0.171.0', earlier: []},
   gemini: {packages: ['@google/gemini-cli'], release: '0.61.0', earlier: []},
   opencode: {packages: ['opencode-ai'], release: '1.18.33', earlier: []},
@@ -39,10 +41,14 @@ export function judgeRelease(agent: string, release: string): ReleaseVerdict {
   if (release === known.release) return {verified: true, note: `${agent} ${release}: verified`}
   if (known.earlier.includes(release)) return {verified: true, note: `${agent} ${release}: read from its captured screens (verified on ${known.release})`}
   const newer = compareReleases(release, known.release) > 0
-  return {
-    verified: false,
-    note: `${agent} ${release}: ${newer ? 'newer than the newest' : 'older than the'} release pk is verified on (${known.release}): states and dialogs may be misread`,
-  }
+  const where = `${agent} ${release}: ${newer ? 'newer than the newest' : 'older than the'} release pk is verified on (${known.release})`
+  // An agent that says its own state is read right on working, waiting and idle whatever its screen draws.
+  if (OWN_STATE_READERS[agent] !== undefined)
+    return {
+      verified: false,
+      note: `${where}: working, waiting and idle come from its own record of itself; limits and dialogs, read from its screen, may be misread`,
+    }
+  return {verified: false, note: `${where}: states and dialogs may be misread`}
 }
 
 /**

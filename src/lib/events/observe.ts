@@ -101,7 +101,8 @@ export class ScreenWatch {
       // whose hooks do not report work: where they do, work is a report of its own, and an older report
       // coming back (a pending report of the new turn a reader did not take in this time, under a storm)
       // is no turn end; the turn's end is a report, or a screen that reads idle against it (undated).
-      const undated = row.stateSource === 'pane' && row.attentionSince === null
+      // (The agent's own word is dated, but its idle does not say whether a turn ended: work seen to end is.)
+      const undated = (row.stateSource === 'pane' || row.stateSource === 'agent') && row.attentionSince === null
       const olderThanWork =
         from === 'working' && !HOOKS_REPORT_WORK.has(row.agent ?? '') && row.attentionSince !== null && Date.parse(row.attentionSince) < before!.since
       if (!undated && !olderThanWork) continue

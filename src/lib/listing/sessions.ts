@@ -13,13 +13,15 @@ import {Snapshot, takeSnapshot} from './snapshot.js'
 import {readPending, SpoolSender} from '../events/spool.js'
 import {sessionIdOf} from '../proc/identity.js'
 import {View} from '../proc/view.js'
-import {applyStatus, applyUsageAttention, captureKey, needsCapture} from './status.js'
+import {Disagreement, applyStatus, applyUsageAttention, captureKey, needsCapture} from './status.js'
+import {OwnWord} from '../agents/own-state.js'
+import {OWN_STATE_READERS} from '../agents/own-sources.js'
 import {Known} from '../events/events.js'
 import {capturePanes} from '../tmux/capture.js'
 import {ServerScan} from '../tmux/servers.js'
 import {mark} from '../cli/timings.js'
 import {KeptScreen, WatchCache, screenStillShows} from './watch-cache.js'
-import {machineZone, processZone} from '../proc/zone.js'
+import {environOf, machineZone, processZone} from '../proc/zone.js'
 import {continuingAllowed, planContinue} from '../limits/plan.js'
 import {readContinueFile} from '../limits/store.js'
 
@@ -103,11 +105,14 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
     })
   }
   const paired = withPendingConversations(result.rows, applied, snap.presets)
+  const disagreements: Disagreement[] = []
   const rows = await withContinuePlans(
     ctx,
     applyUsageAttention(
       withUsage(
-        await withWorktrees(await withStatus(paired, knownOf(paired, records, applied), snap.presets, cache?.screens)),
+        await withWorktrees(
+          await withStatus(paired, knownOf(paired, records, applied), snap.presets, {kept: cache?.screens, own: ownWords(paired, snap), disagreements}),
+        ),
         records,
         snap.state,
         env,
@@ -118,7 +123,13 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
     snap,
   )
   mark('status')
-  return {snapshot: snap, rows, problems: [...problems, ...result.problems, ...sharedCodexFolders(rows)], provisional, lagging}
+  return {
+    snapshot: snap,
+    rows,
+    problems: [...problems, ...result.problems, ...sharedCodexFolders(rows), ...disagreements.map(disagreementProblem)],
+    provisional,
+    lagging,
+  }
 }
 
 /**
@@ -197,7 +208,7 @@ async function withStatus(
   rows: SessionRow[],
   known: ReadonlyMap<string, Known>,
   presets: readonly AgentPreset[],
-  kept?: Map<string, KeptScreen>,
+  {kept, own, disagreements}: {kept?: Map<string, KeptScreen>; own: ReadonlyMap<string, OwnWord>; disagreements: Disagreement[]},
 ): Promise<SessionRow[]> {
   const now = Date.now()
   const wanted = new Map<string, PaneId[]>()
@@ -229,8 +240,36 @@ async function withStatus(
     if (!zones.has(row.pid)) zones.set(row.pid, processZone(row.pid))
     return zones.get(row.pid)!
   }
-  return applyStatus({rows, known, captures, presets, now, zoneOf})
+  return applyStatus({rows, known, captures, presets, now, zoneOf, own, disagreements})
 }
+
+/**
+ * What each live agent session publishes about itself (agents/own-sources.ts), by row id: read by identity
+ * (the process's pid and start time, in the pid namespace pk reads /proc in), from the folders its own
+ * environment names. Only with /proc: the ps source's start times are seconds, not the kernel's ticks an
+ * agent writes. Reads files; connects to nothing (DESIGN.md §1.18).
+ */
+function ownWords(rows: readonly SessionRow[], snap: Snapshot): Map<string, OwnWord> {
+  const out = new Map<string, OwnWord>()
+  const uid = process.getuid?.()
+  if (!/^\d+$/.test(snap.view.pidNs) || uid === undefined) return out
+  for (const row of rows) {
+    const read = row.agent === null ? undefined : OWN_STATE_READERS[row.agent]
+    if (read === undefined || !row.verified || row.conflict || row.state === 'exited' || row.tmux === null || row.pid === null) continue
+    const stat = snap.proc.stat(row.pid)
+    if (stat === null) continue
+    const reading = read({pid: stat.pid, startTime: stat.startTime, pidNs: snap.view.pidNs}, {env: environOf(stat.pid), uid})
+    if (reading !== null && 'word' in reading) out.set(row.id, reading.word)
+  }
+  return out
+}
+
+/** Pure: a screen that read otherwise than its agent's word, as a problem of the listing (doctor and --json show it). */
+export const disagreementProblem = (d: Disagreement): Problem => ({
+  code: 'state-disagrees',
+  ids: [d.id],
+  message: `${d.agent ?? 'the agent'} in ${d.id} says it is ${d.own} (${d.channel}, since ${d.since}) where its screen reads ${d.screen}: pk shows ${d.own}; a screen rule may not fit this release (npm run agents -- --latest)`,
+})
 
 /** Send SIGCHLD to verified servers of ours with a recorded pane process left a zombie; whether any was. */
 function nudgeReapers(snap: Snapshot): boolean {

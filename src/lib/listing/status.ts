@@ -9,6 +9,7 @@ import {HookStatus, ScreenEpisode} from '../registry/records.js'
 import {HOOKS_REPORT_WORK} from '../agents/presets.js'
 import {LimitShown, limitFromMessage, readLimit, resetInstant, resetZone} from '../agents/limits.js'
 import {SessionLimit} from '../model/contract.js'
+import {OwnState, OwnWord} from '../agents/own-state.js'
 
 /**
  * Pure status decisions (README, "pk hook": where a state comes from). Sources, strongest first: a fresh hook state; the preset's
@@ -115,6 +116,20 @@ export interface StatusInput {
   now: number
   /** The time zone a session's agent reads clocks in (its TZ): a reset it shows is read in it. Default: pk's own. */
   zoneOf?: (row: SessionRow) => string
+  /** By row id: what the agent publishes about itself, read by identity (agents/own-sources.ts). */
+  own?: ReadonlyMap<string, OwnWord>
+  /** Where given, each row whose screen has read otherwise than its agent's own word for longer than a moment. */
+  disagreements?: Disagreement[]
+}
+
+/** A screen rule that reads otherwise than the agent's own word (a release whose screen moved): reported, not shown. */
+export interface Disagreement {
+  id: string
+  agent: string | null
+  own: OwnState
+  channel: string
+  screen: State
+  since: string
 }
 
 export const captureKey = (socket: string, paneId: PaneId) => `${socket}\0${paneId}`
@@ -123,84 +138,51 @@ export function applyStatus(input: StatusInput): SessionRow[] {
   return sortRows(input.rows.map((row) => decide(row, input)))
 }
 
+/** What the hooks and the screen say of a row, before the agent's own word (see withOwnWord). */
+export interface Evidence {
+  state: State
+  stateSource: StateSource
+  since: number | null
+  /**
+   * Whether `since` names the event (a report's time, a screen episode's first sight), or only the window's
+   * last output, which every redraw moves: then the event has no stable name to be told by.
+   */
+  dated: boolean
+  turnEnded: boolean
+  shown: LimitShown | null
+  hookDetail?: string
+  /** When the report that decided arrived (ms), where a report decided. */
+  reportedAt: number | null
+}
+
 function decide(row: SessionRow, input: StatusInput): SessionRow {
   const known = input.known.get(row.id)
-  let state: State = row.state
-  let stateSource: StateSource = row.stateSource
-  let since: number | null = null
-  // Whether `since` names the event (a report's time, a screen episode's first sight), or only the
-  // window's last output, which every redraw moves: then the event has no stable name to be told by.
-  let dated = true
-  let turnEnded = false
-  let shown: LimitShown | null = null
-  let hookDetail: string | undefined
-  if (row.verified && row.state !== 'exited' && row.tmux !== null) {
-    // A hook's `exited` is believed only when the process is gone, and that is the kernel's to say.
-    const reported = freshHookStatus(known?.status ?? null, input.now)
-    const hook = reported?.state === 'exited' ? null : reported
-    const screen = input.captures.get(captureKey(row.tmux.socket, row.tmux.pane))
-    const rules = input.presets.find((p) => p.name === row.agent)?.paneRules ?? []
-    // A limit as the agent's last word outranks its pane rules (its prompt is back: they read idle).
-    shown = screen === undefined ? null : readLimit(row.agent, screen)
-    const fromPane: State | null = screen === undefined ? null : shown !== null ? 'limited' : applyPaneRules(screen, rules)
-    // The newest evidence wins: a screen that changed after the hook report and reads differently; or
-    // reads the same but an observer saw a later turn end on it (see turnEndSeenAfter).
-    const episode = known?.observed
-    const seenAfter = hook !== null && turnEndSeenAfter(row, hook, fromPane, episode)
-    if (
-      hook &&
-      fromPane &&
-      ((fromPane !== hook.state && screenIsNewer(row, hook)) || seenAfter || dialogCameOrWent(row, hook, fromPane, screen) || limitAfter(row, hook, shown))
-    ) {
-      state = fromPane
-      stateSource = 'pane'
-      turnEnded = fromPane !== 'working' && fromPane !== 'limited' && (hook.state === 'working' || seenAfter)
-      if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.since ?? hook.at)) since = Date.parse(episode.since)
-      // (a limit shown with a turn end's report, the screen no newer, came with it: Pi ends its turn after its
-      // tries; one drawn after the report is a later turn's, which reported nothing: Codex 0.171.0 at its usage
-      // limit fires no notify. That one is dated by a watcher's sight of it, as any screen state is. Where the
-      // hooks report work, a later turn would have reported its start: the limit is the report's own, whatever
-      // moved the screen since (a draft typed into its input).)
-      else if (fromPane === 'limited' && hook.state === 'idle' && hook.turnEnded && (!screenIsNewer(row, hook) || HOOKS_REPORT_WORK.has(row.agent ?? '')))
-        since = Date.parse(hook.since ?? hook.at)
-      else {
-        since = row.tmux.activity! * 1000
-        dated = false
-      }
-    } else if (hook) {
-      state = hook.state
-      stateSource = 'hook'
-      since = Date.parse(hook.since ?? hook.at)
-      turnEnded = hook.turnEnded
-      hookDetail = hook.detail
-    } else if (fromPane) {
-      state = fromPane
-      stateSource = 'pane'
-      // What the screen says began when an observer first saw it (a redraw moves nothing); without an
-      // observation, with the window's last output.
-      const episode = known?.observed
-      if (episode && episode.state === fromPane) {
-        since = Date.parse(episode.since)
-        turnEnded = episode.turnEnded
-      } else {
-        since = row.tmux.activity === null ? null : row.tmux.activity * 1000
-        dated = false
-      }
-    }
+  let e = evidenceOf(row, known, input)
+  const own = input.own?.get(row.id)
+  if (own !== undefined && row.verified && row.state !== 'exited' && row.tmux !== null) {
+    const screenSays = e.stateSource === 'pane' ? e.state : null
+    e = withOwnWord(e, own, known?.observed)
+    if (screenSays !== null && screenSays !== 'unknown' && screenSays !== 'limited' && screenSays !== e.state && input.now - own.since > DISAGREE_MS)
+      input.disagreements?.push({
+        id: row.id,
+        agent: row.agent,
+        own: own.state,
+        channel: own.channel,
+        screen: screenSays,
+        since: new Date(own.since).toISOString(),
+      })
   }
   if (row.notVerifiedJustNow !== null && row.state !== 'exited') {
     // Its server did not answer in time: what its agent last reported still stands (not verified, and
     // nobody can tell whether someone looks: no attention, nothing to tell).
     const reported = freshHookStatus(known?.status ?? null, input.now)
-    if (reported && reported.state !== 'exited') {
-      state = reported.state
-      stateSource = 'hook'
-    }
+    if (reported && reported.state !== 'exited') e = {...e, state: reported.state, stateSource: 'hook'}
   }
+  const {state, stateSource, since, dated, turnEnded} = e
   const attention = needsAttention(row, state, since, turnEnded)
   const mayNeedYou = state === 'waiting' || state === 'limited' || (state === 'idle' && turnEnded)
   const attentionSince = mayNeedYou && since !== null && dated ? new Date(since).toISOString() : null
-  const limit = state === 'limited' ? limitOf(shown, hookDetail, dated ? since : null, since ?? input.now, input.zoneOf?.(row) ?? localZone()) : null
+  const limit = state === 'limited' ? limitOf(e.shown, e.hookDetail, dated ? since : null, since ?? input.now, input.zoneOf?.(row) ?? localZone()) : null
   // Unchanged rows stay the same objects: a watcher that reused its pairing then compares nothing.
   if (
     state === row.state &&
@@ -211,6 +193,87 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
   )
     return row
   return {...row, state, stateSource, attention, attentionSince, limit}
+}
+
+/** The hooks' report and the screen, weighed by time (README, "pk hook": where a state comes from). */
+function evidenceOf(row: SessionRow, known: Known | undefined, input: StatusInput): Evidence {
+  const none: Evidence = {state: row.state, stateSource: row.stateSource, since: null, dated: true, turnEnded: false, shown: null, reportedAt: null}
+  if (!row.verified || row.state === 'exited' || row.tmux === null) return none
+  // A hook's `exited` is believed only when the process is gone, and that is the kernel's to say.
+  const reported = freshHookStatus(known?.status ?? null, input.now)
+  const hook = reported?.state === 'exited' ? null : reported
+  const screen = input.captures.get(captureKey(row.tmux.socket, row.tmux.pane))
+  const rules = input.presets.find((p) => p.name === row.agent)?.paneRules ?? []
+  // A limit as the agent's last word outranks its pane rules (its prompt is back: they read idle).
+  const shown = screen === undefined ? null : readLimit(row.agent, screen)
+  const fromPane: State | null = screen === undefined ? null : shown !== null ? 'limited' : applyPaneRules(screen, rules)
+  // The newest evidence wins: a screen that changed after the hook report and reads differently; or
+  // reads the same but an observer saw a later turn end on it (see turnEndSeenAfter).
+  const episode = known?.observed
+  const seenAfter = hook !== null && turnEndSeenAfter(row, hook, fromPane, episode)
+  if (
+    hook &&
+    fromPane &&
+    ((fromPane !== hook.state && screenIsNewer(row, hook)) || seenAfter || dialogCameOrWent(row, hook, fromPane, screen) || limitAfter(row, hook, shown))
+  )
+    return {...screenOverHook(row, hook, fromPane, episode, seenAfter), shown}
+  if (hook)
+    return {
+      state: hook.state,
+      stateSource: 'hook',
+      since: Date.parse(hook.since ?? hook.at),
+      dated: true,
+      turnEnded: hook.turnEnded,
+      shown,
+      hookDetail: hook.detail,
+      reportedAt: Date.parse(hook.at),
+    }
+  if (fromPane === null) return none
+  // What the screen says began when an observer first saw it (a redraw moves nothing); without an
+  // observation, with the window's last output.
+  if (episode && episode.state === fromPane)
+    return {state: fromPane, stateSource: 'pane', since: Date.parse(episode.since), dated: true, turnEnded: episode.turnEnded, shown, reportedAt: null}
+  const since = row.tmux.activity === null ? null : row.tmux.activity * 1000
+  return {state: fromPane, stateSource: 'pane', since, dated: false, turnEnded: false, shown, reportedAt: null}
+}
+
+/** The screen, newer than the hook's report (see evidenceOf): dated by what dates it best. */
+function screenOverHook(row: SessionRow, hook: HookStatus, fromPane: State, episode: ScreenEpisode | null | undefined, seenAfter: boolean): Evidence {
+  const turnEnded = fromPane !== 'working' && fromPane !== 'limited' && (hook.state === 'working' || seenAfter)
+  const at = {state: fromPane, stateSource: 'pane' as const, turnEnded, shown: null, reportedAt: null}
+  if (episode && episode.state === fromPane && Date.parse(episode.since) >= Date.parse(hook.since ?? hook.at))
+    return {...at, since: Date.parse(episode.since), dated: true}
+  // (a limit shown with a turn end's report, the screen no newer, came with it: Pi ends its turn after its
+  // tries; one drawn after the report is a later turn's, which reported nothing: Codex 0.171.0 at its usage
+  // limit fires no notify. That one is dated by a watcher's sight of it, as any screen state is. Where the
+  // hooks report work, a later turn would have reported its start: the limit is the report's own, whatever
+  // moved the screen since (a draft typed into its input).)
+  if (fromPane === 'limited' && hook.state === 'idle' && hook.turnEnded && (!screenIsNewer(row, hook) || HOOKS_REPORT_WORK.has(row.agent ?? '')))
+    return {...at, since: Date.parse(hook.since ?? hook.at), dated: true}
+  return {...at, since: row.tmux!.activity! * 1000, dated: false}
+}
+
+/** How long a report may come before the agent's own record of the same change (Claude writes within about 0.25 s). */
+export const OWN_MOMENT_MS = 1500
+/** How long the screen may read otherwise than the agent's own word before pk reports it (not a moment's lag). */
+export const DISAGREE_MS = 5000
+
+/**
+ * Pure: the agent's own word (agents/own-state.ts) over what the hooks and screen say. It outranks a screen
+ * rule on working / waiting / idle (a rule is a fact about one release); a hook report newer than it by more
+ * than a moment is newer evidence (a very short turn may leave no write); and what only the screen or the
+ * hooks show stands: a limit (Claude's record reads idle at a 429) unless work began after it, and a turn's
+ * end or failure, which the record's `idle` does not tell apart from any other.
+ */
+export function withOwnWord(e: Evidence, own: OwnWord, episode: ScreenEpisode | null | undefined): Evidence {
+  if (e.state === 'limited' && !(own.state === 'working' && own.since > (e.since ?? 0) + OWN_MOMENT_MS)) return e
+  if (e.stateSource === 'hook' && e.reportedAt !== null && e.reportedAt > own.since + OWN_MOMENT_MS) return e
+  if (e.state === own.state) return e.dated ? {...e, stateSource: 'agent'} : {...e, stateSource: 'agent', since: own.since, dated: true}
+  // A turn ended where the word is idle after work was reported, or an observer saw work end since.
+  const observedEnd = episode?.state === 'idle' && episode.turnEnded && Date.parse(episode.since) >= own.since - OWN_MOMENT_MS
+  const turnEnded = own.state === 'idle' && ((e.state === 'working' && e.stateSource === 'hook') || observedEnd)
+  const since = observedEnd && turnEnded ? Date.parse(episode.since) : own.since
+  return {state: own.state, stateSource: 'agent', since, dated: true, turnEnded, shown: null, reportedAt: null}
 }
 
 /** The zone pk itself reads clocks in. */

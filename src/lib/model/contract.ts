@@ -53,7 +53,7 @@ export const jsonDocument = (value: unknown, forTerminal: boolean) => jsonText(v
 export const jsonText = (value: unknown, indent?: number) =>
   JSON.stringify(value, null, indent).replace(/[\u0080-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)
 
-export type StateSource = 'hook' | 'pane' | 'process' | 'none'
+export type StateSource = 'agent' | 'hook' | 'pane' | 'process' | 'none'
 
 export interface TmuxLocation {
   socket: string
@@ -183,6 +183,7 @@ export const PROBLEM_CODES = [
   'events-pending',
   'unsafe-dir',
   'codex-shared-folder',
+  'state-disagrees',
 ] as const
 export type ProblemCode = (typeof PROBLEM_CODES)[number]
 

@@ -30,20 +30,29 @@ export function machineZone(): string {
 }
 
 /** One variable of a process's environment (our own processes': /proc/PID/environ is the owner's to read), or null. */
-function environValue(pid: number, name: string): string | null {
+export const environValue = (pid: number, name: string): string | null => environOf(pid)(name)
+
+/**
+ * A process's environment, read once (our own processes': /proc/PID/environ is the owner's to read): a
+ * variable's value, or null where it is unset or the environment cannot be read.
+ */
+export function environOf(pid: number): (name: string) => string | null {
   let fd: number
   try {
     fd = openSync(`/proc/${pid}/environ`, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch {
-    return null
+    return () => null
   }
+  let entries: string[]
   try {
-    const text = readWhole(fd, `/proc/${pid}/environ`, 256 * 1024)
-    const entry = text.split('\0').find((e) => e.startsWith(`${name}=`))
-    return entry === undefined ? null : entry.slice(name.length + 1)
+    entries = readWhole(fd, `/proc/${pid}/environ`, 256 * 1024).split('\0')
   } catch {
-    return null
+    return () => null
   } finally {
     closeSync(fd)
+  }
+  return (name) => {
+    const entry = entries.find((e) => e.startsWith(`${name}=`))
+    return entry === undefined ? null : entry.slice(name.length + 1)
   }
 }

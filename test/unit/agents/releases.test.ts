@@ -31,11 +31,12 @@ describe('the releases pk is verified on', () => {
     expect(compareReleases('2.1.332', '2.1.197')).toBeGreaterThan(0)
     expect(compareReleases('0.9.0', '0.10.0')).toBeLessThan(0)
     expect(compareReleases('1.6.0', '1.6')).toBe(0)
-    expect(judgeRelease('claude', '2.1.332')).toEqual({verified: true, note: 'claude 2.1.332: verified'})
+    expect(judgeRelease('claude', '2.1.337')).toEqual({verified: true, note: 'claude 2.1.337: verified'})
+    expect(judgeRelease('claude', '2.1.332').verified).toBe(true)
     expect(judgeRelease('claude', '2.1.197').verified).toBe(true)
     expect(judgeRelease('claude', '2.1.340')).toEqual({
       verified: false,
-      note: 'claude 2.1.340: newer than the newest release pk is verified on (2.1.332): states and dialogs may be misread',
+      note: 'claude 2.1.340: newer than the newest release pk is verified on (2.1.337): working, waiting and idle come from its own record of itself; limits and dialogs, read from its screen, may be misread',
     })
     expect(judgeRelease('codex', '0.150.0').note).toMatch(/^codex 0\.150\.0: older than the release pk is verified on \(0\.171\.0\)/)
   })
