@@ -31,7 +31,9 @@ function write() {
   let line = 'idle'
   try {
     line = fs.readFileSync(env.STANDIN_STATUS_FILE, 'utf8').trim() || 'idle'
-  } catch {}
+  } catch {
+    // no status file yet: idle
+  }
   if (line === last) return
   last = line
   const [status, waitingFor] = line.split('\t')
