@@ -11,7 +11,9 @@
 // text; STANDIN_ENTERS appends a line to that file for every Enter that arrives; STANDIN_TURN_MS is how long
 // a turn works (1 s). STANDIN_PASTES appends a line to that file for every paste that ends; STANDIN_REDRAW_MS
 // is how long after an Enter it takes the screen shows the turn (0). STANDIN_REDRAW_KEEP takes no Enter but
-// redraws its screen on each (a status line that changes), the text left in its input.
+// redraws its screen on each (a status line that changes), the text left in its input. STANDIN_PASTE_SHOW_MS
+// draws a paste that long after it arrived (a loaded agent); STANDIN_EMPTY_ENTER_IGNORED sends nothing on an
+// Enter into an empty input (as the real agents do).
 const fs = require('node:fs')
 const env = process.env
 const readyMs = Number(env.STANDIN_READY_MS ?? 1500)
@@ -52,7 +54,9 @@ process.stdin.on('data', (chunk) => {
       pasteEnd = Date.now()
       text = text.slice(6)
       if (env.STANDIN_PASTES) fs.appendFileSync(env.STANDIN_PASTES, 'paste\n')
-      idle()
+      // (a loaded agent draws what was pasted late: STANDIN_PASTE_SHOW_MS)
+      if (env.STANDIN_PASTE_SHOW_MS) setTimeout(idle, Number(env.STANDIN_PASTE_SHOW_MS))
+      else idle()
       continue
     }
     const ch = text[0]
@@ -68,6 +72,7 @@ process.stdin.on('data', (chunk) => {
         continue
       }
       if (env.STANDIN_NEVER_SUBMIT || Date.now() - pasteEnd < swallowMs) continue // still taking the paste
+      if (env.STANDIN_EMPTY_ENTER_IGNORED && input === '') continue // an Enter into an empty input: nothing to send
       if (env.STANDIN_SUBMITTED) fs.appendFileSync(env.STANDIN_SUBMITTED, JSON.stringify(input) + '\n')
       input = ''
       const work = () => {

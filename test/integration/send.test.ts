@@ -79,6 +79,40 @@ describe('pk send to an agent', () => {
     expect(readFileSync(enters, 'utf8')).toBe('enter\n')
   }, 30_000)
 
+  it('a paste the agent draws late (a loaded machine) is typed once and submitted once, never pasted again', async () => {
+    const pastes = join(sb.root, 'pastes')
+    const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0', STANDIN_PASTE_SHOW_MS: '2500', STANDIN_PASTES: pastes}})).stdout.trim()
+    const sent = await sb.pk(['send', id, 'drawn late', '--json'], {env})
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(JSON.parse(sent.stdout)).toMatchObject({submitted: true, enters: 1})
+    expect(lines()).toEqual(['drawn late'])
+    expect(readFileSync(pastes, 'utf8')).toBe('paste\n')
+  }, 30_000)
+
+  it('a paste never drawn: exit 6, what was typed said, never typed again and no Enter', async () => {
+    const pastes = join(sb.root, 'pastes')
+    const enters = join(sb.root, 'enters')
+    const standin = {...env, STANDIN_READY_MS: '0', STANDIN_PASTE_SHOW_MS: '600000', STANDIN_PASTES: pastes, STANDIN_ENTERS: enters}
+    const id = (await sb.pk(['bg', 'claude'], {env: standin})).stdout.trim()
+    const sent = await sb.pk(['send', id, 'never drawn'], {env})
+    expect([sent.code, sent.stderr]).toEqual([
+      6,
+      expect.stringMatching(/"never drawn" went to session .* pk did not see it in claude's input within 6.5 s, so Enter was not pressed/),
+    ])
+    expect(readFileSync(pastes, 'utf8')).toBe('paste\n')
+    expect(existsSync(enters)).toBe(false)
+  }, 30_000)
+
+  it('an agent slow to show it took the text (opencode at load): submitted, seen late, not a failure', async () => {
+    const enters = join(sb.root, 'enters')
+    const standin = {...env, STANDIN_READY_MS: '0', STANDIN_REDRAW_MS: '6000', STANDIN_EMPTY_ENTER_IGNORED: '1', STANDIN_ENTERS: enters}
+    const id = (await sb.pk(['bg', 'claude'], {env: standin})).stdout.trim()
+    const sent = await sb.pk(['send', id, 'slow to redraw', '--json'], {env})
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(JSON.parse(sent.stdout)).toMatchObject({submitted: true})
+    expect(lines()).toEqual(['slow to redraw'])
+  }, 30_000)
+
   it('--when-idle waits for the running turn to end; --timeout bounds the wait (exit 124, nothing typed)', async () => {
     const turnEnds = join(sb.root, 'turn-ends')
     const id = (await sb.pk(['bg', 'claude'], {env: {...env, STANDIN_READY_MS: '0', STANDIN_WORKING_UNTIL: turnEnds}})).stdout.trim()

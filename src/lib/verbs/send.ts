@@ -24,8 +24,10 @@ import {Context} from '../config/context.js'
 
 /** How long after the paste shows before Enter: Claude Code and Gemini CLI took the Enter after a 0.3 s pause; with room to spare. */
 export const PASTE_SETTLE_MS = 500
-/** How long the screen has to change after Enter (a submitted prompt leaves the input box). */
+/** How long the screen has to change after Enter (a submitted prompt leaves the input box) before a second Enter. */
 export const CONFIRM_MS = 2500
+/** How much longer pk looks, pressing nothing, for an agent that takes its time to show it took the text. */
+export const SLOW_CONFIRM_MS = 7500
 
 export interface SendOptions {
   enter: boolean
@@ -129,7 +131,10 @@ async function toTextField(row: LiveRow, question: Dialog, deadline: Deadline): 
 
 /** How long a paste has to show in the agent's input (an agent may hide its input: then this long at most). */
 const PASTE_SHOWS_MS = 1500
-/** How much longer pk looks while an agent's input is off its screen (it redraws the whole screen). */
+/**
+ * How much longer pk looks for a paste in an input it can read: an agent slow to draw it (a loaded machine:
+ * Claude Code 2.1.337 at load 20-50), or its input off its screen (a redraw going on).
+ */
 const INPUT_BACK_MS = 5000
 
 /**
@@ -148,44 +153,66 @@ export function pasteShown(agent: string | null, readable: boolean, text: string
 }
 
 /**
- * Paste the text and wait until it shows (pasteShown). A paste an agent lost (Gemini CLI redraws its whole
- * screen as it resumes a conversation, and what was pasted a moment before is gone) leaves its input empty:
- * then it is pasted once more, never more. Not seen, and the input not known empty: nothing is pressed, and
- * pk says what it typed (exit 6).
+ * Paste the text once and wait until it shows (pasteShown). Never a second time: an input that still reads
+ * empty may be an agent that has not drawn the paste yet (Claude Code 2.1.337 under load took both, and sent
+ * the text twice, joined), and no screen tells that apart from a paste it lost (Gemini CLI redrawing as it
+ * resumes). Not seen where pk reads the input: nothing is pressed, and pk says what it typed (exit 6).
  */
 async function paste(row: LiveRow, text: string, beforePaste: string, deadline: Deadline, typed: (why: string, error?: unknown) => PkError): Promise<void> {
   const {socket, pane} = row.tmux
   const readable = inputHolds(row.agent, beforePaste, text) !== null
-  for (let tries = 1; ; tries++) {
-    try {
-      await pasteText(socket, pane, text, {deadlineMs: deadline.callMs()})
-    } catch (error) {
-      if (!unanswered(error)) throw error // tmux refused the call: nothing went in
-      throw typed('pk could not see it arrive', error)
-    }
-    let now = beforePaste
-    const look = async () => pasteShown(row.agent, readable, text, beforePaste, (now = await screen(row, deadline))) === 'shown'
-    try {
-      if (await watchScreen(look, PASTE_SHOWS_MS, deadline)) return
-      // Its input off the screen (a redraw going on): looked at a little longer, until it is back.
-      if (
-        readable &&
-        inputHolds(row.agent, now, text) === null &&
-        (await watchScreen(async () => (await look()) || inputHolds(row.agent, now, text) !== null, INPUT_BACK_MS, deadline)) &&
-        (await look())
-      )
-        return
-    } catch (error) {
-      throw typed('Enter was not pressed', error)
-    }
+  try {
+    await pasteText(socket, pane, text, {deadlineMs: deadline.callMs()})
+  } catch (error) {
+    if (!unanswered(error)) throw error // tmux refused the call: nothing went in
+    throw typed('pk could not see it arrive', error)
+  }
+  const look = async () => pasteShown(row.agent, readable, text, beforePaste, await screen(row, deadline)) === 'shown'
+  try {
+    if (await watchScreen(look, PASTE_SHOWS_MS, deadline)) return
     // Where pk cannot read the input, a paste that changed nothing on the screen is hidden, not lost: as before, Enter.
     if (!readable) return
-    if (tries === 2 || inputEmpty(row.agent, now) !== true) throw typed(`pk did not see it in ${row.agent}'s input, so Enter was not pressed`)
+    if (await watchScreen(look, INPUT_BACK_MS, deadline)) return
+  } catch (error) {
+    throw typed('Enter was not pressed', error)
   }
+  throw typed(`pk did not see it in ${row.agent}'s input within ${(PASTE_SHOWS_MS + INPUT_BACK_MS) / 1000} s, so Enter was not pressed`)
 }
 
 /** Pure: the first characters of a text, for a message that says what was typed. */
 const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)
+
+/**
+ * Press Enter and see it taken: the screen changed and the text left the agent's input line. Where pk reads
+ * that line, it must be back on the screen without the text: a screen redrawn whole (Gemini CLI resuming)
+ * shows no input for a while, and the text may still be there once it is back. Where pk reads no input line,
+ * a screen that changed with the text still there was redrawn (opencode after pk resume, Claude after pk
+ * restore) or is a spinner turning (a working Claude: its message is queued a moment later). A swallowed
+ * Enter leaves the screen as it was, the text still in the box: then once more, no more, and only when the
+ * text is seen still waiting there (else a late redraw would get the line twice). `pressed` counts Enters.
+ */
+async function submit(row: LiveRow, clean: string, beforePaste: string, deadline: Deadline, pressed: {enters: number}) {
+  const readable = clean !== '' && inputHolds(row.agent, beforePaste, clean) !== null
+  let before = ''
+  const taken = async () => {
+    const now = await screen(row, deadline)
+    const holds = inputHolds(row.agent, now, clean)
+    return now !== before && (readable ? holds === false : holds !== true)
+  }
+  const stillWaiting = async () => clean !== '' && stillInInput(clean, beforePaste, await screen(row, deadline))
+  let submitted = false
+  let waiting = true
+  while (!submitted && waiting && pressed.enters < 2) {
+    before = await screen(row, deadline)
+    pressed.enters++
+    await pressEnter(row.tmux.socket, row.tmux.pane, deadline.callMs())
+    submitted = await watchScreen(taken, CONFIRM_MS, deadline)
+    waiting = !submitted && (await stillWaiting())
+  }
+  // An agent slow to redraw (opencode at load 8-12 took more than 2.5 s): looked at longer, nothing pressed.
+  if (!submitted) submitted = await watchScreen(taken, SLOW_CONFIRM_MS, deadline)
+  return {submitted, waiting: !submitted && (await stillWaiting())}
+}
 
 /**
  * `pk send`. Every step waits within the caller's --timeout for a slow tmux server; when the deadline passes
@@ -266,32 +293,16 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
     if (opts.enter) await sleep(PASTE_SETTLE_MS)
   }
   if (!opts.enter) return {id: row.id, bytes, enter: false, submitted: null, enters: 0, state}
-  let submitted = false
-  let waiting = true
-  // A swallowed Enter leaves the screen as it was, the text still in the box: then once more, no more,
-  // and only when the text is seen still waiting there (else a late redraw would get the line twice).
+  const pressed = {enters: 0}
+  let submitted: boolean
+  let waiting: boolean
   try {
-    while (!submitted && waiting && enters < 2) {
-      const before = await screen(row, deadline)
-      enters++
-      await pressEnter(socket, pane, deadline.callMs())
-      // Taken once the screen changed and the text left the agent's input line (where pk reads one): a
-      // screen that changed with the text still there was redrawn (opencode after pk resume, Claude after
-      // pk restore) or is a spinner turning (a working Claude: its message is queued a moment later, "Press up
-      // to edit queued messages" in its input).
-      submitted = await watchScreen(
-        async () => {
-          const now = await screen(row, deadline)
-          return now !== before && inputHolds(row.agent, now, clean) !== true
-        },
-        CONFIRM_MS,
-        deadline,
-      )
-      waiting = !submitted && clean !== '' && stillInInput(clean, beforePaste, await screen(row, deadline))
-    }
+    ;({submitted, waiting} = await submit(row, clean, beforePaste, deadline, pressed))
   } catch (error) {
+    enters = pressed.enters
     throw typed(enters === 0 ? 'Enter was not pressed' : "pk could not see the agent's screen after Enter", error)
   }
+  enters = pressed.enters
   const result = {id: row.id, bytes, enter: true, submitted, enters, state}
   if (submitted) return result
   const error = waiting
@@ -301,7 +312,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
       )
     : new PkError(
         'not-confirmed',
-        `Enter was pressed in session ${row.id}, but ${row.agent}'s screen did not change within ${CONFIRM_MS / 1000} s and the text is not to be seen in its input: pk cannot tell whether it took it (not pressed again); see it with pk attach ${row.id}`,
+        `Enter was pressed in session ${row.id}, but ${row.agent}'s screen did not change within ${(CONFIRM_MS * enters + SLOW_CONFIRM_MS) / 1000} s and the text is not to be seen in its input: pk cannot tell whether it took it (not pressed again); see it with pk attach ${row.id}`,
       )
   throw Object.assign(error, {result})
 }
