@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pk's speed budget, as ratios to `node -e 0` measured in the same run (README, "Speed").
-// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|backlog|pressure|usage|changes|serve --strict --drain 100000]
+// Usage: npm run bench [-- --runs 15 --sizes 10,100,1000 --only ls|ps|commands|hook|events|backlog|pressure|usage|own|changes|serve --strict --drain 100000]
 //        node bench/bench.mjs --world N: make a world of N sessions, print its environment, and leave it (for profiling).
 // It builds pk's dist first (npm run bench does), starts sessions on a private tmux server with a
 // private state directory, measures, and removes everything again, also when interrupted.
@@ -19,7 +19,7 @@ const arg = (name, fallback) => {
 }
 const RUNS = Number(arg('runs', '15'))
 const SIZES = arg('sizes', '10,100,1000').split(',').map(Number)
-/** One part only: ls, ps, commands, hook, events, backlog, pressure, usage, changes or serve (default: all). */
+/** One part only: ls, ps, commands, hook, events, backlog, pressure, usage, own, changes or serve (default: all). */
 const ONLY = arg('only', '')
 const part = (name) => ONLY === '' || ONLY === name
 const STRICT = process.argv.includes('--strict')
@@ -78,7 +78,8 @@ async function world(n, agent, script = null) {
     const argv = ['-S', socket]
     for (let i = start; i < Math.min(n, start + 100); i++)
       argv.push(...(argv.length > 2 ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, '-x', '80', '-y', '24', '--', ...command)
-    execFileSync('tmux', argv)
+    // (the panes' HOME is the world's: an agent's own records of itself live under it, see the own part)
+    execFileSync('tmux', argv, {env: {...process.env, HOME: root}})
   }
   const {view} = readView()
   const panes =
@@ -656,6 +657,37 @@ if (part('pressure')) {
     `drain beside a CPU hog of 8 busy loops: ${DRAIN} events in ${(hogMs / 1000).toFixed(1)} s = ${Math.round(DRAIN / (hogMs / 1000))} events/s (${(drainMs / hogMs).toFixed(2)}x the quiet rate); ${leftBeside} left`,
   )
   verdicts.push(leftBeside === 0)
+  cleanup()
+}
+// The agents' own word (issue 69): pk ls --json at 100 Claude sessions each with its live record of itself
+// (~/.claude/sessions/PID.json, as Claude Code 2.1.337 writes it), against the same listing with the records
+// out of reach. Budget: 5% more.
+if (part('own')) {
+  const w = await world(100, true)
+  const records = join(w.root, '.claude', 'sessions')
+  mkdirSync(records, {recursive: true, mode: 0o700})
+  const {view} = readView()
+  for (const line of execFileSync('tmux', ['-S', w.socket, 'list-panes', '-a', '-F', '#{pane_pid}'], {encoding: 'utf8'}).trim().split('\n')) {
+    const pid = Number(line)
+    const now = Date.now()
+    const record = {pid, sessionId: `s-${pid}`, cwd: w.root, startedAt: now, procStart: String(readStat(pid).startTime), version: '2.1.337', peerProtocol: 1}
+    const domain = {kind: 'interactive', entrypoint: 'cli', pidDomain: `linux:0123456789abcdef0123456789abcdef:pid:[${view.pidNs}]`}
+    writeFileSync(join(records, `${pid}.json`), JSON.stringify({...record, ...domain, status: 'busy', updatedAt: now, statusUpdatedAt: now}))
+  }
+  const away = join(w.root, 'records-away')
+  const ls = [process.execPath, PK, 'ls', '--json']
+  const believed = JSON.parse(spawnSync(ls[0], ls.slice(1), {env: w.env, encoding: 'utf8'}).stdout).sessions.filter((r) => r.stateSource === 'agent').length
+  const paired = {without: [], with: []}
+  for (let i = 0; i < RUNS; i++) {
+    renameSync(records, away)
+    paired.without.push(time(ls, w.env))
+    renameSync(away, records)
+    paired.with.push(time(ls, w.env))
+  }
+  const [without, withOwn] = [median(paired.without), median(paired.with)]
+  console.log(
+    `pk ls --json, 100 Claude sessions with their records of themselves (${believed} read): ${withOwn.toFixed(1)} ms against ${without.toFixed(1)} ms without = ${check('own', withOwn / without, 1.05)}`,
+  )
   cleanup()
 }
 // Usage (issue #25): pk ls --json at 100 agent sessions whose transcripts are 10 MB each, the writer having

@@ -65,12 +65,13 @@ describe('pk doctor', () => {
       'wake-ups',
       'mcp',
       'agents',
+      'agent-states',
     ])
     // (the agents on this machine's PATH are this machine's: judged below, with agents of known releases)
     expect(json.checks.filter((c) => c.status !== 'pass' && c.id !== 'agents')).toEqual([])
     const plain = await sb.pk(['doctor'])
     expect(plain.code).toBe(0)
-    expect(plain.stdout.trim().split('\n')).toHaveLength(15)
+    expect(plain.stdout.trim().split('\n')).toHaveLength(16)
     expect(plain.stdout).toMatch(/^ok {3}tmux: tmux \d/m)
   })
 

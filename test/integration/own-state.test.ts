@@ -32,6 +32,7 @@ async function claudeWithRecord(extra: NodeJS.ProcessEnv = {}) {
 }
 
 const rowOf = async (id: string) => (await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)!
+const refusals = async () => (await sb.pkJson<LsJson>(['ls'])).problems.filter((p) => p.code === 'own-state-refused')
 
 /** Until pk ls says `state` from `source` (the record is rewritten within 0.1 s of a change). */
 async function says(id: string, state: string, source: string): Promise<SessionRow> {
@@ -95,6 +96,8 @@ describe("Claude Code's record of itself", () => {
     await new Promise((r) => setTimeout(r, 300))
     // A record left by an earlier process with this pid: not this one's word. The screen no rule knows: unknown.
     expect(await rowOf(row.id)).toMatchObject({state: 'unknown', stateSource: 'none'})
+    // (stale as a killed Claude leaves it: no fault of anyone's, not a problem)
+    expect(await refusals()).toEqual([])
     // The right record, moved aside and linked to: not read through the link.
     const stat = readFileSync(`/proc/${row.pid}/stat`, 'utf8')
     const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
@@ -104,6 +107,7 @@ describe("Claude Code's record of itself", () => {
     rmSync(record)
     symlinkSync(join(sb.root, 'elsewhere.json'), record)
     expect(await rowOf(row.id)).toMatchObject({state: 'unknown'})
+    expect(await refusals()).toEqual([{code: 'own-state-refused', ids: [row.id], message: expect.stringMatching(/is a symbolic link/)}])
     // A plain file again: believed.
     rmSync(record)
     writeFileSync(`${record}.new`, JSON.stringify(good))
@@ -112,6 +116,7 @@ describe("Claude Code's record of itself", () => {
     // A folder others can write: nothing in it is believed.
     chmodSync(sessions, 0o777)
     expect(await rowOf(row.id)).toMatchObject({state: 'unknown'})
+    expect(await refusals()).toEqual([{code: 'own-state-refused', ids: [row.id], message: expect.stringMatching(/writable by others \(mode 777\)/)}])
     chmodSync(sessions, 0o700)
     await says(row.id, 'waiting', 'agent')
     // Only an older release's pid-N.json: never opened.

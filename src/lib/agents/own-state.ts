@@ -35,7 +35,10 @@ export interface OwnPlace {
   uid: number
 }
 
-/** A reading: the word, believed; why a record there was not believed; or null where the agent keeps none. */
-export type OwnReading = {word: OwnWord} | {refused: string} | null
+/**
+ * A reading: the word, believed; why a record there was not believed (`stale`: left by an earlier process with
+ * this pid, as a killed agent leaves it, which is no fault of anyone's); or null where the agent keeps none.
+ */
+export type OwnReading = {word: OwnWord} | {refused: string; stale?: true} | null
 
 export type OwnStateReader = (who: OwnIdentity, where: OwnPlace) => OwnReading

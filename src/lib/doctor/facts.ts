@@ -224,12 +224,31 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
     view: snap.viewMeasurement,
     wakeups: await wakeupFacts(readable, rows),
     mcpOff: (await import('../registry/mcp-switch.js')).readOff(readable),
+    agentStates: await agentStateFacts(ctx, rows),
     ...(readable !== null && snap.viewMeasurement.ok ? {claims: gatherClaims(readable, snap.viewMeasurement.view)} : {}),
     processSource: {
       name: processSource().name,
       forced: (ctx.env.PK_PROCESS_SOURCE ?? '') !== '',
       lsof: processSource().name === 'ps' && systemTool('lsof') !== 'lsof',
     },
+  }
+}
+
+/**
+ * The listing's word on agents' own records, taken only where a live session's agent keeps one (a listing
+ * reads every screen: not worth it otherwise).
+ */
+async function agentStateFacts(ctx: Context, rows: readonly SessionRow[]): Promise<DoctorFacts['agentStates']> {
+  const {OWN_STATE_READERS} = await import('../agents/own-sources.js')
+  if (!rows.some((r) => r.agent !== null && r.agent in OWN_STATE_READERS && r.state !== 'exited')) return {read: 0, problems: []}
+  try {
+    const listing = await (await import('../listing/sessions.js')).collectSessions(ctx)
+    return {
+      read: listing.rows.filter((r) => r.stateSource === 'agent').length,
+      problems: listing.problems.filter((p) => p.code === 'own-state-refused' || p.code === 'state-disagrees'),
+    }
+  } catch {
+    return undefined
   }
 }
 

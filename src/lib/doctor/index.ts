@@ -16,6 +16,7 @@ import {wakeupsCheck} from './checks/wakeups.js'
 import {mcpCheck} from './checks/mcp.js'
 import {tmuxCheck} from './checks/tmux.js'
 import {agentsCheck} from './checks/agents.js'
+import {agentStatesCheck} from './checks/agent-states.js'
 import {gatherFacts} from './facts.js'
 import {Check, DoctorFacts} from './types.js'
 import {CheckResult} from '../model/contract.js'
@@ -36,6 +37,7 @@ export const CHECKS: readonly Check[] = [
   wakeupsCheck,
   mcpCheck,
   agentsCheck,
+  agentStatesCheck,
 ]
 
 export function judgeAll(facts: DoctorFacts): CheckResult[] {

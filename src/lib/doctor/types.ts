@@ -47,6 +47,8 @@ export interface DoctorFacts {
   wakeups?: {id: string; kind: 'systemd' | 'sleeper'; at: string; pid: number | null; alive: boolean | null; sessionLive: boolean}[]
   /** pk mcp --off: since when every pk MCP server refuses every call; null when on. */
   mcpOff?: {at: string; why: string} | null
+  /** How many sessions' states came from their agent's own record, and what was not believed or disagreed (agent-states). */
+  agentStates?: {read: number; problems: Problem[]}
   /** Who claims the state lock and the writer's name (see claims.ts); undefined where the state cannot be read. */
   claims?: {lock: import('./claims.js').LockClaim[]; writer: import('./claims.js').WriterClaim}
 }

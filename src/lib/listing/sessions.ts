@@ -111,7 +111,11 @@ export async function collectSessions(ctx: Context, opts: {cache?: WatchCache; s
     applyUsageAttention(
       withUsage(
         await withWorktrees(
-          await withStatus(paired, knownOf(paired, records, applied), snap.presets, {kept: cache?.screens, own: ownWords(paired, snap), disagreements}),
+          await withStatus(paired, knownOf(paired, records, applied), snap.presets, {
+            kept: cache?.screens,
+            own: ownWords(paired, snap, problems),
+            disagreements,
+          }),
         ),
         records,
         snap.state,
@@ -249,7 +253,7 @@ async function withStatus(
  * environment names. Only with /proc: the ps source's start times are seconds, not the kernel's ticks an
  * agent writes. Reads files; connects to nothing (DESIGN.md §1.18).
  */
-function ownWords(rows: readonly SessionRow[], snap: Snapshot): Map<string, OwnWord> {
+function ownWords(rows: readonly SessionRow[], snap: Snapshot, refused: Problem[]): Map<string, OwnWord> {
   const out = new Map<string, OwnWord>()
   const uid = process.getuid?.()
   if (!/^\d+$/.test(snap.view.pidNs) || uid === undefined) return out
@@ -259,7 +263,14 @@ function ownWords(rows: readonly SessionRow[], snap: Snapshot): Map<string, OwnW
     const stat = snap.proc.stat(row.pid)
     if (stat === null) continue
     const reading = read({pid: stat.pid, startTime: stat.startTime, pidNs: snap.view.pidNs}, {env: environOf(stat.pid), uid})
-    if (reading !== null && 'word' in reading) out.set(row.id, reading.word)
+    if (reading === null) continue
+    if ('word' in reading) out.set(row.id, reading.word)
+    else if (reading.stale !== true)
+      refused.push({
+        code: 'own-state-refused',
+        ids: [row.id],
+        message: `${row.agent}'s own record of session ${row.id} is not believed: ${reading.refused}; its state comes from its hooks and screen`,
+      })
   }
   return out
 }

@@ -184,6 +184,7 @@ export const PROBLEM_CODES = [
   'unsafe-dir',
   'codex-shared-folder',
   'state-disagrees',
+  'own-state-refused',
 ] as const
 export type ProblemCode = (typeof PROBLEM_CODES)[number]
 

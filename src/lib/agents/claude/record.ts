@@ -34,7 +34,7 @@ export function parseClaudeRecord(text: string, who: OwnIdentity): OwnReading {
   const r = data as Record<string, unknown>
   if (r.pid !== who.pid) return {refused: `its pid ${String(r.pid)} is not the session's ${who.pid}`}
   if (typeof r.procStart !== 'string' || r.procStart !== String(who.startTime))
-    return {refused: `its start time ${String(r.procStart)} is not the process's ${who.startTime} (a record left by an earlier process)`}
+    return {refused: `its start time ${String(r.procStart)} is not the process's ${who.startTime} (a record left by an earlier process)`, stale: true}
   if (r.pidDomain !== undefined) {
     const ns = typeof r.pidDomain === 'string' ? /:pid:\[(\d+)\]$/.exec(r.pidDomain)?.[1] : undefined
     if (ns !== who.pidNs) return {refused: `it was written in another pid namespace (${String(r.pidDomain)})`}
