@@ -3,6 +3,8 @@
 # PATH (npm link), then `pk ls`.
 set -euo pipefail
 cd "$(dirname "$0")"
+# (npm's "a new version of npm is available" is about npm, not pk: not said here)
+export npm_config_update_notifier=false
 bash scripts/system-deps.sh
 npm ci --no-audit --no-fund --loglevel=error
 npm run build --silent >/dev/null

@@ -183,9 +183,11 @@ main() {
   # takes its name away, so it sees this event; only when none runs does this start one (node costs 100 ms
   # of CPU; this check costs microseconds).
   if [ -n "$node" ] && [ -x "$node" ]; then
-    # (what names the event comes first in every agent's payload: its beginning is enough)
-    case $payload in
-      *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
+    # (what names the event is in its first 64 KB read, where the agents put it first; a longer payload may
+    # name it after its content, past that read, as a PermissionRequest for a Write of a big file can: a
+    # writer for each of those, which are few)
+    case ${more:-0}:$payload in
+      1:* | *Stop* | *Notification* | *PermissionRequest* | *agent-turn-complete* | *agent_end* | *AfterAgent* | *waiting* | *turnEnded*)
         mark=$dir/writer
         # pk's name file is a plain file: a link, a FIFO or the like there is no writer's name (it would
         # keep every writer from starting) and goes; a directory is left to pk doctor (no writer per event).

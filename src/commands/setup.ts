@@ -38,7 +38,7 @@ the rights --allow gives (default read,act): claude ~/.claude.json, codex ~/.cod
     print: Flags.boolean({description: 'show the file as it would be written; change nothing'}),
     remove: Flags.boolean({description: 'with autostart or --mcp: take it away'}),
     mcp: Flags.boolean({description: "register pk mcp in the agent's own MCP configuration, at user scope (claude, codex, gemini, opencode)"}),
-    allow: Flags.string({description: 'with --mcp: the rights pk mcp gets (read, act, fleet, land; comma-separated)', default: 'read,act'}),
+    allow: Flags.string({description: 'with --mcp: the rights pk mcp gets (read, act, fleet, land; comma-separated; default read,act)'}),
   }
 
   protected async execute(): Promise<Outcome | void> {
@@ -46,10 +46,13 @@ the rights --allow gives (default read,act): claude ~/.claude.json, codex ~/.cod
     const {args, argv, flags} = await this.parse(Setup)
     if (args.agent === 'autostart') return this.autostart(flags, ctx.env)
     if (flags.remove && !flags.mcp) throw new PkError('bad-flags', '--remove goes with pk setup autostart, or with --mcp')
+    // (the rights are pk mcp's: without --mcp they would be taken and do nothing)
+    if (flags.allow !== undefined && (!flags.mcp || flags.remove))
+      throw new PkError('bad-flags', `--allow goes with --mcp: pk setup ${args.agent} --mcp --allow ${flags.allow}`)
     const agents = [args.agent, ...argv.slice(1).map(String)]
     if (agents.includes('autostart')) throw new PkError('bad-flags', 'pk setup autostart goes alone')
     let allow: string | null = null
-    if (flags.mcp && !flags.remove) allow = [...(await import('../lib/mcp/rights.js')).parseRights(flags.allow)].join(',')
+    if (flags.mcp && !flags.remove) allow = [...(await import('../lib/mcp/rights.js')).parseRights(flags.allow ?? 'read,act')].join(',')
     const plan = (agent: string) => (flags.mcp ? planMcpSetup(agent, ctx.env, allow) : planSetup(agent, ctx.env))
     if (flags.print) {
       for (const agent of agents) write(setupText(await plan(agent), {printed: true}))

@@ -269,6 +269,11 @@ describe('pk setup AGENT --mcp', () => {
     expect([pi.code, pi.stderr]).toEqual([2, expect.stringMatching(/has no MCP client configuration/)])
     const bad = await sb.pk(['setup', 'claude', '--mcp', '--allow', 'root'])
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/the rights are read, act, fleet, land/)])
+    // Rights without --mcp would be taken and do nothing: refused, nothing written.
+    const before = readFileSync(claudeJson, 'utf8')
+    const stray = await sb.pk(['setup', 'claude', '--allow', 'read'])
+    expect([stray.code, stray.stderr]).toEqual([2, expect.stringMatching(/--allow goes with --mcp: pk setup claude --mcp --allow read/)])
+    expect(readFileSync(claudeJson, 'utf8')).toBe(before)
   }, 60_000)
 })
 

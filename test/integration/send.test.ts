@@ -153,6 +153,16 @@ describe('pk send to a plain command', () => {
     expect(readFileSync(got, 'utf8')).toBe('one line\n\nno enter\n')
   })
 
+  it("pk bg shell, the README's first example, takes a send at once: a preset that reads no state is a plain command", async () => {
+    const got = join(sb.root, 'from-the-shell')
+    const row = await sb.bgRow(['shell'], {env: {SHELL: '/bin/sh'}})
+    expect(row.agent).toBe('shell')
+    const sent = await sb.pk(['send', row.id, '--json', '--timeout', '10', `echo sent > '${got}'`])
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(JSON.parse(sent.stdout)).toMatchObject({submitted: null, enters: 1})
+    expect(await waitFor('the line run', () => (existsSync(got) ? readFileSync(got, 'utf8') : null), 10_000)).toBe('sent\n')
+  })
+
   it('refuses standard input that is not UTF-8 (exit 2), typing nothing', async () => {
     const row = await sb.bgRow(['--', 'cat'])
     const sent = await sb.pk(['send', row.id, '--stdin'], {input: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])})

@@ -13,9 +13,28 @@ export function checkIdForm(idArg: string): string {
   return prefix
 }
 
+/**
+ * Pure: a session's label given where its id goes: still refused (a label is not an identity: anyone can write
+ * one), and the error names the sessions that carry it, by id. Null when no session carries it.
+ */
+function labelGiven(idArg: string, rows: readonly SessionRow[]): PkError | null {
+  const named = rows.filter((r) => r.label !== null && r.label === idArg.trim())
+  if (named.length === 0) return null
+  const list = named.map((r) => `  ${r.id}  ${r.agent ?? r.command[0] ?? ''}  ${r.cwd ?? ''}`).join('\n')
+  return new PkError(
+    'bad-id',
+    `${JSON.stringify(idArg)} is a label, not a session id: a label names nothing for sure (anyone can give one). The session${named.length > 1 ? 's' : ''} labelled so:\n${list}\nGive the id.`,
+  )
+}
+
 /** Pure: the one row an id or unique prefix names, or a typed error that says why not. */
 export function resolveId(idArg: string, rows: SessionRow[]): SessionRow {
-  const prefix = checkIdForm(idArg)
+  let prefix: string
+  try {
+    prefix = checkIdForm(idArg)
+  } catch (error) {
+    throw labelGiven(idArg, rows) ?? error
+  }
   const byId = new Map<string, SessionRow[]>()
   for (const row of rows) if (row.id.startsWith(prefix)) byId.set(row.id, [...(byId.get(row.id) ?? []), row])
   const twice = [...byId.values()].find((same) => same.length > 1)

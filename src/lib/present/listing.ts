@@ -30,21 +30,26 @@ export interface LsOptions {
 
 /**
  * Pure: the rows as a tree: those whose parent is not listed first, in the listing's order (who needs you
- * first), each followed by its children, theirs after them; with each row's depth. A loop (which identity
- * rules out, but a hand-edited record could write) is cut: every row appears once.
+ * first), each followed by its children, theirs after them; with each row's depth and the branch drawn before
+ * its id (`├ ` for a child with a sibling after it, `└ ` for the last, `│ ` carrying an ancestor's line on). A
+ * loop (which identity rules out, but a hand-edited record could write) is cut: every row appears once.
  */
-export function treeOrder(rows: readonly SessionRow[]): {row: SessionRow; depth: number}[] {
+export function treeOrder(rows: readonly SessionRow[]): {row: SessionRow; depth: number; branch: string}[] {
   const listed = new Set(rows.map((r) => r.id))
-  const out: {row: SessionRow; depth: number}[] = []
+  const out: {row: SessionRow; depth: number; branch: string}[] = []
   const seen = new Set<string>()
-  const visit = (row: SessionRow, depth: number) => {
-    if (seen.has(row.id)) return
+  const visit = (row: SessionRow, depth: number, branch: string, carried: string) => {
     seen.add(row.id)
-    out.push({row, depth})
-    for (const child of rows) if (child.parent === row.id) visit(child, depth + 1)
+    out.push({row, depth, branch})
+    const children = rows.filter((child) => child.parent === row.id && !seen.has(child.id))
+    for (const child of children) seen.add(child.id)
+    children.forEach((child, i) => {
+      const last = i === children.length - 1
+      visit(child, depth + 1, carried + (last ? '\u2514 ' : '\u251C '), carried + (last ? '  ' : '\u2502 '))
+    })
   }
-  for (const row of rows) if (row.parent === null || !listed.has(row.parent)) visit(row, 0)
-  for (const row of rows) visit(row, 0)
+  for (const row of rows) if ((row.parent === null || !listed.has(row.parent)) && !seen.has(row.id)) visit(row, 0, '', '')
+  for (const row of rows) if (!seen.has(row.id)) visit(row, 0, '', '')
   return out
 }
 
@@ -161,7 +166,7 @@ export function presentListing(all: SessionRow[], problems: Problem[], opts: LsO
   const tree = opts.tree === true ? treeOrder(rows) : null
   const table = {colour: term.colour, now: term.now, home: term.home, headers: opts.headers, width: term.tty ? term.columns : undefined}
   if (rows.length > 0)
-    stdout = renderTable(tree?.map((t) => t.row) ?? rows, tree === null ? table : {...table, depths: new Map(tree.map((t) => [t.row.id, t.depth]))})
+    stdout = renderTable(tree?.map((t) => t.row) ?? rows, tree === null ? table : {...table, branches: new Map(tree.map((t) => [t.row.id, t.branch]))})
   else if (all.length > 0 && term.tty) stderr = 'no session matches the filters\n'
   else if (term.tty) stderr = `no agent sessions${opts.all ? '' : ' (pk ls --all shows every pane)'}; start one with: pk bg shell\n`
   for (const problem of problems) stderr += `pk: ${problem.code}: ${problem.message}\n`

@@ -123,12 +123,9 @@ export function fitCell(text: string, width: number, keepEnd: boolean): string {
   return keepEnd ? '…' + text.slice(text.length - width + 1) : text.slice(0, width - 1) + '…'
 }
 
-/** Pure: the ID cell of a row in a tree (`pk ls --tree`): a child indented under its parent. */
-export const treeIdCell = (id: string, depth: number) => (depth === 0 ? id : `${'  '.repeat(depth - 1)}└ ${id}`)
-
 export function renderTable(
   rows: SessionRow[],
-  opts: {colour: boolean; now: number; home?: string; headers?: boolean; width?: number; depths?: ReadonlyMap<string, number>},
+  opts: {colour: boolean; now: number; home?: string; headers?: boolean; width?: number; branches?: ReadonlyMap<string, string>},
 ): string {
   const c = paint(opts.colour)
   // The usage column only where some session's transcript is known.
@@ -137,7 +134,8 @@ export function renderTable(
   const withChanges = rows.some((r) => r.changes !== undefined)
   const header = ['ID', 'AGENT', 'STATE', 'AGE', ...(withUsage ? ['USAGE'] : []), ...(withChanges ? ['CHANGES'] : []), 'CWD', 'TMUX']
   const cells = rows.map((row) => [
-    treeIdCell(row.id, opts.depths?.get(row.id) ?? 0),
+    // (in a tree, `pk ls --tree`: the branch that draws a child under its parent)
+    (opts.branches?.get(row.id) ?? '') + row.id,
     agentLabelCell(row),
     stateCell(row, opts.now),
     age(row.startedAt, opts.now),

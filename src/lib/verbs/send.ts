@@ -13,6 +13,7 @@ import {checkShown, focusChoice} from './answer.js'
 import {inputEmpty, inputHolds, readDraft, readsDrafts, typedTail} from '../agents/drafts.js'
 import {Dialog, readDialog} from '../agents/dialogs.js'
 import {readLimit} from '../agents/limits.js'
+import {AgentPreset, BUILTIN_PRESETS} from '../agents/presets.js'
 import {Context} from '../config/context.js'
 
 /**
@@ -60,14 +61,16 @@ export interface SendResult {
  * Pure: what to do about a session before typing into it: `go`, `wait` (not ready yet), or a reason to
  * refuse. An agent that waits on a dialog (trust, sign-in, permission) would take the text as an answer.
  */
-export function readiness(row: SessionRow, whenIdle: boolean, answering = false): 'go' | 'wait' | {refuse: string} {
-  if (row.agent === null) return 'go' // a plain command: nothing tells when it is ready, so now
+export function readiness(row: SessionRow, whenIdle: boolean, answering = false, plain = row.agent === null): 'go' | 'wait' | {refuse: string} {
+  if (plain) return 'go' // a plain command (or a preset that reads no state: pk bg shell): nothing tells when it is ready, so now
   if (answering)
     return row.state === 'waiting'
       ? 'go'
       : {refuse: `${row.agent} in session ${row.id} is ${row.state}, not waiting on a question; nothing was typed (pk send ${row.id} TEXT types a new message)`}
   if (row.state === 'waiting')
-    return {refuse: `${row.agent} in session ${row.id} is waiting on a dialog (a question, a permission, a sign-in); answer it first: pk attach ${row.id}`}
+    return {
+      refuse: `${row.agent} in session ${row.id} is waiting on a dialog (a question, a permission, a sign-in); nothing was typed. Answer it first: ${howToAnswer(row.id, null)}`,
+    }
   // (at a usage limit its prompt takes text, which meets the limit again until the reset: the caller's
   // choice; a limit that asks a choice instead is refused from its screen, in sendText)
   if (row.state === 'idle' || row.state === 'limited') return 'go'
@@ -75,18 +78,39 @@ export function readiness(row: SessionRow, whenIdle: boolean, answering = false)
   return 'wait' // unknown: still starting, no prompt on its screen yet
 }
 
+/**
+ * Pure: how to answer what a session waits on: pk answer with the dialog's own choices where pk reads it
+ * (numbers, and the words yes / always / no where the dialog has such choices), else pk attach. The
+ * choices' labels are the agent's words, not pk's: pk logs --screen shows them, marked as the agent's.
+ */
+export function howToAnswer(id: string, dialog: Dialog | null): string {
+  if (dialog === null) return `pk answer ${id} yes|no|N (pk logs ${id} --screen shows it), or pk attach ${id}`
+  const words = (['yes', 'always', 'no'] as const).filter((w) => dialog.choices.some((c) => c.means === w))
+  const text = dialog.takesText === undefined ? '' : `, or pk answer ${id} --text WORDS`
+  return `pk answer ${id} ${[...words, ...dialog.choices.map((c) => String(c.n))].join('|')}${text} (pk logs ${id} --screen shows the choices)`
+}
+
 /** What the pane shows, with where its cursor is and how much has scrolled: a shell's Enter only moves the cursor. */
 const screen = (row: LiveRow, deadline: Deadline) => cursorAndScreen(row.tmux.socket, row.tmux.pane, deadline.callMs())
 
 const liveToSend: (row: SessionRow) => asserts row is LiveRow = (row) => checkLive(row, 'send to')
 
+/**
+ * Pure: whether a session is a plain command to pk: no agent, or a preset with no pane rules and no hooks
+ * (`pk bg shell`, a preset of your own for a REPL), whose state nothing reads: it never turns idle.
+ */
+export const isPlain = (agent: string | null, presets: readonly AgentPreset[]) => {
+  const preset = agent === null ? undefined : presets.find((p) => p.name === agent)
+  return agent === null || (preset !== undefined && preset.paneRules.length === 0 && preset.hooks === null)
+}
+
 /** Wait until the session is ready for input (within the deadline), verified again just before typing. */
-async function ready(idArg: string, ctx: Context, opts: SendOptions, deadline: Deadline): Promise<LiveRow> {
+async function ready(idArg: string, ctx: Context, opts: SendOptions, deadline: Deadline, plain: (row: SessionRow) => boolean): Promise<LiveRow> {
   let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend, {waitMs: deadline.left()})
   for (;;) {
-    const verdict = readiness(row, opts.whenIdle, opts.answering)
+    const verdict = readiness(row, opts.whenIdle, opts.answering, plain(row))
     if (verdict === 'go') return row
-    if (verdict !== 'wait') throw new PkError('not-ready', verdict.refuse)
+    if (verdict !== 'wait') throw new PkError('not-ready', await withChoices(row, verdict.refuse, deadline))
     if (deadline.passed()) {
       throw new PkError(
         'timeout',
@@ -101,6 +125,14 @@ async function ready(idArg: string, ctx: Context, opts: SendOptions, deadline: D
     liveToSend(again)
     row = again
   }
+}
+
+/** A refusal for a dialog, with the dialog's own choices where pk reads them on its screen. */
+async function withChoices(row: LiveRow, refusal: string, deadline: Deadline): Promise<string> {
+  if (row.state !== 'waiting') return refusal
+  const shown = await capturePane(row.tmux.socket, row.tmux.pane, deadline.callMs()).catch(() => null)
+  const dialog = shown === null ? null : readDialog(row.agent, shown)
+  return dialog === null ? refusal : refusal.replace(howToAnswer(row.id, null), howToAnswer(row.id, dialog))
 }
 
 /**
@@ -223,7 +255,9 @@ async function submit(row: LiveRow, clean: string, beforePaste: string, deadline
 export async function sendText(idArg: string, ctx: Context, text: string, opts: SendOptions): Promise<SendResult> {
   const clean = checkSendText(text)
   const deadline = new Deadline(opts.timeoutMs)
-  const row = await ready(idArg, ctx, opts, deadline)
+  const presets = (await ctx.config().catch(() => null))?.presets ?? BUILTIN_PRESETS
+  const plain = (r: SessionRow) => isPlain(r.agent, presets)
+  const row = await ready(idArg, ctx, opts, deadline, plain)
   const state = row.state
   const bytes = Buffer.byteLength(clean)
   const {socket, pane} = row.tmux
@@ -241,7 +275,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
   }
   // A plain command: nothing on its screen says whether it took a line (it may not echo), so the text
   // and one Enter go in one tmux call, and pk claims nothing about it (submitted: null). Never twice.
-  if (row.agent === null) {
+  if (plain(row)) {
     if (clean !== '' || opts.enter) {
       try {
         await pasteText(socket, pane, clean, {enter: opts.enter, deadlineMs: deadline.callMs()})

@@ -9,10 +9,15 @@ describe('suggesting a command for a typo', () => {
     expect(editDistance('stop', 'spot')).toBe(2)
     expect(editDistance('kitten', 'sitting')).toBe(3)
     expect(editDistance('abc', '')).toBe(3)
+    // Two neighbours swapped, the commonest typo, is one edit.
+    expect(editDistance('sl', 'ls')).toBe(1)
+    expect(editDistance('sl', 'bg')).toBe(2)
+    expect(editDistance('stpo', 'stop')).toBe(1)
   })
   it('offers the closest command only when it is close', () => {
-    const commands = ['ls', 'stop', 'start', 'send', 'attach', 'logs']
+    const commands = ['ls', 'bg', 'stop', 'start', 'send', 'attach', 'logs']
     expect(closestWord('lss', commands)).toBe('ls')
+    expect(closestWord('sl', commands)).toBe('ls')
     expect(closestWord('atach', commands)).toBe('attach')
     expect(closestWord('xyzzyplugh', commands)).toBeNull()
     expect(closestWord('x', [])).toBeNull()

@@ -25,6 +25,14 @@ describe('resolveId', () => {
   ])('%j exits %i', (id, code) => {
     expect(exitOf(() => resolveId(id, rows))).toBe(code)
   })
+  it('refuses a label where the id goes (exit 2), naming the sessions that carry it by id', () => {
+    const labelled = [row('abc12345', {label: 'lead', agent: 'claude', cwd: '/w'}), row('ffff0000', {label: 'lead'}), row('abd00000', {label: 'other'})]
+    expect(exitOf(() => resolveId('lead', labelled))).toBe(2)
+    expect(() => resolveId('lead', labelled)).toThrow(
+      /"lead" is a label, not a session id.*The sessions labelled so:\n {2}abc12345 {2}claude {2}\/w\n {2}ffff0000/s,
+    )
+    expect(() => resolveId('nobody', labelled)).toThrow(/"nobody" is not a session id: ids are/)
+  })
   it('refuses an id that two rows carry (exit 4), whichever one comes first', () => {
     const twice = [row('abc12345', {tmux: null}), row('abc12345')]
     expect(exitOf(() => resolveId('abc12345', twice))).toBe(4)

@@ -88,4 +88,8 @@ describe('pk ls --tree (issue 65)', () => {
       .map((l) => l.slice(0, '  └ d0000001'.length).trimEnd())
     expect(ids).toEqual(['a0000001', '└ c0000001', '  └ d0000001', 'b0000001', 'e0000001'])
   })
+  it('draws a child with a sibling after it with ├, and carries its line down to that sibling', () => {
+    const family = [row({id: 'p'}), row({id: 'k1', parent: 'p'}), row({id: 'g1', parent: 'k1'}), row({id: 'k2', parent: 'p'}), row({id: 'k3', parent: 'p'})]
+    expect(treeOrder(family).map((t) => t.branch + t.row.id)).toEqual(['p', '├ k1', '│ └ g1', '├ k2', '└ k3'])
+  })
 })

@@ -3,7 +3,9 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {checkSendText, lastLines} from '../../../src/lib/verbs/lifecycle.js'
-import {pasteShown, readiness} from '../../../src/lib/verbs/send.js'
+import {howToAnswer, isPlain, pasteShown, readiness} from '../../../src/lib/verbs/send.js'
+import {BUILTIN_PRESETS} from '../../../src/lib/agents/presets.js'
+import {readDialog} from '../../../src/lib/agents/dialogs.js'
 import {resumableRow} from '../../helpers/fixtures.js'
 
 const row = resumableRow
@@ -19,8 +21,21 @@ describe('pk send text (pure)', () => {
     expect(readiness(row('a', {state: 'working'}), false)).toBe('go')
     expect(readiness(row('a', {state: 'working'}), true)).toBe('wait')
     expect(readiness(row('a', {state: 'unknown'}), false)).toBe('wait')
-    expect(readiness(row('a', {state: 'waiting'}), false)).toMatchObject({refuse: expect.stringMatching(/waiting on a dialog/)})
+    expect(readiness(row('a', {state: 'waiting'}), false)).toMatchObject({
+      refuse: expect.stringMatching(/waiting on a dialog .*nothing was typed\. Answer it first: pk answer a yes\|no\|N .*or pk attach a$/),
+    })
     expect(readiness(row('a', {agent: null, state: 'unknown'}), false)).toBe('go')
+    // A preset that reads no state (pk bg shell) is a plain command: it never turns idle.
+    expect(isPlain('shell', BUILTIN_PRESETS)).toBe(true)
+    expect(isPlain('claude', BUILTIN_PRESETS)).toBe(false)
+    expect(isPlain('unknown-agent', BUILTIN_PRESETS)).toBe(false)
+    expect(readiness(row('a', {agent: 'shell', state: 'unknown'}), false, false, true)).toBe('go')
+  })
+  it("points a refused send at pk answer with the dialog's own choices, never quoting the agent's words as pk's", () => {
+    const panes = join(import.meta.dirname, '..', '..', 'fixtures', 'panes')
+    const dialog = readDialog('claude', readFileSync(join(panes, 'claude-2.1.337.waiting.permission.txt'), 'utf8'))
+    expect(howToAnswer('ab12', dialog)).toBe('pk answer ab12 yes|always|no|1|2|3|4 (pk logs ab12 --screen shows the choices)')
+    expect(howToAnswer('ab12', dialog)).not.toMatch(/proceed|switch to auto mode/)
   })
   it('the last lines of a capture, without the blank screen below the output', () => {
     expect(lastLines('a\nb\nc\n\n\n', 2)).toEqual(['b', 'c'])
