@@ -91,7 +91,8 @@ describe('pk doctor', () => {
     const agents = check(JSON.parse(result.stdout) as DoctorJson, 'agents')
     expect(agents).toMatchObject({
       status: 'warn',
-      message: 'claude 2.1.340: newer than the newest release pk is verified on (2.1.332): states and dialogs may be misread; codex 0.171.0: verified',
+      message:
+        'claude 2.1.340: newer than the newest release pk is verified on (2.1.337): working, waiting and idle come from its own record of itself; limits and dialogs, read from its screen, may be misread; codex 0.171.0: verified',
     })
     // A warning: doctor still exits 0.
     expect(result.code).toBe(0)

@@ -93,7 +93,7 @@ describe("Claude Code's record of itself", () => {
   it('is not believed stale (another start time), through a link, in a folder others can write, or as an older pid-N.json', async () => {
     const {row, set, sessions, record} = await claudeWithRecord({STANDIN_RECORD_PROC_START: '1'})
     set('waiting\tpermission prompt')
-    await new Promise((r) => setTimeout(r, 300))
+    await waitFor('the stand-in to write it', () => JSON.parse(readFileSync(record, 'utf8')).status === 'waiting', 10_000)
     // A record left by an earlier process with this pid: not this one's word. The screen no rule knows: unknown.
     expect(await rowOf(row.id)).toMatchObject({state: 'unknown', stateSource: 'none'})
     // (stale as a killed Claude leaves it: no fault of anyone's, not a problem)
