@@ -53,7 +53,8 @@ export class FakeApi {
     const child = spawn(process.execPath, [join(import.meta.dirname, 'fake-api.mjs')], {env: {...process.env, PORT: '0'}, stdio: ['ignore', 'pipe', 'inherit']})
     let out = ''
     child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')))
-    const port = await waitFor('the fake API to listen', () => /^(\d+)\n/.exec(out)?.[1], 10_000)
+    // (a node starting on a loaded machine took more than 10 s: a setup that fails is a failed check, said)
+    const port = await waitFor('the fake API to listen', () => /^(\d+)\n/.exec(out)?.[1], 60_000)
     return new FakeApi(child, Number(port))
   }
 
@@ -212,7 +213,11 @@ export class AgentLab {
         if (opts.fixture) this.screens.stands(`${state}.${opts.fixture}`, last)
         return last
       }
-      if (Date.now() > deadline) throw this.failure(`pk to say ${state}${opts.attention === undefined ? '' : ` with attention ${opts.attention}`}`, last)
+      if (Date.now() > deadline) {
+        // The screen that should have read so: the drift report compares it with the pinned release's.
+        if (opts.fixture) this.screens.stands(`${state}.${opts.fixture}`, last, true)
+        throw this.failure(`pk to say ${state}${opts.attention === undefined ? '' : ` with attention ${opts.attention}`}`, last)
+      }
       await new Promise((r) => setTimeout(r, 250))
     }
   }

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {applyPaneRules} from '../../src/lib/agents/pane-rules.js'
 import {findPreset} from '../../src/lib/agents/presets.js'
 import {readDialog} from '../../src/lib/agents/dialogs.js'
+import {readLimit} from '../../src/lib/agents/limits.js'
 import type {SessionRow} from '../../src/lib/model/contract.js'
 import {PANE_FIXTURES} from '../helpers/pane-fixtures.js'
 
@@ -69,18 +70,28 @@ export function likeness(a: string, b: string): number {
   return either === 0 ? 1 : common / either
 }
 
-/** Pure: what pk reads off a screen: the state, and the dialog's question and choices. */
+/**
+ * Pure: what pk reads off a screen: the state its rules give, the limit (which outranks them: Claude Code
+ * 2.1.337's `∷` 429 read as no limit where 2.1.332's `●` one was), and the dialog's question and choices.
+ */
 export function readingOf(agent: string, screen: string): string {
   const preset = findPreset(agent)
   const state = preset === undefined ? null : applyPaneRules(screen, preset.paneRules)
+  const shown = readLimit(agent, screen)
+  const limit = shown === null ? null : {what: shown.what, reset: shown.resetText, agentContinues: shown.agentContinues}
   const dialog = readDialog(agent, screen)
-  return JSON.stringify({state, dialog: dialog === null ? null : {question: dialog.question, choices: dialog.choices.map((c) => [c.n, c.means])}})
+  return JSON.stringify({state, limit, dialog: dialog === null ? null : {question: dialog.question, choices: dialog.choices.map((c) => [c.n, c.means])}})
 }
 
 export type Drift = {
   fixture: string
-  /** same: reads alike and looks alike; looks-different: reads alike, drawn otherwise; reads-differently: pk reads it otherwise; new: none of this release yet. */
+  /**
+   * same: reads alike and looks alike; looks-different: reads alike, drawn otherwise; reads-differently: pk
+   * reads it otherwise; new: none of this release yet (`against`, where set, is the pinned one it reads like).
+   */
   status: 'same' | 'looks-different' | 'reads-differently' | 'new'
+  /** The screen stood for the fixture as a step failed waiting for its state: what the step waited for, pk did not read. */
+  failed?: boolean
   /** The fixture compared with (this release's, else the pinned release's), or null. */
   against: string | null
   artifact: string
@@ -90,8 +101,8 @@ export type Drift = {
 export class ScreenLog {
   private n = 0
   private previous = new Map<string, string>()
-  /** Fixture name (STATE.WHAT) -> the screen that stood for it, and where it was kept. */
-  readonly standing = new Map<string, {screen: string; artifact: string}>()
+  /** Fixture name (STATE.WHAT) -> the screen that stood for it, and where it was kept (failed: a step waited for it in vain). */
+  readonly standing = new Map<string, {screen: string; artifact: string; failed?: boolean}>()
   last: string | null = null
 
   constructor(
@@ -113,8 +124,8 @@ export class ScreenLog {
     this.last = file
   }
 
-  stands(fixture: string, look: Look): void {
-    this.standing.set(fixture, {screen: generalize(look.screen, this.root), artifact: this.last ?? ''})
+  stands(fixture: string, look: Look, failed = false): void {
+    this.standing.set(fixture, {screen: generalize(look.screen, this.root), artifact: this.last ?? '', ...(failed ? {failed} : {})})
   }
 }
 
@@ -124,17 +135,18 @@ export class ScreenLog {
  */
 export function drift(agent: string, release: string, pinned: string | undefined, standing: ScreenLog['standing']): Drift[] {
   const out: Drift[] = []
-  for (const [name, {screen, artifact}] of standing) {
+  for (const [name, {screen, artifact, failed}] of standing) {
     const own = `${agent}-${release}.${name}.txt`
     const fallback = pinned === undefined || pinned === release ? null : `${agent}-${pinned}.${name}.txt`
     const against = [own, fallback].find((f) => f !== null && existsSync(join(PANE_FIXTURES, f))) ?? null
+    const mark = failed ? {failed} : {}
     if (against === null) {
-      out.push({fixture: own, status: 'new', against: null, artifact})
+      out.push({fixture: own, status: 'new', against: null, artifact, ...mark})
       continue
     }
     const kept = readFileSync(join(PANE_FIXTURES, against), 'utf8')
     const status = readingOf(agent, kept) !== readingOf(agent, screen) ? 'reads-differently' : likeness(kept, screen) < 0.5 ? 'looks-different' : 'same'
-    out.push({fixture: own, status: against === own ? status : status === 'same' ? 'new' : status, against, artifact})
+    out.push({fixture: own, status: against === own ? status : status === 'reads-differently' ? status : 'new', against, artifact, ...mark})
   }
   return out
 }
@@ -145,7 +157,9 @@ export function drift(agent: string, release: string, pinned: string | undefined
  */
 export function writeFixtures(agent: string, release: string, standing: ScreenLog['standing']): string[] {
   const written: string[] = []
-  for (const [name, {screen}] of standing) {
+  for (const [name, {screen, failed}] of standing) {
+    // (a screen a step waited on in vain is what broke, not a fixture)
+    if (failed) continue
     const file = join(PANE_FIXTURES, `${agent}-${release}.${name}.txt`)
     if (existsSync(file) && readingOf(agent, readFileSync(file, 'utf8')) === readingOf(agent, screen)) continue
     writeFileSync(file, screen)

@@ -187,14 +187,25 @@ for (const file of readdirSync(out)
   lines.push(`  ${r.agent} ${release}: ${r.steps.length - failed.length - skipped.length} of ${r.steps.length} steps passed`)
   for (const s of failed) lines.push(`    failed: ${s.name}: ${s.error.split('\n')[0]}`)
   if (skipped.length > 0) lines.push(`    not run after that: ${skipped.map((s) => s.name).join('; ')}`)
-  // (one drawn otherwise but read alike is still a fact of its release: in the report, not here)
-  for (const d of r.drift.filter((d) => d.status !== 'same' && d.status !== 'looks-different')) {
+  // What reads otherwise first, each named with its screen: that is what broke. Screens that read as the
+  // pinned release's do are counted, not listed one by one. (One drawn otherwise but read alike is still a
+  // fact of its release: in the report, not here.)
+  for (const d of r.drift.filter((d) => d.status === 'reads-differently' || (d.status === 'new' && d.against === null))) {
     drifted++
-    const why = {
-      'reads-differently': `pk reads ${d.against} otherwise than the screen seen`,
-      new: d.against === null ? 'no fixture of this release yet' : `no fixture of this release yet (it reads like ${d.against})`,
-    }[d.status]
-    lines.push(`    fixture ${d.fixture}: ${why}; the screen: ${d.artifact.replace(root + '/', '')}`)
+    const why =
+      d.status === 'reads-differently'
+        ? `pk reads this screen otherwise than ${d.against}${d.failed ? ' (the step that waited for it failed)' : ''}`
+        : `no fixture of this release yet${d.failed ? ' (the step that waited for it failed)' : ''}`
+    lines.push(
+      `    ${d.status === 'reads-differently' ? 'reads differently' : 'new screen'}: ${d.fixture}: ${why}; the screen: ${d.artifact.replace(root + '/', '')}`,
+    )
+  }
+  const alike = r.drift.filter((d) => d.status === 'new' && d.against !== null)
+  if (alike.length > 0) {
+    drifted++
+    lines.push(
+      `    ${alike.length} screen(s) read as the pinned release's fixtures do (no fixtures of ${r.release} yet): ${alike.map((d) => d.fixture.replace(/^[^.]+\./, '').replace(/\.txt$/, '')).join(', ')}`,
+    )
   }
   for (const w of r.written) lines.push(`    wrote ${w.replace(root + '/', '')}`)
 }

@@ -29,11 +29,24 @@ export function agentCheck(driver: AgentDriver, steps: (lab: () => AgentLab, ste
       drift: [],
       written: [],
     }
+    let setupFailed: string | null = null
     beforeAll(async () => {
-      lab = new AgentLab(driver, installed!)
-      await lab.start()
+      try {
+        lab = new AgentLab(driver, installed!)
+        await lab.start()
+      } catch (error) {
+        // A check that could not start is a failed check: said as one, never "1 of 1 steps passed".
+        setupFailed = error instanceof Error ? error.message : String(error)
+        report.steps.push({name: 'setup: its home, the fake model API, the agent installed', ok: false, error: setupFailed})
+        writeReport(installed!.out, report)
+        throw error
+      }
     }, 120_000)
     afterAll(async () => {
+      if (setupFailed !== null) {
+        await lab?.finish().catch(() => undefined)
+        return
+      }
       // No event told twice, and no event of this agent's put on nobody, in the whole run.
       const twice = lab.toldTwice()
       const strays = lab.strays()
@@ -53,6 +66,11 @@ export function agentCheck(driver: AgentDriver, steps: (lab: () => AgentLab, ste
         it(
           name,
           async (ctx) => {
+            if (setupFailed !== null) {
+              report.steps.push({name, ok: false, skipped: true, error: 'not run: its setup failed'})
+              writeReport(installed!.out, report)
+              ctx.skip()
+            }
             if (lab.broken !== null) {
               report.steps.push({name, ok: false, skipped: true, error: `not run: "${lab.broken}" failed before it`})
               ctx.skip()
