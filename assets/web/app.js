@@ -411,8 +411,9 @@ function wire() {
     event.preventDefault()
     const input = $('question-text')
     if (input.value === '') return
-    const dialog = $('question').dataset.dialog
-    if (await act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {text: input.value, ...(dialog ? {dialog} : {})}, 'answered')) input.value = ''
+    // (pinned to the question shown: its digest, or none where pk read no dialog there)
+    const dialog = $('question').dataset.dialog || 'none'
+    if (await act(`/api/sessions/${encodeURIComponent(selected)}/answer`, {text: input.value, dialog}, 'answered')) input.value = ''
   })
   $('stop').addEventListener('click', async () => {
     const row = rows.get(selected)

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {PkCommand, schemaHead} from '../command-base.js'
 import {parseAnswer} from '../lib/agents/dialogs.js'
 import {Outcome, PkError} from '../lib/model/errors.js'
-import {answerDialog} from '../lib/verbs/answer.js'
+import {NO_DIALOG, answerDialog} from '../lib/verbs/answer.js'
 import {sendText} from '../lib/verbs/send.js'
 import {readTextStdin} from '../invocation/input.js'
 import {out, printJson} from '../invocation/output.js'
@@ -27,7 +27,8 @@ pk send (a session that is not waiting is refused with exit 1, nothing typed); o
 choices, into its "Type something." field. --stdin takes the text from standard input instead (it never
 shows on a command line, which every user can read).
 With --dialog DIGEST (what pk logs ID --screen --json says of the dialog), only that dialog is answered: one
-that changed since (the agent asked about another command) is refused with exit 5, nothing typed.`
+that changed since (the agent asked about another command) is refused with exit 5, nothing typed; --dialog none
+answers only while the screen shows no dialog pk reads (words for a question seen without one).`
   static override examples = [
     '<%= config.bin %> answer 3f9a yes',
     '<%= config.bin %> answer 3f9a no',
@@ -54,8 +55,8 @@ that changed since (the agent asked about another command) is refused with exit 
     const {args, flags} = await this.parse(Answer)
     if ([args.answer !== undefined, flags.text !== undefined, flags.stdin].filter(Boolean).length !== 1)
       throw new PkError('bad-flags', 'give an answer (yes, always, no or a number), --text TEXT or --stdin: one of them')
-    if (flags.dialog !== undefined && !/^[0-9a-f]{16}$/.test(flags.dialog))
-      throw new PkError('bad-flags', `--dialog takes a dialog's digest (16 hex digits, pk logs ID --screen --json), not ${JSON.stringify(flags.dialog)}`)
+    if (flags.dialog !== undefined && !/^[0-9a-f]{16}$/.test(flags.dialog) && flags.dialog !== NO_DIALOG)
+      throw new PkError('bad-flags', `--dialog takes a dialog's digest (16 hex digits, pk logs ID --screen --json) or none, not ${JSON.stringify(flags.dialog)}`)
     const words = flags.stdin ? await readTextStdin('pk answer') : flags.text
     if (words === '') throw new PkError('bad-text', 'no text to answer with: --text needs the words (Enter alone would pick whatever the screen highlights)')
     if (words !== undefined) {

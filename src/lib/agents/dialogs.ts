@@ -33,6 +33,8 @@ export interface Dialog {
    * text: the same question about another command is another dialog (the next tool call's).
    */
   body: string
+  /** The dialog as drawn, every line of it (see frameOf), where pk reads one: what its digest covers beside the rest. */
+  frame?: string
   /**
    * An agent's question (Claude Code's question tool), not a permission: the number of its choice that
    * takes words ("Type something."), whose keys only move there (pk answer --text types the words).
@@ -197,19 +199,43 @@ function claudeQuestion(lines: string[]): Dialog | null {
  * "Tip: auto mode handles these prompts for you ...", wrapped at the pane's width).
  */
 function claudeAsks(lines: string[], question: number): string {
-  let top = question - 1
-  while (top >= 0 && !/^\u2500{8,}\s*$/.test(lines[top]!) && question - top < 40) top--
+  const top = claudeFrameTop(lines, question)
   const width = top >= 0 ? lines[top]!.trimEnd().length : 0
   const shown: string[] = []
   let inTip = false
+  let boxed = false
   for (let i = top + 1; i < question; i++) {
     const line = lines[i]!
-    if (/^\s*Tip:/.test(line)) inTip = true
-    else if (inTip && lines[i - 1]!.trimEnd().length < width - 12) inTip = false
+    // Its tip comes before the box (╌) that holds the command: inside it, every line is what is asked, a
+    // command that starts "Tip:" too (taken for a tip, it went missing from what pk showed and hashed).
+    if (/^\s*\u254C{8,}\s*$/.test(line)) boxed = true
+    if (!boxed && /^\s*Tip:/.test(line)) inTip = true
+    else if (inTip && (boxed || lines[i - 1]!.trimEnd().length < width - 12)) inTip = false
     if (!inTip) shown.push(line)
   }
   return bodyOf(shown, 0, shown.length)
 }
+
+/** Where Claude Code's permission dialog opens: the rule above its question (within 40 lines), or -1. */
+function claudeFrameTop(lines: string[], question: number): number {
+  let top = question - 1
+  while (top >= 0 && !/^\u2500{8,}\s*$/.test(lines[top]!) && question - top < 40) top--
+  return top
+}
+
+/** The last line of a choice list that begins at `start` (see numbered). */
+const lastChoiceLine = (lines: string[], start: number) => numbered(lines, start).last
+
+/**
+ * Pure: the dialog as drawn, from its opening rule to its last line, every line as it is (a tip included),
+ * where the mark stands left out: what a digest covers, so that nothing of what is approved can differ
+ * between two dialogs of one digest, whatever pk makes of it for showing.
+ */
+const frameOf = (lines: string[], from: number, to: number) =>
+  lines
+    .slice(Math.max(0, from), to + 1)
+    .map((l) => l.replace(/\u276F/g, ' ').trimEnd())
+    .join('\n')
 
 /** Claude Code's offer (2.1.332, in manual permission mode until answered once: claude-2.1.332.waiting.auto-mode-offer.txt). */
 const OFFER_QUESTION = /^\s*Make auto mode your default permission mode\?\s*$/
@@ -259,6 +285,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
       agent,
       question: lines[found.question]!.replace(/\u2502/g, '').trim(),
       body: claudeAsks(lines, found.question),
+      frame: frameOf(lines, claudeFrameTop(lines, found.question) + 1, lastChoiceLine(lines, found.start)),
       choices: found.choices.map((c) => ({...c, means: meaning(c.label), keys: [String(c.n)]})),
     }
   }
@@ -334,7 +361,13 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
  * next tool call's) is another dialog; where the mark stands is not part of it.
  */
 export function dialogDigest(dialog: Dialog): string {
-  const named = {agent: dialog.agent, question: dialog.question, body: dialog.body, choices: dialog.choices.map((c) => [c.n, c.label, c.note ?? null])}
+  const named = {
+    agent: dialog.agent,
+    question: dialog.question,
+    body: dialog.body,
+    choices: dialog.choices.map((c) => [c.n, c.label, c.note ?? null]),
+    ...(dialog.frame === undefined ? {} : {frame: dialog.frame}),
+  }
   return sha256Hex(JSON.stringify(named)).slice(0, 16)
 }
 

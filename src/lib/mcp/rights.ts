@@ -1,13 +1,16 @@
 import {PkError} from '../model/errors.js'
 
 /**
- * What a pk MCP server may do (issue 65): `read` lists, reads, waits and shows changes anywhere; `act`
- * starts sessions and sends to, answers and stops only the caller's own children; `fleet` extends `act` to
- * every session; `land` lands the caller's children's work. Guard rails against a confused or injected
- * agent, not a sandbox: an agent with a shell as you can run pk itself (docs/mcp.md says so).
+ * What a pk MCP server may do (issue 65, 72): `read` lists, reads, waits and shows changes anywhere; `act`
+ * starts agent presets as pk starts them (no command, no arguments of the caller's) and sends to, answers and
+ * stops only the caller's own children; `exec` lets start_session run any command, or an agent with arguments
+ * of the caller's (which can switch off the agent's own permission checks); `fleet` extends `act` to every
+ * session; `land` lands the caller's children's work. A session a pk mcp started gets, in its own pk mcp, at
+ * most the rights its parent's had (mcp-ceiling.ts). Guard rails against a confused or injected agent whose
+ * only tools are pk's; an agent with a shell as you can run pk itself (docs/mcp.md says so).
  */
 
-export const RIGHTS = ['read', 'act', 'fleet', 'land'] as const
+export const RIGHTS = ['read', 'act', 'exec', 'fleet', 'land'] as const
 export type Right = (typeof RIGHTS)[number]
 export const DEFAULT_RIGHTS = 'read,act'
 
@@ -54,14 +57,26 @@ export const isChildOf = (caller: Caller, target: {id: string; parent: string | 
 
 /**
  * Pure: why `tool` is refused for this caller with these rights (on `target`, for the tools that act on a
- * session), or null when it may go ahead. Decided by the rights and by identity, never by what any
- * session's output says.
+ * session; with its arguments, for start_session's command), or null when it may go ahead. Decided by the
+ * rights and by identity, never by what any session's output says.
  */
-export function refusal(tool: ToolName, rights: ReadonlySet<Right>, caller: Caller, target: {id: string; parent: string | null} | null): string | null {
+export function refusal(
+  tool: ToolName,
+  rights: ReadonlySet<Right>,
+  caller: Caller,
+  target: {id: string; parent: string | null} | null,
+  args: {command?: unknown} = {},
+): string | null {
   const need = TOOLS[tool]
   if (need === 'read') return rights.has('read') ? null : `${tool} needs the read right, which this pk mcp was not given (--allow)`
   if (need === 'land' && !rights.has('land')) return `${tool} needs the land right, which this pk mcp was not given (--allow ...,land)`
   if (need === 'act' && !rights.has('act') && !rights.has('fleet')) return `${tool} needs the act right, which this pk mcp was not given (--allow read,act)`
+  if (tool === 'start_session' && Array.isArray(args.command) && args.command.length > 0 && !rights.has('exec'))
+    return `start_session with a command, or an agent with arguments of the caller's, needs the exec right, which this pk mcp was not given (--allow ...,exec): with act it starts an agent preset as pk starts it`
   if (target === null || rights.has('fleet') || isChildOf(caller, target)) return null
   return `session ${target.id} is not a child of the caller (${callerName(caller)}): with --allow act, pk mcp acts only on sessions the caller started; --allow fleet extends it to every session`
 }
+
+/** Pure: the rights a server holds for a caller whose session has a ceiling (mcp-ceiling.ts): those in both. */
+export const withinCeiling = (rights: ReadonlySet<Right>, ceiling: readonly string[] | null): Set<Right> =>
+  ceiling === null ? new Set(rights) : new Set([...rights].filter((r) => ceiling.includes(r)))

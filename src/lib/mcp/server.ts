@@ -11,14 +11,16 @@ import {describeError, ExitCode, PkError} from '../model/errors.js'
 import {processSource} from '../proc/source.js'
 import {StateDir} from '../registry/state-dir.js'
 import {appendAudit} from '../registry/mcp-audit.js'
-import {Caller, isChildOf, refusal, Right, ToolName} from './rights.js'
+import {Caller, isChildOf, refusal, Right, ToolName, withinCeiling} from './rights.js'
+import {readCeiling, writeCeiling} from '../registry/mcp-ceiling.js'
 import {readOff} from '../registry/mcp-switch.js'
 import * as tools from './tools.js'
 
 /**
- * `pk mcp`: pk's verbs as MCP tools on stdio, on the official SDK. Each call: the kill switch, then who
- * calls (the session this server runs under, by process identity, found once), then the rights, then the
- * verb, under its own checks; every call is written to the audit log, refused or not.
+ * `pk mcp`: pk's verbs as MCP tools on stdio, on the official SDK. Each call: who calls (the session this
+ * server runs under, by process identity, found once), its start in the audit log (or nothing is done), the
+ * kill switch, the rights, then the verb, under its own checks, the switch read again before anything is
+ * typed, started, stopped or landed and while it waits; its end in the audit log, refused or not.
  */
 
 export interface McpOptions {
@@ -128,21 +130,27 @@ const SPECS = {
 } as const
 
 /** What each tool does once allowed: one of pk's verbs. */
-function runners(ctx: Context, caller: () => Promise<Caller>, started: Set<string>, setupOutput: Writable): Record<ToolName, Run> {
+function runners(
+  ctx: Context,
+  caller: () => Promise<Caller>,
+  onStarted: (id: string) => Promise<void>,
+  setupOutput: Writable,
+  live: () => void,
+): Record<ToolName, Run> {
   const isChild = async () => {
     const who = await caller()
     return (row: {id: string; parent: string | null}) => isChildOf(who, row)
   }
   return {
     list_sessions: (async (a: tools.ListArgs) => tools.listSessions(ctx, a, await isChild())) as Run,
-    start_session: (async (a: tools.StartArgs) => tools.startSession(ctx, a, setupOutput, (sid) => started.add(sid))) as Run,
-    send_message: (async (a: {id: string; text: string; when_idle?: boolean}) => tools.sendMessage(ctx, a.id, a.text, a.when_idle === true)) as Run,
-    answer_dialog: (async (a: {id: string} & tools.AnswerArgs) => tools.answer(ctx, a.id, a)) as Run,
-    wait_for: (async (a: tools.WaitArgs, progress: (n: number, what: string) => void) => tools.waitFor(ctx, a, await caller(), progress)) as Run,
+    start_session: (async (a: tools.StartArgs) => tools.startSession(ctx, a, setupOutput, onStarted, live)) as Run,
+    send_message: (async (a: {id: string; text: string; when_idle?: boolean}) => tools.sendMessage(ctx, a.id, a.text, a.when_idle === true, live)) as Run,
+    answer_dialog: (async (a: {id: string} & tools.AnswerArgs) => tools.answer(ctx, a.id, a, live)) as Run,
+    wait_for: (async (a: tools.WaitArgs, progress: (n: number, what: string) => void) => tools.waitFor(ctx, a, await caller(), progress, live)) as Run,
     read_session: (async (a: {id: string; lines?: number}) => tools.readSession(ctx, a.id, a.lines)) as Run,
     session_changes: (async (a: {id: string}) => tools.sessionChanges(ctx, a.id)) as Run,
-    stop_session: (async (a: {id: string; force?: boolean}) => tools.stop(ctx, a.id, a.force === true)) as Run,
-    land_session: (async (a: {id: string} & tools.LandArgs) => tools.land(ctx, a.id, a)) as Run,
+    stop_session: (async (a: {id: string; force?: boolean}) => (live(), tools.stop(ctx, a.id, a.force === true))) as Run,
+    land_session: (async (a: {id: string} & tools.LandArgs) => (live(), tools.land(ctx, a.id, a))) as Run,
   }
 }
 
@@ -181,7 +189,19 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
   const started = new Set<string>()
   const caller = callerOf(ctx, started)
   const server = new McpServer({name: 'pk', version: opts.version}, {capabilities: {tools: {}}})
-  const run = runners(ctx, caller, started, opts.setupOutput)
+  /** What this server may do for its caller: its --allow, cut down to the ceiling its parent's pk mcp set (mcp-ceiling.ts). */
+  const rightsOf = (who: Caller) => withinCeiling(opts.rights, who.session === null ? null : readCeiling(state, who.session))
+  /** A session this server started: its own pk mcp gets at most what this one holds for its caller. */
+  const onStarted = async (sid: string) => {
+    started.add(sid)
+    await writeCeiling(state, sid, [...rightsOf(await caller())])
+  }
+  /** The kill switch: read at the start of every call, and again before anything is typed and while a call waits. */
+  const live = () => {
+    const off = readOff(state)
+    if (off !== null) throw new PkError('mcp-off', `pk mcp is off (since ${off.at}: ${off.why}); pk mcp --on turns it on again`)
+  }
+  const run = runners(ctx, caller, onStarted, opts.setupOutput, live)
   for (const [name, tool] of Object.entries(SPECS) as [ToolName, (typeof SPECS)[ToolName]][]) {
     server.registerTool(
       name,
@@ -202,12 +222,17 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
     let outcome: CallToolResult
     let code: string | null = null
     let exit: number = ExitCode.ok
+    let begun = false
     try {
-      const off = readOff(state)
-      if (off !== null) throw new PkError('mcp-off', `pk mcp is off (since ${off.at}: ${off.why}); pk mcp --on turns it on again`)
-      who = await caller()
+      // Who calls first (finding it acts on nothing): a refused call is written with its caller too.
+      who = await caller().catch(() => null)
+      // The log fails closed: a call it cannot hold is not done.
+      audit(who, name, args, 'start')
+      begun = true
+      live()
+      who ??= await caller()
       const target = SPECS[name].target === 'id' ? await tools.targetOf(ctx, String(args.id)) : null
-      const why = refusal(name, opts.rights, who, target)
+      const why = refusal(name, rightsOf(who), who, target, args)
       if (why !== null) throw new PkError('mcp-refused', `${why}; nothing was done`)
       if (target !== null) args = {...args, id: target.id}
       outcome = answered(await run(args))
@@ -217,15 +242,27 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
       exit = described.exitCode
       outcome = refused(code, exit, described.message)
     }
-    audit(who, name, args, exit, code)
+    if (begun) {
+      try {
+        audit(who, name, args, 'end', exit, code)
+      } catch (error) {
+        opts.warn(`pk mcp: the end of a ${name} call could not be written to the audit log: ${describeError(error).message}\n`)
+      }
+    }
     return outcome
   }
 
-  function audit(who: Caller | null, tool: string, args: unknown, exit: number, code: string | null) {
+  /** One line of the audit log; throws (mcp-audit) when it cannot be written. */
+  function audit(who: Caller | null, tool: string, args: unknown, phase: 'start' | 'end', exit: number | null = null, code: string | null = null) {
     try {
-      appendAudit(state, {at: new Date().toISOString(), session: who?.session ?? null, pid: process.pid, tool, args, exit, code})
+      appendAudit(state, {at: new Date().toISOString(), phase, session: who?.session ?? null, pid: process.pid, tool, args, exit, code})
     } catch (error) {
-      opts.warn(`pk mcp: the audit log could not be written: ${describeError(error).message}\n`)
+      const why = describeError(error).message
+      opts.warn(`pk mcp: the audit log could not be written: ${why}\n`)
+      throw new PkError(
+        'mcp-audit',
+        `pk mcp could not write this call to its audit log (${why}), so it did nothing; pk doctor says how to fix the state folder`,
+      )
     }
   }
 

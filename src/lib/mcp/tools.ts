@@ -71,10 +71,11 @@ export interface StartArgs {
 }
 
 /** pk bg (its parent found by identity, as for any pk bg run among a session's processes), then the first message when idle. */
-export async function startSession(ctx: Context, args: StartArgs, setupOutput: Writable, onStarted: (id: string) => void) {
+export async function startSession(ctx: Context, args: StartArgs, setupOutput: Writable, onStarted: (id: string) => Promise<void>, live: () => void) {
   if (args.agent === undefined && (args.command === undefined || args.command.length === 0))
     throw new PkError('no-command', 'start_session needs an agent (a preset: claude, codex, gemini, opencode, pi, aider) or a command')
   if (args.branch !== undefined && args.worktree !== true) throw new PkError('bad-flags', 'branch goes with worktree: true')
+  live()
   const started = await launch(ctx, {
     agent: args.agent,
     extra: args.command ?? [],
@@ -85,9 +86,11 @@ export async function startSession(ctx: Context, args: StartArgs, setupOutput: W
     // (never the MCP stream: the command hands in stderr)
     setupOutput,
   })
-  onStarted(started.id)
+  await onStarted(started.id)
   const sent =
-    args.message === undefined ? null : await sendText(started.id, ctx, args.message, {enter: true, timeoutMs: FIRST_MESSAGE_TIMEOUT_MS, whenIdle: true})
+    args.message === undefined
+      ? null
+      : await sendText(started.id, ctx, args.message, {enter: true, timeoutMs: FIRST_MESSAGE_TIMEOUT_MS, whenIdle: true, check: live})
   return {
     id: started.id,
     agent: started.record.agent,
@@ -97,8 +100,8 @@ export async function startSession(ctx: Context, args: StartArgs, setupOutput: W
   }
 }
 
-export async function sendMessage(ctx: Context, id: string, text: string, whenIdle: boolean) {
-  return sendText(id, ctx, text, {enter: true, timeoutMs: whenIdle ? 10 * 60_000 : ACTION_TIMEOUT_MS, whenIdle})
+export async function sendMessage(ctx: Context, id: string, text: string, whenIdle: boolean, live: () => void) {
+  return sendText(id, ctx, text, {enter: true, timeoutMs: whenIdle ? 10 * 60_000 : ACTION_TIMEOUT_MS, whenIdle, check: live})
 }
 
 export interface AnswerArgs {
@@ -108,7 +111,7 @@ export interface AnswerArgs {
 }
 
 /** pk answer: a choice (yes, no, always, a number) for a dialog, or words for a question; pinned to the dialog read when its digest is given. */
-export async function answer(ctx: Context, id: string, args: AnswerArgs) {
+export async function answer(ctx: Context, id: string, args: AnswerArgs, live: () => void) {
   if ((args.answer === undefined) === (args.text === undefined))
     throw new PkError('bad-flags', 'answer_dialog takes answer (yes, no, always, a number) or text, one of them')
   if (args.text !== undefined)
@@ -117,10 +120,12 @@ export async function answer(ctx: Context, id: string, args: AnswerArgs) {
       timeoutMs: ACTION_TIMEOUT_MS,
       whenIdle: false,
       answering: true,
+      check: live,
       ...(args.dialog ? {dialog: args.dialog} : {}),
     })
   const choice = parseAnswer(args.answer!)
   if (choice === null) throw new PkError('bad-flags', `answer ${JSON.stringify(args.answer)}: yes, no, always, or the number of a choice`)
+  live()
   const done = await answerDialog(id, ctx, choice, {timeoutMs: ACTION_TIMEOUT_MS, ...(args.dialog ? {dialog: args.dialog} : {})})
   const {question, choice: chosen, ...own} = done
   return {...own, choice: chosen.n, dialog: untrusted(`the dialog of session ${done.id}, as its agent drew it`, {question, choice: chosen.label})}
@@ -213,7 +218,7 @@ export function waitIds(args: WaitArgs, caller: Caller): {idArgs: string[]; chil
 }
 
 /** pk wait, telling how it goes after each look (MCP progress), up to its timeout. */
-export async function waitFor(ctx: Context, args: WaitArgs, caller: Caller, progress: (looks: number, states: string) => void) {
+export async function waitFor(ctx: Context, args: WaitArgs, caller: Caller, progress: (looks: number, states: string) => void, live: () => void) {
   const {idArgs, childrenOf} = waitIds(args, caller)
   const look = lookAtSessions(ctx)
   let looks = 0
@@ -227,6 +232,8 @@ export async function waitFor(ctx: Context, args: WaitArgs, caller: Caller, prog
     timeoutMs: (args.timeout_seconds ?? 300) * 1000,
     intervalMs: 500,
     look: async (ms) => {
+      // (the switch turned off ends a wait at once, refused)
+      live()
       const seen = await look(ms)
       looks += 1
       progress(

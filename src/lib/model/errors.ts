@@ -87,6 +87,7 @@ export const ERRORS = {
   'no-such-session': {exit: ExitCode.noSuchSession, meaning: 'no session has that id'},
   'no-terminal': {exit: ExitCode.failure, meaning: 'pk attach needs a terminal: use --print for the tmux command'},
   'no-view': {exit: ExitCode.refused, meaning: 'pk cannot see which processes are whose here (/proc or ps, the boot, the clock): it refuses to write'},
+  'mcp-audit': {exit: ExitCode.refused, meaning: 'pk mcp: the call could not be written to its audit log (STATE/mcp/audit.jsonl), so it was not done'},
   'mcp-off': {exit: ExitCode.refused, meaning: 'pk mcp: every pk MCP server refuses every call (pk mcp --off): pk mcp --on turns them on again'},
   'mcp-refused': {
     exit: ExitCode.refused,

@@ -5,9 +5,10 @@ import {appendRegularFile, isPrivateDir} from './files.js'
 import {StateDir} from './state-dir.js'
 
 /**
- * pk mcp's audit log: one JSON line per call, appended to STATE/mcp/audit.jsonl (0600, never through a
- * link or into a FIFO): when, who called (by identity), the tool, its arguments with long text cut, and
- * how it ended (the exit pk's command would give).
+ * pk mcp's audit log: two JSON lines per call, appended to STATE/mcp/audit.jsonl (0600, never through a
+ * link or into a FIFO, in a folder only you can write): one as it starts (a call that cannot be written is
+ * refused, nothing done: the log fails closed), one as it ends. Each says when, who called (by identity), the
+ * tool, its arguments with long text cut, and (at the end) how it ended (the exit pk's command would give).
  */
 
 export const mcpDir = (state: StateDir) => join(state.root, 'mcp')
@@ -18,13 +19,15 @@ export const AUDIT_TEXT_MAX = 200
 
 export interface AuditEntry {
   at: string
+  /** `start`: written before the call does anything (a call that cannot be written is not done); `end`: how it ended. */
+  phase: 'start' | 'end'
   /** The caller's session id, or null (the server itself, outside every session). */
   session: string | null
   pid: number
   tool: string
   args: unknown
-  /** 0 when done; else the exit the command would give. */
-  exit: number
+  /** 0 when done; else the exit the command would give; null at the start. */
+  exit: number | null
   /** The error's code when refused or failed (mcp-refused, mcp-off, no-such-session, ...). */
   code: string | null
 }

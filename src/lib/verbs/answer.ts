@@ -83,18 +83,22 @@ export async function answerDialog(
   return {...result, confirmed}
 }
 
+/** What a caller pins an answer to when it saw a question pk reads no dialog of (the page's words): no dialog now either. */
+export const NO_DIALOG = 'none'
+
 /**
- * The dialog on the screen is the one the caller answers (`--dialog DIGEST`, what the page showed): else
- * nothing is typed. A tap on the page answers only the dialog the person saw; one that changed since (the
- * agent asked about another command) is refused.
+ * The dialog on the screen is the one the caller answers (`--dialog DIGEST`, what the page showed; `none`:
+ * it saw none): else nothing is typed. A tap on the page answers only the dialog the person saw; one that
+ * changed since (the agent asked about another command) is refused. The refusal is in pk's words only: what
+ * the dialog now asks is the agent's text, shown marked as such by pk logs --screen --json.
  */
 export function checkShown(row: Pick<SessionRow, 'id' | 'agent'>, dialog: Dialog | null, digest: string | undefined): void {
-  if (digest === undefined || (dialog !== null && dialogDigest(dialog) === digest)) return
+  if (digest === undefined || (dialog !== null && dialogDigest(dialog) === digest) || (dialog === null && digest === NO_DIALOG)) return
   throw new PkError(
     'dialog-changed',
     dialog === null
       ? `session ${row.id} shows no dialog now, not the one answered (${digest}); nothing was typed`
-      : `${row.agent}'s dialog in session ${row.id} is not the one answered: it asks "${dialog.question}"${dialog.body ? ` about ${JSON.stringify(dialog.body.split('\n').at(-1))}` : ''} now (${dialogDigest(dialog)}, not ${digest}); nothing was typed: look at it again (pk logs ${row.id} --screen --json)`,
+      : `${row.agent}'s dialog in session ${row.id} is not the one answered: it is ${dialogDigest(dialog)} now, not ${digest}; nothing was typed: look at it again (pk logs ${row.id} --screen --json)`,
   )
 }
 

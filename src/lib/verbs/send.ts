@@ -43,6 +43,11 @@ export interface SendOptions {
   answering?: boolean
   /** With `answering`: the question answered (its digest, `pk answer --dialog`): another on the screen gets nothing. */
   dialog?: string
+  /**
+   * Asked while the send waits and right before anything is typed: throws to stop it, nothing typed (pk mcp's
+   * kill switch, turned off while a call waited for its session to be ready).
+   */
+  check?: () => void
 }
 
 export interface SendResult {
@@ -108,6 +113,7 @@ export const isPlain = (agent: string | null, presets: readonly AgentPreset[]) =
 async function ready(idArg: string, ctx: Context, opts: SendOptions, deadline: Deadline, plain: (row: SessionRow) => boolean): Promise<LiveRow> {
   let row: LiveRow = await resolveChecked(idArg, ctx, liveToSend, {waitMs: deadline.left()})
   for (;;) {
+    opts.check?.()
     const verdict = readiness(row, opts.whenIdle, opts.answering, plain(row))
     if (verdict === 'go') return row
     if (verdict !== 'wait') throw new PkError('not-ready', await withChoices(row, verdict.refuse, deadline))
@@ -276,6 +282,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
   // A plain command: nothing on its screen says whether it took a line (it may not echo), so the text
   // and one Enter go in one tmux call, and pk claims nothing about it (submitted: null). Never twice.
   if (plain(row)) {
+    opts.check?.()
     if (clean !== '' || opts.enter) {
       try {
         await pasteText(socket, pane, clean, {enter: opts.enter, deadlineMs: deadline.callMs()})
@@ -322,6 +329,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
       )
   }
   const beforePaste = await beforeTyping(screen(row, deadline), deadline, `session ${row.id}`)
+  opts.check?.()
   if (clean !== '') {
     await paste(row, clean, beforePaste, deadline, typed)
     if (opts.enter) await sleep(PASTE_SETTLE_MS)

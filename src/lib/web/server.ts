@@ -9,7 +9,7 @@ import {parseAnswer} from '../agents/dialogs.js'
 import {Context} from '../config/context.js'
 import {SessionRow} from '../model/contract.js'
 import {describeError, ExitCode, PkError} from '../model/errors.js'
-import {answerDialog} from '../verbs/answer.js'
+import {NO_DIALOG, answerDialog} from '../verbs/answer.js'
 import {readLogs, resumeSession, screenOf, stopSession} from '../verbs/lifecycle.js'
 import {sendText} from '../verbs/send.js'
 import {continueSession} from '../verbs/continue.js'
@@ -305,21 +305,22 @@ export function buildApp(opts: WebOptions): {app: Hono; feed: SessionFeed} {
     const data = await body(c)
     const id = c.req.param('id')
     const dialog = text(data, 'dialog')
-    if (dialog !== null && !/^[0-9a-f]{16}$/.test(dialog)) return fail(c, 400, 'bad-flags', 'dialog is the digest the screen gave', ExitCode.usage)
-    const pinned = dialog === null ? [] : ['--dialog', dialog]
+    if (dialog !== null && !/^[0-9a-f]{16}$/.test(dialog) && dialog !== NO_DIALOG)
+      return fail(c, 400, 'bad-flags', 'dialog is the digest the screen gave (none where it gave no dialog)', ExitCode.usage)
+    // Words as a choice: pinned to the question they answer (its digest, or none where the page read no dialog).
+    if (dialog === null)
+      return fail(c, 400, 'bad-flags', 'an answer says which dialog it answers (dialog: the digest the screen gave, or none)', ExitCode.usage)
+    const pinned = ['--dialog', dialog]
     const words = text(data, 'text')
     if (words !== null) {
       if (words === '') return fail(c, 400, 'bad-text', 'no text to answer with', ExitCode.usage)
       // (the words on the host's pk's standard input: never in ssh's argv nor in its, which any user can read)
       const remote = await onHost(c, (id) => ['answer', id, '--stdin', ...pinned, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)], {input: words})
       if (remote !== null) return remote
-      return act(c, () =>
-        sendText(id, opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false, answering: true, ...(dialog === null ? {} : {dialog})}),
-      )
+      return act(c, () => sendText(id, opts.ctx, words, {enter: true, timeoutMs: ACTION_TIMEOUT_MS, whenIdle: false, answering: true, dialog}))
     }
     const answer = parseAnswer(text(data, 'answer') ?? '')
     if (answer === null) return fail(c, 400, 'bad-flags', 'an answer is yes, always, no, or the number of a choice', ExitCode.usage)
-    if (dialog === null) return fail(c, 400, 'bad-flags', 'an answer says which dialog it answers (dialog: the digest the screen gave)', ExitCode.usage)
     const remote = await onHost(c, (id) => ['answer', id, text(data, 'answer')!, ...pinned, '--json', '--timeout', String(ACTION_TIMEOUT_MS / 1000)])
     if (remote !== null) return remote
     return act(c, () => answerDialog(id, opts.ctx, answer, {timeoutMs: ACTION_TIMEOUT_MS, dialog}))

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {Caller, parseRights, refusal, TOOLS} from '../../../src/lib/mcp/rights.js'
+import {Caller, parseRights, refusal, TOOLS, withinCeiling} from '../../../src/lib/mcp/rights.js'
 
 const lead: Caller = {session: 'aaaaaaaa', pid: 10, startTime: 5, started: new Set()}
 const outside: Caller = {session: null, pid: 11, startTime: 6, started: new Set(['cccccccc'])}
@@ -10,8 +10,22 @@ const stranger = {id: 'dddddddd', parent: null}
 describe("pk mcp's rights (pure)", () => {
   it('reads --allow; an unknown right or none is a usage error', () => {
     expect([...parseRights('read, act')]).toEqual(['read', 'act'])
-    expect(() => parseRights('read,admin')).toThrow(/"admin": the rights are read, act, fleet, land/)
+    expect(() => parseRights('read,admin')).toThrow(/"admin": the rights are read, act, exec, fleet, land/)
     expect(() => parseRights(',')).toThrow(/--allow takes rights/)
+  })
+
+  it("exec: a command, or an agent with arguments of the caller's, only with it; an agent preset as pk starts it with act", () => {
+    const act = parseRights('read,act')
+    expect(refusal('start_session', act, lead, null, {command: ['sh', '-c', 'pk stop x']})).toMatch(/needs the exec right/)
+    expect(refusal('start_session', parseRights('read,fleet'), lead, null, {command: ['--dangerously-skip-permissions']})).toMatch(/needs the exec right/)
+    expect(refusal('start_session', act, lead, null, {command: []})).toBeNull()
+    expect(refusal('start_session', parseRights('read,act,exec'), lead, null, {command: ['make', 'test']})).toBeNull()
+  })
+
+  it("a child's own pk mcp holds at most its parent's rights", () => {
+    expect([...withinCeiling(parseRights('read,act,exec,fleet,land'), ['read', 'act'])]).toEqual(['read', 'act'])
+    expect([...withinCeiling(parseRights('read'), ['read', 'act'])]).toEqual(['read'])
+    expect([...withinCeiling(parseRights('read,act'), null)]).toEqual(['read', 'act'])
   })
 
   it('read: anywhere; without it, nothing is read', () => {

@@ -46,7 +46,14 @@ const audit = () =>
   readFileSync(join(root, 'state', 'mcp', 'audit.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as {tool: string; exit: number; code: string | null; session: string | null})
+    .map((l) => JSON.parse(l) as {phase: string; tool: string; exit: number | null; code: string | null; session: string | null})
+    .filter((l) => l.phase === 'end')
+const starts = () =>
+  readFileSync(join(root, 'state', 'mcp', 'audit.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as {phase: string; tool: string; exit: number | null})
+    .filter((l) => l.phase === 'start')
 
 describe('pk mcp (in memory)', () => {
   it('lists its nine tools, each with a JSON Schema for its input; ends when its client closes', async () => {
@@ -90,6 +97,47 @@ describe('pk mcp (in memory)', () => {
     const listed = await client.callTool({name: 'list_sessions', arguments: {}})
     expect(listed).toMatchObject({structuredContent: {sessions: []}})
     expect(audit().map((l) => l.code)).toEqual(['mcp-off', null])
+    // Each call written as it started, too, before anything was done.
+    expect(starts()).toEqual([expect.objectContaining({tool: 'list_sessions', exit: null}), expect.objectContaining({tool: 'list_sessions', exit: null})])
+    await client.close()
+  })
+
+  it("act starts agent presets as pk starts them: a command, or arguments of the caller's, need exec (issue 72)", async () => {
+    const {client} = await connect('read,act')
+    for (const args of [{command: ['sh', '-c', 'pk stop OTHER --force']}, {agent: 'claude', command: ['--dangerously-skip-permissions']}]) {
+      const result = await client.callTool({name: 'start_session', arguments: args})
+      expect(result).toMatchObject({
+        isError: true,
+        structuredContent: {error: {code: 'mcp-refused', exit: 5, message: expect.stringMatching(/needs the exec right/)}},
+      })
+    }
+    await client.close()
+  })
+
+  it('the audit log fails closed: a call it cannot hold is refused, nothing done (a folder others can write, a link, a FIFO, a folder)', async () => {
+    const {client, warnings} = await connect('read,act')
+    expect((await client.callTool({name: 'list_sessions', arguments: {}})).isError).toBeFalsy()
+    const mcp = join(root, 'state', 'mcp')
+    const log = join(mcp, 'audit.jsonl')
+    const {chmodSync, renameSync, symlinkSync, writeFileSync} = await import('node:fs')
+    const {execFileSync} = await import('node:child_process')
+    const refusedNow = async () =>
+      expect(await client.callTool({name: 'list_sessions', arguments: {}})).toMatchObject({
+        isError: true,
+        structuredContent: {error: {code: 'mcp-audit', exit: 5, message: expect.stringMatching(/audit log .*did nothing/)}},
+      })
+    chmodSync(mcp, 0o777)
+    await refusedNow()
+    chmodSync(mcp, 0o700)
+    renameSync(log, `${log}.kept`)
+    for (const plant of [() => symlinkSync(join(root, 'elsewhere'), log), () => execFileSync('mkfifo', [log]), () => mkdirSync(log)]) {
+      plant()
+      await refusedNow()
+      rmSync(log, {recursive: true, force: true})
+    }
+    writeFileSync(log, '')
+    expect((await client.callTool({name: 'list_sessions', arguments: {}})).isError).toBeFalsy()
+    expect(warnings.some((w) => /audit log could not be written/.test(w))).toBe(true)
     await client.close()
   })
 })

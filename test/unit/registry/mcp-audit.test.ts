@@ -9,7 +9,7 @@ describe('the audit log (pure)', () => {
       n: 3,
       list: [`${'z'.repeat(200)}… (201 characters)`],
     })
-    const line = auditLine({at: 't', session: 'a', pid: 1, tool: 'send_message', args: {text: 'hi\nthere'}, exit: 0, code: null})
+    const line = auditLine({at: 't', phase: 'end', session: 'a', pid: 1, tool: 'send_message', args: {text: 'hi\nthere'}, exit: 0, code: null})
     expect(line.endsWith('\n')).toBe(true)
     expect(line.split('\n')).toHaveLength(2)
     expect(JSON.parse(line)).toMatchObject({tool: 'send_message', args: {text: 'hi\nthere'}})
