@@ -56,7 +56,10 @@ answers only while the screen shows no dialog pk reads (words for a question see
     if ([args.answer !== undefined, flags.text !== undefined, flags.stdin].filter(Boolean).length !== 1)
       throw new PkError('bad-flags', 'give an answer (yes, always, no or a number), --text TEXT or --stdin: one of them')
     if (flags.dialog !== undefined && !/^[0-9a-f]{16}$/.test(flags.dialog) && flags.dialog !== NO_DIALOG)
-      throw new PkError('bad-flags', `--dialog takes a dialog's digest (16 hex digits, pk logs ID --screen --json) or none, not ${JSON.stringify(flags.dialog)}`)
+      throw new PkError(
+        'bad-flags',
+        `--dialog takes a dialog's digest (16 hex digits, pk logs ID --screen --json) or none, not ${JSON.stringify(flags.dialog)}`,
+      )
     const words = flags.stdin ? await readTextStdin('pk answer') : flags.text
     if (words === '') throw new PkError('bad-text', 'no text to answer with: --text needs the words (Enter alone would pick whatever the screen highlights)')
     if (words !== undefined) {
