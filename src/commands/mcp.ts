@@ -25,7 +25,7 @@ mcp refuse every call at once, until --on. Exit 5 in a pid namespace other than 
     '<%= config.bin %> mcp --on',
   ]
   static override flags = {
-    allow: Flags.string({description: 'what it may do: read, act, fleet, land (comma-separated)', default: 'read,act'}),
+    allow: Flags.string({description: 'what it may do: read, act, exec, fleet, land (comma-separated)', default: 'read,act'}),
     off: Flags.boolean({description: 'make every running pk mcp refuse every call, until --on', exclusive: ['on']}),
     on: Flags.boolean({description: 'let pk mcp servers take calls again', exclusive: ['off']}),
   }

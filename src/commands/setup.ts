@@ -38,7 +38,7 @@ the rights --allow gives (default read,act): claude ~/.claude.json, codex ~/.cod
     print: Flags.boolean({description: 'show the file as it would be written; change nothing'}),
     remove: Flags.boolean({description: 'with autostart or --mcp: take it away'}),
     mcp: Flags.boolean({description: "register pk mcp in the agent's own MCP configuration, at user scope (claude, codex, gemini, opencode)"}),
-    allow: Flags.string({description: 'with --mcp: the rights pk mcp gets (read, act, fleet, land; comma-separated; default read,act)'}),
+    allow: Flags.string({description: 'with --mcp: the rights pk mcp gets (read, act, exec, fleet, land; comma-separated; default read,act)'}),
   }
 
   protected async execute(): Promise<Outcome | void> {
