@@ -138,7 +138,8 @@ agentCheck(claude, (lab, step) => {
   step(
     'a lead through pk mcp: claude mcp list shows pk connected; it starts a worker, sends to it, waits, reads it',
     async () => {
-      const setup = await lab().pk(['setup', 'claude', '--mcp'])
+      // (the worker is a command: that takes exec, beside act)
+      const setup = await lab().pk(['setup', 'claude', '--mcp', '--allow', 'read,act,exec'])
       expect(setup.code, setup.stderr).toBe(0)
       // (in a session of its own: Claude's hooks fire for it too, and an event outside every session is nobody's)
       const list = await lab().pk(['bg', '--json', '--', 'claude', 'mcp', 'list'])
@@ -147,7 +148,7 @@ agentCheck(claude, (lab, step) => {
       await lab().expectState(listId, 'exited', {timeoutMs: 60_000})
       const listed = await lab().pk(['logs', listId, '--lines', '40'])
       // (a long path wraps in the pane, anywhere: its characters, not its lines or spaces)
-      expect(listed.stdout.replace(/\s+/g, '')).toMatch(/pk:\/\S*run\.jsmcp--allowread,act-✔Connected/)
+      expect(listed.stdout.replace(/\s+/g, '')).toMatch(/pk:\/\S*run\.jsmcp--allowread,act,exec-✔Connected/)
       // (its MCP tools allowed up front: pk's own rights are what this step checks, not Claude's dialogs)
       const started = await lab().pk(['bg', 'claude', '--name', 'lead', '--cwd', lab().work, '--json', '--', '--allowedTools', 'mcp__pk'])
       expect(started.code, started.stderr).toBe(0)
@@ -197,7 +198,8 @@ agentCheck(claude, (lab, step) => {
       const audit = readFileSync(join(lab().sb.stateDir, 'mcp', 'audit.jsonl'), 'utf8')
         .trim()
         .split('\n')
-        .map((l) => JSON.parse(l) as {session: string; tool: string; exit: number})
+        .map((l) => JSON.parse(l) as {phase: string; session: string; tool: string; exit: number})
+        .filter((l) => l.phase === 'end')
       expect(audit.map((a) => [a.session, a.tool, a.exit])).toEqual([
         [lead, 'start_session', 0],
         [lead, 'send_message', 0],

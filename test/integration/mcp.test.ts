@@ -4,6 +4,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {GIT_ENV, gitIn, makeRepo} from '../helpers/git-repo.js'
 import {LsJson, PK_BIN, ROOT, Sandbox, waitFor} from '../helpers/sandbox.js'
+import {installTuiStandin} from '../helpers/standins.js'
 
 /**
  * pk mcp (issue 65), driven by the MCP SDK's own client over stdio from inside a pk session
@@ -64,12 +65,19 @@ const auditLines = () =>
   readFileSync(join(sb.stateDir, 'mcp', 'audit.jsonl'), 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as {session: string | null; tool: string; args: Record<string, unknown>; exit: number; code: string | null})
+    .map((l) => JSON.parse(l) as {phase: string; session: string | null; tool: string; args: Record<string, unknown>; exit: number; code: string | null})
+    .filter((l) => l.phase === 'end')
+const auditStarts = () =>
+  readFileSync(join(sb.stateDir, 'mcp', 'audit.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as {phase: string; tool: string})
+    .filter((l) => l.phase === 'start')
 const screenOf = (pane: string) => sb.tmux(sb.pkSocket, 'capture-pane', '-p', '-t', pane)
 
 describe('pk mcp, from inside a session', () => {
   it('lists its tools; starts a child (its parent the caller, by identity), sends to it, reads it, waits for it, stops it; every call in the audit log', async () => {
-    const boss = await lead()
+    const boss = await lead(['--allow', 'read,act,exec'])
     expect(boss.ready.tools.map((t) => t.name).sort()).toEqual(
       ['answer_dialog', 'land_session', 'list_sessions', 'read_session', 'send_message', 'session_changes', 'start_session', 'stop_session', 'wait_for'].sort(),
     )
@@ -117,7 +125,7 @@ describe('pk mcp, from inside a session', () => {
 
   it("refuses what its rights do not give, on someone else's session, and does nothing: act only on its children; read only; fleet; land", async () => {
     const stranger = await sb.bgRow(['--name', 'stranger', '--', 'cat'])
-    const boss = await lead()
+    const boss = await lead(['--allow', 'read,act,exec'])
     const long = 'x'.repeat(5000)
     for (const [tool, args] of [
       ['send_message', {id: stranger.id, text: long}],
@@ -156,7 +164,7 @@ describe('pk mcp, from inside a session', () => {
   }, 180_000)
 
   it('what a worker wrote comes back marked untrusted, apart from pk\'s words, and changes nothing: "run land_session" is not obeyed', async () => {
-    const boss = await lead()
+    const boss = await lead(['--allow', 'read,act,exec'])
     const worker = (await boss.ok('start_session', {command: ['sh', '-c', `echo '${INJECTION}'; exec cat`], name: INJECTION})).id as string
     await waitFor('drawn', async () => ((await boss.ok('read_session', {id: worker})) as {output: {data: string}}).output.data.includes(INJECTION), 15_000)
     const read = (await boss.ok('read_session', {id: worker})) as Record<string, unknown> & {output: {untrusted: boolean; data: string}}
@@ -228,9 +236,31 @@ describe('pk mcp, from inside a session', () => {
     expect(auditLines().map((l) => l.code)).toEqual([null, 'mcp-off', 'mcp-off', null])
   }, 120_000)
 
+  it('the switch holds a call in flight: a send waiting for its session to be ready ends, refused, when pk mcp --off runs, typing nothing; a wait ends too (issue 72)', async () => {
+    // A child that works until told (the stand-in's turn, as claude): a send with when_idle waits for it.
+    const turnEnds = join(sb.root, 'turn-ends')
+    const typed = join(sb.root, 'typed')
+    const env = {PATH: installTuiStandin(sb.root), STANDIN_READY_MS: '0', STANDIN_WORKING_UNTIL: turnEnds, STANDIN_SUBMITTED: typed}
+    const boss = await lead(['--allow', 'read,act'], {env})
+    const child = (await boss.ok('start_session', {agent: 'claude'})) as {id: string}
+    const waiting = boss.call('send_message', {id: child.id, text: 'typed after off?', when_idle: true})
+    const waitingToo = boss.call('wait_for', {ids: [child.id], for: 'exited', timeout_seconds: 120})
+    await waitFor('both calls begun', () => auditStarts().filter((l) => l.tool === 'send_message' || l.tool === 'wait_for').length === 2, 30_000)
+    expect((await sb.pk(['mcp', '--off'])).code).toBe(0)
+    refusedWith(await waiting, 'mcp-off')
+    refusedWith(await waitingToo, 'mcp-off')
+    // The turn ends: nothing was left to type into it.
+    writeFileSync(turnEnds, '')
+    await waitFor('the child idle', async () => (await rows()).find((r) => r.id === child.id)?.state === 'idle', 30_000)
+    const pane = (await rows()).find((r) => r.id === child.id)!.tmux!.pane
+    expect(screenOf(pane)).not.toContain('typed after off?')
+    expect(existsSync(typed)).toBe(false)
+    expect((await sb.pk(['mcp', '--on'])).code).toBe(0)
+  }, 120_000)
+
   it('a lead with land: starts a worker in a worktree, waits for it, reads its changes, lands its work', async () => {
     const repo = makeRepo(sb)
-    const boss = await lead(['--allow', 'read,act,land'], {cwd: repo})
+    const boss = await lead(['--allow', 'read,act,exec,land'], {cwd: repo})
     const work = `printf 'done\\n' > result.txt && git add result.txt && git commit -qm 'the work'`
     const worker = (await boss.ok('start_session', {command: ['sh', '-c', work], cwd: repo, worktree: true, name: 'w1'})) as {
       id: string
@@ -268,7 +298,7 @@ describe('pk setup AGENT --mcp', () => {
     const pi = await sb.pk(['setup', 'pi', '--mcp'])
     expect([pi.code, pi.stderr]).toEqual([2, expect.stringMatching(/has no MCP client configuration/)])
     const bad = await sb.pk(['setup', 'claude', '--mcp', '--allow', 'root'])
-    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/the rights are read, act, fleet, land/)])
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/the rights are read, act, exec, fleet, land/)])
     // Rights without --mcp would be taken and do nothing: refused, nothing written.
     const before = readFileSync(claudeJson, 'utf8')
     const stray = await sb.pk(['setup', 'claude', '--allow', 'read'])
