@@ -77,6 +77,18 @@ interface Seen {
   handed: string | null
 }
 
+/**
+ * Pure: since when a state this watcher sees anew has been there: now, for a change it saw happen; for a limit
+ * already on the screen at its first look of the session, since the pane last changed (a screen stopped at its
+ * limit does not move): its reset, a clock time with no date, is read from that moment (issue 70: a Codex
+ * limit first seen after its reset was dated to the next day).
+ */
+export function firstSight(row: SessionRow, before: {state: string} | undefined, now: number): number {
+  const activity = row.tmux?.activity ?? null
+  if (before === undefined && row.state === 'limited' && activity !== null) return Math.min(now, activity * 1000)
+  return now
+}
+
 /** Pure-ish bookkeeping of one watcher: what each session showed, and what it handed to the writer. */
 export class ScreenWatch {
   private seen = new Map<string, Seen>()
@@ -91,7 +103,9 @@ export class ScreenWatch {
       present.add(row.id)
       const before = this.seen.get(row.id)
       const current: Seen =
-        before && before.state === row.state ? before : {state: row.state, since: now, lastLook: now, lastOther: before ? before.lastLook : null, handed: null}
+        before && before.state === row.state
+          ? before
+          : {state: row.state, since: firstSight(row, before, now), lastLook: now, lastOther: before ? before.lastLook : null, handed: null}
       current.lastLook = now
       this.seen.set(row.id, current)
       if (row.state !== 'idle' && row.state !== 'waiting' && row.state !== 'limited') continue

@@ -62,6 +62,26 @@ export function continuingAllowed(
   return {allowed: true}
 }
 
+/** How far off a reset pk believes: the agents' limits reset within hours, a weekly one within 7 days. */
+export const RESET_MAX_AHEAD_MS = 8 * 24 * 3600_000
+/** How long past a reset pk still takes it (an agent that showed it and was looked at later). */
+export const RESET_MAX_PAST_MS = 24 * 3600_000
+
+/**
+ * Pure: why a reset an agent showed is not believed, or null: further away than 8 days (a worker that prints
+ * "resets Dec 31, 9999" would buy a wake-up until then), or more than a day before it was shown (1971).
+ * Shown as the agent said it, never scheduled.
+ */
+export function unbelievableReset(limit: Pick<SessionLimit, 'resetsAt' | 'since'>, now = Date.now()): string | null {
+  if (limit.resetsAt === null) return null
+  const reset = Date.parse(limit.resetsAt)
+  const shown = limit.since === null ? now : Date.parse(limit.since)
+  if (Number.isNaN(reset)) return 'its reset is no time'
+  if (reset - Math.max(shown, now) > RESET_MAX_AHEAD_MS) return `its reset ${limit.resetsAt} is more than 8 days away`
+  if (shown - reset > RESET_MAX_PAST_MS) return `its reset ${limit.resetsAt} is more than a day before it was shown`
+  return null
+}
+
 /** Pure: a row's limit with who continues it and when, given your settings and what pk keeps about it. */
 export function planContinue(
   limit: SessionLimit,
@@ -79,6 +99,8 @@ export function planContinue(
   if (mine?.at) return {continuedBy: 'pk', continueAt: mine.at, why: null}
   if (!allowed.allowed) return nobody(allowed.why)
   if (limit.resetsAt === null) return nobody('it shows no reset time: pk continue ID --at TIME sets one')
+  const doubt = unbelievableReset(limit)
+  if (doubt !== null) return nobody(`${doubt}: not believed, so not scheduled; pk continue ID --at TIME sets a moment`)
   return {continuedBy: 'pk', continueAt: new Date(Date.parse(limit.resetsAt) + RESET_GRACE_MS).toISOString(), why: null}
 }
 

@@ -182,7 +182,10 @@ function decide(row: SessionRow, input: StatusInput): SessionRow {
   const attention = needsAttention(row, state, since, turnEnded)
   const mayNeedYou = state === 'waiting' || state === 'limited' || (state === 'idle' && turnEnded)
   const attentionSince = mayNeedYou && since !== null && dated ? new Date(since).toISOString() : null
-  const limit = state === 'limited' ? limitOf(e.shown, e.hookDetail, dated ? since : null, since ?? input.now, input.zoneOf?.(row) ?? localZone()) : null
+  // A limit nobody saw appear is shown since the pane last changed (a screen stopped at its limit does not move):
+  // its episode, and its reset, a clock time with no date, read from then (one that passed means now, not
+  // tomorrow: issue 70). It is told once a watcher dates it (attentionSince), as any state of the screen is.
+  const limit = state === 'limited' ? limitOf(e.shown, e.hookDetail, since, since ?? input.now, input.zoneOf?.(row) ?? localZone()) : null
   // Unchanged rows stay the same objects: a watcher that reused its pairing then compares nothing.
   if (
     state === row.state &&

@@ -1,6 +1,9 @@
+import {join} from 'node:path'
+
 import {run, startPkDetached} from '../exec/run.js'
 import {processSource} from '../proc/source.js'
-import {Env} from '../registry/state-dir.js'
+import {writeFileAtomic} from '../registry/atomic.js'
+import {Env, resolveStateDir} from '../registry/state-dir.js'
 import {systemdUserManager} from './service.js'
 import {Wake} from '../limits/plan.js'
 
@@ -21,14 +24,24 @@ export const calendarOf = (at: number) =>
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC')
 
-/** Pure: the systemd-run argv of a transient timer that runs the wake-up once at `at`. */
-export function timerArgv(id: string, at: number, pk: readonly string[], env: Env): {unit: string; argv: string[]} {
-  const unit = `pk-continue-${id}-${at}`
-  const setenv = CARRIED.flatMap((name) => {
+/**
+ * Pure: the environment a timer's pk needs, as a systemd EnvironmentFile (`NAME="value"`, `\\` and `"` escaped):
+ * handed to systemd-run as a file of yours (0600), never as `--setenv=` words, which every user can read in
+ * its argv while it runs. A value with a line end cannot be passed safely: left out.
+ */
+export function environmentFile(env: Env): string {
+  return CARRIED.flatMap((name) => {
     const value = env[name]
-    // (a value with a line end cannot be passed to a unit safely: left out)
-    return value === undefined || /[\n\r\0]/.test(value) ? [] : [`--setenv=${name}=${value}`]
+    if (value === undefined || /[\n\r\0]/.test(value)) return []
+    return [`${name}="${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`]
   })
+    .map((line) => line + '\n')
+    .join('')
+}
+
+/** Pure: the systemd-run argv of a transient timer that runs the wake-up once at `at`, its environment from `envFile`. */
+export function timerArgv(id: string, at: number, pk: readonly string[], envFile: string): {unit: string; argv: string[]} {
+  const unit = `pk-continue-${id}-${at}`
   return {
     unit,
     argv: [
@@ -40,7 +53,7 @@ export function timerArgv(id: string, at: number, pk: readonly string[], env: En
       `--description=pk: continue session ${id} at its usage limit's reset`,
       `--on-calendar=${calendarOf(at)}`,
       '--timer-property=AccuracySec=1s',
-      ...setenv,
+      `--property=EnvironmentFile=${envFile}`,
       '--',
       ...pk,
       'continue',
@@ -54,14 +67,26 @@ export function timerArgv(id: string, at: number, pk: readonly string[], env: En
 /** Arrange the wake-up: systemd's timer, or (without a user manager, or when it refuses) a sleeping pk. */
 export async function arrangeWake(id: string, at: number, env: Env): Promise<Wake | null> {
   const pk = [process.execPath, process.argv[1]!]
-  if (await systemdUserManager(env)) {
-    const {unit, argv} = timerArgv(id, at, pk, env)
+  // (the environment in a file of the state directory, 0600, written whole: what the timer's pk reads; where
+  // it cannot be written, the sleeper, which has the environment itself)
+  const envFile = join(resolveStateDir(env), 'wake.env')
+  if ((await systemdUserManager(env)) && writtenWhole(envFile, environmentFile(env))) {
+    const {unit, argv} = timerArgv(id, at, pk, envFile)
     const ran = await run(argv, {env, deadlineMs: 5000})
     if (ran.code === 0) return {kind: 'systemd', unit, at: new Date(at).toISOString()}
   }
   const pid = startPkDetached(['continue', id, '--wake', String(at)], env)
   const stat = pid === null ? null : processSource().stat(pid)
   return stat === null ? null : {kind: 'sleeper', pid: stat.pid, startTime: stat.startTime, at: new Date(at).toISOString()}
+}
+
+const writtenWhole = (path: string, text: string) => {
+  try {
+    writeFileAtomic(path, text, 'replace')
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Whether a sleeper still sleeps (its process, by pid and start time); a timer: null (systemd keeps it). */

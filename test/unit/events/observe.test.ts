@@ -3,11 +3,24 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {ASK_AGAIN_MS, ScreenWatch, parseObservation} from '../../../src/lib/events/observe.js'
+import {ASK_AGAIN_MS, ScreenWatch, firstSight, parseObservation} from '../../../src/lib/events/observe.js'
 import {markerName} from '../../../src/lib/registry/markers.js'
 import {StateDir, openStateDirForWriting} from '../../../src/lib/registry/state-dir.js'
 import {sessionRow} from '../../helpers/fixtures.js'
 import type {SessionRow} from '../../../src/lib/model/contract.js'
+
+describe("a watcher's first sight of a limit (issue 70)", () => {
+  it("a limit already on the screen at its first look is dated by the pane's last change; a change it saw happen, by now", () => {
+    const now = Date.parse('2026-12-07T06:00:00Z')
+    const drawn = Date.parse('2026-12-07T04:02:00Z') / 1000
+    const limited = sessionRow({state: 'limited', tmux: {...sessionRow().tmux!, activity: drawn}})
+    expect(firstSight(limited, undefined, now)).toBe(drawn * 1000)
+    expect(firstSight(limited, {state: 'working'}, now)).toBe(now)
+    expect(firstSight(sessionRow({state: 'idle', tmux: {...sessionRow().tmux!, activity: drawn}}), undefined, now)).toBe(now)
+    // A window that reports a change after now (a clock moved) dates nothing in the future.
+    expect(firstSight(sessionRow({state: 'limited', tmux: {...sessionRow().tmux!, activity: now / 1000 + 60}}), undefined, now)).toBe(now)
+  })
+})
 
 describe('what a watcher hands in: a turn end it saw, never an older report coming back', () => {
   const who = () => ({pid: 42, startTime: 900})

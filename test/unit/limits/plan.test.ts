@@ -9,6 +9,7 @@ import {
   parseContinueFile,
   parseMoment,
   planContinue,
+  unbelievableReset,
 } from '../../../src/lib/limits/plan.js'
 import {newContinueFile} from '../../../src/lib/limits/store.js'
 import {SessionLimit} from '../../../src/lib/model/contract.js'
@@ -60,6 +61,25 @@ describe('who continues a session at its limit, and when', () => {
     expect(planContinue(limit(), yes, file({continuedEpisode: since, lastOutcome: 'typed; the limit is still shown'})).why).toMatch(
       /once at this limit already \(typed/,
     )
+  })
+})
+
+describe('a reset pk does not believe (issue 72): shown, never scheduled', () => {
+  const now = Date.parse('2026-12-07T04:00:00.000Z')
+  it('further than 8 days away, or more than a day before it was shown', () => {
+    expect(unbelievableReset(limit(), now)).toBeNull()
+    expect(unbelievableReset(limit({resetsAt: '2026-12-14T03:00:00.000Z'}), now)).toBeNull()
+    expect(unbelievableReset(limit({resetsAt: '9999-12-31T09:00:00.000Z'}), now)).toMatch(/more than 8 days away/)
+    expect(unbelievableReset(limit({resetsAt: '1971-01-01T00:00:00.000Z'}), now)).toMatch(/more than a day before it was shown/)
+    // A reset that passed a little before it was looked at is one to continue now, not one to doubt.
+    expect(unbelievableReset(limit({resetsAt: '2026-12-07T02:00:00.000Z'}), now)).toBeNull()
+  })
+  it('planContinue says so, and sets no moment', () => {
+    expect(planContinue(limit({resetsAt: '9999-12-31T09:00:00.000Z'}), yes, null)).toMatchObject({
+      continuedBy: 'nobody',
+      continueAt: null,
+      why: expect.stringMatching(/more than 8 days away: not believed, so not scheduled; pk continue ID --at TIME/),
+    })
   })
 })
 

@@ -227,6 +227,12 @@ describe('status', () => {
         zoneOf: () => 'UTC',
       })[0]!
 
+    it('a limit first looked at after the reset it showed resets today, passed: continued now, not tomorrow (issue 70)', () => {
+      // Drawn at 03:00 (the pane's last change), "try again at 5:10 AM", looked at first at noon.
+      const screen = codexLimit.replace('Dec 9th, 2026 6:11 AM', '5:10 AM')
+      const r = decide(live('codex', 9 * 3600_000), null, screen)
+      expect(r.limit).toMatchObject({since: '2026-11-29T03:00:00.000Z', resetsAt: '2026-11-29T05:10:00.000Z'})
+    })
     it("Codex's turn end at its limit is a limit, dated by that report, told as one (never as a finished turn)", () => {
       const r = decide(live('codex', 2000), hook('idle', 1500, true), codexLimit)
       expect(r).toMatchObject({state: 'limited', stateSource: 'pane', attention: true, attentionSince: new Date(now - 1500).toISOString()})
@@ -249,10 +255,11 @@ describe('status', () => {
         expect(r.limit!.since).toBe(new Date(now - 30_000).toISOString())
       }
     })
-    it("a limit drawn after the last turn end's report is a later turn's (Codex fires no notify at its limit): undated until a watcher's sight of it", () => {
+    it("a limit drawn after the last turn end's report is a later turn's (Codex fires no notify at its limit): told once a watcher dates it", () => {
       const r = decide(live('codex', 500), hook('idle', 30_000, true), codexLimit)
       expect(r).toMatchObject({state: 'limited', stateSource: 'pane', attentionSince: null})
-      expect(r.limit).toMatchObject({since: null})
+      // (its episode and reset from when the pane last changed: a screen stopped at its limit does not move; issue 70)
+      expect(r.limit!.since).toBe(new Date(live('codex', 500).tmux!.activity! * 1000).toISOString())
       const seen = applyStatus({
         rows: [live('codex', 500)],
         known: new Map([['a', {status: hook('idle', 30_000, true), observed: {state: 'limited', since: new Date(now - 400).toISOString(), turnEnded: false}}]]),
