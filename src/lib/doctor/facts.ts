@@ -222,7 +222,7 @@ export async function gatherFacts(ctx: Context): Promise<DoctorFacts> {
     hooks,
     presets: snap.presets,
     view: snap.viewMeasurement,
-    wakeups: await wakeupFacts(readable, rows),
+    wakeups: await wakeupFacts(ctx, readable, rows),
     mcpOff: (await import('../registry/mcp-switch.js')).readOff(readable),
     agentStates: await agentStateFacts(ctx, rows),
     ...(readable !== null && snap.viewMeasurement.ok ? {claims: gatherClaims(readable, snap.viewMeasurement.view)} : {}),
@@ -280,23 +280,35 @@ export function agentsOnPath(
   return found
 }
 
-/** The wake-ups pk keeps for sessions at a limit (limits/store.ts), each looked at: a sleeper by its process. */
-async function wakeupFacts(state: StateDir | null, rows: readonly SessionRow[]): Promise<NonNullable<DoctorFacts['wakeups']>> {
+/**
+ * The wake-ups pk keeps for sessions at a limit (limits/store.ts), each looked at: a sleeper by its process.
+ * One whose sleeper is gone while its session lives is looked at once more in a listing: a session no longer at
+ * that limit (the agent continued by itself, or someone did) needs no wake-up, and is no warning (issue 70).
+ */
+async function wakeupFacts(ctx: Context, state: StateDir | null, rows: readonly SessionRow[]): Promise<NonNullable<DoctorFacts['wakeups']>> {
   const {readContinueFiles} = await import('../limits/store.js')
   const {wakeAlive} = await import('../verbs/wake.js')
   const live = new Set(rows.filter((r) => r.state !== 'exited').map((r) => r.id))
-  return readContinueFiles(state).flatMap((file) =>
-    file.wake === null
-      ? []
-      : [
-          {
-            id: file.id,
-            kind: file.wake.kind,
-            at: file.wake.at,
-            pid: file.wake.kind === 'sleeper' ? file.wake.pid : null,
-            alive: wakeAlive(file.wake),
-            sessionLive: live.has(file.id),
-          },
-        ],
-  )
+  const files = readContinueFiles(state).filter((f) => f.wake !== null)
+  const looked = files.map((file) => ({file, alive: wakeAlive(file.wake!), sessionLive: live.has(file.id)}))
+  const atLimit = looked.some((w) => w.alive === false && w.sessionLive) ? await limitEpisodes(ctx) : new Map<string, string | null>()
+  return looked.map(({file, alive, sessionLive}) => ({
+    id: file.id,
+    kind: file.wake!.kind,
+    at: file.wake!.at,
+    pid: file.wake!.kind === 'sleeper' ? file.wake!.pid : null,
+    alive,
+    sessionLive,
+    stillAtLimit: !(alive === false && sessionLive) || (atLimit.has(file.id) && atLimit.get(file.id) === file.episode),
+  }))
+}
+
+/** Each session at a limit now, with its episode (limit.since), from a listing; empty where none can be taken. */
+async function limitEpisodes(ctx: Context): Promise<Map<string, string | null>> {
+  try {
+    const listing = await (await import('../listing/sessions.js')).collectSessions(ctx)
+    return new Map(listing.rows.filter((r) => r.state === 'limited' && r.limit !== null).map((r) => [r.id, r.limit!.since]))
+  } catch {
+    return new Map()
+  }
 }

@@ -44,7 +44,16 @@ export interface DoctorFacts {
   processSource?: {name: 'proc' | 'ps'; forced: boolean; lsof: boolean}
   owner: import('../registry/ownership.js').OwnerRead
   /** The wake-ups arranged to continue sessions at a usage limit's reset (docs/limits.md), and whether each still waits. */
-  wakeups?: {id: string; kind: 'systemd' | 'sleeper'; at: string; pid: number | null; alive: boolean | null; sessionLive: boolean}[]
+  wakeups?: {
+    id: string
+    kind: 'systemd' | 'sleeper'
+    at: string
+    pid: number | null
+    alive: boolean | null
+    sessionLive: boolean
+    /** Still at the limit the wake-up is for (where its sleeper is gone: else true); false when it moved on. */
+    stillAtLimit?: boolean
+  }[]
   /** pk mcp --off: since when every pk MCP server refuses every call; null when on. */
   mcpOff?: {at: string; why: string} | null
   /** How many sessions' states came from their agent's own record, and what was not believed or disagreed (agent-states). */

@@ -11,10 +11,16 @@ export const wakeupsCheck: Check = {
   judge(facts) {
     const wakeups = facts.wakeups ?? []
     if (wakeups.length === 0) return {status: 'pass', message: 'none arranged', fix: null, fixable: false}
-    const lost = wakeups.filter((w) => w.alive === false && w.sessionLive)
+    // (gone with its session at another limit or none: the agent or someone continued it; nothing to arrange)
+    const lost = wakeups.filter((w) => w.alive === false && w.sessionLive && w.stillAtLimit !== false)
     const lines = wakeups.map((w) => {
       const how = w.kind === 'systemd' ? 'a systemd user timer' : `a sleeping pk (pid ${w.pid})${w.alive === false ? ', gone' : ''}`
-      return `session ${w.id} at ${w.at} by ${how}${w.sessionLive ? '' : ' (the session is over: it will do nothing)'}`
+      const over = !w.sessionLive
+        ? ' (the session is over: it will do nothing)'
+        : w.stillAtLimit === false
+          ? ' (the session is past that limit: nothing to do)'
+          : ''
+      return `session ${w.id} at ${w.at} by ${how}${over}`
     })
     return {
       status: lost.length > 0 ? 'warn' : 'pass',

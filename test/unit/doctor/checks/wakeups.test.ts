@@ -19,4 +19,8 @@ describe('the wake-ups check', () => {
     expect(lost).toMatchObject({status: 'warn', fix: 'pk continue 0a1b2c3d --at TIME (or pk continue 0a1b2c3d now)'})
     expect(lost.message).toMatch(/pid 42\), gone; session ffffffff .*\(the session is over/)
   })
+  it('a sleeper gone once its session moved past that limit (Claude continued by itself) is no warning (issue 70)', () => {
+    const past = wakeupsCheck.judge(facts([{id: '0a1b2c3d', kind: 'sleeper', at, pid: 42, alive: false, sessionLive: true, stillAtLimit: false}]))
+    expect(past).toMatchObject({status: 'pass', fix: null, message: expect.stringMatching(/past that limit: nothing to do/)})
+  })
 })
