@@ -166,9 +166,11 @@ function renderList() {
     }),
   )
   $('empty').hidden = items.length > 0
-  const waiting = items.filter((r) => r.state === 'waiting').length
+  // (one vocabulary with pk ls --short and the dashboard: "need you" is attention, then the others by state)
   const attention = items.filter((r) => r.attention).length
-  $('summary').textContent = `${items.length} session${items.length === 1 ? '' : 's'} · ${waiting} waiting · ${attention} need you`
+  const waiting = items.filter((r) => !r.attention && r.state === 'waiting').length
+  const parts = [`${items.length} session${items.length === 1 ? '' : 's'}`, ...(attention ? [`${attention} need you`] : []), ...(waiting ? [`${waiting} waiting`] : [])]
+  $('summary').textContent = parts.join(' · ')
   if (selected !== null) renderDetailHead()
 }
 

@@ -96,8 +96,9 @@ export function renderScreen(state: UiState, layout: Layout): string[] {
     return [...help.slice(0, height - 1), c('dim', clip('any key: back to the list', width))]
   }
   const rows = visibleRows(state)
-  const waiting = state.rows.filter((r) => r.attention).length
-  const title = `pk — ${state.rows.length} session(s)${waiting ? `, ${waiting} waiting on you` : ''}${state.filter ? `  filter: ${state.filter}` : ''}`
+  // (one vocabulary with pk ls --short and the page: "need you" is attention, "waiting" a state)
+  const needYou = state.rows.filter((r) => r.attention).length
+  const title = `pk — ${state.rows.length} session(s)${needYou ? `, ${needYou} need you` : ''}${state.filter ? `  filter: ${state.filter}` : ''}`
   const lines: string[] = [c('bold', clip(title, width))]
   // The table's cells (pk ls), plus what a dashboard adds: the last output, the git branch.
   const withUsage = state.rows.some((r) => r.usage)

@@ -57,7 +57,7 @@ describe('dashboard view', () => {
     expect(lines).toHaveLength(12)
     expect(lines.every((l) => l.length <= 100)).toBe(true)
     expect(lines.join('\n')).not.toContain('\u001B[')
-    expect(lines[0]).toBe('pk — 3 session(s), 1 waiting on you'.padEnd(100))
+    expect(lines[0]).toBe('pk — 3 session(s), 1 need you'.padEnd(100))
     expect(lines.find((l) => l.includes('aaaa1111'))).toMatch(/^> aaaa1111 claude +! waiting \(hook\) +2h +- +main +~\/app/)
     expect(lines.at(-1)).toContain('q quit')
   })
