@@ -108,6 +108,23 @@ export interface ExpectOptions {
   also?: (row: SessionRow, screen: string) => boolean
 }
 
+/**
+ * What pk said of a session over one wait, as runs of the same word: "working (hook) 16 s, then idle (pane)
+ * 2 s", so that a failure says what pk said all along, not only at its last look.
+ */
+export class Said {
+  private runs: {what: string; from: number; to: number}[] = []
+  saw(look: Look): void {
+    const what = look.row === null ? 'no such session' : `${look.row.state} (${look.row.stateSource})`
+    const run = this.runs.at(-1)
+    if (run?.what === what) run.to = look.at
+    else this.runs.push({what, from: look.at, to: look.at})
+  }
+  toString(): string {
+    return `pk said ${this.runs.map((r) => `${r.what} ${Math.round((r.to - r.from) / 1000)} s`).join(', then ')}`
+  }
+}
+
 export class AgentLab {
   readonly sb = new Sandbox()
   readonly work: string
@@ -200,9 +217,11 @@ export class AgentLab {
   async expectState(id: string, state: string, opts: ExpectOptions = {}): Promise<Look> {
     const deadline = Date.now() + (opts.timeoutMs ?? 60_000)
     let last: Look | null = null
+    const said = new Said()
     for (;;) {
       last = await this.look(id)
       const row = last.row
+      said.saw(last)
       const ok =
         row !== null &&
         row.state === state &&
@@ -216,7 +235,8 @@ export class AgentLab {
       if (Date.now() > deadline) {
         // The screen that should have read so: the drift report compares it with the pinned release's.
         if (opts.fixture) this.screens.stands(`${state}.${opts.fixture}`, last, true)
-        throw this.failure(`pk to say ${state}${opts.attention === undefined ? '' : ` with attention ${opts.attention}`}`, last)
+        const whatFailed = opts.also === undefined ? '' : ` and the screen to show what this step looks for`
+        throw this.failure(`pk to say ${state}${opts.attention === undefined ? '' : ` with attention ${opts.attention}`}${whatFailed} (${said})`, last)
       }
       await new Promise((r) => setTimeout(r, 250))
     }

@@ -31,3 +31,16 @@ describe("the agents' check on a newer release", () => {
     ])
   })
 })
+
+describe("a failed step's words", () => {
+  it('say what pk said all along the wait, as runs: not only its last look', async () => {
+    const {Said} = await import('../../agents/lab.js')
+    const said = new Said()
+    const look = (at: number, state: string, stateSource: string) => ({at, step: 's', screen: '', row: {state, stateSource} as never})
+    said.saw(look(0, 'working', 'hook'))
+    said.saw(look(16_000, 'working', 'hook'))
+    said.saw(look(16_500, 'idle', 'pane'))
+    said.saw(look(18_600, 'idle', 'pane'))
+    expect(String(said)).toBe('pk said working (hook) 16 s, then idle (pane) 2 s')
+  })
+})
