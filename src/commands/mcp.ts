@@ -12,8 +12,10 @@ stop_session, land_session, each one of pk's verbs under the same checks (docs/m
 fact: the session the server runs under, found by process identity among its ancestors (outside every
 session, the server itself). A session started through it records the caller as its parent.
 --allow sets what it may do (comma-separated; default read,act): read lists, reads, waits and shows changes
-anywhere; act starts sessions and sends to, answers and stops only the caller's own children; fleet extends
-act to every session; land lands the caller's children's work. Guard rails against a confused or injected
+anywhere; act starts agent presets as pk starts them and sends to, answers and stops only the caller's own children; fleet extends
+act to every session; land lands the caller's children's work; exec lets start_session run any command or
+give an agent arguments. A bad --allow exits 2 on a terminal; started by an agent, pk mcp says why on every
+call and on standard error. Guard rails against a confused or injected
 agent, not a sandbox: an agent with a shell as you can run pk itself. What another session's agent wrote
 comes back marked untrusted. Every call is appended to STATE/mcp/audit.jsonl. --off makes every running pk
 mcp refuse every call at once, until --on. Exit 5 in a pid namespace other than the state directory's.`
@@ -34,7 +36,18 @@ mcp refuse every call at once, until --on. Exit 5 in a pid namespace other than 
     const {flags} = await this.parse(Mcp)
     const ctx = this.ctx
     const {parseRights} = await import('../lib/mcp/rights.js')
-    const rights = parseRights(flags.allow)
+    // A bad --allow where a person runs it: exit 2. Where an agent started it (stdin a pipe), the agent shows
+    // only "Connection closed" for an exit: the server runs, and says why on every call and on stderr.
+    let rights: ReturnType<typeof parseRights>
+    let broken: string | null = null
+    try {
+      rights = parseRights(flags.allow)
+    } catch (error) {
+      if (flags.off || flags.on || process.stdin.isTTY) throw error
+      broken = `pk mcp was started with a bad --allow (${(error as Error).message}); fix it in the agent's MCP configuration: pk setup AGENT --mcp --allow read,act`
+      say(`pk: ${broken}\n`)
+      rights = new Set()
+    }
     if (flags.off || flags.on) {
       const [{turnOff, turnOn}, {withWriteAccess}] = await Promise.all([import('../lib/registry/mcp-switch.js'), import('../lib/registry/ownership.js')])
       const state = ctx.writeState()
@@ -51,6 +64,6 @@ mcp refuse every call at once, until --on. Exit 5 in a pid namespace other than 
     // (stdout is the MCP stream; a stdin that ends ends the server, as the agent that started it going does)
     const transport = new StdioServerTransport(process.stdin, process.stdout)
     process.stdin.once('end', () => void transport.close())
-    await runMcpServer({ctx, rights, version: this.config.version, transport, setupOutput: process.stderr, warn: say})
+    await runMcpServer({ctx, rights, version: this.config.version, transport, setupOutput: process.stderr, warn: say, broken})
   }
 }

@@ -236,6 +236,19 @@ describe('pk mcp, from inside a session', () => {
     expect(auditLines().map((l) => l.code)).toEqual([null, 'mcp-off', 'mcp-off', null])
   }, 120_000)
 
+  it("a bad --allow in an agent's configuration is said on every call (an agent shows only 'Connection closed' for an exit), nothing done (issue 70)", async () => {
+    const boss = await lead(['--allow', 'read,root'])
+    for (const tool of ['list_sessions', 'start_session'] as const) {
+      const why = refusedWith(await boss.call(tool, tool === 'start_session' ? {agent: 'claude'} : {}), 'bad-flags')
+      expect(why.message).toMatch(
+        /pk mcp was started with a bad --allow \(--allow "root": the rights are read, act, exec, fleet, land.*pk setup AGENT --mcp --allow read,act/,
+      )
+    }
+    expect((await rows()).filter((r) => r.parent === boss.id)).toEqual([])
+    // On a terminal it is a usage error, as ever: exit 2.
+    expect((await sb.pk(['mcp', '--allow', 'root', '--off'])).code).toBe(2)
+  }, 120_000)
+
   it('the switch holds a call in flight: a send waiting for its session to be ready ends, refused, when pk mcp --off runs, typing nothing; a wait ends too (issue 72)', async () => {
     // A child that works until told (the stand-in's turn, as claude): a send with when_idle waits for it.
     const turnEnds = join(sb.root, 'turn-ends')

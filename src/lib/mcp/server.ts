@@ -33,6 +33,8 @@ export interface McpOptions {
   setupOutput: Writable
   /** pk's own words that are no MCP message (an audit line that could not be written): stderr. */
   warn: (line: string) => void
+  /** Why this server may do nothing (a bad --allow from the agent's configuration): said on every call. */
+  broken?: string | null
 }
 
 const id = z.string().describe('session id (8 hex digits) or a unique prefix')
@@ -229,6 +231,7 @@ export async function runMcpServer(opts: McpOptions): Promise<void> {
       // The log fails closed: a call it cannot hold is not done.
       audit(who, name, args, 'start')
       begun = true
+      if (opts.broken) throw new PkError('bad-flags', opts.broken)
       live()
       who ??= await caller()
       const target = SPECS[name].target === 'id' ? await tools.targetOf(ctx, String(args.id)) : null
