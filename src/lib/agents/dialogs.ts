@@ -371,18 +371,21 @@ export function dialogDigest(dialog: Dialog): string {
   return sha256Hex(JSON.stringify(named)).slice(0, 16)
 }
 
-/** Pure: the choice an answer picks on a dialog, or why it picks none. */
+/**
+ * Pure: the choice an answer picks on a dialog, or why it picks none, in pk's words only: the choices by their
+ * numbers and what pk reads them to mean, never their labels (the agent's text: pk logs ID --screen shows it).
+ */
 export function choose(dialog: Dialog, answer: Answer): Choice | {refuse: string} {
-  const listed = dialog.choices.map((c) => `${c.n}. ${c.label}`).join(', ')
+  const listed = dialog.choices.map((c) => `${c.n}${c.means === 'other' ? '' : ` (${c.means})`}`).join(', ')
   if (typeof answer === 'number') {
     const choice = dialog.choices.find((c) => c.n === answer)
     if (choice !== undefined && choice.n === dialog.takesText)
-      return {refuse: `choice ${choice.n} of ${dialog.agent}'s question ("${choice.label}") takes words: give them with --text`}
-    return choice ?? {refuse: `${dialog.agent}'s dialog has no choice ${answer} (${listed})`}
+      return {refuse: `choice ${choice.n} of ${dialog.agent}'s question takes words: give them with --text`}
+    return choice ?? {refuse: `${dialog.agent}'s dialog has no choice ${answer} (its choices: ${listed})`}
   }
   const found = dialog.choices.filter((c) => c.means === answer)
   if (found.length === 1) return found[0]!
-  return {refuse: `${dialog.agent}'s dialog has ${found.length === 0 ? 'no' : 'more than one'} "${answer}" choice (${listed}): give its number`}
+  return {refuse: `${dialog.agent}'s dialog has ${found.length === 0 ? 'no' : 'more than one'} "${answer}" choice (its choices: ${listed}): give its number`}
 }
 
 /** Pure: an answer as typed (`yes` or `y`, `always`, `no` or `n`, or a choice's number), or null. */

@@ -63,7 +63,7 @@ export async function answerDialog(
   const result = {id: row.id, agent: row.agent!, question: dialog.question, choice: {n: picked.n, label: picked.label}, confirmed: false}
   const unconfirmed = (why: string) =>
     Object.assign(
-      new PkError('not-confirmed', `answered "${picked.label}" in session ${row.id}, but ${why} (not typed again); see it with pk attach ${row.id}`),
+      new PkError('not-confirmed', `answered choice ${picked.n} in session ${row.id}, but ${why} (not typed again); see it with pk attach ${row.id}`),
       {
         result,
       },

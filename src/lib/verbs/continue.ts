@@ -173,7 +173,10 @@ export async function continueSession(ctx: Context, idArg: string, opts: {wake?:
     throw new PkError('not-limited', `session ${row.id}'s screen no longer shows its limit as its last word; nothing was typed (pk attach ${row.id} to look)`)
   const dialog = readDialog(row.agent, screen)
   if (dialog !== null)
-    throw new PkError('not-continued', `${row.agent} in session ${row.id} shows a dialog ("${dialog.question}"): answer it first; nothing was typed`)
+    throw new PkError(
+      'not-continued',
+      `${row.agent} in session ${row.id} shows a dialog: answer it first (pk answer ${row.id}; pk logs ${row.id} --screen shows it); nothing was typed`,
+    )
   const settings = (await ctx.config()).config.limits
   const message = continueMessage(row.agent, settings)
   const record = (outcome: string) => recordOutcome(ctx, state, row, who, limit, outcome)

@@ -304,7 +304,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
     if (dialog !== null && dialog.takesText === undefined)
       throw new PkError(
         'not-ready',
-        `${row.agent} in session ${row.id} shows ${dialog.choices.every((c) => c.means === 'other') ? 'a question' : 'a permission dialog'} ("${dialog.question}"), which takes a choice, not text; nothing was typed (pk answer ${row.id} ${dialog.choices.every((c) => c.means === 'other') ? 'N' : 'yes|always|no|N'})`,
+        `${row.agent} in session ${row.id} shows ${dialog.choices.every((c) => c.means === 'other') ? 'a question' : 'a permission dialog'}, which takes a choice, not text; nothing was typed (pk answer ${row.id} ${dialog.choices.every((c) => c.means === 'other') ? 'N' : 'yes|always|no|N'})`,
       )
     if (dialog !== null) await toTextField(row, dialog, deadline)
   }
@@ -325,7 +325,7 @@ export async function sendText(idArg: string, ctx: Context, text: string, opts: 
     if (draft !== null)
       throw new PkError(
         'not-ready',
-        `${row.agent} in session ${row.id} has a draft in its input (${quoted(draft)}): pk send would add to it, and ${row.agent} would take both as one message; nothing was typed (send or clear it: pk attach ${row.id})`,
+        `${row.agent} in session ${row.id} has a draft in its input (${draft.length} characters, not typed by this send): pk send would add to it, and ${row.agent} would take both as one message; nothing was typed (send or clear it: pk attach ${row.id})`,
       )
   }
   const beforePaste = await beforeTyping(screen(row, deadline), deadline, `session ${row.id}`)
