@@ -15,6 +15,21 @@ agentCheck(codex, (lab, step) => {
   permission(step, lab, s, 'yes', {file: 'by-yes', means, fixture: 'permission', behavior: {escalate: true}})
   permission(step, lab, s, 'no', {file: null, means, behavior: {escalate: true}})
   permission(step, lab, s, '1', {file: 'by-number', means, behavior: {escalate: true}})
+  // A lead's call of pk's MCP tools: Codex 0.171.0 asks first ("Allow the pk MCP server to run tool ...?"), which pk
+  // read as unknown until issue 69; a Codex lead sat unanswered. A dialog now, answered by its digit.
+  step("a call of pk's MCP tool: Codex asks first, pk reads that as a dialog and answers it", async () => {
+    await lab().fake.behave({answer: 'tool', toolName: 'list_sessions', namespace: 'mcp__pk', args: {}})
+    const sent = await lab().pk(['send', s.id, 'list the sessions'])
+    expect(sent.code, sent.stderr).toBe(0)
+    await lab().expectState(s.id, 'waiting', {
+      fixture: 'mcp-approval',
+      also: (_, screen) => /Allow the pk MCP server to run tool "list_sessions"\?/.test(screen),
+    })
+    const answered = await lab().pk(['answer', s.id, 'yes'])
+    expect(answered.code, answered.stderr).toBe(0)
+    await lab().expectState(s.id, 'idle', {timeoutMs: 60_000, also: (_, screen) => /Called pk\.list_sessions/.test(screen)})
+    expect((await lab().fake.turns()).flatMap((r) => r.toolResults).some((r) => /"sessions"/.test(r))).toBe(true)
+  })
   // (a server error, retried while the screen says so; a request Codex does not retry, 400, fails within a
   // moment with no work ever on the screen and no notify: pk cannot tell that turn, see docs/agents.md)
   failedTurn(step, lab, s, {answer: 'error', status: 500}, /\u25A0/, 120_000)

@@ -1,6 +1,9 @@
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {MCP_ENV_VARS} from '../../src/lib/setup/mcp.js'
+import {PK_BIN} from '../helpers/sandbox.js'
+
 /**
  * How each agent is set up to run against the fake model API with no key and no network: the files a
  * user's first run would have made (sign-in done, the folder trusted, the key approved) and the
@@ -86,6 +89,13 @@ export const codex: AgentDriver = {
         '',
         `[projects."${work}-other"]`,
         'trust_level = "trusted"',
+        '',
+        // pk's tools, as pk setup codex --mcp writes them (its own check calls one as a lead would): in from
+        // the start, since every window's daemon reads its MCP servers as it starts.
+        '[mcp_servers.pk]',
+        `command = ${JSON.stringify(process.execPath)}`,
+        `args = ${JSON.stringify([PK_BIN, 'mcp', '--allow', 'read,act'])}`,
+        `env_vars = ${JSON.stringify(MCP_ENV_VARS)}`,
         '',
       ].join('\n'),
     )

@@ -19,6 +19,8 @@
 //   delayMs             wait this long before answering (a slow model: the agent shows that it works)
 //   call                (Claude Code) the tool call to make instead, {name, input}: a Write of a big file, say
 //   escalate            (Codex) ask to run the command outside the sandbox, which Codex asks its user about
+//   toolName, namespace, args   (Responses API) the call to make instead of the shell's: a tool of an MCP server
+//                       Codex 0.171.0 offers in a namespace (`mcp__pk`), with these arguments
 //
 // Requests that offer no tools (titles, topic checks, Gemini's next-speaker check) are side requests, answered
 // with text at once whatever the behaviour, so that only the conversation's own turns follow it.
@@ -308,7 +310,7 @@ function shellCall(request, b) {
   if ('description' in params) args.description = 'Create a file'
   if (b.escalate && 'sandbox_permissions' in params)
     Object.assign(args, {sandbox_permissions: 'require_escalated', justification: 'Create a file outside the sandbox?'})
-  return {name, arguments: JSON.stringify(args)}
+  return {name, arguments: JSON.stringify(b.args ?? args), ...(b.namespace ? {namespace: b.namespace} : {})}
 }
 
 function responses(res, call, text) {

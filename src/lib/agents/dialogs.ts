@@ -292,7 +292,7 @@ export function readDialog(agent: string | null, screen: string): Dialog | null 
   if (agent === 'codex') {
     // Codex: "Would you like to run the following command?" over choices that end in their key: (y), (p), (esc).
     const found = bottomDialog(lines, /^\s*Would you like to (run|make|apply|allow)[^?]*\?\s*$/, /^\s*Press enter to confirm or esc to cancel\s*$/)
-    if (found === null) return null
+    if (found === null) return codexToolApproval(lines)
     const keyOf = (label: string) => {
       const key = /\((\w+)\)\s*$/.exec(label)?.[1]
       return key === undefined ? null : key === 'esc' ? 'Escape' : key.length === 1 ? key : null
@@ -369,6 +369,23 @@ export function dialogDigest(dialog: Dialog): string {
     ...(dialog.frame === undefined ? {} : {frame: dialog.frame}),
   }
   return sha256Hex(JSON.stringify(named)).slice(0, 16)
+}
+
+/**
+ * Codex 0.171.0's approval before an MCP tool call (test/fixtures/panes/codex-0.171.0.waiting.mcp-approval.txt):
+ * `Allow the pk MCP server to run tool "start_session"?` over `› 1. Allow  Run the tool and continue`, `2. Allow
+ * for this session`, `3. Always allow`, `4. Cancel`, each with what it does in a column of its own, and "enter
+ * to submit | esc to cancel" under them. A digit picks and submits (seen on the real one).
+ */
+function codexToolApproval(lines: string[]): Dialog | null {
+  const found = bottomDialog(lines, /^\s*Allow the .+ MCP server to run tool .*\?\s*$/, /^\s*enter to submit \| esc to cancel\s*$/)
+  if (found === null) return null
+  const choices = found.choices.map((c) => {
+    const [label, ...said] = c.label.split(/\s{2,}/)
+    const means: Choice['means'] = /^cancel\b/i.test(label!) ? 'no' : meaning(label!)
+    return {n: c.n, label: label!, means, keys: [String(c.n)], ...(said.length > 0 ? {note: said.join(' ')} : {})}
+  })
+  return {agent: 'codex', question: lines[found.question]!.trim(), body: bodyOf(lines, found.question + 1, found.start), choices}
 }
 
 /**

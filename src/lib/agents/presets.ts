@@ -78,7 +78,8 @@ export const BUILTIN_PRESETS: readonly AgentPreset[] = [
       // First run: sign-in, API key and folder trust screens wait for the user.
       {
         state: 'waiting',
-        pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue \u00B7 esc back`,
+        // (0.171.0 asks before a call of an MCP server's tool: "Allow the pk MCP server to run tool ...?")
+        pattern: String.raw`Allow command\?|Would you like to|\(y/n\)|Yes, proceed|Press enter to continue|Press enter to save|Trust this folder\?|enter continue \u00B7 esc back|Allow the .+ MCP server to run tool`,
       },
       // Its input line over its status line (the model and the folder): before that line is drawn, Codex
       // 0.171 shows its prompt but drops what is typed into it (pk send lost its first message): not ready

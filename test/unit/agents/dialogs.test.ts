@@ -261,4 +261,22 @@ describe('what a dialog asks, in words, and its name (issues 62 and 63: approve 
     expect(frame.frame).toMatch(/Bash command[\s\S]*touch notes\.txt[\s\S]*4\. No/)
     expect(dialogDigest(readDialog('claude', shown.replace(' Create a file', ' Create a file, then wipe it'))!)).not.toBe(dialogDigest(frame))
   })
+  it("Codex 0.171.0's approval before an MCP tool call (a lead's call of pk's tools): read, each choice's digit its key", () => {
+    const asked = readDialog('codex', screen('codex-0.171.0.waiting.mcp-approval'))!
+    expect(asked.question).toBe('Allow the pk MCP server to run tool "list_sessions"?')
+    expect(asked.choices.map((c) => [c.n, c.label, c.means, c.keys])).toEqual([
+      [1, 'Allow', 'yes', ['1']],
+      [2, 'Allow for this session', 'always', ['2']],
+      [3, 'Always allow', 'always', ['3']],
+      [4, 'Cancel', 'no', ['4']],
+    ])
+    expect(asked.choices[0]!.note).toBe('Run the tool and continue')
+    expect(choose(asked, 'yes')).toMatchObject({n: 1})
+    expect(choose(asked, 'no')).toMatchObject({n: 4})
+    // Two choices allow for longer than this call: a number says which.
+    expect(choose(asked, 'always')).toEqual({refuse: expect.stringMatching(/more than one "always" choice .*give its number/)})
+    // Another tool is another dialog.
+    const other = readDialog('codex', screen('codex-0.171.0.waiting.mcp-approval').replace('"list_sessions"', '"stop_session"'))!
+    expect(dialogDigest(other)).not.toBe(dialogDigest(asked))
+  })
 })
