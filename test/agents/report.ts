@@ -78,7 +78,8 @@ export function readingOf(agent: string, screen: string): string {
   const preset = findPreset(agent)
   const state = preset === undefined ? null : applyPaneRules(screen, preset.paneRules)
   const shown = readLimit(agent, screen)
-  const limit = shown === null ? null : {what: shown.what, reset: shown.resetText, agentContinues: shown.agentContinues}
+  // (whether a reset is read, not which: each run's limit resets at another time)
+  const limit = shown === null ? null : {what: shown.what, reset: shown.reset !== null, agentContinues: shown.agentContinues}
   const dialog = readDialog(agent, screen)
   return JSON.stringify({state, limit, dialog: dialog === null ? null : {question: dialog.question, choices: dialog.choices.map((c) => [c.n, c.means])}})
 }
