@@ -223,7 +223,9 @@ sshDescribe('pk across hosts over real OpenSSH', () => {
       expect(((await refused.json()) as {error: {exit: number; message: string}}).error).toMatchObject({exit: 1, message: expect.stringMatching(/^two: /)})
       // Words for a question go to the host's pk on its standard input (never in an argv any user there can
       // read), and a dash there is no flag: typed into the plain command, as pk answer --text types them.
-      const words = await post(path(reader, 'answer'), {text: '--the secret plan'})
+      // (pinned to the question the page showed: none where it read no dialog; words naming none are refused)
+      expect((await post(path(reader, 'answer'), {text: 'unpinned'})).status).toBe(400)
+      const words = await post(path(reader, 'answer'), {text: '--the secret plan', dialog: 'none'})
       expect(words.status, await words.clone().text()).toBe(200)
       await waitFor('the words there', async () =>
         ((await (await get(path(reader, 'screen'))).json()) as {screen: {text: string}}).screen.text.includes('--the secret plan'),
