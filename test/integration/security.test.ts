@@ -125,9 +125,10 @@ describe('a path is never code', () => {
     // seen done, comes after any job of theirs had started.
     const control = join(sb.root, 'control-ran')
     sb.tmux(sb.pkSocket, 'new-window', '-d', '-c', `${sb.root}/#(touch '${control}')`, '--', 'true')
-    await waitFor('the control job', () => existsSync(control), 15_000)
+    // (tmux may run it only at its next status update, every 15 s: on a loaded machine that came later than 15 s)
+    await waitFor('the control job', () => existsSync(control), 45_000)
     expect(spawnSync('find', [sb.root, '-name', 'format-ran'], {encoding: 'utf8'}).stdout).toBe('')
-  })
+  }, 90_000)
 })
 
 describe("a terminal's controls in what another program wrote reach it as text", () => {
