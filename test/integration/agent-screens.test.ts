@@ -66,7 +66,7 @@ describe('text that looks like a dialog', () => {
     await waitFor('waiting', async () => ((await sb.pkJson<LsJson>(['ls'])).sessions.find((s) => s.id === id)?.state === 'waiting' ? true : null), 15_000)
     // Words are no answer to a permission dialog: pk answer --text types nothing.
     const words = await sb.pk(['answer', id, '--text', 'yes'])
-    expect([words.code, words.stderr]).toEqual([1, expect.stringMatching(/permission dialog .*takes a choice, not text; nothing was typed/)])
+    expect([words.code, words.stderr]).toEqual([1, expect.stringMatching(/permission dialog.*takes a choice, not text; nothing was typed/)])
     const result = await sb.pk(['answer', id, 'yes', '--json'])
     expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({choice: {n: 1, label: 'Yes, proceed (y)'}})
