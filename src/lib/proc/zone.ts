@@ -43,16 +43,20 @@ export function environOf(pid: number): (name: string) => string | null {
   } catch {
     return () => null
   }
-  let entries: string[]
+  let text: string
   try {
-    entries = readWhole(fd, `/proc/${pid}/environ`, 256 * 1024).split('\0')
+    text = readWhole(fd, `/proc/${pid}/environ`, 256 * 1024)
   } catch {
     return () => null
   } finally {
     closeSync(fd)
   }
+  // (looked up where asked, not split whole: a listing asks a couple of names of each agent's environment)
   return (name) => {
-    const entry = entries.find((e) => e.startsWith(`${name}=`))
-    return entry === undefined ? null : entry.slice(name.length + 1)
+    const key = `${name}=`
+    const at = text.startsWith(key) ? 0 : text.indexOf(`\0${key}`) + 1
+    if (at === 0 && !text.startsWith(key)) return null
+    const end = text.indexOf('\0', at)
+    return text.slice(at + key.length, end === -1 ? undefined : end)
   }
 }

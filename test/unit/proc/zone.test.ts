@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 
-import {machineZone, processZone} from '../../../src/lib/proc/zone.js'
+import {environOf, machineZone, processZone} from '../../../src/lib/proc/zone.js'
 import {waitFor} from '../../helpers/sandbox.js'
 
 /** A process with this TZ (or none), alive until the test ends it. */
@@ -29,5 +29,19 @@ describe("the zone a process reads its clock in (an agent writes its limit's res
     expect(await withTz('not a zone', processZone)).toBe(machineZone())
     // (a process that is gone: the machine's too)
     expect(processZone(2 ** 22 + 7)).toBe(machineZone())
+  })
+})
+
+describe("a process's environment", () => {
+  it('gives each variable asked for, the first one too, a value holding "=" whole, and null for one it does not have', async () => {
+    const child = spawn('sleep', ['30'], {env: {FIRST: 'one', PK_B: 'y=z', PK_BB: 'not this'}, stdio: 'ignore'})
+    try {
+      await waitFor('its environment', () => environOf(child.pid!)('FIRST') === 'one', 10_000)
+      const env = environOf(child.pid!)
+      expect([env('FIRST'), env('PK_B'), env('PK_BB'), env('PK'), env('B'), env('MISSING')]).toEqual(['one', 'y=z', 'not this', null, null, null])
+      expect(environOf(2 ** 22 + 1)('FIRST')).toBeNull()
+    } finally {
+      child.kill()
+    }
   })
 })
